@@ -1,0 +1,32 @@
+# Every third-party dependency comes from a Debian package, found here once.
+# Versions that must work: Debian 11 (spdlog 1.8, yaml-cpp 0.6, sqlite 3.34,
+# systemd 247) and Debian 12.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+
+pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3>=3.31)
+pkg_check_modules(LIBSYSTEMD REQUIRED IMPORTED_TARGET libsystemd>=241)
+find_package(yaml-cpp REQUIRED)
+find_package(nlohmann_json 3.9 REQUIRED)
+find_package(spdlog REQUIRED)
+
+# yaml-cpp 0.6 (Debian 11) exports the plain name `yaml-cpp` without an
+# include directory; 0.7 exports a full target. Normalise to one target.
+if(NOT TARGET energy_yaml)
+  add_library(energy_yaml INTERFACE)
+  if(TARGET yaml-cpp::yaml-cpp)
+    target_link_libraries(energy_yaml INTERFACE yaml-cpp::yaml-cpp)
+  else()
+    target_link_libraries(energy_yaml INTERFACE yaml-cpp)
+    if(YAML_CPP_INCLUDE_DIR)
+      target_include_directories(energy_yaml INTERFACE ${YAML_CPP_INCLUDE_DIR})
+    endif()
+  endif()
+endif()
+
+if(ENERGY_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(ENERGY_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,18 @@
+# energy_add_gtest(NAME <name> SOURCES <files...> [LIBS <targets...>] [LABELS <labels...>])
+# One GoogleTest executable registered with CTest. Label `unit` marks tests that
+# run anywhere, including under qemu-user in the arm64 cross build; label
+# `integration` marks tests that start processes (daemon, CLI, simulator).
+include(GoogleTest)
+function(energy_add_gtest)
+  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main
+                        energy_warnings Threads::Threads)
+  if(NOT T_LABELS)
+    set(T_LABELS unit)
+  endif()
+  gtest_discover_tests(${T_NAME}
+    PROPERTIES LABELS "${T_LABELS}"
+    DISCOVERY_TIMEOUT 120
+    DISCOVERY_MODE PRE_TEST)
+endfunction()
