@@ -4,7 +4,7 @@ add_library(energy_warnings INTERFACE)
 target_compile_options(energy_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
   -Wcast-align -Wunused -Woverloaded-virtual -Wconversion -Wsign-conversion
-  -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+  -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
 if(ENERGY_WERROR)
   target_compile_options(energy_warnings INTERFACE -Werror)
 endif()

@@ -1,0 +1,39 @@
+// DaemonConfig: energyd's settings, their defaults, and the YAML file that
+// may override them (default /etc/energyd/energyd.yaml; etc/energyd.yaml in
+// the source tree documents every key with its default).
+//
+// Errors name the key and what was wrong with it; unknown keys are errors
+// (a misspelt key would otherwise be ignored silently).
+//
+// Thread-safety: plain values and reentrant functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "energy/result.h"
+
+namespace energy {
+
+struct DaemonConfig {
+  std::string root = "/";                              // board file system root
+  std::string state_dir = "/var/lib/energyd";          // database directory
+  std::string socket_path = "/run/energyd/energyd.sock";
+  int64_t sample_period_ms = 100;                      // rail sampling period
+  int64_t flush_interval_ms = 1000;                    // batched commit period
+  std::string log_level = "info";                      // trace|debug|info|warn|error
+};
+
+constexpr const char* kDefaultConfigPath = "/etc/energyd/energyd.yaml";
+
+// Reads `path` and applies its keys on top of `base`.
+Result<DaemonConfig> load_config_file(const std::string& path, const DaemonConfig& base);
+// Applies YAML text (for tests and for the file loader).
+Result<DaemonConfig> apply_config_yaml(const std::string& yaml_text, const std::string& source,
+                                       const DaemonConfig& base);
+// Checks ranges and relations between keys.
+Status validate_config(const DaemonConfig& config);
+
+std::string database_path(const DaemonConfig& config);
+
+}  // namespace energy

@@ -1,0 +1,58 @@
+// Energy integration: a pure function over one rail's timestamped readings.
+//
+// Method: trapezoids between consecutive valid readings; at a window edge
+// that falls between two readings, the power there is linearly interpolated,
+// so a window is integrated exactly over [begin, end] whatever the sampling
+// phase. Failed readings are never zeros: the interval around them is
+// bridged by the trapezoid of its valid neighbours and reported as a gap.
+// Parts of the window not bracketed by valid readings are not integrated and
+// show as missing coverage.
+//
+// Units: ns for time, uW for power, uJ for energy (double, for sub-uJ
+// precision across long sums). Thread-safety: pure, reentrant.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace energy {
+
+struct PowerPoint {
+  int64_t t_ns = 0;
+  int64_t power_uw = 0;
+  bool valid = true;  // false: the read failed at t_ns (a gap marker)
+};
+
+struct EnergyWindow {
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+};
+
+struct EnergyStats {
+  double energy_uj = 0;         // integral over the covered part of the window
+  int64_t window_ns = 0;        // end - begin
+  int64_t covered_ns = 0;       // bracketed by valid readings on both sides
+  int64_t largest_gap_ns = 0;   // longest stretch of the window without a valid reading
+  int64_t gap_ns = 0;           // total time in stretches longer than the gap threshold
+  int64_t samples = 0;          // valid readings inside the window
+  int64_t failed_samples = 0;   // failed readings inside the window
+  int64_t peak_power_uw = 0;    // highest reading (or edge value) in the window
+  int64_t min_power_uw = 0;     // lowest reading (or edge value) in the window
+  bool has_data = false;        // false: nothing could be integrated
+
+  double coverage() const { return window_ns > 0 ? static_cast<double>(covered_ns) / static_cast<double>(window_ns) : (has_data ? 1.0 : 0.0); }
+  // uJ per second is uW.
+  double average_power_uw() const { return covered_ns > 0 ? energy_uj * 1e9 / static_cast<double>(covered_ns) : 0.0; }
+};
+
+// `points` must be sorted by time and may extend beyond the window (one
+// reading on each side lets the edges be interpolated). Stretches between
+// valid readings longer than `gap_threshold_ns` count toward gap_ns.
+EnergyStats integrate_power(const std::vector<PowerPoint>& points, EnergyWindow window, int64_t gap_threshold_ns);
+
+// Element-wise sum of several rails' series taken at the same instants (one
+// sampler sweep stamps every rail with one time). A point is valid only if
+// every summed rail is valid there.
+std::vector<PowerPoint> sum_series(const std::vector<std::vector<PowerPoint>>& series);
+
+}  // namespace energy

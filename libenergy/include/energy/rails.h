@@ -1,0 +1,102 @@
+// Power-rail discovery and reading for Jetson power monitors.
+//
+// Owns: the mapping from a board's sysfs tree to named rails, and reading a
+// rail's voltage, current and power in integer units (mV, mA, uW).
+// Driver generations (see docs/BOARDS.md and shared reference data):
+//   - L4T 32 staging IIO driver `ina3221x`: channels 0..2, label in
+//     rail_name_<c>, in_voltage<c>_input mV, in_current<c>_input mA,
+//     in_power<c>_input mW from one conversion.
+//   - L4T 34+ mainline hwmon `ina3221`: channels 1..3, label in in<c>_label,
+//     in<c>_input mV, curr<c>_input mA, no power file: P = V x I read back to
+//     back. No label, ENODATA or in<c>_enable == 0 means disabled; label `NC`
+//     means not connected; in7 is the shunt sum and never a rail.
+//   - Thor `ina238` hwmon: in1_input mV, curr1_input mA, power1_input uW.
+// Rails are identified by label, never by channel index, bus or hwmon number.
+//
+// Thread-safety: discovery functions are reentrant. A RailReader belongs to
+// one thread (the sampler).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "energy/attr_file.h"
+#include "energy/result.h"
+#include "energy/sysroot.h"
+
+namespace energy {
+
+enum class MonitorDriver { kIna3221xIio, kIna3221Hwmon, kIna238Hwmon };
+// "ina3221x", "ina3221" or "ina238": the kernel's driver name.
+const char* driver_name(MonitorDriver driver);
+
+struct RailInfo {
+  std::string label;     // e.g. "VDD_IN"; unique within a board
+  MonitorDriver driver = MonitorDriver::kIna3221Hwmon;
+  std::string device;    // I2C device, e.g. "1-0040"
+  int channel = 0;       // the driver's own channel number
+  std::string data_dir;  // board path of iio:deviceN or hwmon/hwmonN
+  std::string voltage_file;  // board paths; power_file empty when the
+  std::string current_file;  // driver has none (ina3221 hwmon)
+  std::string power_file;
+};
+
+struct SkippedChannel {
+  std::string device;
+  int channel = 0;
+  std::string label;   // empty when the channel has none
+  std::string reason;  // e.g. "not connected (label NC)"
+};
+
+struct SensorInventory {
+  std::vector<RailInfo> rails;
+  std::vector<SkippedChannel> skipped;
+  std::vector<std::string> notes;  // non-fatal findings, each a full sentence
+  // Largest sensor refresh period found (hwmon update_interval), 0 if unknown.
+  int64_t max_update_interval_ms = 0;
+};
+
+// Walks /sys/bus/i2c/devices under the root. A tree without power monitors
+// gives an empty inventory with a note, not an error.
+SensorInventory discover_rails(const SysRoot& root);
+
+// The rails whose sum is the module's total power, chosen by label:
+// VIN (Thor INA238) or POM_5V_IN or VDD_IN alone when present (the input
+// rail already contains every other rail); otherwise the sum of all rails
+// except those fed from another metered rail (AGX Orin's VDDQ_VDD2_1V8AO is
+// fed from VIN_SYS_5V0).
+struct TotalRule {
+  std::vector<size_t> rail_indices;  // indices into the rail list
+  std::string explanation;
+};
+TotalRule select_total_rails(const std::vector<std::string>& labels);
+
+// One reading of a rail. err != 0 means the read failed with that errno and
+// the numbers are meaningless (a gap, never a zero).
+struct RailValue {
+  int64_t power_uw = 0;
+  int32_t voltage_mv = 0;
+  int32_t current_ma = 0;
+  int32_t err = 0;
+};
+
+class RailReader {
+ public:
+  RailReader(const SysRoot& root, const RailInfo& rail);
+  RailValue read();
+  const std::string& label() const { return label_; }
+
+ private:
+  RailValue read_iio();
+  RailValue read_hwmon();
+  RailValue read_ina238();
+
+  std::string label_;
+  MonitorDriver driver_;
+  AttrFile voltage_;
+  AttrFile current_;
+  AttrFile power_;
+};
+
+}  // namespace energy

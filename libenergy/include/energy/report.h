@@ -1,0 +1,45 @@
+// Run reports: energy per rail and in total over a run's interval, computed
+// from the store with integrate_power, and their JSON form (the wire format
+// of `mark stop` and `runs show`; see docs/PROTOCOL.md).
+//
+// Units: J in JSON as floating point (energy_j), W for power, ns for times.
+// A rail with no reading at all in the run is listed under missing_rails; a
+// run with no data on any rail is an error, never 0 J.
+//
+// Thread-safety: reentrant; the Store belongs to the calling thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "energy/integrate.h"
+#include "energy/result.h"
+#include "energy/store.h"
+
+namespace energy {
+
+struct RailEnergyReport {
+  std::string label;
+  bool in_total = false;
+  EnergyStats stats;
+};
+
+struct RunReport {
+  RunRecord run;
+  EnergyWindow window;
+  std::vector<RailEnergyReport> rails;
+  std::vector<std::string> missing_rails;
+  EnergyStats total;
+  std::vector<std::string> total_rails;
+  std::string total_rule;
+};
+
+// end_ns: the run's stop time, or "now" for an open run.
+Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t end_ns, int64_t gap_threshold_ns);
+
+nlohmann::json run_to_json(const RunRecord& run);
+nlohmann::json report_to_json(const RunReport& report);
+
+}  // namespace energy

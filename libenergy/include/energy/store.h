@@ -1,0 +1,93 @@
+// Store: the SQLite database of samples and runs under the state directory.
+//
+// Owns one connection. The daemon's writer thread holds a kWriter store and
+// batches samples into transactions; queries use their own kReader store so
+// they never block the writer (WAL mode). Schema versions are migrated on
+// open by the writer.
+//
+// Time: t_ns values are CLOCK_BOOTTIME of the boot identified by `boot` (a
+// row id of the boots table); they are never compared across boots.
+// Units: uW, mV, mA as integers; err is the errno of a failed read.
+//
+// Thread-safety: one thread at a time per Store.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "energy/integrate.h"
+#include "energy/rails.h"
+#include "energy/result.h"
+#include "energy/sample.h"
+
+namespace energy {
+
+namespace sql {
+class Db;
+}
+
+enum class StoreRole { kWriter, kReader };
+
+enum class RunState { kOpen, kStopped, kInterrupted };
+const char* run_state_name(RunState s);
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string name;
+  std::string tags_json = "{}";  // object of string -> string
+  int64_t boot = 0;
+  int64_t start_ns = 0;
+  int64_t start_wall_ns = 0;
+  std::optional<int64_t> stop_ns;
+  std::optional<int64_t> stop_wall_ns;
+  RunState state = RunState::kOpen;
+};
+
+struct StoredRail {
+  int64_t id = 0;
+  std::string label;
+  std::string driver;
+  std::string device;
+  int64_t channel = 0;
+};
+
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  static Result<std::unique_ptr<Store>> open(const std::string& path, StoreRole role, int busy_timeout_ms);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Row id of a boot, created if new.
+  Result<int64_t> ensure_boot(const std::string& boot_id, int64_t wall_ns);
+  // Row ids of rails, by label, created if new; same order as `rails`.
+  Result<std::vector<int64_t>> ensure_rails(const std::vector<RailInfo>& rails);
+
+  Status begin();
+  Status commit();
+  Status append(int64_t boot, const Sample& sample, const std::vector<int64_t>& rail_ids);
+
+  Result<int64_t> insert_run(const RunRecord& run);
+  Status finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state);
+  Result<std::vector<RunRecord>> runs_in_state(RunState state);
+  Result<std::optional<RunRecord>> run_by_id(int64_t id);
+
+  Result<std::vector<StoredRail>> rails();
+  // Readings of one rail in [begin, end] plus the nearest valid reading on
+  // each side, so the window's edges can be interpolated.
+  Result<std::vector<PowerPoint>> rail_points(int64_t boot, int64_t rail_id, EnergyWindow window);
+  Result<int64_t> sample_count();
+
+ private:
+  explicit Store(std::unique_ptr<sql::Db> db);
+  Status migrate();
+
+  std::unique_ptr<sql::Db> db_;
+};
+
+}  // namespace energy

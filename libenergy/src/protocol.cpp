@@ -1,0 +1,111 @@
+#include "energy/protocol.h"
+
+namespace energy::protocol {
+namespace {
+
+uint32_t read_be32(const std::string& b) {
+  auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(b[i])); };
+  return (byte(0) << 24) | (byte(1) << 16) | (byte(2) << 8) | byte(3);
+}
+
+ErrorCode code_from_name(const std::string& name) {
+  for (auto c : {ErrorCode::kIo, ErrorCode::kParse, ErrorCode::kNotFound, ErrorCode::kInvalid,
+                 ErrorCode::kUnsupported, ErrorCode::kProtocol, ErrorCode::kState, ErrorCode::kDenied,
+                 ErrorCode::kStorage, ErrorCode::kTimeout}) {
+    if (name == error_code_name(c)) return c;
+  }
+  return ErrorCode::kProtocol;
+}
+
+Error protocol_error(std::string msg) { return make_error(ErrorCode::kProtocol, std::move(msg)); }
+
+}  // namespace
+
+std::string encode_frame(const nlohmann::json& message) {
+  std::string payload = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto n = static_cast<uint32_t>(payload.size());
+  std::string out;
+  out.reserve(kHeaderBytes + payload.size());
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((n >> shift) & 0xffu));
+  out += payload;
+  return out;
+}
+
+Result<std::optional<nlohmann::json>> FrameDecoder::next() {
+  if (buffer_.size() < kHeaderBytes) return std::optional<nlohmann::json>();
+  size_t len = read_be32(buffer_);
+  if (len > max_payload_) {
+    return protocol_error("frame of " + std::to_string(len) + " bytes exceeds the limit of " +
+                          std::to_string(max_payload_) + " bytes");
+  }
+  if (buffer_.size() < kHeaderBytes + len) return std::optional<nlohmann::json>();
+  auto msg = nlohmann::json::parse(buffer_.begin() + kHeaderBytes,
+                                   buffer_.begin() + static_cast<std::ptrdiff_t>(kHeaderBytes + len), nullptr, false);
+  buffer_.erase(0, kHeaderBytes + len);
+  if (msg.is_discarded()) return protocol_error("frame payload is not valid JSON");
+  if (!msg.is_object()) return protocol_error("frame payload is not a JSON object");
+  return std::optional<nlohmann::json>(std::move(msg));
+}
+
+Result<Request> parse_request(const nlohmann::json& m) {
+  auto v = m.find("v");
+  if (v == m.end() || !v->is_number_integer()) return protocol_error("request has no integer field \"v\"");
+  if (v->get<int64_t>() != kVersion) {
+    return protocol_error("protocol version " + v->dump() + " not supported (this energyd speaks " +
+                          std::to_string(kVersion) + ")");
+  }
+  auto id = m.find("id");
+  if (id == m.end() || !id->is_number_integer()) return protocol_error("request has no integer field \"id\"");
+  auto verb = m.find("verb");
+  if (verb == m.end() || !verb->is_string()) return protocol_error("request has no string field \"verb\"");
+  Request r{id->get<int64_t>(), verb->get<std::string>(), nlohmann::json::object()};
+  auto args = m.find("args");
+  if (args != m.end() && !args->is_object()) return protocol_error("request field \"args\" is not an object");
+  if (args != m.end()) r.args = *args;
+  return r;
+}
+
+nlohmann::json make_request(int64_t id, const std::string& verb, const nlohmann::json& args) {
+  return {{"v", kVersion}, {"id", id}, {"verb", verb}, {"args", args}};
+}
+
+nlohmann::json make_ok(int64_t id, nlohmann::json result) {
+  return {{"v", kVersion}, {"id", id}, {"ok", true}, {"result", std::move(result)}};
+}
+
+nlohmann::json make_error_reply(int64_t id, const Error& e) {
+  nlohmann::json err = {{"code", error_code_name(e.code)}, {"message", e.describe()}};
+  if (e.sys_errno != 0) err["errno"] = e.sys_errno;
+  return {{"v", kVersion}, {"id", id}, {"ok", false}, {"error", std::move(err)}};
+}
+
+Result<nlohmann::json> parse_reply(const nlohmann::json& reply, int64_t expected_id) {
+  auto id = reply.find("id");
+  if (id == reply.end() || !id->is_number_integer() || id->get<int64_t>() != expected_id) {
+    return protocol_error("reply does not answer request " + std::to_string(expected_id));
+  }
+  auto ok = reply.find("ok");
+  if (ok == reply.end() || !ok->is_boolean()) return protocol_error("reply has no boolean field \"ok\"");
+  if (ok->get<bool>()) return reply.value("result", nlohmann::json::object());
+  auto err = reply.value("error", nlohmann::json::object());
+  std::string msg = err.value("message", std::string("unspecified error"));
+  return make_error(code_from_name(err.value("code", std::string("protocol"))), msg);
+}
+
+Result<std::string> arg_string(const nlohmann::json& args, const char* key) {
+  auto it = args.find(key);
+  if (it == args.end()) return make_error(ErrorCode::kInvalid, std::string("argument \"") + key + "\" is missing");
+  if (!it->is_string()) return make_error(ErrorCode::kInvalid, std::string("argument \"") + key + "\" must be a string");
+  return it->get<std::string>();
+}
+
+Result<std::optional<int64_t>> arg_optional_int(const nlohmann::json& args, const char* key) {
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return std::optional<int64_t>();
+  if (!it->is_number_integer()) {
+    return make_error(ErrorCode::kInvalid, std::string("argument \"") + key + "\" must be an integer");
+  }
+  return std::optional<int64_t>(it->get<int64_t>());
+}
+
+}  // namespace energy::protocol

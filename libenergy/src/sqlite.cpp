@@ -1,0 +1,86 @@
+#include "sqlite.h"
+
+namespace energy::sql {
+
+Result<Db> Db::open(const std::string& path, OpenMode mode) {
+  sqlite3* raw = nullptr;
+  int flags = SQLITE_OPEN_NOMUTEX | (mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
+                                                                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Db db;
+  db.db_.reset(raw);
+  if (rc != SQLITE_OK) {
+    std::string msg = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    return make_error(ErrorCode::kStorage, "cannot open database " + path + ": " + msg);
+  }
+  sqlite3_extended_result_codes(raw, 1);
+  return db;
+}
+
+Error Db::error(std::string_view what) const {
+  return make_error(ErrorCode::kStorage, std::string(what) + ": " + sqlite3_errmsg(db_.get()));
+}
+
+Status Db::exec(std::string_view sql) {
+  std::string text(sql);
+  char* msg = nullptr;
+  int rc = sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, &msg);
+  if (rc == SQLITE_OK) return ok_status();
+  std::string detail = msg != nullptr ? msg : sqlite3_errstr(rc);
+  sqlite3_free(msg);
+  return make_error(ErrorCode::kStorage, "sql failed (" + detail + "): " + text.substr(0, 80));
+}
+
+Result<Stmt> Db::prepare(std::string_view sql) {
+  sqlite3_stmt* s = nullptr;
+  int rc = sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()), &s, nullptr);
+  if (rc != SQLITE_OK) return error("cannot prepare \"" + std::string(sql.substr(0, 60)) + "\"");
+  return Stmt(db_.get(), s);
+}
+
+Stmt& Stmt::bind(int index, int64_t v) {
+  sqlite3_bind_int64(stmt_.get(), index, v);
+  return *this;
+}
+
+Stmt& Stmt::bind(int index, std::string_view v) {
+  sqlite3_bind_text(stmt_.get(), index, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+Stmt& Stmt::bind_null(int index) {
+  sqlite3_bind_null(stmt_.get(), index);
+  return *this;
+}
+
+Result<StepResult> Stmt::step() {
+  int rc = sqlite3_step(stmt_.get());
+  if (rc == SQLITE_ROW) return StepResult::kRow;
+  if (rc == SQLITE_DONE) return StepResult::kDone;
+  std::string sql = sqlite3_sql(stmt_.get()) != nullptr ? sqlite3_sql(stmt_.get()) : "";
+  Error e = make_error(ErrorCode::kStorage, std::string(sqlite3_errmsg(db_)) + " in \"" + sql.substr(0, 60) + "\"");
+  sqlite3_reset(stmt_.get());
+  return e;
+}
+
+Status Stmt::run() {
+  for (;;) {
+    auto r = step();
+    if (!r) return r.take_error();
+    if (*r == StepResult::kDone) break;
+  }
+  reset();
+  return ok_status();
+}
+
+void Stmt::reset() {
+  sqlite3_reset(stmt_.get());
+  sqlite3_clear_bindings(stmt_.get());
+}
+
+std::string Stmt::text_at(int col) const {
+  const unsigned char* t = sqlite3_column_text(stmt_.get(), col);
+  return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+}
+
+}  // namespace energy::sql

@@ -1,0 +1,65 @@
+// Owner types for SQLite handles (internal to libenergy).
+//
+// Db owns a connection, Stmt a prepared statement; nothing else calls
+// sqlite3_close or sqlite3_finalize. Errors come back as Result values whose
+// message names the statement or file.
+//
+// Thread-safety: a Db and its Stmts belong to one thread at a time.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "energy/result.h"
+
+namespace energy::sql {
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+
+enum class OpenMode { kReadWriteCreate, kReadOnly };
+
+class Stmt;
+
+class Db {
+ public:
+  static Result<Db> open(const std::string& path, OpenMode mode);
+  Status exec(std::string_view sql);
+  Result<Stmt> prepare(std::string_view sql);
+  Error error(std::string_view what) const;
+  int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_.get()); }
+  sqlite3* raw() const { return db_.get(); }
+
+ private:
+  std::unique_ptr<sqlite3, DbCloser> db_;
+};
+
+enum class StepResult { kRow, kDone };
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), stmt_(s) {}
+  Stmt& bind(int index, int64_t v);
+  Stmt& bind(int index, std::string_view v);
+  Stmt& bind_null(int index);
+  Result<StepResult> step();
+  Status run();  // step to completion, then reset
+  void reset();
+  int64_t int_at(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
+  bool null_at(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
+  std::string text_at(int col) const;
+
+ private:
+  sqlite3* db_;
+  std::unique_ptr<sqlite3_stmt, StmtFinalizer> stmt_;
+};
+
+}  // namespace energy::sql

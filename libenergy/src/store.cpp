@@ -1,0 +1,224 @@
+#include "energy/store.h"
+
+#include "sqlite.h"
+
+namespace energy {
+namespace {
+
+// Version 1. Later versions append migrations; never edit a shipped one.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE boots(id INTEGER PRIMARY KEY, boot_id TEXT NOT NULL UNIQUE, first_wall_ns INTEGER NOT NULL);
+CREATE TABLE rails(id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE, driver TEXT NOT NULL,
+                   device TEXT NOT NULL, channel INTEGER NOT NULL);
+CREATE TABLE samples(boot INTEGER NOT NULL, rail INTEGER NOT NULL, t_ns INTEGER NOT NULL,
+                     wall_ns INTEGER NOT NULL, power_uw INTEGER NOT NULL, voltage_mv INTEGER NOT NULL,
+                     current_ma INTEGER NOT NULL, err INTEGER NOT NULL,
+                     PRIMARY KEY(boot, rail, t_ns)) WITHOUT ROWID;
+CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tags TEXT NOT NULL, boot INTEGER NOT NULL,
+                  start_ns INTEGER NOT NULL, start_wall_ns INTEGER NOT NULL, stop_ns INTEGER,
+                  stop_wall_ns INTEGER, state TEXT NOT NULL);
+CREATE INDEX runs_by_state ON runs(state);
+)sql";
+
+constexpr const char* kRunColumns =
+    "SELECT id, name, tags, boot, start_ns, start_wall_ns, stop_ns, stop_wall_ns, state FROM runs ";
+
+RunState parse_state(const std::string& s) {
+  if (s == "open") return RunState::kOpen;
+  if (s == "interrupted") return RunState::kInterrupted;
+  return RunState::kStopped;
+}
+
+RunRecord run_from_row(const sql::Stmt& st) {
+  RunRecord r;
+  r.id = st.int_at(0);
+  r.name = st.text_at(1);
+  r.tags_json = st.text_at(2);
+  r.boot = st.int_at(3);
+  r.start_ns = st.int_at(4);
+  r.start_wall_ns = st.int_at(5);
+  if (!st.null_at(6)) r.stop_ns = st.int_at(6);
+  if (!st.null_at(7)) r.stop_wall_ns = st.int_at(7);
+  r.state = parse_state(st.text_at(8));
+  return r;
+}
+
+Result<std::vector<RunRecord>> collect_runs(sql::Stmt& st) {
+  std::vector<RunRecord> out;
+  for (;;) {
+    auto r = st.step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    out.push_back(run_from_row(st));
+  }
+  return out;
+}
+
+Result<int64_t> single_int(sql::Db& db, std::string_view q) {
+  auto st = db.prepare(q);
+  if (!st) return st.take_error();
+  auto r = st->step();
+  if (!r) return r.take_error();
+  return *r == sql::StepResult::kRow ? st->int_at(0) : 0;
+}
+
+}  // namespace
+
+const char* run_state_name(RunState s) {
+  switch (s) {
+    case RunState::kOpen: return "open";
+    case RunState::kStopped: return "stopped";
+    case RunState::kInterrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
+Store::Store(std::unique_ptr<sql::Db> db) : db_(std::move(db)) {}
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole role, int busy_timeout_ms) {
+  auto mode = role == StoreRole::kWriter ? sql::OpenMode::kReadWriteCreate : sql::OpenMode::kReadOnly;
+  auto db = sql::Db::open(path, mode);
+  if (!db) return db.take_error();
+  sqlite3_busy_timeout(db->raw(), busy_timeout_ms);
+  std::unique_ptr<Store> store(new Store(std::make_unique<sql::Db>(std::move(db).value())));
+  if (role == StoreRole::kReader) return store;
+  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
+    auto st = store->db_->exec(pragma);
+    if (!st) return st.take_error();
+  }
+  auto mig = store->migrate();
+  if (!mig) return mig.take_error();
+  return store;
+}
+
+Status Store::migrate() {
+  auto version = single_int(*db_, "PRAGMA user_version");
+  if (!version) return version.take_error();
+  if (*version > kSchemaVersion) {
+    return make_error(ErrorCode::kStorage, "database schema version " + std::to_string(*version) +
+                                               " is newer than this energyd (" + std::to_string(kSchemaVersion) + ")");
+  }
+  if (*version == kSchemaVersion) return ok_status();
+  std::string script = std::string("BEGIN;") + kSchemaV1 + "PRAGMA user_version=1; COMMIT;";
+  return db_->exec(script);
+}
+
+Result<int64_t> Store::ensure_boot(const std::string& boot_id, int64_t wall_ns) {
+  auto ins = db_->prepare("INSERT OR IGNORE INTO boots(boot_id, first_wall_ns) VALUES(?1, ?2)");
+  if (!ins) return ins.take_error();
+  auto done = ins->bind(1, boot_id).bind(2, wall_ns).run();
+  if (!done) return done.take_error();
+  auto sel = db_->prepare("SELECT id FROM boots WHERE boot_id = ?1");
+  if (!sel) return sel.take_error();
+  auto r = sel->bind(1, boot_id).step();
+  if (!r) return r.take_error();
+  return sel->int_at(0);
+}
+
+Result<std::vector<int64_t>> Store::ensure_rails(const std::vector<RailInfo>& rails) {
+  auto ins = db_->prepare("INSERT INTO rails(label, driver, device, channel) VALUES(?1, ?2, ?3, ?4) "
+                          "ON CONFLICT(label) DO UPDATE SET driver=?2, device=?3, channel=?4");
+  auto sel = db_->prepare("SELECT id FROM rails WHERE label = ?1");
+  if (!ins) return ins.take_error();
+  if (!sel) return sel.take_error();
+  std::vector<int64_t> ids;
+  for (const auto& r : rails) {
+    auto done = ins->bind(1, r.label).bind(2, driver_name(r.driver)).bind(3, r.device).bind(4, int64_t{r.channel}).run();
+    if (!done) return done.take_error();
+    auto row = sel->bind(1, r.label).step();
+    if (!row) return row.take_error();
+    ids.push_back(sel->int_at(0));
+    sel->reset();
+  }
+  return ids;
+}
+
+Status Store::begin() { return db_->exec("BEGIN"); }
+Status Store::commit() { return db_->exec("COMMIT"); }
+
+Status Store::append(int64_t boot, const Sample& sample, const std::vector<int64_t>& rail_ids) {
+  auto st = db_->prepare(
+      "INSERT OR REPLACE INTO samples(boot, rail, t_ns, wall_ns, power_uw, voltage_mv, current_ma, err) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  if (!st) return st.take_error();
+  for (size_t i = 0; i < sample.values.size() && i < rail_ids.size(); ++i) {
+    const RailValue& v = sample.values[i];
+    st->bind(1, boot).bind(2, rail_ids[i]).bind(3, sample.t_ns).bind(4, sample.wall_ns);
+    st->bind(5, v.power_uw).bind(6, int64_t{v.voltage_mv}).bind(7, int64_t{v.current_ma}).bind(8, int64_t{v.err});
+    auto done = st->run();
+    if (!done) return done;
+  }
+  return ok_status();
+}
+
+Result<int64_t> Store::insert_run(const RunRecord& run) {
+  auto st = db_->prepare(
+      "INSERT INTO runs(name, tags, boot, start_ns, start_wall_ns, state) VALUES(?1, ?2, ?3, ?4, ?5, 'open')");
+  if (!st) return st.take_error();
+  auto done = st->bind(1, run.name).bind(2, run.tags_json).bind(3, run.boot).bind(4, run.start_ns)
+                  .bind(5, run.start_wall_ns).run();
+  if (!done) return done.take_error();
+  return db_->last_insert_rowid();
+}
+
+Status Store::finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state) {
+  auto st = db_->prepare("UPDATE runs SET stop_ns = ?2, stop_wall_ns = ?3, state = ?4 WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, stop_ns).bind(3, stop_wall_ns).bind(4, run_state_name(state)).run();
+}
+
+Result<std::vector<RunRecord>> Store::runs_in_state(RunState state) {
+  auto st = db_->prepare(std::string(kRunColumns) + "WHERE state = ?1 ORDER BY id");
+  if (!st) return st.take_error();
+  st->bind(1, run_state_name(state));
+  return collect_runs(*st);
+}
+
+Result<std::optional<RunRecord>> Store::run_by_id(int64_t id) {
+  auto st = db_->prepare(std::string(kRunColumns) + "WHERE id = ?1");
+  if (!st) return st.take_error();
+  st->bind(1, id);
+  auto runs = collect_runs(*st);
+  if (!runs) return runs.take_error();
+  if (runs->empty()) return std::optional<RunRecord>();
+  return std::optional<RunRecord>(runs->front());
+}
+
+Result<std::vector<StoredRail>> Store::rails() {
+  auto st = db_->prepare("SELECT id, label, driver, device, channel FROM rails ORDER BY id");
+  if (!st) return st.take_error();
+  std::vector<StoredRail> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    out.push_back(StoredRail{st->int_at(0), st->text_at(1), st->text_at(2), st->text_at(3), st->int_at(4)});
+  }
+  return out;
+}
+
+Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id, EnergyWindow w) {
+  auto st = db_->prepare(
+      "SELECT t_ns, power_uw, err FROM ("
+      " SELECT * FROM (SELECT t_ns, power_uw, err FROM samples WHERE boot=?1 AND rail=?2 AND t_ns<?3 AND err=0"
+      "  ORDER BY t_ns DESC LIMIT 1)"
+      " UNION ALL SELECT t_ns, power_uw, err FROM samples WHERE boot=?1 AND rail=?2 AND t_ns BETWEEN ?3 AND ?4"
+      " UNION ALL SELECT * FROM (SELECT t_ns, power_uw, err FROM samples WHERE boot=?1 AND rail=?2 AND t_ns>?4"
+      "  AND err=0 ORDER BY t_ns ASC LIMIT 1)) ORDER BY t_ns");
+  if (!st) return st.take_error();
+  st->bind(1, boot).bind(2, rail_id).bind(3, w.begin_ns).bind(4, w.end_ns);
+  std::vector<PowerPoint> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    out.push_back(PowerPoint{st->int_at(0), st->int_at(1), st->int_at(2) == 0});
+  }
+  return out;
+}
+
+Result<int64_t> Store::sample_count() { return single_int(*db_, "SELECT count(*) FROM samples"); }
+
+}  // namespace energy
