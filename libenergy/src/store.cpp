@@ -137,6 +137,7 @@ Result<std::vector<int64_t>> Store::ensure_rails(const std::vector<RailInfo>& ra
 
 Status Store::begin() { return db_->exec("BEGIN"); }
 Status Store::commit() { return db_->exec("COMMIT"); }
+Status Store::rollback() { return db_->exec("ROLLBACK"); }
 
 Status Store::append(int64_t boot, const Sample& sample, const std::vector<int64_t>& rail_ids) {
   auto st = db_->prepare(
@@ -220,5 +221,14 @@ Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id
 }
 
 Result<int64_t> Store::sample_count() { return single_int(*db_, "SELECT count(*) FROM samples"); }
+
+Result<std::optional<int64_t>> Store::last_sample_ns(int64_t boot) {
+  auto st = db_->prepare("SELECT max(t_ns) FROM samples WHERE boot = ?1");
+  if (!st) return st.take_error();
+  auto r = st->bind(1, boot).step();
+  if (!r) return r.take_error();
+  if (*r != sql::StepResult::kRow || st->null_at(0)) return std::optional<int64_t>();
+  return std::optional<int64_t>(st->int_at(0));
+}
 
 }  // namespace energy

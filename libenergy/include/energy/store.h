@@ -70,6 +70,7 @@ class Store {
 
   Status begin();
   Status commit();
+  Status rollback();
   Status append(int64_t boot, const Sample& sample, const std::vector<int64_t>& rail_ids);
 
   Result<int64_t> insert_run(const RunRecord& run);
@@ -82,6 +83,8 @@ class Store {
   // each side, so the window's edges can be interpolated.
   Result<std::vector<PowerPoint>> rail_points(int64_t boot, int64_t rail_id, EnergyWindow window);
   Result<int64_t> sample_count();
+  // Time of the last reading stored for a boot, or nullopt if none.
+  Result<std::optional<int64_t>> last_sample_ns(int64_t boot);
 
  private:
   explicit Store(std::unique_ptr<sql::Db> db);

@@ -1,0 +1,233 @@
+#include "daemon.h"
+
+#include <signal.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "energy/board.h"
+#include "energy/rails.h"
+#include "energy/report.h"
+#include "energy/store.h"
+#include "energy/sysroot.h"
+#include "event_loop.h"
+#include "runs.h"
+#include "sampler.h"
+#include "server.h"
+#include "status.h"
+#include "writer.h"
+
+namespace energy::daemon {
+
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+constexpr size_t kMaxQueuedSamples = 600'000;  // ~1 h of 100 ms sweeps kept in memory if the disk stalls
+
+Status block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return errno_error("cannot block SIGTERM/SIGINT");
+  return ok_status();
+}
+
+void log_inventory(const SensorInventory& inv) {
+  for (const auto& r : inv.rails) {
+    spdlog::info("rail {}: {} device {} channel {}", r.label, driver_name(r.driver), r.device, r.channel);
+  }
+  for (const auto& s : inv.skipped) {
+    spdlog::info("skipping {} channel {}{}: {}", s.device, s.channel, s.label.empty() ? "" : " (" + s.label + ")",
+                 s.reason);
+  }
+  for (const auto& n : inv.notes) spdlog::warn("{}", n);
+}
+
+}  // namespace
+
+class DaemonImpl {
+ public:
+  explicit DaemonImpl(DaemonConfig c) : config_(std::move(c)), root_(config_.root) {}
+  int run();
+
+ private:
+  Status setup();
+  void discover();
+  Status open_storage();
+  Status close_other_boots_runs(Store& store, int64_t boot);
+  Status start_loop();
+  void handle(const protocol::Request& req, const Responder& r);
+  void mark_start(const nlohmann::json& args, const Responder& r);
+  void mark_stop(const nlohmann::json& args, const Responder& r);
+  void shutdown();
+  static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
+
+  DaemonConfig config_;
+  SystemClock clock_;
+  SysRoot root_;
+  StatusSources status_;
+  EventPtr loop_;
+  Poster poster_;
+  std::unique_ptr<Store> reader_;
+  std::unique_ptr<StorageWriter> writer_;
+  std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<RunManager> runs_;
+  std::unique_ptr<Server> server_;
+  SourcePtr sigterm_;
+  SourcePtr sigint_;
+  std::vector<RunRecord> adopted_;
+};
+
+Daemon::Daemon(DaemonConfig config) : impl_(std::make_unique<DaemonImpl>(std::move(config))) {}
+Daemon::~Daemon() = default;
+int Daemon::run() { return impl_->run(); }
+
+int DaemonImpl::run() {
+  Status st = setup();
+  if (!st) {
+    spdlog::critical("cannot start: {}", st.error().describe());
+    sd_notifyf(0, "STATUS=cannot start: %s", st.error().describe().c_str());
+    shutdown();
+    return 1;
+  }
+  sd_notifyf(0, "READY=1\nSTATUS=sampling %zu rails every %lld ms", status_.inventory.rails.size(),
+             static_cast<long long>(config_.sample_period_ms));
+  spdlog::info("ready: {} rails, period {} ms, socket {}", status_.inventory.rails.size(), config_.sample_period_ms,
+               config_.socket_path);
+  int r = sd_event_loop(loop_.get());
+  sd_notify(0, "STOPPING=1");
+  spdlog::info("stopping");
+  shutdown();
+  return r < 0 ? 1 : 0;
+}
+
+Status DaemonImpl::setup() {
+  auto st = block_stop_signals();
+  if (!st) return st;
+  discover();
+  st = open_storage();
+  if (!st) return st;
+  sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails,
+                                       std::chrono::milliseconds(config_.sample_period_ms), clock_, *writer_);
+  writer_->start();
+  st = sampler_->start();
+  if (!st) return st;
+  return start_loop();
+}
+
+void DaemonImpl::discover() {
+  status_.config = config_;
+  status_.board = identify_board(root_);
+  status_.inventory = discover_rails(root_);
+  status_.started_boot_ns = clock_.boot_ns();
+  log_inventory(status_.inventory);
+  if (status_.inventory.max_update_interval_ms > config_.sample_period_ms) {
+    spdlog::warn("sample period {} ms is shorter than the sensors' refresh ({} ms): readings will repeat",
+                 config_.sample_period_ms, status_.inventory.max_update_interval_ms);
+  }
+}
+
+Status DaemonImpl::open_storage() {
+  std::error_code ec;
+  std::filesystem::create_directories(config_.state_dir, ec);
+  if (ec) return make_error(ErrorCode::kIo, "cannot create state directory " + config_.state_dir + ": " + ec.message());
+  auto store = Store::open(database_path(config_), StoreRole::kWriter, kBusyTimeoutMs);
+  if (!store) return store.take_error();
+  auto boot = (*store)->ensure_boot(current_boot_id(), clock_.wall_ns());
+  if (!boot) return boot.take_error();
+  auto ids = (*store)->ensure_rails(status_.inventory.rails);
+  if (!ids) return ids.take_error();
+  auto st = close_other_boots_runs(**store, *boot);
+  if (!st) return st;
+  auto reader = Store::open(database_path(config_), StoreRole::kReader, kBusyTimeoutMs);
+  if (!reader) return reader.take_error();
+  reader_ = std::move(reader).value();
+  writer_ = std::make_unique<StorageWriter>(std::move(store).value(), *boot, std::move(ids).value(),
+                                            std::chrono::milliseconds(config_.flush_interval_ms), kMaxQueuedSamples);
+  return ok_status();
+}
+
+// A run still open from an earlier boot can never be stopped: close it as
+// interrupted at its boot's last reading. Runs of this boot continue.
+Status DaemonImpl::close_other_boots_runs(Store& store, int64_t boot) {
+  auto open = store.runs_in_state(RunState::kOpen);
+  if (!open) return open.take_error();
+  for (const auto& r : *open) {
+    if (r.boot == boot) {
+      adopted_.push_back(r);
+      spdlog::info("run {} ({}) is still open from before the restart; the downtime is a gap in its data", r.id, r.name);
+      continue;
+    }
+    auto last = store.last_sample_ns(r.boot);
+    int64_t stop = last && last->has_value() ? std::max(**last, r.start_ns) : r.start_ns;
+    auto st = store.finish_run(r.id, stop, r.start_wall_ns + (stop - r.start_ns), RunState::kInterrupted);
+    if (!st) return st;
+    spdlog::warn("run {} ({}) was open when the board rebooted; closed as interrupted", r.id, r.name);
+  }
+  return ok_status();
+}
+
+Status DaemonImpl::start_loop() {
+  sd_event* e = nullptr;
+  if (int r = sd_event_new(&e); r < 0) return make_error(ErrorCode::kIo, "cannot create event loop", -r);
+  loop_.reset(e);
+  auto st = poster_.attach(loop_.get());
+  if (!st) return st;
+  sd_event_source* s = nullptr;
+  sd_event_add_signal(loop_.get(), &s, SIGTERM, &DaemonImpl::on_signal, this);
+  sigterm_.reset(s);
+  sd_event_add_signal(loop_.get(), &s, SIGINT, &DaemonImpl::on_signal, this);
+  sigint_.reset(s);
+  int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
+  runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, *reader_, gap_threshold_ns);
+  runs_->adopt(std::move(adopted_));
+  server_ = std::make_unique<Server>(loop_.get(), config_.socket_path,
+                                     [this](const protocol::Request& q, const Responder& r) { handle(q, r); });
+  return server_->listen();
+}
+
+int DaemonImpl::on_signal(sd_event_source* s, const signalfd_siginfo*, void*) {
+  sd_event_exit(sd_event_source_get_event(s), 0);
+  return 0;
+}
+
+void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
+  if (req.verb == "status") return r.reply(status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_));
+  if (req.verb == "mark.start") return mark_start(req.args, r);
+  if (req.verb == "mark.stop") return mark_stop(req.args, r);
+  r.fail(make_error(ErrorCode::kInvalid, "unknown verb '" + req.verb + "'"));
+}
+
+void DaemonImpl::mark_start(const nlohmann::json& args, const Responder& r) {
+  auto name = protocol::arg_string(args, "name");
+  if (!name) return r.fail(name.error());
+  if (name->empty() || name->size() > 200) return r.fail(make_error(ErrorCode::kInvalid, "run name must be 1-200 characters"));
+  nlohmann::json tags = args.value("tags", nlohmann::json::object());
+  if (!tags.is_object()) return r.fail(make_error(ErrorCode::kInvalid, "argument \"tags\" must be an object"));
+  runs_->start(*name, tags, [r](Result<RunRecord> rec) {
+    if (!rec) return r.fail(rec.error());
+    r.reply(run_to_json(*rec));
+  });
+}
+
+void DaemonImpl::mark_stop(const nlohmann::json& args, const Responder& r) {
+  auto key = protocol::arg_string(args, "run");
+  if (!key) return r.fail(key.error());
+  runs_->stop(*key, [r](Result<nlohmann::json> rep) {
+    if (!rep) return r.fail(rep.error());
+    r.reply(*rep);
+  });
+}
+
+void DaemonImpl::shutdown() {
+  server_.reset();     // no new requests; the socket file goes away
+  if (sampler_) sampler_->stop();
+  if (writer_) writer_->stop();  // flushes every queued sample and mark
+  runs_.reset();
+}
+
+}  // namespace energy::daemon

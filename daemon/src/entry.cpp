@@ -1,0 +1,36 @@
+#include "entry.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "daemon.h"
+#include "options.h"
+
+namespace energy::daemon {
+
+int main_entry(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto inv = parse_invocation(args);
+  if (!inv) {
+    std::fprintf(stderr, "energyd: %s\n", inv.error().describe().c_str());
+    return 2;
+  }
+  if (inv->action == Invocation::Action::kHelp) {
+    std::fputs(usage_text().c_str(), stdout);
+    return 0;
+  }
+  if (inv->action == Invocation::Action::kVersion) {
+    std::puts("energyd " ENERGYD_VERSION);
+    return 0;
+  }
+  spdlog::set_default_logger(spdlog::stderr_color_mt("energyd"));
+  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_level(spdlog::level::from_str(inv->config.log_level));
+  return Daemon(inv->config).run();
+}
+
+}  // namespace energy::daemon

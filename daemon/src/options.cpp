@@ -1,0 +1,106 @@
+#include "options.h"
+
+#include <sys/stat.h>
+
+#include <charconv>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace energy::daemon {
+namespace {
+
+using Apply = std::function<Status(const std::string&, DaemonConfig&)>;
+
+Status parse_ms(const std::string& flag, const std::string& v, int64_t& out) {
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || p != v.data() + v.size()) {
+    return make_error(ErrorCode::kInvalid, flag + ": expected a whole number of milliseconds, got '" + v + "'");
+  }
+  out = n;
+  return ok_status();
+}
+
+const std::map<std::string, Apply>& flag_table() {
+  static const std::map<std::string, Apply> t = {
+      {"--root", [](const std::string& v, DaemonConfig& c) { c.root = v; return ok_status(); }},
+      {"--state-dir", [](const std::string& v, DaemonConfig& c) { c.state_dir = v; return ok_status(); }},
+      {"--socket", [](const std::string& v, DaemonConfig& c) { c.socket_path = v; return ok_status(); }},
+      {"--log-level", [](const std::string& v, DaemonConfig& c) { c.log_level = v; return ok_status(); }},
+      {"--sample-period-ms", [](const std::string& v, DaemonConfig& c) { return parse_ms("--sample-period-ms", v, c.sample_period_ms); }},
+      {"--flush-interval-ms", [](const std::string& v, DaemonConfig& c) { return parse_ms("--flush-interval-ms", v, c.flush_interval_ms); }},
+  };
+  return t;
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// Splits "--flag=value" and "--flag value" into pairs.
+Result<std::vector<std::pair<std::string, std::string>>> split_flags(const std::vector<std::string>& args,
+                                                                     std::optional<std::string>& config_path,
+                                                                     Invocation& inv) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--help" || a == "-h") inv.action = Invocation::Action::kHelp;
+    if (a == "--version") inv.action = Invocation::Action::kVersion;
+    if (a == "--help" || a == "-h" || a == "--version") continue;
+    std::string value;
+    size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    } else if (a.rfind("--", 0) == 0 && i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return make_error(ErrorCode::kInvalid, "unexpected argument '" + a + "' (see energyd --help)");
+    }
+    if (a == "--config") config_path = value;
+    else out.emplace_back(a, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Invocation> parse_invocation(const std::vector<std::string>& args) {
+  Invocation inv;
+  std::optional<std::string> config_path;
+  auto flags = split_flags(args, config_path, inv);
+  if (!flags) return flags.take_error();
+  if (inv.action != Invocation::Action::kRun) return inv;
+  std::string path = config_path.value_or(kDefaultConfigPath);
+  if (config_path || file_exists(path)) {
+    auto loaded = load_config_file(path, inv.config);
+    if (!loaded) return loaded.take_error();
+    inv.config = *loaded;
+  }
+  for (const auto& [flag, value] : *flags) {
+    auto it = flag_table().find(flag);
+    if (it == flag_table().end()) return make_error(ErrorCode::kInvalid, "unknown option '" + flag + "' (see energyd --help)");
+    auto st = it->second(value, inv.config);
+    if (!st) return st.take_error();
+  }
+  auto valid = validate_config(inv.config);
+  if (!valid) return valid.take_error();
+  return inv;
+}
+
+std::string usage_text() {
+  return "Usage: energyd [OPTIONS]\n"
+         "Samples the board's power rails, stores them and serves energyctl.\n\n"
+         "  --config FILE            YAML settings (default /etc/energyd/energyd.yaml if present)\n"
+         "  --root DIR               board file system root (default /); a simulator tree for testing\n"
+         "  --state-dir DIR          where the database lives (default /var/lib/energyd)\n"
+         "  --socket PATH            Unix socket to serve (default /run/energyd/energyd.sock)\n"
+         "  --sample-period-ms N     sampling period (default 100)\n"
+         "  --flush-interval-ms N    batched commit period (default 1000)\n"
+         "  --log-level LEVEL        trace, debug, info, warn or error (default info)\n"
+         "  --version, --help\n";
+}
+
+}  // namespace energy::daemon

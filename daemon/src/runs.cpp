@@ -1,0 +1,105 @@
+#include "runs.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "energy/report.h"
+
+namespace energy::daemon {
+namespace {
+
+bool all_digits(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c)) == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RunManager::RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, Store& reader,
+                       int64_t gap_threshold_ns)
+    : sampler_(sampler), writer_(writer), poster_(poster), reader_(reader), gap_threshold_ns_(gap_threshold_ns) {}
+
+void RunManager::adopt(std::vector<RunRecord> open_runs) {
+  for (auto& r : open_runs) open_[r.id] = std::move(r);
+}
+
+void RunManager::start(const std::string& name, const nlohmann::json& tags, RunDone done) {
+  MarkOp op;
+  op.kind = MarkOp::Kind::kStart;
+  op.run.name = name;
+  op.run.tags_json = tags.dump();
+  op.done = [this, done](Result<RunRecord> rec) {
+    poster_.post([this, done, rec]() {
+      if (rec) open_[rec->id] = *rec;
+      done(rec);
+    });
+  };
+  sampler_.request_sample([this, op](const Sample& s) mutable {
+    op.run.start_ns = s.t_ns;
+    op.run.start_wall_ns = s.wall_ns;
+    writer_.push_mark(std::move(op));
+  });
+}
+
+Result<int64_t> RunManager::resolve(const std::string& key) const {
+  int64_t id = 0;
+  if (all_digits(key) && std::from_chars(key.data(), key.data() + key.size(), id).ec == std::errc()) {
+    if (open_.count(id) != 0) return id;
+    auto rec = reader_.run_by_id(id);
+    if (rec && rec->has_value()) {
+      return make_error(ErrorCode::kState, "run " + key + " (" + (*rec)->name + ") is already " +
+                                               run_state_name((*rec)->state));
+    }
+  }
+  std::vector<int64_t> matches;
+  for (const auto& [run_id, r] : open_) {
+    if (r.name == key) matches.push_back(run_id);
+  }
+  if (matches.size() == 1) return matches.front();
+  if (matches.empty()) return make_error(ErrorCode::kNotFound, "no open run named or numbered '" + key + "'");
+  std::string ids;
+  for (auto m : matches) ids += (ids.empty() ? "" : ", ") + std::to_string(m);
+  return make_error(ErrorCode::kState, std::to_string(matches.size()) + " open runs are named '" + key +
+                                           "' (ids " + ids + "); stop one by id");
+}
+
+void RunManager::stop(const std::string& name_or_id, ReportDone done) {
+  auto id = resolve(name_or_id);
+  if (!id) return done(id.take_error());
+  if (!stopping_.insert(*id).second) {
+    return done(make_error(ErrorCode::kState, "run " + std::to_string(*id) + " is already being stopped"));
+  }
+  MarkOp op;
+  op.kind = MarkOp::Kind::kStop;
+  op.run = open_.at(*id);
+  op.done = [this, done, run_id = *id](Result<RunRecord> rec) {
+    poster_.post([this, done, rec, run_id]() {
+      stopping_.erase(run_id);
+      finish_stop(rec, done);
+    });
+  };
+  sampler_.request_sample([this, op](const Sample& s) mutable {
+    op.run.stop_ns = s.t_ns;
+    op.run.stop_wall_ns = s.wall_ns;
+    writer_.push_mark(std::move(op));
+  });
+}
+
+void RunManager::finish_stop(Result<RunRecord> rec, const ReportDone& done) {
+  if (!rec) return done(rec.take_error());
+  open_.erase(rec->id);
+  auto report = build_run_report(reader_, *rec, rec->stop_ns.value_or(rec->start_ns), gap_threshold_ns_);
+  if (!report) return done(report.take_error());
+  done(report_to_json(*report));
+}
+
+std::vector<RunRecord> RunManager::open_runs() const {
+  std::vector<RunRecord> out;
+  for (const auto& [id, r] : open_) out.push_back(r);
+  return out;
+}
+
+}  // namespace energy::daemon

@@ -1,0 +1,54 @@
+// RunManager: daemon-owned runs opened and closed by marks.
+//
+// A mark takes an immediate sample (so a run's edges are exact readings),
+// is committed durably with every sample before it, and only then is
+// acknowledged. Several runs may be open at once, nested or overlapping.
+// Stopping names a run by id, or by name when exactly one open run has it.
+//
+// Thread-safety: loop thread only; completions arrive through the Poster.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "energy/clock.h"
+#include "energy/store.h"
+#include "event_loop.h"
+#include "sampler.h"
+#include "writer.h"
+
+namespace energy::daemon {
+
+class RunManager {
+ public:
+  using RunDone = std::function<void(Result<RunRecord>)>;
+  using ReportDone = std::function<void(Result<nlohmann::json>)>;
+
+  RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, Store& reader, int64_t gap_threshold_ns);
+
+  // Runs left open by a previous daemon of this boot continue (the downtime
+  // is a gap in their data); the caller closes other boots' runs before.
+  void adopt(std::vector<RunRecord> open_runs);
+  void start(const std::string& name, const nlohmann::json& tags, RunDone done);
+  void stop(const std::string& name_or_id, ReportDone done);
+  std::vector<RunRecord> open_runs() const;
+
+ private:
+  Result<int64_t> resolve(const std::string& name_or_id) const;
+  void finish_stop(Result<RunRecord> rec, const ReportDone& done);
+
+  Sampler& sampler_;
+  StorageWriter& writer_;
+  Poster& poster_;
+  Store& reader_;
+  int64_t gap_threshold_ns_;
+  std::map<int64_t, RunRecord> open_;
+  std::set<int64_t> stopping_;
+};
+
+}  // namespace energy::daemon

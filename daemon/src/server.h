@@ -1,0 +1,71 @@
+// Server: energyd's Unix-socket front end on the sd-event loop.
+//
+// Accepts connections, decodes request frames (docs/PROTOCOL.md), hands each
+// request to the handler with a Responder, and writes replies without ever
+// blocking the loop. A request may be answered later (marks wait for a
+// sample and a commit); if its connection is gone by then, the reply is
+// dropped. A malformed or oversized frame gets an error reply and the
+// connection is closed.
+//
+// Thread-safety: loop thread only. Responder::reply must be called on the
+// loop thread (use Poster from other threads).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "energy/protocol.h"
+#include "event_loop.h"
+
+namespace energy::daemon {
+
+class Server;
+
+class Responder {
+ public:
+  Responder(Server* server, uint64_t conn, int64_t request_id) : server_(server), conn_(conn), id_(request_id) {}
+  void reply(nlohmann::json result) const;
+  void fail(const Error& error) const;
+
+ private:
+  Server* server_;
+  uint64_t conn_;
+  int64_t id_;
+};
+
+class Server {
+ public:
+  using Handler = std::function<void(const protocol::Request&, const Responder&)>;
+
+  Server(sd_event* loop, std::string socket_path, Handler handler);
+  ~Server();
+  Status listen();
+  void send(uint64_t conn, const nlohmann::json& message);
+  size_t connection_count() const { return conns_.size(); }
+
+ private:
+  struct Connection;
+  static int on_accept(sd_event_source* s, int fd, uint32_t revents, void* self);
+  static int on_io(sd_event_source* s, int fd, uint32_t revents, void* conn);
+  void accept_all();
+  void handle_io(Connection& c, uint32_t revents);
+  bool read_some(Connection& c);
+  void dispatch(Connection& c);
+  void flush(Connection& c);
+  void close(uint64_t id);
+
+  sd_event* loop_;
+  std::string path_;
+  Handler handler_;
+  UniqueFd listen_fd_;
+  SourcePtr listen_source_;
+  uint64_t next_conn_ = 1;
+  std::map<uint64_t, std::unique_ptr<Connection>> conns_;
+};
+
+}  // namespace energy::daemon

@@ -1,0 +1,108 @@
+#include "status.h"
+
+#include <unistd.h>
+
+#include <cstring>
+
+#include "energy/report.h"
+
+#ifndef ENERGYD_VERSION
+#define ENERGYD_VERSION "unknown"
+#endif
+
+namespace energy::daemon {
+namespace {
+
+nlohmann::json board_json(const BoardIdentity& b) {
+  return {{"known", b.known}, {"model", b.model}, {"compatible", b.compatible},
+          {"l4t_release", b.l4t_release}, {"l4t_board", b.l4t_board}};
+}
+
+nlohmann::json rail_json(const RailInfo& info, const RailValue& v, int64_t errors) {
+  nlohmann::json j = {{"label", info.label}, {"driver", driver_name(info.driver)}, {"device", info.device},
+                      {"channel", info.channel}, {"read_errors", errors}};
+  if (v.err != 0) {
+    j["errno"] = v.err;
+    j["error"] = std::strerror(v.err);
+    return j;
+  }
+  j["voltage_v"] = v.voltage_mv / 1e3;
+  j["current_a"] = v.current_ma / 1e3;
+  j["power_w"] = static_cast<double>(v.power_uw) / 1e6;
+  return j;
+}
+
+nlohmann::json rails_json(const SensorInventory& inv, const Sample& latest, const SamplerStats& st) {
+  nlohmann::json rails = nlohmann::json::array();
+  for (size_t i = 0; i < inv.rails.size(); ++i) {
+    RailValue v = i < latest.values.size() ? latest.values[i] : RailValue{0, 0, 0, ENODATA};
+    rails.push_back(rail_json(inv.rails[i], v, i < st.read_errors.size() ? st.read_errors[i] : 0));
+  }
+  return rails;
+}
+
+nlohmann::json total_json(const SensorInventory& inv, const Sample& latest) {
+  std::vector<std::string> labels;
+  for (const auto& r : inv.rails) labels.push_back(r.label);
+  TotalRule rule = select_total_rails(labels);
+  nlohmann::json names = nlohmann::json::array();
+  int64_t sum = 0;
+  bool complete = !rule.rail_indices.empty();
+  for (size_t i : rule.rail_indices) {
+    names.push_back(labels[i]);
+    bool ok = i < latest.values.size() && latest.values[i].err == 0;
+    complete = complete && ok;
+    if (ok) sum += latest.values[i].power_uw;
+  }
+  nlohmann::json j = {{"rails", names}, {"rule", rule.explanation}};
+  if (complete) j["power_w"] = static_cast<double>(sum) / 1e6;
+  return j;
+}
+
+nlohmann::json skipped_json(const SensorInventory& inv) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : inv.skipped) {
+    out.push_back({{"device", s.device}, {"channel", s.channel}, {"label", s.label}, {"reason", s.reason}});
+  }
+  return out;
+}
+
+nlohmann::json sampler_json(const SamplerStats& st, int64_t period_ms) {
+  return {{"period_ms", period_ms},       {"ticks", st.ticks},
+          {"missed_ticks", st.missed_ticks}, {"extra_samples", st.extra_samples},
+          {"max_lateness_ns", st.max_lateness_ns}, {"last_lateness_ns", st.last_lateness_ns},
+          {"last_read_ns", st.last_read_ns}};
+}
+
+nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
+  nlohmann::json j = {{"database", database_path(c)}, {"samples_written", w.samples_written},
+                      {"commits", w.commits},         {"queued_samples", w.queued},
+                      {"dropped_samples", w.dropped_samples}, {"failed_commits", w.failed_commits},
+                      {"flush_interval_ms", c.flush_interval_ms}, {"healthy", w.last_error.empty()}};
+  if (!w.last_error.empty()) j["last_error"] = w.last_error;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json status_json(const StatusSources& src, const Sampler& sampler, const StorageWriter& writer,
+                           const std::vector<RunRecord>& open_runs, const Clock& clock) {
+  Sample latest = sampler.latest();
+  SamplerStats st = sampler.stats();
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& r : open_runs) runs.push_back(run_to_json(r));
+  return {{"version", ENERGYD_VERSION},
+          {"pid", static_cast<int64_t>(::getpid())},
+          {"uptime_s", static_cast<double>(clock.boot_ns() - src.started_boot_ns) / 1e9},
+          {"root", src.config.root},
+          {"board", board_json(src.board)},
+          {"rails", rails_json(src.inventory, latest, st)},
+          {"total", total_json(src.inventory, latest)},
+          {"skipped_channels", skipped_json(src.inventory)},
+          {"notes", src.inventory.notes},
+          {"sampler", sampler_json(st, src.config.sample_period_ms)},
+          {"storage", storage_json(writer.stats(), src.config)},
+          {"open_runs", std::move(runs)}};
+}
+
+}  // namespace energy::daemon
