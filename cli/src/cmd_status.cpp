@@ -1,0 +1,90 @@
+// energyctl status: board, rails with live readings, sampling and storage.
+#include <iostream>
+
+#include "command.h"
+#include "table.h"
+
+namespace energy::cli {
+namespace {
+
+std::string rail_reading(const nlohmann::json& r, const char* key, int decimals) {
+  if (r.contains("errno")) return "-";
+  return fixed(r.value(key, 0.0), decimals);
+}
+
+std::string rails_table(const nlohmann::json& st) {
+  Table t({{"RAIL"}, {"DRIVER"}, {"DEVICE"}, {"CH", Align::kRight}, {"V", Align::kRight},
+           {"A", Align::kRight}, {"W", Align::kRight}, {"STATE"}});
+  std::vector<std::string> in_total;
+  for (const auto& n : member(member(st, "total"), "rails")) in_total.push_back(n.get<std::string>());
+  for (const auto& r : member(st, "rails")) {
+    std::string label = r.value("label", "");
+    bool total = std::find(in_total.begin(), in_total.end(), label) != in_total.end();
+    std::string state = r.contains("errno") ? "read failed: " + r.value("error", "") : "ok";
+    t.add_row({label + (total ? " *" : ""), r.value("driver", ""), r.value("device", ""),
+               std::to_string(r.value("channel", 0)), rail_reading(r, "voltage_v", 3),
+               rail_reading(r, "current_a", 3), rail_reading(r, "power_w", 3), state});
+  }
+  return t.render();
+}
+
+void print_board(const nlohmann::json& st) {
+  const auto& b = member(st, "board");
+  std::string model = b.value("model", "");
+  std::string l4t = b.value("l4t_release", "");
+  std::cout << "energyd " << st.value("version", "?") << ", pid " << st.value("pid", 0) << ", up "
+            << duration_text(st.value("uptime_s", 0.0)) << "\n";
+  std::cout << "board:   " << (model.empty() ? "unknown" : model) << (l4t.empty() ? "" : ", L4T R" + l4t)
+            << " (root " << st.value("root", "/") << ")\n";
+}
+
+void print_total(const nlohmann::json& st) {
+  const auto& total = member(st, "total");
+  std::cout << "total:   ";
+  if (total.contains("power_w")) std::cout << fixed(total["power_w"].get<double>(), 3) << " W";
+  else std::cout << "unavailable";
+  std::cout << " (* = in total: " << total.value("rule", "") << ")\n";
+}
+
+void print_health(const nlohmann::json& st) {
+  const auto& s = member(st, "sampler");
+  const auto& d = member(st, "storage");
+  std::cout << "sampler: every " << s.value("period_ms", 0) << " ms, " << s.value("ticks", 0) << " ticks, "
+            << s.value("missed_ticks", 0) << " missed, max lateness "
+            << fixed(static_cast<double>(s.value("max_lateness_ns", int64_t{0})) / 1e6, 3) << " ms\n";
+  std::cout << "storage: " << d.value("samples_written", 0) << " sweeps written, " << d.value("queued_samples", 0)
+            << " queued, " << d.value("dropped_samples", 0) << " dropped"
+            << (d.value("healthy", true) ? "" : ", FAILING: " + d.value("last_error", std::string())) << " ("
+            << d.value("database", "") << ")\n";
+}
+
+void print_extras(const nlohmann::json& st) {
+  for (const auto& s : member(st, "skipped_channels")) {
+    std::cout << "skipped: " << s.value("device", "") << " channel " << s.value("channel", 0) << ": "
+              << s.value("reason", "") << "\n";
+  }
+  for (const auto& n : member(st, "notes")) std::cout << "note:    " << n.get<std::string>() << "\n";
+  for (const auto& r : member(st, "open_runs")) {
+    std::cout << "open run " << r.value("id", 0) << ": " << r.value("name", "") << "\n";
+  }
+}
+
+}  // namespace
+
+int cmd_status(const Context& ctx, const std::vector<std::string>& args) {
+  if (!args.empty()) return usage_error("status takes no arguments, got '" + args.front() + "'");
+  auto out = call_daemon(ctx, "status", nlohmann::json::object());
+  if (out.exit_code != kExitOk) return out.exit_code;
+  if (ctx.json) {
+    print_json(out.result);
+    return kExitOk;
+  }
+  print_board(out.result);
+  std::cout << "\n" << rails_table(out.result) << "\n";
+  print_total(out.result);
+  print_health(out.result);
+  print_extras(out.result);
+  return kExitOk;
+}
+
+}  // namespace energy::cli

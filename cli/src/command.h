@@ -1,0 +1,48 @@
+// energyctl's command plumbing: global options, the connection, output.
+//
+// Every subcommand is a function taking its own arguments and a Context; it
+// prints either a human table or, with --json, the daemon's JSON unchanged.
+// Exit codes: 0 success, 1 the daemon refused or failed, 2 bad usage,
+// 3 energyd unreachable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "energy/client.h"
+#include "energy/result.h"
+
+namespace energy::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitUnreachable = 3;
+
+struct Context {
+  std::string socket_path;
+  bool json = false;
+};
+
+// Connects, sends one request and prints a daemon or transport error.
+// Returns the result, or the exit code to use.
+struct CallOutcome {
+  int exit_code = kExitOk;
+  nlohmann::json result;
+};
+CallOutcome call_daemon(const Context& ctx, const std::string& verb, const nlohmann::json& args);
+
+int usage_error(const std::string& message);
+// j[key] when j is an object holding key, else a null (which iterates as empty).
+const nlohmann::json& member(const nlohmann::json& j, const char* key);
+void print_json(const nlohmann::json& j);
+
+int cmd_status(const Context& ctx, const std::vector<std::string>& args);
+int cmd_mark(const Context& ctx, const std::vector<std::string>& args);
+
+// Renders a run report (the reply of mark.stop) as text.
+std::string render_report(const nlohmann::json& report);
+
+}  // namespace energy::cli

@@ -1,0 +1,73 @@
+// energyctl's driver: global options, then one subcommand.
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "command.h"
+
+namespace energy::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: energyctl [--socket PATH] [--json] COMMAND [ARGS]\n"
+    "Talks to energyd (socket: --socket, else $ENERGYD_SOCKET, else /run/energyd/energyd.sock).\n\n"
+    "Commands:\n"
+    "  status                          board, rails with live V/I/P, sampling and storage health\n"
+    "  mark start NAME [--tag K=V]...  open a run; prints its id\n"
+    "  mark stop NAME|ID               close a run; prints its energy per rail and in total\n\n"
+    "Options:\n"
+    "  --socket PATH   energyd's socket\n"
+    "  --json          print the daemon's JSON instead of tables\n"
+    "  --help          this text\n";
+
+using Command = std::function<int(const Context&, const std::vector<std::string>&)>;
+
+const std::map<std::string, Command>& commands() {
+  static const std::map<std::string, Command> table = {{"status", cmd_status}, {"mark", cmd_mark}};
+  return table;
+}
+
+// Consumes global options; returns the index of the command word.
+Result<size_t> parse_globals(const std::vector<std::string>& args, Context& ctx, bool& help) {
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") ctx.json = true;
+    else if (a == "--help" || a == "-h") help = true;
+    else if (a == "--socket" && i + 1 < args.size()) ctx.socket_path = args[++i];
+    else if (a.rfind("--socket=", 0) == 0) ctx.socket_path = a.substr(9);
+    else if (a.rfind("-", 0) == 0) return make_error(ErrorCode::kInvalid, "unknown option '" + a + "'");
+    else break;
+  }
+  return i;
+}
+
+int dispatch(const std::vector<std::string>& args) {
+  Context ctx{default_socket_path(), false};
+  bool help = false;
+  auto at = parse_globals(args, ctx, help);
+  if (!at) return usage_error(at.error().message);
+  if (help || *at >= args.size()) {
+    std::fputs(kUsage, help ? stdout : stderr);
+    return help ? kExitOk : kExitUsage;
+  }
+  auto it = commands().find(args[*at]);
+  if (it == commands().end()) return usage_error("unknown command '" + args[*at] + "'");
+  std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(*at) + 1, args.end());
+  return it->second(ctx, rest);
+}
+
+}  // namespace
+
+int main_entry(int argc, char** argv) {
+  try {
+    return dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const nlohmann::json::exception& e) {
+    std::fprintf(stderr, "energyctl: energyd sent a reply this energyctl cannot read: %s\n", e.what());
+    return kExitFailed;
+  }
+}
+
+}  // namespace energy::cli

@@ -1,0 +1,55 @@
+#include "board_fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace energy::testing {
+
+SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + "/energyd.sock") {
+  std::vector<std::string> sim = {ENERGYD_SIM_BIN, "create", "--board", spec.board, "--l4t", spec.l4t,
+                                  "--root", tmp_.path() + "/board"};
+  for (const auto& r : spec.rails) {
+    sim.push_back("--rail");
+    sim.push_back(r);
+  }
+  auto made = run_command(sim);
+  if (made.exit_code != 0) {
+    setup_error_ = "energyd-sim failed: " + made.err;
+    return;
+  }
+  std::ofstream(tmp_.path() + "/energyd.yaml") << "# written by the test fixture\nlog_level: debug\n";
+  daemon_ = std::make_unique<ChildProcess>(
+      std::vector<std::string>{ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", tmp_.path() + "/state",
+                               "--socket", socket_, "--sample-period-ms", std::to_string(spec.sample_period_ms),
+                               "--config", tmp_.path() + "/energyd.yaml"},
+      tmp_.path() + "/energyd.log");
+  started_ = wait_for_socket(socket_, std::chrono::seconds(10));
+  if (!started_) setup_error_ = "energyd did not start: " + log();
+}
+
+SimulatedDaemon::~SimulatedDaemon() {
+  if (daemon_) daemon_->stop(SIGTERM);
+}
+
+std::string SimulatedDaemon::log() const { return read_file(tmp_.path() + "/energyd.log"); }
+
+CommandResult SimulatedDaemon::ctl(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", socket_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv);
+}
+
+nlohmann::json SimulatedDaemon::ctl_json(const std::vector<std::string>& args) const {
+  std::vector<std::string> with_json = {"--json"};
+  with_json.insert(with_json.end(), args.begin(), args.end());
+  auto r = ctl(with_json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.out;
+  return j;
+}
+
+int SimulatedDaemon::stop(int sig) { return daemon_ ? daemon_->stop(sig) : -1; }
+
+}  // namespace energy::testing

@@ -1,0 +1,46 @@
+// A simulated board with energyd running on it, driven through energyctl.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+namespace energy::testing {
+
+struct BoardSpec {
+  std::string board = "jetson-orin-nano";
+  std::string l4t = "36";
+  std::vector<std::string> rails;  // "LABEL=MV:MA" overrides for energyd-sim
+  int sample_period_ms = 100;
+};
+
+class SimulatedDaemon {
+ public:
+  explicit SimulatedDaemon(const BoardSpec& spec);
+  ~SimulatedDaemon();
+
+  bool started() const { return started_; }
+  const std::string& setup_error() const { return setup_error_; }
+  const std::string& socket() const { return socket_; }
+  std::string log() const;
+  std::string dir() const { return tmp_.path(); }
+
+  // energyctl --socket S ARGS...
+  CommandResult ctl(const std::vector<std::string>& args) const;
+  // energyctl --socket S --json ARGS..., parsed; fails the test on bad JSON.
+  nlohmann::json ctl_json(const std::vector<std::string>& args) const;
+  int stop(int sig);
+
+ private:
+  TempDir tmp_;
+  std::string socket_;
+  std::unique_ptr<ChildProcess> daemon_;
+  bool started_ = false;
+  std::string setup_error_;
+};
+
+}  // namespace energy::testing

@@ -1,0 +1,135 @@
+#include "harness.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace energy::testing {
+namespace {
+
+std::vector<char*> c_argv(const std::vector<std::string>& argv) {
+  std::vector<char*> out;
+  for (const auto& a : argv) out.push_back(const_cast<char*>(a.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+int decode_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/energyd-it-XXXXXX";
+  if (::mkdtemp(tmpl) != nullptr) path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+  TempDir tmp;
+  std::string out_path = tmp.path() + "/out";
+  std::string err_path = tmp.path() + "/err";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    auto args = c_argv(argv);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  CommandResult r;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  r.exit_code = decode_status(status);
+  r.out = read_file(out_path);
+  r.err = read_file(err_path);
+  return r;
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& log_path) {
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    ::dup2(log, 1);
+    ::dup2(log, 2);
+    auto args = c_argv(argv);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !reaped_) stop(SIGKILL);
+}
+
+bool ChildProcess::running() {
+  if (reaped_) return false;
+  if (::waitpid(pid_, &status_, WNOHANG) == pid_) reaped_ = true;
+  return !reaped_;
+}
+
+int ChildProcess::stop(int sig, std::chrono::milliseconds timeout) {
+  if (running()) ::kill(pid_, sig);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status_, 0);
+      reaped_ = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return decode_status(status_);
+}
+
+bool wait_for_socket(const std::string& path, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    if (ok) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+}  // namespace energy::testing

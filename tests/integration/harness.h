@@ -1,0 +1,59 @@
+// Test harness for integration tests: temporary directories, child
+// processes (the real energyd, energyctl and energyd-sim binaries) and
+// waiting with deadlines. Tests drive the product only as a user would.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace energy::testing {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;  // 128+N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+// Runs argv to completion (killed after the timeout) and captures its output.
+CommandResult run_command(const std::vector<std::string>& argv,
+                          std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
+
+// A long-running child, e.g. energyd. Killed (SIGKILL) on destruction if still running.
+class ChildProcess {
+ public:
+  explicit ChildProcess(const std::vector<std::string>& argv, const std::string& log_path);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool running();
+  // Sends `sig` and waits for exit; returns the exit code (128+N for a signal).
+  int stop(int sig, std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = 0;
+  bool reaped_ = false;
+};
+
+// Polls until a Unix socket at `path` accepts connections.
+bool wait_for_socket(const std::string& path, std::chrono::milliseconds timeout);
+std::string read_file(const std::string& path);
+
+}  // namespace energy::testing

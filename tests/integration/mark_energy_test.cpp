@@ -1,0 +1,132 @@
+// A marked run on a simulated board with constant power reports
+// energy = power x duration, per rail and in total, through energyctl.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include "board_fixture.h"
+
+namespace energy::testing {
+namespace {
+
+// Orin Nano (L4T 36, hwmon ina3221, 5 mOhm shunts): 5000 mV and 1000/200/400 mA
+// are exactly representable (8 mV and 8 mA steps), so the rails read
+// 5.000 W, 1.000 W and 2.000 W.
+BoardSpec constant_orin_nano() {
+  BoardSpec s;
+  s.rails = {"VDD_IN=5000:1000", "VDD_CPU_GPU_CV=5000:200", "VDD_SOC=5000:400"};
+  return s;
+}
+
+const nlohmann::json* rail(const nlohmann::json& report, const std::string& label) {
+  for (const auto& r : report["rails"]) {
+    if (r["label"] == label) return &r;
+  }
+  return nullptr;
+}
+
+TEST(MarkEnergy, ConstantPowerRunReportsPowerTimesDurationWithinOnePercent) {
+  SimulatedDaemon d(constant_orin_nano());
+  ASSERT_TRUE(d.started()) << d.setup_error();
+  auto started = d.ctl_json({"mark", "start", "constant"});
+  ASSERT_TRUE(started.contains("id")) << started.dump();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  auto report = d.ctl_json({"mark", "stop", "constant"});
+  ASSERT_TRUE(report.contains("total")) << report.dump();
+  double duration = report["duration_s"].get<double>();
+  EXPECT_GT(duration, 1.4);
+  const nlohmann::json* in = rail(report, "VDD_IN");
+  const nlohmann::json* soc = rail(report, "VDD_SOC");
+  ASSERT_NE(in, nullptr);
+  ASSERT_NE(soc, nullptr);
+  EXPECT_NEAR((*in)["energy_j"].get<double>(), 5.0 * duration, 0.01 * 5.0 * duration);
+  EXPECT_NEAR((*soc)["energy_j"].get<double>(), 2.0 * duration, 0.01 * 2.0 * duration);
+  EXPECT_NEAR(report["total"]["energy_j"].get<double>(), 5.0 * duration, 0.01 * 5.0 * duration);
+  EXPECT_EQ(report["total_rails"], nlohmann::json::array({"VDD_IN"}));
+  EXPECT_GE(report["total"]["samples"].get<int>(), 14);
+  EXPECT_DOUBLE_EQ(report["total"]["coverage"].get<double>(), 1.0);
+  EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
+}
+
+TEST(MarkEnergy, HumanReportHasATableWithEveryRailAndTheTotal) {
+  SimulatedDaemon d(constant_orin_nano());
+  ASSERT_TRUE(d.started()) << d.setup_error();
+  ASSERT_EQ(d.ctl({"mark", "start", "table"}).exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto r = d.ctl({"mark", "stop", "table"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* word : {"VDD_IN *", "VDD_CPU_GPU_CV", "VDD_SOC", "TOTAL", "ENERGY J"}) {
+    EXPECT_NE(r.out.find(word), std::string::npos) << word << " missing from:\n" << r.out;
+  }
+}
+
+TEST(MarkEnergy, StoppingUnknownOrStoppedRunIsAClearError) {
+  SimulatedDaemon d(constant_orin_nano());
+  ASSERT_TRUE(d.started()) << d.setup_error();
+  auto unknown = d.ctl({"mark", "stop", "nope"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no open run named or numbered 'nope'"), std::string::npos) << unknown.err;
+  auto started = d.ctl_json({"mark", "start", "once"});
+  ASSERT_EQ(d.ctl({"mark", "stop", "once"}).exit_code, 0);
+  auto again = d.ctl({"mark", "stop", std::to_string(started["id"].get<int>())});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("already stopped"), std::string::npos) << again.err;
+}
+
+TEST(MarkEnergy, OverlappingRunsEachGetTheirOwnEnergy) {
+  SimulatedDaemon d(constant_orin_nano());
+  ASSERT_TRUE(d.started()) << d.setup_error();
+  d.ctl_json({"mark", "start", "outer"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  d.ctl_json({"mark", "start", "inner"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto inner = d.ctl_json({"mark", "stop", "inner"});
+  auto outer = d.ctl_json({"mark", "stop", "outer"});
+  EXPECT_GT(outer["duration_s"].get<double>(), inner["duration_s"].get<double>() + 0.25);
+  EXPECT_NEAR(inner["total"]["energy_j"].get<double>(), 5.0 * inner["duration_s"].get<double>(), 0.01);
+}
+
+TEST(MarkEnergy, StatusShowsBoardRailsAndTotal) {
+  SimulatedDaemon d(constant_orin_nano());
+  ASSERT_TRUE(d.started()) << d.setup_error();
+  auto st = d.ctl_json({"status"});
+  ASSERT_EQ(st["rails"].size(), 3u) << st.dump(2);
+  EXPECT_NE(st["board"]["model"].get<std::string>().find("Orin Nano"), std::string::npos);
+  EXPECT_EQ(st["total"]["rails"], nlohmann::json::array({"VDD_IN"}));
+  EXPECT_NEAR(st["total"]["power_w"].get<double>(), 5.0, 1e-9);
+  auto human = d.ctl({"status"});
+  EXPECT_EQ(human.exit_code, 0);
+  EXPECT_NE(human.out.find("VDD_SOC"), std::string::npos);
+}
+
+TEST(MarkEnergy, UnreachableDaemonIsExitCodeThree) {
+  TempDir t;
+  auto r = run_command({ENERGYCTL_BIN, "--socket", t.path() + "/none.sock", "status"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("is energyd running?"), std::string::npos) << r.err;
+}
+
+TEST(MarkEnergy, BadUsageIsExitCodeTwoWithAMessage) {
+  auto r = run_command({ENERGYCTL_BIN, "mark", "start"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("needs a run name"), std::string::npos) << r.err;
+  auto tag = run_command({ENERGYCTL_BIN, "mark", "start", "x", "--tag", "novalue"});
+  EXPECT_EQ(tag.exit_code, 2);
+  EXPECT_NE(tag.err.find("KEY=VALUE"), std::string::npos);
+}
+
+TEST(MarkEnergy, BadDaemonFlagOrConfigNamesTheProblem) {
+  auto r = run_command({ENERGYD_BIN, "--sample-period-ms", "fast"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--sample-period-ms"), std::string::npos) << r.err;
+  TempDir t;
+  std::ofstream(t.path() + "/bad.yaml") << "sample_period_ms: 0\n";
+  auto c = run_command({ENERGYD_BIN, "--config", t.path() + "/bad.yaml"});
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("sample_period_ms"), std::string::npos) << c.err;
+}
+
+}  // namespace
+}  // namespace energy::testing

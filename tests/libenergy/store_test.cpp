@@ -1,0 +1,130 @@
+#include "energy/store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "energy/report.h"
+
+namespace energy {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/energy-store-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto s = Store::open(path(), StoreRole::kWriter, 1000);
+    ASSERT_TRUE(s.ok()) << s.error().describe();
+    store_ = std::move(s).value();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  std::string path() const { return dir_ + "/energyd.db"; }
+
+  std::vector<RailInfo> rails() const {
+    RailInfo a;
+    a.label = "VDD_IN";
+    a.device = "1-0040";
+    a.channel = 1;
+    RailInfo b = a;
+    b.label = "VDD_SOC";
+    b.channel = 3;
+    return {a, b};
+  }
+
+  // Two rails at 5 W and 1 W every 100 ms from 0 to 2 s.
+  void fill(int64_t boot, const std::vector<int64_t>& ids) {
+    ASSERT_TRUE(store_->begin().ok());
+    for (int64_t t = 0; t <= 2000; t += 100) {
+      Sample s{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, 0}, RailValue{1'000'000, 5000, 200, 0}}};
+      ASSERT_TRUE(store_->append(boot, s, ids).ok());
+    }
+    ASSERT_TRUE(store_->commit().ok());
+  }
+
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoreTest, RailPointsIncludeOneReadingBeyondEachEdge) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  auto ids = store_->ensure_rails(rails());
+  ASSERT_TRUE(boot.ok() && ids.ok());
+  fill(*boot, *ids);
+  auto pts = store_->rail_points(*boot, (*ids)[0], {450 * kMs, 1250 * kMs});
+  ASSERT_TRUE(pts.ok());
+  ASSERT_FALSE(pts->empty());
+  EXPECT_EQ(pts->front().t_ns, 400 * kMs);
+  EXPECT_EQ(pts->back().t_ns, 1300 * kMs);
+  EXPECT_EQ(pts->size(), 10u);
+}
+
+TEST_F(StoreTest, RunReportIntegratesEachRailAndTheInputRailAsTotal) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  auto ids = store_->ensure_rails(rails());
+  fill(*boot, *ids);
+  RunRecord run;
+  run.name = "r";
+  run.boot = *boot;
+  run.start_ns = 500 * kMs;
+  auto id = store_->insert_run(run);
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(store_->finish_run(*id, 1500 * kMs, 0, RunState::kStopped).ok());
+  auto rec = store_->run_by_id(*id);
+  ASSERT_TRUE(rec.ok() && rec->has_value());
+  auto rep = build_run_report(*store_, **rec, 1500 * kMs, 250 * kMs);
+  ASSERT_TRUE(rep.ok()) << rep.error().describe();
+  ASSERT_EQ(rep->rails.size(), 2u);
+  EXPECT_NEAR(rep->rails[0].stats.energy_uj, 5e6, 1e-3);
+  EXPECT_NEAR(rep->rails[1].stats.energy_uj, 1e6, 1e-3);
+  EXPECT_EQ(rep->total_rails, std::vector<std::string>{"VDD_IN"});
+  EXPECT_NEAR(rep->total.energy_uj, 5e6, 1e-3);
+}
+
+TEST_F(StoreTest, RunWithoutReadingsIsAnErrorNotZeroJoules) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  ASSERT_TRUE(store_->ensure_rails(rails()).ok());
+  RunRecord run;
+  run.name = "empty";
+  run.boot = *boot;
+  run.id = 1;
+  auto rep = build_run_report(*store_, run, 1000 * kMs, 250 * kMs);
+  ASSERT_FALSE(rep.ok());
+  EXPECT_NE(rep.error().message.find("no power readings"), std::string::npos);
+}
+
+TEST_F(StoreTest, ReopenKeepsDataAndSchemaVersion) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  auto ids = store_->ensure_rails(rails());
+  fill(*boot, *ids);
+  store_.reset();
+  auto again = Store::open(path(), StoreRole::kWriter, 1000);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*(*again)->sample_count(), 42);
+  EXPECT_EQ(*(*again)->ensure_boot("boot-a", 5), *boot);
+  auto last = (*again)->last_sample_ns(*boot);
+  ASSERT_TRUE(last.ok() && last->has_value());
+  EXPECT_EQ(**last, 2000 * kMs);
+}
+
+TEST_F(StoreTest, OpenRunsAreListedByState) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  RunRecord run;
+  run.name = "a";
+  run.boot = *boot;
+  ASSERT_TRUE(store_->insert_run(run).ok());
+  auto open = store_->runs_in_state(RunState::kOpen);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);
+  EXPECT_EQ(open->front().name, "a");
+}
+
+}  // namespace
+}  // namespace energy
