@@ -15,6 +15,8 @@ constexpr const char* kUsage =
     "Talks to energyd (socket: --socket, else $ENERGYD_SOCKET, else /run/energyd/energyd.sock).\n\n"
     "Commands:\n"
     "  status                          board, rails with live V/I/P, sampling and storage health\n"
+    "  rails                           live V, I, P per rail; which rails form the module total\n"
+    "  clocks                          CPU/GPU/EMC clock domains, governors, frequencies; temperatures\n"
     "  mark start NAME [--tag K=V]...  open a run; prints its id\n"
     "  mark stop NAME|ID               close a run; prints its energy per rail and in total\n\n"
     "Options:\n"
@@ -25,7 +27,7 @@ constexpr const char* kUsage =
 using Command = std::function<int(const Context&, const std::vector<std::string>&)>;
 
 const std::map<std::string, Command>& commands() {
-  static const std::map<std::string, Command> table = {{"status", cmd_status}, {"mark", cmd_mark}};
+  static const std::map<std::string, Command> table = {{"status", cmd_status}, {"mark", cmd_mark}, {"rails", cmd_rails}, {"clocks", cmd_clocks}};
   return table;
 }
 

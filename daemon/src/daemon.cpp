@@ -18,6 +18,7 @@
 #include "sampler.h"
 #include "server.h"
 #include "status.h"
+#include "task_runner.h"
 #include "writer.h"
 
 namespace energy::daemon {
@@ -63,6 +64,7 @@ class DaemonImpl {
   void handle(const protocol::Request& req, const Responder& r);
   void mark_start(const nlohmann::json& args, const Responder& r);
   void mark_stop(const nlohmann::json& args, const Responder& r);
+  void clocks(const Responder& r);
   void shutdown();
   static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
 
@@ -77,6 +79,7 @@ class DaemonImpl {
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
+  std::unique_ptr<TaskRunner> blocking_reads_;
   SourcePtr sigterm_;
   SourcePtr sigint_;
   std::vector<RunRecord> adopted_;
@@ -123,6 +126,7 @@ void DaemonImpl::discover() {
   status_.config = config_;
   status_.board = identify_board(root_);
   status_.inventory = discover_rails(root_);
+  status_.clocks = discover_clocks(root_);
   status_.started_boot_ns = clock_.boot_ns();
   log_inventory(status_.inventory);
   if (status_.inventory.max_update_interval_ms > config_.sample_period_ms) {
@@ -183,6 +187,7 @@ Status DaemonImpl::start_loop() {
   sd_event_add_signal(loop_.get(), &s, SIGINT, &DaemonImpl::on_signal, this);
   sigint_.reset(s);
   int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
+  blocking_reads_ = std::make_unique<TaskRunner>();
   runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, *reader_, gap_threshold_ns);
   runs_->adopt(std::move(adopted_));
   server_ = std::make_unique<Server>(loop_.get(), config_.socket_path,
@@ -197,6 +202,8 @@ int DaemonImpl::on_signal(sd_event_source* s, const signalfd_siginfo*, void*) {
 
 void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
   if (req.verb == "status") return r.reply(status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_));
+  if (req.verb == "rails") return r.reply(rails_verb_json(status_, *sampler_));
+  if (req.verb == "clocks") return clocks(r);
   if (req.verb == "mark.start") return mark_start(req.args, r);
   if (req.verb == "mark.stop") return mark_stop(req.args, r);
   r.fail(make_error(ErrorCode::kInvalid, "unknown verb '" + req.verb + "'"));
@@ -223,8 +230,20 @@ void DaemonImpl::mark_stop(const nlohmann::json& args, const Responder& r) {
   });
 }
 
+// Clock files are read on the worker: a hung devfreq read must not stall the loop.
+void DaemonImpl::clocks(const Responder& r) {
+  blocking_reads_->post([this, r] {
+    std::vector<DomainState> states;
+    for (const auto& d : status_.clocks.domains) states.push_back(read_domain(root_, d));
+    auto thermal = read_thermal(root_, status_.clocks.thermal);
+    auto reply = clocks_verb_json(status_.clocks, states, thermal);
+    poster_.post([r, reply]() { r.reply(reply); });
+  });
+}
+
 void DaemonImpl::shutdown() {
   server_.reset();     // no new requests; the socket file goes away
+  if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
   if (sampler_) sampler_->stop();
   if (writer_) writer_->stop();  // flushes every queued sample and mark
   runs_.reset();

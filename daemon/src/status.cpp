@@ -83,7 +83,54 @@ nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
   return j;
 }
 
+nlohmann::json optional_json(const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+nlohmann::json domain_json(const ClockDomain& d, const DomainState& s) {
+  nlohmann::json j = {{"kind", domain_kind_name(d.kind)}, {"name", d.name}, {"dir", d.dir},
+                      {"available_hz", d.available_hz}, {"governors", d.governors}, {"writable", d.writable},
+                      {"cur_hz", optional_json(s.cur_hz)}, {"min_hz", optional_json(s.min_hz)},
+                      {"max_hz", optional_json(s.max_hz)}, {"governor", s.governor}};
+  if (d.kind == DomainKind::kCpu) {
+    j["cpus"] = d.cpus;
+    j["online_cpus"] = s.online_cpus;
+  }
+  if (!d.load_file.empty()) j["load_permille"] = optional_json(s.load_permille);
+  if (!s.error.empty()) j["error"] = s.error;
+  return j;
+}
+
 }  // namespace
+
+nlohmann::json rails_verb_json(const StatusSources& src, const Sampler& sampler) {
+  Sample latest = sampler.latest();
+  SamplerStats st = sampler.stats();
+  nlohmann::json rails = rails_json(src.inventory, latest, st);
+  for (size_t i = 0; i < rails.size() && i < src.inventory.rails.size(); ++i) {
+    const RailInfo& r = src.inventory.rails[i];
+    rails[i]["files"] = {{"voltage", r.voltage_file}, {"current", r.current_file}, {"power", r.power_file}};
+  }
+  return {{"rails", rails},
+          {"total", total_json(src.inventory, latest)},
+          {"skipped_channels", skipped_json(src.inventory)},
+          {"sensor_update_interval_ms", src.inventory.max_update_interval_ms},
+          {"notes", src.inventory.notes}};
+}
+
+nlohmann::json clocks_verb_json(const ClockInventory& inv, const std::vector<DomainState>& states,
+                                const std::vector<ThermalReading>& thermal) {
+  nlohmann::json domains = nlohmann::json::array();
+  for (size_t i = 0; i < inv.domains.size() && i < states.size(); ++i) {
+    domains.push_back(domain_json(inv.domains[i], states[i]));
+  }
+  nlohmann::json zones = nlohmann::json::array();
+  for (const auto& t : thermal) {
+    nlohmann::json z = {{"type", t.type}, {"gated", t.gated}};
+    z["temp_c"] = t.temp_mc && !t.gated ? nlohmann::json(static_cast<double>(*t.temp_mc) / 1000.0) : nlohmann::json();
+    if (!t.temp_mc) z["error"] = "read failed";
+    zones.push_back(std::move(z));
+  }
+  return {{"domains", domains}, {"thermal", zones}, {"notes", inv.notes}};
+}
 
 nlohmann::json status_json(const StatusSources& src, const Sampler& sampler, const StorageWriter& writer,
                            const std::vector<RunRecord>& open_runs, const Clock& clock) {

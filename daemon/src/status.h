@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "energy/board.h"
+#include "energy/clocks.h"
 #include "energy/clock.h"
 #include "energy/config.h"
 #include "energy/rails.h"
@@ -23,10 +24,19 @@ struct StatusSources {
   DaemonConfig config;
   BoardIdentity board;
   SensorInventory inventory;
+  ClockInventory clocks;
   int64_t started_boot_ns = 0;
 };
 
 nlohmann::json status_json(const StatusSources& src, const Sampler& sampler, const StorageWriter& writer,
                            const std::vector<RunRecord>& open_runs, const Clock& clock);
+
+// The `rails` verb: every rail with its files, live reading and whether it
+// is part of the module total; skipped channels; the sensors' refresh.
+nlohmann::json rails_verb_json(const StatusSources& src, const Sampler& sampler);
+
+// The `clocks` verb, from states read off the loop thread.
+nlohmann::json clocks_verb_json(const ClockInventory& inv, const std::vector<DomainState>& states,
+                                const std::vector<ThermalReading>& thermal);
 
 }  // namespace energy::daemon

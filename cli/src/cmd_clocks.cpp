@@ -1,0 +1,70 @@
+// energyctl clocks: clock domains (CPU policies, GPU, EMC) with their
+// available frequencies, governors and current state; thermal zones.
+#include <iostream>
+
+#include "command.h"
+#include "table.h"
+
+namespace energy::cli {
+namespace {
+
+std::string mhz(const nlohmann::json& v) {
+  if (!v.is_number()) return "-";
+  return fixed(v.get<double>() / 1e6, 1);
+}
+
+std::string freq_range(const nlohmann::json& list) {
+  if (!list.is_array() || list.empty()) return "-";
+  return mhz(list.front()) + ".." + mhz(list.back()) + " MHz (" + std::to_string(list.size()) + " steps)";
+}
+
+std::string cpus_text(const nlohmann::json& d) {
+  if (!d.contains("cpus")) return "";
+  std::string out;
+  for (const auto& c : d["cpus"]) {
+    bool online = false;
+    for (const auto& o : member(d, "online_cpus")) online = online || o == c;
+    out += (out.empty() ? "" : ",") + std::to_string(c.get<int>()) + (online ? "" : "(off)");
+  }
+  return out;
+}
+
+std::string domains_table(const nlohmann::json& res) {
+  Table t({{"DOMAIN"}, {"CUR MHz", Align::kRight}, {"MIN MHz", Align::kRight}, {"MAX MHz", Align::kRight},
+           {"GOVERNOR"}, {"AVAILABLE"}, {"CPUS/LOAD"}});
+  for (const auto& d : member(res, "domains")) {
+    std::string extra = cpus_text(d);
+    if (d.contains("load_permille") && d["load_permille"].is_number()) {
+      extra = "load " + fixed(d["load_permille"].get<double>() / 10.0, 1) + "%";
+    }
+    t.add_row({d.value("name", ""), mhz(member(d, "cur_hz")), mhz(member(d, "min_hz")), mhz(member(d, "max_hz")),
+               d.value("governor", ""), freq_range(member(d, "available_hz")), extra});
+  }
+  return t.render();
+}
+
+std::string thermal_table(const nlohmann::json& res) {
+  Table t({{"ZONE"}, {"TEMP C", Align::kRight}});
+  for (const auto& z : member(res, "thermal")) {
+    std::string temp = z.value("gated", false) ? "gated" : (z["temp_c"].is_number() ? fixed(z["temp_c"].get<double>(), 1) : "-");
+    t.add_row({z.value("type", ""), temp});
+  }
+  return t.render();
+}
+
+}  // namespace
+
+int cmd_clocks(const Context& ctx, const std::vector<std::string>& args) {
+  if (!args.empty()) return usage_error("clocks takes no arguments, got '" + args.front() + "'");
+  auto out = call_daemon(ctx, "clocks", nlohmann::json::object());
+  if (out.exit_code != kExitOk) return out.exit_code;
+  if (ctx.json) {
+    print_json(out.result);
+    return kExitOk;
+  }
+  std::cout << domains_table(out.result) << "\n" << thermal_table(out.result);
+  for (const auto& n : member(out.result, "notes")) std::cout << "note: " << n.get<std::string>() << "\n";
+  return kExitOk;
+}
+
+}  // namespace energy::cli

@@ -1,0 +1,35 @@
+// TaskRunner: one worker thread for reads that may block (sysfs clock files:
+// Thor's GPU devfreq reads have been seen to hang in D state), so the event
+// loop never waits on them. Results go back to the loop through a Poster.
+//
+// Thread-safety: post from any thread; stop from the owner. A task that
+// never returns is abandoned at stop (the thread is detached), since a read
+// blocked in the kernel cannot be cancelled.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace energy::daemon {
+
+class TaskRunner {
+ public:
+  TaskRunner();
+  ~TaskRunner();
+  void post(std::function<void()> task);
+  void stop(std::chrono::milliseconds grace);
+  size_t pending() const;
+
+  struct Shared;  // state shared with the worker thread
+
+ private:
+  std::shared_ptr<Shared> shared_;  // outlives a detached worker
+  std::thread thread_;
+};
+
+}  // namespace energy::daemon
