@@ -169,15 +169,51 @@ TotalRule select_total_rails(const std::vector<std::string>& labels) {
   return rule;
 }
 
-RailReader::RailReader(const SysRoot& root, const RailInfo& rail)
-    : label_(rail.label),
-      driver_(rail.driver),
-      voltage_(root.resolve(rail.voltage_file), rail.voltage_file),
-      current_(root.resolve(rail.current_file), rail.current_file),
-      power_(rail.power_file.empty() ? AttrFile() : AttrFile(root.resolve(rail.power_file), rail.power_file)) {}
+std::optional<RailInfo> find_rail(const SysRoot& root, const std::string& device, const std::string& label) {
+  auto name = root.read_text(join_path(join_path(kI2cDevices, device), "name"));
+  if (!name) return std::nullopt;
+  SensorInventory inv;
+  if (*name == "ina3221x") discover_iio(root, device, inv);
+  if (*name == "ina3221") discover_hwmon(root, device, MonitorDriver::kIna3221Hwmon, inv);
+  if (*name == "ina238") discover_hwmon(root, device, MonitorDriver::kIna238Hwmon, inv);
+  for (auto& r : inv.rails) {
+    if (r.label == label) return r;
+  }
+  return std::nullopt;
+}
+
+RailReader::RailReader(const SysRoot& root, const RailInfo& rail) : root_(root), info_(rail) { open_files(); }
+
+void RailReader::open_files() {
+  voltage_ = AttrFile(root_.resolve(info_.voltage_file), info_.voltage_file);
+  current_ = AttrFile(root_.resolve(info_.current_file), info_.current_file);
+  power_ = info_.power_file.empty() ? AttrFile() : AttrFile(root_.resolve(info_.power_file), info_.power_file);
+}
 
 RailValue RailReader::read() {
-  switch (driver_) {
+  if (lost_) return read_lost();
+  RailValue v = read_files();
+  if (v.err == ENOENT || v.err == ENODEV || v.err == ENXIO || v.err == ESTALE) {
+    lost_ = true;
+    lost_errno_ = v.err;
+    reads_while_lost_ = 0;
+  }
+  return v;
+}
+
+RailValue RailReader::read_lost() {
+  if (++reads_while_lost_ % kRediscoverEvery != 0) return RailValue{0, 0, 0, lost_errno_};
+  auto found = find_rail(root_, info_.device, info_.label);
+  if (!found) return RailValue{0, 0, 0, lost_errno_};
+  info_ = *found;
+  open_files();
+  lost_ = false;
+  ++rediscoveries_;
+  return read();
+}
+
+RailValue RailReader::read_files() {
+  switch (info_.driver) {
     case MonitorDriver::kIna3221xIio: return read_iio();
     case MonitorDriver::kIna3221Hwmon: return read_hwmon();
     case MonitorDriver::kIna238Hwmon: return read_ina238();

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,22 +82,42 @@ struct RailValue {
   int32_t err = 0;
 };
 
+// Finds the rail labelled `label` on I2C device `device` again (after the
+// sensor vanished, or its hwmon node was renumbered).
+std::optional<RailInfo> find_rail(const SysRoot& root, const std::string& device, const std::string& label);
+
+// Reads one rail. Files stay open between reads. When a read finds the files
+// gone (ENOENT, ENODEV, ...) the rail is "lost": reads keep failing with that
+// errno, and every kRediscoverEvery-th read looks the rail up again by device
+// and label, so a returning or renumbered sensor is picked up by itself.
 class RailReader {
  public:
+  static constexpr int kRediscoverEvery = 10;
+
   RailReader(const SysRoot& root, const RailInfo& rail);
   RailValue read();
-  const std::string& label() const { return label_; }
+  const std::string& label() const { return info_.label; }
+  const RailInfo& info() const { return info_; }
+  bool lost() const { return lost_; }
+  int64_t rediscoveries() const { return rediscoveries_; }
 
  private:
+  void open_files();
+  RailValue read_files();
   RailValue read_iio();
   RailValue read_hwmon();
   RailValue read_ina238();
+  RailValue read_lost();
 
-  std::string label_;
-  MonitorDriver driver_;
+  SysRoot root_;
+  RailInfo info_;
   AttrFile voltage_;
   AttrFile current_;
   AttrFile power_;
+  bool lost_ = false;
+  int32_t lost_errno_ = 0;
+  int reads_while_lost_ = 0;
+  int64_t rediscoveries_ = 0;
 };
 
 }  // namespace energy
