@@ -26,6 +26,9 @@ namespace energy::daemon {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
+// A read blocked longer than max(period / 2, this) is quarantined. INA3221
+// hwmon reads legitimately wait up to two conversion periods (~14 ms).
+constexpr int64_t kMinStallLimitMs = 20;
 constexpr size_t kMaxQueuedSamples = 600'000;  // ~1 h of 100 ms sweeps kept in memory if the disk stalls
 
 Status block_stop_signals() {
@@ -114,8 +117,9 @@ Status DaemonImpl::setup() {
   discover();
   st = open_storage();
   if (!st) return st;
-  sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails,
-                                       std::chrono::milliseconds(config_.sample_period_ms), clock_, *writer_);
+  auto period = std::chrono::milliseconds(config_.sample_period_ms);
+  auto stall_limit = std::max(period / 2, std::chrono::milliseconds(kMinStallLimitMs));
+  sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *writer_);
   writer_->start();
   st = sampler_->start();
   if (!st) return st;
@@ -245,6 +249,10 @@ void DaemonImpl::shutdown() {
   server_.reset();     // no new requests; the socket file goes away
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
   if (sampler_) sampler_->stop();
+  if (sampler_ && !sampler_->stopped_cleanly()) {
+    spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");
+    (void)sampler_.release();  // its thread touches the sampler when the read returns
+  }
   if (writer_) writer_->stop();  // flushes every queued sample and mark
   runs_.reset();
 }

@@ -4,7 +4,10 @@
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 
+#include <algorithm>
 #include <cerrno>
+
+#include <spdlog/spdlog.h>
 
 namespace energy::daemon {
 namespace {
@@ -19,12 +22,14 @@ void drain(int fd) {
   }
 }
 
+constexpr int kPollTimeoutMs = 200;  // re-check stop and supersession at least this often
+
 }  // namespace
 
 Sampler::Sampler(const SysRoot& root, const std::vector<RailInfo>& rails, std::chrono::milliseconds period,
-                 const Clock& clock, SampleSink& sink)
-    : period_(period), clock_(clock), sink_(sink) {
-  for (const auto& r : rails) readers_.emplace_back(root, r);
+                 std::chrono::milliseconds stall_limit, const Clock& clock, SampleSink& sink)
+    : period_(period), stall_limit_(stall_limit), clock_(clock), sink_(sink) {
+  for (const auto& r : rails) slots_.push_back(std::make_unique<Slot>(RailReader(root, r)));
   stats_.read_errors.assign(rails.size(), 0);
   stats_.last_errno.assign(rails.size(), 0);
 }
@@ -41,17 +46,35 @@ Status Sampler::start() {
   if (::timerfd_settime(timer_fd_.get(), TFD_TIMER_ABSTIME, &spec, nullptr) != 0) {
     return errno_error("cannot arm sampler timer");
   }
-  take_sample();  // a first reading at once, so status has values immediately
-  thread_ = std::thread([this] { loop(); });
+  std::lock_guard<std::mutex> lock(stall_mu_);
+  spawn(0);
+  watchdog_ = std::thread([this] { watch(); });
   return ok_status();
 }
 
+// Threads still inside a blocked read are detached: a read stuck in the
+// kernel cannot be cancelled. The owner must then keep this object alive
+// (energyd leaks it at exit) because those threads touch it when they return.
 void Sampler::stop() {
-  if (!thread_.joinable()) return;
+  if (!watchdog_.joinable()) return;
   stopping_ = true;
   uint64_t one = 1;
   (void)!::write(wake_fd_.get(), &one, sizeof one);
-  thread_.join();
+  stall_cv_.notify_all();
+  watchdog_.join();
+  std::unique_lock<std::mutex> lock(stall_mu_);
+  bool stuck = read_started_ns_ != 0;
+  std::thread current = std::move(current_);
+  std::vector<std::thread> abandoned = std::move(abandoned_);
+  lock.unlock();
+  if (stuck) current.detach();
+  else if (current.joinable()) current.join();
+  for (auto& t : abandoned) t.detach();
+}
+
+bool Sampler::stopped_cleanly() const {
+  std::lock_guard<std::mutex> lock(stall_mu_);
+  return read_started_ns_ == 0 && abandoned_.empty();
 }
 
 void Sampler::request_sample(SampleCallback then) {
@@ -73,65 +96,138 @@ SamplerStats Sampler::stats() const {
   return stats_;
 }
 
-void Sampler::loop() {
-  pollfd fds[2] = {{timer_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
-  while (!stopping_) {
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
-    if ((fds[1].revents & POLLIN) != 0) drain(wake_fd_.get());
-    if ((fds[0].revents & POLLIN) != 0) on_timer();
-    serve_requests();
-  }
-  serve_requests();  // answer marks that raced with stop
+// Caller holds stall_mu_.
+void Sampler::spawn(uint64_t generation) {
+  if (current_.joinable()) abandoned_.push_back(std::move(current_));
+  current_ = std::thread([this, generation] { loop(generation); });
 }
 
-void Sampler::on_timer() {
+bool Sampler::superseded(uint64_t generation) const {
+  std::lock_guard<std::mutex> lock(stall_mu_);
+  return generation != generation_;
+}
+
+void Sampler::loop(uint64_t generation) {
+  // A new generation first delivers the sweep its stuck predecessor owed.
+  if (generation > 0 && !on_timer_sweep(generation)) return;
+  if (generation == 0 && !take_sample(generation)) return;  // readings for status at once
+  pollfd fds[2] = {{timer_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
+  while (!stopping_ && !superseded(generation)) {
+    if (::poll(fds, 2, kPollTimeoutMs) < 0 && errno != EINTR) break;
+    if ((fds[1].revents & POLLIN) != 0) drain(wake_fd_.get());
+    if ((fds[0].revents & POLLIN) != 0 && !on_timer(generation)) return;
+    if (!serve_requests(generation)) return;
+  }
+  serve_requests(generation);  // answer marks that raced with stop
+}
+
+void Sampler::watch() {
+  std::unique_lock<std::mutex> lock(stall_mu_);
+  auto step = std::max(std::chrono::milliseconds(1), stall_limit_ / 4);
+  while (!stopping_) {
+    stall_cv_.wait_for(lock, step);
+    if (read_started_ns_ == 0 || clock_.mono_ns() - read_started_ns_ < stall_limit_.count() * kNsPerMs) continue;
+    slots_[reading_rail_]->quarantined = true;
+    read_started_ns_ = 0;
+    ++generation_;
+    spdlog::warn("rail {}: read blocked for more than {} ms; sampling the other rails without it",
+                 slots_[reading_rail_]->reader.label(), stall_limit_.count());
+    {
+      std::lock_guard<std::mutex> stats_lock(mu_);
+      ++stats_.stalls;
+    }
+    spawn(generation_);
+  }
+}
+
+bool Sampler::on_timer(uint64_t generation) {
   uint64_t n = 0;
-  if (::read(timer_fd_.get(), &n, sizeof n) != static_cast<ssize_t>(sizeof n) || n == 0) return;
+  if (::read(timer_fd_.get(), &n, sizeof n) != static_cast<ssize_t>(sizeof n) || n == 0) return true;
   expirations_ += static_cast<int64_t>(n);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.missed_ticks += static_cast<int64_t>(n) - 1;
+  }
+  return on_timer_sweep(generation);
+}
+
+// The sweep for the latest expired deadline, and its lateness.
+bool Sampler::on_timer_sweep(uint64_t generation) {
   int64_t deadline = first_deadline_ns_ + (expirations_ - 1) * static_cast<int64_t>(period_.count()) * kNsPerMs;
   int64_t lateness = clock_.mono_ns() - deadline;
-  take_sample();
+  if (!take_sample(generation)) return false;
   std::lock_guard<std::mutex> lock(mu_);
   stats_.ticks += 1;
-  stats_.missed_ticks += static_cast<int64_t>(n) - 1;
   stats_.last_lateness_ns = lateness;
-  if (lateness > stats_.max_lateness_ns) stats_.max_lateness_ns = lateness;
+  stats_.max_lateness_ns = std::max(stats_.max_lateness_ns, lateness);
+  return true;
 }
 
-void Sampler::serve_requests() {
+bool Sampler::serve_requests(uint64_t generation) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (requests_.empty()) return true;
+  }
+  auto s = take_sample(generation);  // requests stay queued until a sweep completes
+  if (!s) return false;
   std::vector<SampleCallback> batch;
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch.swap(requests_);
-  }
-  if (batch.empty()) return;
-  Sample s = take_sample();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
     stats_.extra_samples += 1;
   }
-  for (auto& cb : batch) cb(s);
+  for (auto& cb : batch) cb(*s);
+  return true;
 }
 
-// One sweep: the timestamp is the midpoint of the sweep, so the error from
-// reading rails one after another is centred.
-Sample Sampler::take_sample() {
+// False when this thread was superseded during the read: it must exit.
+bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out) {
+  {
+    std::lock_guard<std::mutex> lock(stall_mu_);
+    if (stopping_) return false;  // no new read may start once stop() looked for stuck ones
+    if (slots_[i]->quarantined) {
+      out = RailValue{0, 0, 0, ETIMEDOUT};
+      return true;
+    }
+    reading_rail_ = i;
+    read_started_ns_ = clock_.mono_ns();
+  }
+  out = slots_[i]->reader.read();
+  std::lock_guard<std::mutex> lock(stall_mu_);
+  if (generation != generation_) {
+    slots_[i]->quarantined = false;
+    spdlog::info("rail {}: blocked read returned; sampling it again", slots_[i]->reader.label());
+    return false;
+  }
+  read_started_ns_ = 0;
+  return true;
+}
+
+// One sweep, stamped at its midpoint so the skew of reading rails one after
+// another is centred. Nothing if this thread was superseded meanwhile.
+std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   Sample s;
+  s.values.resize(slots_.size());
   int64_t before = clock_.boot_ns();
-  s.values.reserve(readers_.size());
-  for (auto& r : readers_) s.values.push_back(r.read());
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (!read_rail(i, generation, s.values[i])) return std::nullopt;
+  }
   int64_t after = clock_.boot_ns();
   s.t_ns = before + (after - before) / 2;
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);
+  record(s, after - before);
+  return s;
+}
+
+void Sampler::record(const Sample& s, int64_t sweep_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  stats_.last_read_ns = after - before;
+  stats_.last_read_ns = sweep_ns;
   for (size_t i = 0; i < s.values.size(); ++i) {
     stats_.last_errno[i] = s.values[i].err;
     if (s.values[i].err != 0) stats_.read_errors[i] += 1;
   }
   latest_ = s;
-  return s;
 }
 
 }  // namespace energy::daemon

@@ -3,17 +3,26 @@
 //
 // A timerfd with an interval keeps the deadline grid absolute (no drift);
 // expirations beyond one per wake-up are counted as missed ticks. Requests
-// for an immediate sample (marks) are served between ticks, in order.
+// for an immediate sample (marks) are served between ticks.
+//
+// Blocking reads: sysfs reads can hang (an INA3221 waiting for a conversion,
+// a wedged I2C bus). A watchdog thread notices a read that takes longer than
+// the stall limit, quarantines that rail (it reads as a gap with ETIMEDOUT)
+// and starts a new sampling thread that carries on with the other rails. The
+// stuck thread exits when its read returns, and the rail is sampled again.
 //
 // Thread-safety: start/stop from the owner thread; request_sample, latest and
-// stats from any thread. The sink is called on the sampler thread.
+// stats from any thread. The sink and the callbacks run on a sampling thread.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -39,6 +48,7 @@ struct SamplerStats {
   int64_t max_lateness_ns = 0;
   int64_t last_lateness_ns = 0;
   int64_t last_read_ns = 0;       // duration of the last sweep
+  int64_t stalls = 0;             // reads that blocked past the stall limit
   std::vector<int64_t> read_errors;  // per rail
   std::vector<int32_t> last_errno;   // per rail, 0 if the last read succeeded
 };
@@ -48,33 +58,57 @@ class Sampler {
   using SampleCallback = std::function<void(const Sample&)>;
 
   Sampler(const SysRoot& root, const std::vector<RailInfo>& rails, std::chrono::milliseconds period,
-          const Clock& clock, SampleSink& sink);
+          std::chrono::milliseconds stall_limit, const Clock& clock, SampleSink& sink);
   ~Sampler();
 
   Status start();
   void stop();
-  // Takes a sample as soon as possible; `then` runs on the sampler thread
+  // False if a sampling thread was left inside a blocked read at stop; the
+  // object must then outlive the process's remaining work (leak it).
+  bool stopped_cleanly() const;
+  // Takes a sample as soon as possible; `then` runs on the sampling thread
   // right after the sample went to the sink.
   void request_sample(SampleCallback then);
   Sample latest() const;
   SamplerStats stats() const;
 
  private:
-  void loop();
-  void on_timer();
-  void serve_requests();
-  Sample take_sample();
+  struct Slot {
+    explicit Slot(RailReader r) : reader(std::move(r)) {}
+    RailReader reader;
+    bool quarantined = false;  // guarded by stall_mu_
+  };
 
-  std::vector<RailReader> readers_;
+  void loop(uint64_t generation);
+  void watch();
+  bool on_timer(uint64_t generation);
+  bool on_timer_sweep(uint64_t generation);
+  bool serve_requests(uint64_t generation);
+  std::optional<Sample> take_sample(uint64_t generation);
+  bool read_rail(size_t i, uint64_t generation, RailValue& out);
+  void record(const Sample& s, int64_t sweep_ns);
+  void spawn(uint64_t generation);
+  bool superseded(uint64_t generation) const;
+
+  std::vector<std::unique_ptr<Slot>> slots_;
   std::chrono::milliseconds period_;
+  std::chrono::milliseconds stall_limit_;
   const Clock& clock_;
   SampleSink& sink_;
   UniqueFd timer_fd_;
   UniqueFd wake_fd_;
-  std::thread thread_;
   std::atomic<bool> stopping_{false};
   int64_t first_deadline_ns_ = 0;
-  int64_t expirations_ = 0;
+  std::atomic<int64_t> expirations_{0};
+
+  mutable std::mutex stall_mu_;  // guards the members below and Slot::quarantined
+  std::condition_variable stall_cv_;
+  uint64_t generation_ = 0;
+  int64_t read_started_ns_ = 0;  // 0 when no read is in progress
+  size_t reading_rail_ = 0;
+  std::thread current_;
+  std::vector<std::thread> abandoned_;  // superseded threads still inside a read
+  std::thread watchdog_;
 
   mutable std::mutex mu_;  // guards the members below
   std::vector<SampleCallback> requests_;

@@ -35,8 +35,13 @@ nlohmann::json rail_json(const RailInfo& info, const RailValue& v, int64_t error
 nlohmann::json rails_json(const SensorInventory& inv, const Sample& latest, const SamplerStats& st) {
   nlohmann::json rails = nlohmann::json::array();
   for (size_t i = 0; i < inv.rails.size(); ++i) {
-    RailValue v = i < latest.values.size() ? latest.values[i] : RailValue{0, 0, 0, ENODATA};
-    rails.push_back(rail_json(inv.rails[i], v, i < st.read_errors.size() ? st.read_errors[i] : 0));
+    if (i >= latest.values.size()) {
+      rails.push_back({{"label", inv.rails[i].label}, {"driver", driver_name(inv.rails[i].driver)},
+                       {"device", inv.rails[i].device}, {"channel", inv.rails[i].channel}, {"errno", 0},
+                       {"error", "no reading yet"}, {"read_errors", 0}});
+      continue;
+    }
+    rails.push_back(rail_json(inv.rails[i], latest.values[i], i < st.read_errors.size() ? st.read_errors[i] : 0));
   }
   return rails;
 }
@@ -71,7 +76,7 @@ nlohmann::json sampler_json(const SamplerStats& st, int64_t period_ms) {
   return {{"period_ms", period_ms},       {"ticks", st.ticks},
           {"missed_ticks", st.missed_ticks}, {"extra_samples", st.extra_samples},
           {"max_lateness_ns", st.max_lateness_ns}, {"last_lateness_ns", st.last_lateness_ns},
-          {"last_read_ns", st.last_read_ns}};
+          {"last_read_ns", st.last_read_ns}, {"stalls", st.stalls}};
 }
 
 nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
