@@ -135,11 +135,8 @@ const char* driver_name(MonitorDriver driver) {
 SensorInventory discover_rails(const SysRoot& root) {
   SensorInventory inv;
   auto devices = root.list_dir(kI2cDevices);
-  if (!devices) {
-    inv.notes.push_back("No I2C devices under " + root.root_dir() + ": no power monitors.");
-    return inv;
-  }
-  for (const auto& dev : *devices) {
+  if (!devices) inv.notes.push_back("No I2C devices under " + root.root_dir() + ".");
+  for (const auto& dev : devices.value_or(std::vector<std::string>{})) {
     auto name = root.read_text(join_path(join_path(kI2cDevices, dev), "name"));
     if (!name) continue;
     if (*name == "ina3221x") discover_iio(root, dev, inv);

@@ -1,0 +1,236 @@
+// Golden discovery: for every board and L4T generation in the reference data,
+// the simulator builds the sysfs tree and libenergy's discovery must find
+// exactly the rails, drivers, module total, clock domains, thermal zones and
+// identity the reference describes. Nothing here is typed by hand: the
+// expectations come from the simulator's catalog of jetson-boards.yaml.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "energy/board.h"
+#include "energy/clocks.h"
+#include "energy/rails.h"
+#include "energysim/board_state.h"
+#include "energysim/board_tree.h"
+#include "energysim/catalog.h"
+#include "energysim/data_file.h"
+#include "energysim/materialize.h"
+
+namespace energy {
+namespace {
+
+struct Case {
+  sim::BoardSpec spec;
+  std::string dir;
+};
+
+const sim::Catalog& catalog() {
+  static const sim::Catalog cat = [] {
+    auto path = sim::locate_data_file({});
+    EXPECT_TRUE(path.ok());
+    auto c = sim::Catalog::load(*path);
+    EXPECT_TRUE(c.ok()) << c.error().describe();
+    return std::move(c).value();
+  }();
+  return cat;
+}
+
+std::string make_tree(const sim::BoardSpec& spec, const sim::TreeOptions& opts = {}) {
+  char tmpl[] = "/tmp/energy-golden-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  auto plan = sim::plan_tree(spec, opts);
+  auto tree = sim::build_board_tree(spec, *plan);
+  EXPECT_TRUE(tree.ok()) << tree.error().describe();
+  auto made = sim::materialize_tree(*tree, sim::idle_state(spec), dir + "/root",
+                                    {sim::ExistingRoot::kRefuse, spec.id, spec.l4t});
+  EXPECT_TRUE(made.ok()) << made.error().describe();
+  return dir;
+}
+
+bool is_rail(const sim::ChannelSpec& c) { return !c.disabled && !c.label.empty() && c.label != "NC"; }
+
+std::set<std::string> expected_labels(const sim::BoardSpec& spec) {
+  std::set<std::string> out;
+  for (const auto& m : spec.monitors) {
+    for (const auto& c : m.channels) {
+      if (is_rail(c)) out.insert(m.layout == sim::MonitorLayout::kIna238Hwmon ? "VIN" : c.label);
+    }
+  }
+  return out;
+}
+
+class GoldenDiscovery : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    auto [id, gen] = split(GetParam());
+    auto spec = catalog().find(id, gen);
+    ASSERT_TRUE(spec.ok()) << spec.error().describe();
+    spec_ = *spec;
+    dir_ = make_tree(spec_);
+    root_ = std::make_unique<SysRoot>(dir_ + "/root");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  static std::pair<std::string, int> split(const std::string& p) {
+    auto at = p.rfind('_');
+    return {p.substr(0, at), std::stoi(p.substr(at + 1))};
+  }
+  sim::BoardSpec spec_;
+  std::string dir_;
+  std::unique_ptr<SysRoot> root_;
+};
+
+TEST_P(GoldenDiscovery, FindsExactlyTheConnectedEnabledRailsByLabel) {
+  auto inv = discover_rails(*root_);
+  std::set<std::string> found;
+  for (const auto& r : inv.rails) found.insert(r.label);
+  EXPECT_EQ(found, expected_labels(spec_));
+  EXPECT_EQ(found.size(), inv.rails.size()) << "duplicate rails";
+}
+
+TEST_P(GoldenDiscovery, UsesTheDriverAndDeviceOfEachMonitor) {
+  auto inv = discover_rails(*root_);
+  for (const auto& r : inv.rails) {
+    bool matched = false;
+    for (const auto& m : spec_.monitors) {
+      if (m.device_name() == r.device) matched = std::string(driver_name(r.driver)) == sim::driver_name(m.layout);
+    }
+    EXPECT_TRUE(matched) << r.label << " on " << r.device << " read as " << driver_name(r.driver);
+  }
+}
+
+TEST_P(GoldenDiscovery, SkipsNotConnectedAndDisabledChannelsWithAReason) {
+  auto inv = discover_rails(*root_);
+  size_t expected = 0;
+  for (const auto& m : spec_.monitors) {
+    if (m.layout == sim::MonitorLayout::kIna238Hwmon) continue;
+    for (const auto& c : m.channels) expected += is_rail(c) ? 0u : 1u;
+  }
+  EXPECT_EQ(inv.skipped.size(), expected);
+  for (const auto& s : inv.skipped) EXPECT_FALSE(s.reason.empty());
+}
+
+TEST_P(GoldenDiscovery, ModuleTotalMatchesTheReference) {
+  auto inv = discover_rails(*root_);
+  std::vector<std::string> labels;
+  for (const auto& r : inv.rails) labels.push_back(r.label);
+  auto rule = select_total_rails(labels);
+  std::set<std::string> total;
+  for (size_t i : rule.rail_indices) total.insert(labels[i]);
+  std::set<std::string> want(spec_.total_rails.begin(), spec_.total_rails.end());
+  if (want.empty()) return;  // the reference names no total for this board
+  EXPECT_EQ(total, want) << rule.explanation;
+}
+
+TEST_P(GoldenDiscovery, ReadsIdleValuesInTheDriversUnits) {
+  auto inv = discover_rails(*root_);
+  auto state = sim::idle_state(spec_);
+  for (const auto& r : inv.rails) {
+    RailReader reader(*root_, r);
+    RailValue v = reader.read();
+    ASSERT_EQ(v.err, 0) << r.label << ": " << v.err;
+    EXPECT_GT(v.voltage_mv, 0) << r.label;
+    if (r.driver == MonitorDriver::kIna3221Hwmon) {
+      EXPECT_EQ(v.power_uw, int64_t{v.voltage_mv} * v.current_ma);
+    }
+    if (r.driver == MonitorDriver::kIna3221xIio) {
+      EXPECT_EQ(v.power_uw, int64_t{v.voltage_mv} * v.current_ma / 1000 * 1000) << r.label;
+    }
+  }
+}
+
+TEST_P(GoldenDiscovery, FindsEveryCpuPolicyAndGpu) {
+  auto clocks = discover_clocks(*root_);
+  size_t cpus = 0, gpus = 0;
+  for (const auto& d : clocks.domains) {
+    cpus += d.kind == DomainKind::kCpu ? 1 : 0;
+    gpus += d.kind == DomainKind::kGpu ? 1 : 0;
+    if (d.kind != DomainKind::kEmc) {
+      EXPECT_TRUE(d.writable) << d.name;
+    }
+    if (d.kind == DomainKind::kCpu) {
+      EXPECT_FALSE(d.available_hz.empty()) << d.name;
+    }
+  }
+  EXPECT_EQ(cpus, spec_.cpu.policies.size());
+  EXPECT_EQ(gpus, spec_.gpus.size());
+  EXPECT_EQ(clocks.thermal.size(), spec_.thermal_zones.size());
+}
+
+TEST_P(GoldenDiscovery, CpuPolicyStateIsReadInHertz) {
+  auto clocks = discover_clocks(*root_);
+  for (const auto& d : clocks.domains) {
+    if (d.kind != DomainKind::kCpu) continue;
+    auto st = read_domain(*root_, d);
+    ASSERT_TRUE(st.cur_hz.has_value()) << d.name << ": " << st.error;
+    EXPECT_EQ(*st.cur_hz % 1000, 0);
+    EXPECT_TRUE(std::binary_search(d.available_hz.begin(), d.available_hz.end(), *st.max_hz)) << d.name;
+    EXPECT_EQ(st.governor, spec_.cpu.default_governor);
+  }
+}
+
+TEST_P(GoldenDiscovery, IdentifiesTheBoardThroughTheAbsoluteDeviceTreeLink) {
+  auto id = identify_board(*root_);
+  EXPECT_EQ(id.model, spec_.identity.model);
+  EXPECT_EQ(id.l4t_release.substr(0, 2), std::to_string(spec_.l4t));
+}
+
+std::vector<std::string> all_boards() {
+  std::vector<std::string> out;
+  for (const auto& e : catalog().entries()) {
+    if (e.spec.ok()) out.push_back(e.board_id + "_" + std::to_string(e.l4t));
+  }
+  return out;
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBoards, GoldenDiscovery, ::testing::ValuesIn(all_boards()), param_name);
+
+TEST(GoldenDiscoveryCoverage, EveryRequiredBoardAndGenerationResolves) {
+  for (const char* p : {"jetson-nano-4gb_32", "jetson-tx2_32", "jetson-agx-xavier_32", "jetson-agx-xavier_35",
+                        "jetson-xavier-nx_35", "jetson-agx-orin_35", "jetson-agx-orin_36", "jetson-orin-nx_36",
+                        "jetson-orin-nano_36", "jetson-agx-thor_38"}) {
+    auto list = all_boards();
+    EXPECT_NE(std::find(list.begin(), list.end(), p), list.end()) << p;
+  }
+}
+
+TEST(GoldenDiscoveryEmpty, EmptyTreeIsANoSensorsStateNotAnError) {
+  char tmpl[] = "/tmp/energy-empty-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  SysRoot root(dir);
+  auto inv = discover_rails(root);
+  EXPECT_TRUE(inv.rails.empty());
+  ASSERT_FALSE(inv.notes.empty());
+  EXPECT_NE(inv.notes.back().find("No power-monitor rails"), std::string::npos);
+  auto clocks = discover_clocks(root);
+  EXPECT_TRUE(clocks.domains.empty());
+  EXPECT_FALSE(identify_board(root).known);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(GoldenDiscoveryRenumbered, HwmonNumbersDoNotMatter) {
+  auto spec = catalog().find("jetson-agx-orin", 36);
+  ASSERT_TRUE(spec.ok());
+  std::string a = make_tree(*spec);
+  std::string b = make_tree(*spec, sim::TreeOptions{7, 0});
+  auto ra = discover_rails(SysRoot(a + "/root"));
+  auto rb = discover_rails(SysRoot(b + "/root"));
+  ASSERT_EQ(ra.rails.size(), rb.rails.size());
+  for (size_t i = 0; i < ra.rails.size(); ++i) {
+    EXPECT_EQ(ra.rails[i].label, rb.rails[i].label);
+    EXPECT_NE(ra.rails[i].data_dir, rb.rails[i].data_dir);
+  }
+  std::filesystem::remove_all(a);
+  std::filesystem::remove_all(b);
+}
+
+}  // namespace
+}  // namespace energy
