@@ -212,7 +212,8 @@ TEST(BoardTree, SetRailRejectsAmbiguousDisabledAndUnknownNames) {
   Status nc = set_rail(state, test::board("jetson-agx-orin", 35), "NC", {0, 0});
   EXPECT_EQ(nc.error().code, ErrorCode::kInvalid);
   BoardState state36 = idle_state(test::board("jetson-agx-orin", 36));
-  EXPECT_EQ(set_rail(state36, test::board("jetson-agx-orin", 36), "1-0041:1", {0, 0}).error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(set_rail(state36, test::board("jetson-agx-orin", 36), "1-0041:1", {0, 0}).error().code,
+            ErrorCode::kInvalid);
   Status unknown = set_rail(state36, test::board("jetson-agx-orin", 36), "VDD_NOPE", {0, 0});
   EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
   EXPECT_NE(unknown.error().message.find("VDD_GPU_SOC"), std::string::npos) << "lists the rails";

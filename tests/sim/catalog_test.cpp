@@ -33,9 +33,9 @@ constexpr const char* kBoardHeader =
 
 TEST(Catalog, ResolvesEveryBoardAndGenerationTheSimulatorSupports) {
   const std::pair<const char*, int> entries[] = {
-      {"jetson-nano-4gb", 32},  {"jetson-tx2", 32},      {"jetson-agx-xavier", 32}, {"jetson-agx-xavier", 35},
-      {"jetson-xavier-nx", 32}, {"jetson-xavier-nx", 35}, {"jetson-agx-orin", 35},  {"jetson-agx-orin", 36},
-      {"jetson-orin-nx", 35},   {"jetson-orin-nx", 36},   {"jetson-orin-nano", 35}, {"jetson-orin-nano", 36},
+      {"jetson-nano-4gb", 32},  {"jetson-tx2", 32},       {"jetson-agx-xavier", 32}, {"jetson-agx-xavier", 35},
+      {"jetson-xavier-nx", 32}, {"jetson-xavier-nx", 35}, {"jetson-agx-orin", 35},   {"jetson-agx-orin", 36},
+      {"jetson-orin-nx", 35},   {"jetson-orin-nx", 36},   {"jetson-orin-nano", 35},  {"jetson-orin-nano", 36},
       {"jetson-agx-thor", 38},
   };
   for (const auto& [id, l4t] : entries) {
@@ -98,8 +98,8 @@ TEST(Catalog, MalformedYamlIsAParseErrorNamingTheFile) {
 
 TEST(Catalog, BadValueErrorNamesBoardGenerationAndKey) {
   test::TempDir dir;
-  Result<Catalog> catalog = load_text(dir, std::string(kBoardHeader) +
-                                                "          - {layout: ina3221_hwmon, bus: one, addr4: \"0040\"}\n");
+  Result<Catalog> catalog =
+      load_text(dir, std::string(kBoardHeader) + "          - {layout: ina3221_hwmon, bus: one, addr4: \"0040\"}\n");
   ASSERT_TRUE(catalog) << catalog.error().describe();
   Result<BoardSpec> spec = catalog->find("test-board", 36);
   ASSERT_FALSE(spec);
@@ -118,6 +118,19 @@ TEST(Catalog, UnknownLayoutIsNamed) {
   Result<BoardSpec> spec = catalog->find("test-board", 36);
   ASSERT_FALSE(spec);
   EXPECT_NE(spec.error().message.find("ina999"), std::string::npos) << spec.error().message;
+}
+
+TEST(Catalog, MonitorMustListEveryInputOfTheChip) {
+  test::TempDir dir;
+  Result<Catalog> catalog = load_text(dir, std::string(kBoardHeader) +
+                                               "          - layout: ina3221_hwmon\n"
+                                               "            bus: 1\n"
+                                               "            addr4: \"0040\"\n"
+                                               "            channels: [{index: 1, label: VDD_IN}]\n");
+  ASSERT_TRUE(catalog);
+  Result<BoardSpec> spec = catalog->find("test-board", 36);
+  ASSERT_FALSE(spec);
+  EXPECT_NE(spec.error().message.find("all 3 inputs"), std::string::npos) << spec.error().message;
 }
 
 TEST(Catalog, WrongSchemaVersionIsUnsupported) {
@@ -196,7 +209,8 @@ TEST(Catalog, ThorValuesTheReferenceLacksAreMarkedAsAssumptions) {
 }
 
 TEST(Catalog, ReleaseLineBelongsToTheGeneration) {
-  EXPECT_EQ(test::board("jetson-agx-xavier", 32).identity.nv_tegra_release.rfind("# R32 (release), REVISION: 4.4", 0), 0u);
+  EXPECT_EQ(test::board("jetson-agx-xavier", 32).identity.nv_tegra_release.rfind("# R32 (release), REVISION: 4.4", 0),
+            0u);
   EXPECT_EQ(test::board("jetson-agx-xavier", 35).identity.nv_tegra_release.rfind("# R35 (release)", 0), 0u);
   EXPECT_EQ(test::board("jetson-nano-4gb", 32).identity.model, "NVIDIA Jetson Nano Developer Kit");
 }

@@ -35,8 +35,8 @@ CliRun create(const test::TempDir& dir, std::vector<std::string> extra) {
 bool mentions(const CliRun& r, const std::string& text) { return r.err.find(text) != std::string::npos; }
 
 TEST(Cli, HelpPrintsUsageAndExitsZero) {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"}, {"help"}, {"help", "create"},
-                                               {"create", "--help"}, {"list", "-h"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--help"}, {"help"}, {"help", "create"}, {"create", "--help"}, {"list", "-h"}}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.code, kExitOk) << args.front();
     EXPECT_NE(r.out.find("Usage: energyd-sim"), std::string::npos);

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -22,38 +24,40 @@ using test::read_file;
 struct Golden {
   const char* board;
   int l4t;
-  const char* driver;                   // `name` of the first i2c monitor
-  const char* first_client;             // its <bus>-<addr4>
-  std::vector<std::string> labels;      // every label / rail_name file, in monitor order
-  std::vector<std::string> devfreq;     // GPU devfreq names
-  const char* of_node;                  // device/of_node/name; "" = none
+  const char* driver;                // `name` of the first i2c monitor
+  const char* first_client;          // its <bus>-<addr4>
+  std::vector<std::string> labels;   // every label / rail_name file, in monitor order
+  std::vector<std::string> devfreq;  // GPU devfreq names
+  const char* of_node;               // device/of_node/name; "" = none
   int policies;
   int cpus;
 };
 
+const std::vector<std::string> kNanoRails = {"POM_5V_GPU", "POM_5V_IN", "POM_5V_CPU"};
+const std::vector<std::string> kTx2Rails = {"VDD_SYS_GPU", "VDD_SYS_SOC",    "VDD_4V0_WIFI", "VDD_IN",
+                                            "VDD_SYS_CPU", "VDD_SYS_DDR",    "VDD_MUX",      "VDD_5V0_IO_SYS",
+                                            "VDD_3V3_SYS", "VDD_3V3_IO_SLP", "VDD_1V8_IO",   "VDD_3V3_SYS_M2"};
 const std::vector<std::string> kXavierRails = {"GPU", "CPU", "SOC", "CV", "VDDRQ", "SYS5V"};
 const std::vector<std::string> kModuleRails = {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"};
+const std::vector<std::string> kOrin35Rails = {"VDD_GPU_SOC", "VDD_CPU_CV",      "VIN_SYS_5V0",
+                                               "NC",          "VDDQ_VDD2_1V8AO", "NC"};
+const std::vector<std::string> kOrin36Rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0", "VDDQ_VDD2_1V8AO"};
+const std::vector<std::string> kThorRails = {"VDD_GPU", "VDD_CPU_SOC_MSS", "VIN_SYS_5V0"};  // INA238: no label
 
 const Golden kGoldens[] = {
-    {"jetson-nano-4gb", 32, "ina3221x", "6-0040", {"POM_5V_GPU", "POM_5V_IN", "POM_5V_CPU"}, {"57000000.gpu"}, "gpu", 1, 4},
-    {"jetson-tx2", 32, "ina3221x", "0-0040",
-     {"VDD_SYS_GPU", "VDD_SYS_SOC", "VDD_4V0_WIFI", "VDD_IN", "VDD_SYS_CPU", "VDD_SYS_DDR", "VDD_MUX", "VDD_5V0_IO_SYS",
-      "VDD_3V3_SYS", "VDD_3V3_IO_SLP", "VDD_1V8_IO", "VDD_3V3_SYS_M2"},
-     {"17000000.gp10b"}, "gp10b", 2, 6},
+    {"jetson-nano-4gb", 32, "ina3221x", "6-0040", kNanoRails, {"57000000.gpu"}, "gpu", 1, 4},
+    {"jetson-tx2", 32, "ina3221x", "0-0040", kTx2Rails, {"17000000.gp10b"}, "gp10b", 2, 6},
     {"jetson-agx-xavier", 32, "ina3221x", "1-0040", kXavierRails, {"17000000.gv11b"}, "gv11b", 4, 8},
     {"jetson-agx-xavier", 35, "ina3221", "1-0040", kXavierRails, {"17000000.gv11b"}, "gv11b", 4, 8},
     {"jetson-xavier-nx", 32, "ina3221x", "7-0040", kModuleRails, {"17000000.gv11b"}, "gv11b", 3, 6},
     {"jetson-xavier-nx", 35, "ina3221", "7-0040", kModuleRails, {"17000000.gv11b"}, "gv11b", 3, 6},
-    {"jetson-agx-orin", 35, "ina3221", "1-0040", {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0", "NC", "VDDQ_VDD2_1V8AO", "NC"},
-     {"17000000.ga10b"}, "ga10b", 3, 12},
-    {"jetson-agx-orin", 36, "ina3221", "1-0040", {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0", "VDDQ_VDD2_1V8AO"},
-     {"17000000.gpu"}, "gpu", 3, 12},
+    {"jetson-agx-orin", 35, "ina3221", "1-0040", kOrin35Rails, {"17000000.ga10b"}, "ga10b", 3, 12},
+    {"jetson-agx-orin", 36, "ina3221", "1-0040", kOrin36Rails, {"17000000.gpu"}, "gpu", 3, 12},
     {"jetson-orin-nx", 35, "ina3221", "1-0040", kModuleRails, {"17000000.ga10b"}, "ga10b", 2, 8},
     {"jetson-orin-nx", 36, "ina3221", "1-0040", kModuleRails, {"17000000.gpu"}, "gpu", 2, 8},
     {"jetson-orin-nano", 35, "ina3221", "1-0040", kModuleRails, {"17000000.ga10b"}, "ga10b", 2, 6},
     {"jetson-orin-nano", 36, "ina3221", "1-0040", kModuleRails, {"17000000.gpu"}, "gpu", 2, 6},
-    {"jetson-agx-thor", 38, "ina3221", "1-0040", {"VDD_GPU", "VDD_CPU_SOC_MSS", "VIN_SYS_5V0"}, {"gpu-gpc-0", "gpu-nvd-0"},
-     "", 14, 14},
+    {"jetson-agx-thor", 38, "ina3221", "1-0040", kThorRails, {"gpu-gpc-0", "gpu-nvd-0"}, "", 14, 14},
 };
 
 std::int64_t number(const std::string& text) { return std::stoll(text); }
@@ -68,28 +72,42 @@ std::vector<std::int64_t> numbers(const std::string& text) {
 // INA3221 arithmetic written out independently of the simulator's chip model.
 std::int64_t on_step(double value, double step) { return std::llround(value / step) * static_cast<std::int64_t>(step); }
 
+// One materialised tree per board x generation, shared by that entry's tests
+// (which only read it) and removed at exit: creating ~500 files per tree is
+// what takes the time.
+struct Materialized {
+  test::TempDir dir;
+  test::BuiltBoard built;
+  BoardState state;
+};
+
+const Materialized& materialized(const Golden& g) {
+  static std::map<std::string, std::unique_ptr<Materialized>> cache;
+  std::unique_ptr<Materialized>& entry = cache[std::string(g.board) + "/" + std::to_string(g.l4t)];
+  if (entry) return *entry;
+  test::BuiltBoard built = test::build(g.board, g.l4t);
+  BoardState state = idle_state(built.spec);
+  entry.reset(new Materialized{test::TempDir(), std::move(built), std::move(state)});
+  Result<MaterializeReport> report =
+      materialize_tree(entry->built.tree, entry->state, entry->dir.path(), {ExistingRoot::kRefuse, g.board, g.l4t});
+  if (!report) ADD_FAILURE() << report.error().describe();
+  return *entry;
+}
+
 class GoldenBoard : public ::testing::TestWithParam<Golden> {
  protected:
-  void SetUp() override {
-    built_ = std::make_unique<test::BuiltBoard>(test::build(GetParam().board, GetParam().l4t));
-    state_ = idle_state(built_->spec);
-    Result<MaterializeReport> report =
-        materialize_tree(built_->tree, state_, dir_.path(), {ExistingRoot::kRefuse, GetParam().board, GetParam().l4t});
-    ASSERT_TRUE(report) << report.error().describe();
-  }
-  std::string at(const std::string& tree_path) const { return dir_.path() + tree_path; }
+  void SetUp() override { m_ = &materialized(GetParam()); }
+  std::string at(const std::string& tree_path) const { return m_->dir.path() + tree_path; }
   std::string file(const std::string& tree_path) const { return read_file(at(tree_path)); }
-  const RailState& rail(const RailFiles& f) const { return state_.rails.at(f.rail_id); }
-  std::vector<RailFiles> rails() const { return rail_files(built_->spec, built_->plan); }
+  const RailState& rail(const RailFiles& f) const { return m_->state.rails.at(f.rail_id); }
+  std::vector<RailFiles> rails() const { return rail_files(m_->built.spec, m_->built.plan); }
   const ChannelSpec& channel(const RailFiles& f) const;
 
-  test::TempDir dir_;
-  std::unique_ptr<test::BuiltBoard> built_;
-  BoardState state_;
+  const Materialized* m_ = nullptr;
 };
 
 const ChannelSpec& GoldenBoard::channel(const RailFiles& f) const {
-  for (const PowerMonitorSpec& m : built_->spec.monitors) {
+  for (const PowerMonitorSpec& m : m_->built.spec.monitors) {
     for (const ChannelSpec& c : m.channels) {
       if (rail_id(m, c) == f.rail_id) return c;
     }
@@ -145,7 +163,7 @@ TEST_P(GoldenBoard, RailFilesHoldValuesInTheUnitsOfTheirDriver) {
 }
 
 TEST_P(GoldenBoard, SymlinksAreRelativeAndResolveInsideTheRoot) {
-  const fs::path root = fs::canonical(dir_.path());
+  const fs::path root = fs::canonical(m_->dir.path());
   int links = 0;
   for (const fs::directory_entry& entry : fs::recursive_directory_iterator(root)) {
     if (!entry.is_symlink() || entry.path() == root / "proc/device-tree") continue;
@@ -251,7 +269,8 @@ TEST_P(GoldenBoard, ReleaseFileNamesTheGeneration) {
 TEST_P(GoldenBoard, MarkerNamesBoardAndGeneration) {
   const std::string marker = file("/.energyd-sim");
   EXPECT_EQ(marker.rfind("energyd-sim 1\nboard " + std::string(GetParam().board) + "\nl4t " +
-                             std::to_string(GetParam().l4t) + "\n", 0),
+                             std::to_string(GetParam().l4t) + "\n",
+                         0),
             0u)
       << marker;
 }

@@ -1,13 +1,14 @@
 #include "sim_test_util.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <stdlib.h>
 
 namespace energy::sim::test {
 

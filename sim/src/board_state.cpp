@@ -1,0 +1,79 @@
+#include "energysim/board_state.h"
+
+#include <algorithm>
+
+namespace energy::sim {
+namespace {
+
+struct RailMatch {
+  std::vector<std::string> ids;
+  bool disabled = false;
+};
+
+RailMatch match_rails(const BoardSpec& spec, std::string_view name) {
+  RailMatch match;
+  for (const PowerMonitorSpec& m : spec.monitors) {
+    for (const ChannelSpec& c : m.channels) {
+      if (c.label != name && rail_id(m, c) != name) continue;
+      match.ids.push_back(rail_id(m, c));
+      match.disabled = match.disabled || c.disabled;
+    }
+  }
+  return match;
+}
+
+std::string rail_names(const BoardSpec& spec) {
+  std::string out;
+  for (const PowerMonitorSpec& m : spec.monitors) {
+    for (const ChannelSpec& c : m.channels) {
+      if (!c.disabled) out += (out.empty() ? "" : ", ") + (c.label.empty() ? rail_id(m, c) : c.label);
+    }
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
+BoardState idle_state(const BoardSpec& spec) {
+  BoardState state;
+  for (const PowerMonitorSpec& m : spec.monitors) {
+    for (const ChannelSpec& c : m.channels) state.rails[rail_id(m, c)] = RailState{c.idle_mv, c.idle_ma};
+  }
+  const std::uint32_t max_khz = spec.cpu.available_khz.empty() ? 0 : spec.cpu.available_khz.back();
+  for (const CpuPolicySpec& p : spec.cpu.policies) {
+    state.policies[p.policy] =
+        CpuPolicyState{spec.cpu.floor_khz, max_khz, spec.cpu.floor_khz, spec.cpu.default_governor};
+  }
+  for (int cpu : spec.cpu.all_cpus()) state.cpu_online[cpu] = true;
+  for (const GpuSpec& g : spec.gpus) {
+    const std::uint64_t min_hz = g.available_hz.empty() ? 0 : g.available_hz.front();
+    const std::uint64_t cur_hz = g.idle_gated ? 0 : min_hz;
+    state.gpus[g.devfreq_name] = GpuState{min_hz, g.default_max_hz, cur_hz, g.default_governor, 0};
+  }
+  for (const ThermalZoneSpec& zone : spec.thermal_zones) state.thermal_mc.push_back(zone.idle_mc);
+  return state;
+}
+
+Status set_rail(BoardState& state, const BoardSpec& spec, std::string_view name, RailState value) {
+  const RailMatch match = match_rails(spec, name);
+  const std::string quoted = "'" + std::string(name) + "'";
+  if (match.ids.empty()) {
+    return make_error(ErrorCode::kNotFound,
+                      "no rail " + quoted + " on " + spec.id + " (rails: " + rail_names(spec) + ")");
+  }
+  if (match.ids.size() > 1) {
+    return make_error(ErrorCode::kInvalid,
+                      quoted + " names several channels (" + joined(match.ids) + "); use a rail id");
+  }
+  if (match.disabled) return make_error(ErrorCode::kInvalid, "rail " + quoted + " is disabled in the device tree");
+  state.rails[match.ids.front()] = value;
+  return ok_status();
+}
+
+}  // namespace energy::sim

@@ -1,0 +1,43 @@
+// Internal to the board tree builder: one function per subsystem, each adding
+// its nodes to the Tree (conflicts accumulate in the Tree's status), plus the
+// small formatting helpers they share. File modes follow the reference.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "energysim/board_spec.h"
+#include "energysim/board_tree.h"
+#include "energysim/tree.h"
+
+namespace energy::sim {
+
+inline constexpr std::uint32_t kModeReadOnly = 0444;
+inline constexpr std::uint32_t kModeReadWrite = 0644;
+inline constexpr std::uint32_t kModeRootOnly = 0600;  // L4T 32 rail_name / limits / ui_input
+inline constexpr std::uint32_t kModeRootRead = 0400;  // cpuinfo_cur_freq
+
+// Every sysfs value ends with one newline.
+inline std::string line(std::string_view text) { return std::string(text) + "\n"; }
+template <typename Number>
+std::string line_of(Number value) {
+  return std::to_string(value) + "\n";
+}
+
+// A failed read as the driver reports it: errno plus what failed.
+Error read_error(int sys_errno, const std::string& what);
+
+// Content computed from the state of rail `id`; EIO when the state lacks it.
+ContentFn rail_content(std::string id, std::function<std::string(const RailState&)> format);
+
+void add_i2c_adapters(Tree& tree, const BoardSpec& spec);
+void add_power_monitor(Tree& tree, const PowerMonitorSpec& monitor, const MonitorPlacement& placement);
+void add_cpufreq(Tree& tree, const CpuSpec& cpu);
+void add_gpu(Tree& tree, const GpuSpec& gpu);
+void add_thermal_zones(Tree& tree, const BoardSpec& spec, const TreePlan& plan);
+void add_fan(Tree& tree, FanLayout layout, const TreePlan& plan);
+void add_identity(Tree& tree, const IdentitySpec& identity);
+
+}  // namespace energy::sim
