@@ -29,7 +29,6 @@ constexpr int kBusyTimeoutMs = 5000;
 // A read blocked longer than max(period / 2, this) is quarantined. INA3221
 // hwmon reads legitimately wait up to two conversion periods (~14 ms).
 constexpr int64_t kMinStallLimitMs = 20;
-constexpr size_t kMaxQueuedSamples = 600'000;  // ~1 h of 100 ms sweeps kept in memory if the disk stalls
 
 Status block_stop_signals() {
   sigset_t set;
@@ -151,11 +150,19 @@ Status DaemonImpl::open_storage() {
   if (!ids) return ids.take_error();
   auto st = close_other_boots_runs(**store, *boot);
   if (!st) return st;
+  auto resume = (*store)->resume_cursors(*boot, *ids);
+  if (!resume) return resume.take_error();
   auto reader = Store::open(database_path(config_), StoreRole::kReader, kBusyTimeoutMs);
   if (!reader) return reader.take_error();
   reader_ = std::move(reader).value();
-  writer_ = std::make_unique<StorageWriter>(std::move(store).value(), *boot, std::move(ids).value(),
-                                            std::chrono::milliseconds(config_.flush_interval_ms), kMaxQueuedSamples);
+  std::vector<ChunkRail> layout;
+  for (size_t i = 0; i < ids->size(); ++i) {
+    layout.push_back(ChunkRail{(*ids)[i], power_unit_uw(status_.inventory.rails[i].driver)});
+  }
+  WriterOptions options;
+  options.flush_interval = std::chrono::milliseconds(config_.flush_interval_ms);
+  writer_ = std::make_unique<StorageWriter>(std::move(store).value(), *boot, std::move(layout),
+                                            std::move(resume).value(), options);
   return ok_status();
 }
 

@@ -4,13 +4,12 @@
 
 namespace energy::daemon {
 
-StorageWriter::StorageWriter(std::unique_ptr<Store> store, int64_t boot, std::vector<int64_t> rail_ids,
-                             std::chrono::milliseconds flush_interval, size_t max_queued_samples)
+StorageWriter::StorageWriter(std::unique_ptr<Store> store, int64_t boot, std::vector<ChunkRail> rails,
+                             std::vector<RailCursor> resume, WriterOptions options)
     : store_(std::move(store)),
       boot_(boot),
-      rail_ids_(std::move(rail_ids)),
-      flush_interval_(flush_interval),
-      max_queued_samples_(max_queued_samples) {}
+      options_(options),
+      chunker_(boot, std::move(rails), options.chunk_sweeps, std::move(resume)) {}
 
 StorageWriter::~StorageWriter() { stop(); }
 
@@ -28,20 +27,7 @@ void StorageWriter::stop() {
 
 void StorageWriter::push_sample(const Sample& sample) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (queued_samples_ >= max_queued_samples_) {
-    // Drop the oldest sample, never a mark: marks were acknowledged to nobody yet
-    // but a user waits on each of them.
-    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-      if (std::holds_alternative<Sample>(*it)) {
-        queue_.erase(it);
-        --queued_samples_;
-        ++stats_.dropped_samples;
-        break;
-      }
-    }
-  }
   queue_.emplace_back(sample);
-  ++queued_samples_;
 }
 
 void StorageWriter::push_mark(MarkOp op) {
@@ -56,68 +42,97 @@ void StorageWriter::push_mark(MarkOp op) {
 WriterStats StorageWriter::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   WriterStats s = stats_;
-  s.queued = static_cast<int64_t>(queued_samples_);
+  for (const auto& item : queue_) s.queued += std::holds_alternative<Sample>(item) ? 1 : 0;
   return s;
 }
 
 void StorageWriter::loop() {
-  auto next_flush = std::chrono::steady_clock::now() + flush_interval_;
+  auto next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait_until(lock, next_flush, [this] { return stopping_ || mark_waiting_; });
     bool last = stopping_;
     std::deque<Item> batch;
     batch.swap(queue_);
-    queued_samples_ = 0;
     mark_waiting_ = false;
     lock.unlock();
-    bool ok = flush(batch);
+    absorb(batch);
+    flush();
     lock.lock();
-    if (!ok) {  // put the batch back in front of newer items; retried next time
-      for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
-        if (std::holds_alternative<Sample>(*it)) ++queued_samples_;
-        queue_.push_front(std::move(*it));
-      }
-    }
     if (last) break;
-    next_flush = std::chrono::steady_clock::now() + flush_interval_;
+    next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
   }
 }
 
-// Writes one batch in one transaction; completions run after the commit.
-bool StorageWriter::flush(std::deque<Item>& batch) {
-  if (batch.empty()) return true;
-  std::vector<std::pair<MarkOp*, RunRecord>> marks;
-  Status st = write_batch(batch, marks);
+// Samples go into the chunker (never lost to a failed commit); marks wait
+// in order behind the samples that preceded them.
+void StorageWriter::absorb(std::deque<Item>& batch) {
+  for (auto& item : batch) {
+    if (auto* s = std::get_if<Sample>(&item)) {
+      chunker_.add(*s);
+      ++uncommitted_sweeps_;
+      for (auto& c : chunker_.take_closed()) pending_.push_back(std::move(c));
+    }
+    if (auto* m = std::get_if<MarkOp>(&item)) marks_.push_back(std::move(*m));
+  }
+  bound_pending();
+}
+
+void StorageWriter::bound_pending() {
+  int64_t dropped = 0;
+  while (pending_.size() > options_.max_pending_chunks) {
+    dropped += pending_.front().sweeps;
+    pending_.erase(pending_.begin());
+  }
+  if (dropped == 0) return;
+  uncommitted_sweeps_ -= dropped;
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.dropped_samples += dropped;
+}
+
+// One transaction: pending chunks, the open chunk, then marks in order.
+bool StorageWriter::flush() {
+  if (uncommitted_sweeps_ == 0 && marks_.empty() && pending_.empty()) return true;
+  std::vector<std::pair<MarkOp*, RunRecord>> done;
+  Status st = write_pending(done);
   std::lock_guard<std::mutex> lock(mu_);
   if (!st) {
-    ++stats_.failed_commits;
-    stats_.last_error = st.error().describe();
-    spdlog::warn("storage: cannot commit {} queued items: {}; will retry", batch.size(), stats_.last_error);
     (void)store_->rollback();  // ends the failed transaction; nothing of it was stored
+    ++stats_.failed_commits;
+    if (stats_.last_error != st.error().describe()) {
+      spdlog::warn("storage: cannot commit ({}); keeping data in memory and retrying", st.error().describe());
+    }
+    stats_.last_error = st.error().describe();
     return false;
   }
+  if (!stats_.last_error.empty()) spdlog::info("storage: writing again");
   ++stats_.commits;
   stats_.last_error.clear();
-  for (auto& item : batch) {
-    if (std::holds_alternative<Sample>(item)) ++stats_.samples_written;
-  }
-  for (auto& [op, rec] : marks) op->done(rec);
+  stats_.samples_written += uncommitted_sweeps_;
+  uncommitted_sweeps_ = 0;
+  pending_.clear();
+  for (auto& [op, rec] : done) op->done(rec);
+  marks_.clear();
   return true;
 }
 
-Status StorageWriter::write_batch(std::deque<Item>& batch, std::vector<std::pair<MarkOp*, RunRecord>>& marks) {
+Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done) {
   auto st = store_->begin();
   if (!st) return st;
-  for (auto& item : batch) {
-    if (auto* s = std::get_if<Sample>(&item)) st = store_->append(boot_, *s, rail_ids_);
-    if (auto* m = std::get_if<MarkOp>(&item)) st = write_mark(*m, marks);
+  for (const auto& c : pending_) {
+    st = store_->put_chunk(c);
+    if (!st) return st;
+  }
+  st = store_->put_chunk(chunker_.open_chunk());
+  if (!st) return st;
+  for (auto& m : marks_) {
+    st = write_mark(m, done);
     if (!st) return st;
   }
   return store_->commit();
 }
 
-Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& marks) {
+Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done) {
   RunRecord rec = op.run;
   rec.boot = boot_;
   if (op.kind == MarkOp::Kind::kStart) {
@@ -129,7 +144,7 @@ Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunR
     if (!st) return st;
     rec.state = RunState::kStopped;
   }
-  marks.emplace_back(&op, rec);
+  done.emplace_back(&op, rec);
   return ok_status();
 }
 

@@ -2,11 +2,14 @@
 // own thread, in batched transactions, so that an fsync that takes a second
 // delays no tick.
 //
-// Samples are committed every flush interval. A mark is committed together
-// with every sample before it, and its completion runs only after the
-// commit: an acknowledged mark is on disk. If the database refuses a batch,
-// the items stay queued (bounded; the oldest samples beyond the bound are
-// dropped and counted) and the batch is retried on the next flush.
+// Samples go into a Chunker (the raw tier's format). Every flush interval one
+// transaction writes the chunks closed since the last commit and rewrites the
+// open one. A mark is committed together with every sample before it, and
+// its completion runs only after the commit: an acknowledged mark is on disk.
+// If the database refuses a transaction, nothing is lost yet: the closed
+// chunks and marks stay pending and the next flush retries them. Pending
+// chunks are bounded; beyond the bound the oldest are dropped and their
+// sweeps counted.
 //
 // Thread-safety: push_* and stats from any thread; start/stop from the owner.
 #pragma once
@@ -22,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "energy/chunker.h"
 #include "energy/store.h"
 #include "sampler.h"
 
@@ -37,18 +41,24 @@ struct MarkOp {
 };
 
 struct WriterStats {
-  int64_t samples_written = 0;
+  int64_t samples_written = 0;   // sweeps committed
   int64_t commits = 0;
-  int64_t queued = 0;
-  int64_t dropped_samples = 0;
+  int64_t queued = 0;            // sweeps received but not yet committed
+  int64_t dropped_samples = 0;   // sweeps lost to the pending bound
   int64_t failed_commits = 0;
-  std::string last_error;  // empty while healthy
+  std::string last_error;        // empty while healthy
+};
+
+struct WriterOptions {
+  std::chrono::milliseconds flush_interval{1000};
+  int64_t chunk_sweeps = 600;          // sweeps per raw-tier chunk (1 min at 100 ms)
+  size_t max_pending_chunks = 240;     // closed chunks kept while the database refuses writes
 };
 
 class StorageWriter final : public SampleSink {
  public:
-  StorageWriter(std::unique_ptr<Store> store, int64_t boot, std::vector<int64_t> rail_ids,
-                std::chrono::milliseconds flush_interval, size_t max_queued_samples);
+  StorageWriter(std::unique_ptr<Store> store, int64_t boot, std::vector<ChunkRail> rails,
+                std::vector<RailCursor> resume, WriterOptions options);
   ~StorageWriter() override;
 
   void start();
@@ -61,21 +71,24 @@ class StorageWriter final : public SampleSink {
  private:
   using Item = std::variant<Sample, MarkOp>;
   void loop();
-  bool flush(std::deque<Item>& batch);
-  Status write_batch(std::deque<Item>& batch, std::vector<std::pair<MarkOp*, RunRecord>>& marks);
-  Status write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& marks);
+  void absorb(std::deque<Item>& batch);
+  bool flush();
+  Status write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done);
+  Status write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done);
+  void bound_pending();
 
   std::unique_ptr<Store> store_;
   int64_t boot_;
-  std::vector<int64_t> rail_ids_;
-  std::chrono::milliseconds flush_interval_;
-  size_t max_queued_samples_;
+  WriterOptions options_;
+  Chunker chunker_;                 // writer thread only
+  std::vector<Chunk> pending_;      // closed chunks not yet committed (writer thread only)
+  std::deque<MarkOp> marks_;        // marks not yet committed (writer thread only)
+  int64_t uncommitted_sweeps_ = 0;  // writer thread only
   std::thread thread_;
 
   mutable std::mutex mu_;  // guards the members below
   std::condition_variable cv_;
   std::deque<Item> queue_;
-  size_t queued_samples_ = 0;
   bool mark_waiting_ = false;
   bool stopping_ = false;
   WriterStats stats_;

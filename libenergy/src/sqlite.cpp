@@ -31,6 +31,14 @@ Status Db::exec(std::string_view sql) {
   return make_error(ErrorCode::kStorage, "sql failed (" + detail + "): " + text.substr(0, 80));
 }
 
+Result<int64_t> Db::query_int(std::string_view sql, int64_t fallback) {
+  auto st = prepare(sql);
+  if (!st) return st.take_error();
+  auto r = st->step();
+  if (!r) return r.take_error();
+  return *r == StepResult::kRow && !st->null_at(0) ? st->int_at(0) : fallback;
+}
+
 Result<Stmt> Db::prepare(std::string_view sql) {
   sqlite3_stmt* s = nullptr;
   int rc = sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()), &s, nullptr);
@@ -45,6 +53,16 @@ Stmt& Stmt::bind(int index, int64_t v) {
 
 Stmt& Stmt::bind(int index, std::string_view v) {
   sqlite3_bind_text(stmt_.get(), index, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+Stmt& Stmt::bind(int index, double v) {
+  sqlite3_bind_double(stmt_.get(), index, v);
+  return *this;
+}
+
+Stmt& Stmt::bind_blob(int index, const std::string& v) {
+  sqlite3_bind_blob(stmt_.get(), index, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   return *this;
 }
 
@@ -76,6 +94,12 @@ Status Stmt::run() {
 void Stmt::reset() {
   sqlite3_reset(stmt_.get());
   sqlite3_clear_bindings(stmt_.get());
+}
+
+std::string Stmt::blob_at(int col) const {
+  const void* p = sqlite3_column_blob(stmt_.get(), col);
+  int n = sqlite3_column_bytes(stmt_.get(), col);
+  return p != nullptr ? std::string(static_cast<const char*>(p), static_cast<size_t>(n)) : std::string();
 }
 
 std::string Stmt::text_at(int col) const {

@@ -33,6 +33,8 @@ class Db {
  public:
   static Result<Db> open(const std::string& path, OpenMode mode);
   Status exec(std::string_view sql);
+  // The first column of the first row, or `fallback` when there is no row or it is NULL.
+  Result<int64_t> query_int(std::string_view sql, int64_t fallback = 0);
   Result<Stmt> prepare(std::string_view sql);
   Error error(std::string_view what) const;
   int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_.get()); }
@@ -49,6 +51,8 @@ class Stmt {
   Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), stmt_(s) {}
   Stmt& bind(int index, int64_t v);
   Stmt& bind(int index, std::string_view v);
+  Stmt& bind(int index, double v);
+  Stmt& bind_blob(int index, const std::string& v);
   Stmt& bind_null(int index);
   Result<StepResult> step();
   Status run();  // step to completion, then reset
@@ -56,6 +60,8 @@ class Stmt {
   int64_t int_at(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
   bool null_at(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
   std::string text_at(int col) const;
+  std::string blob_at(int col) const;
+  double double_at(int col) const { return sqlite3_column_double(stmt_.get(), col); }
 
  private:
   sqlite3* db_;

@@ -5,7 +5,9 @@
 namespace energy {
 namespace {
 
-// Version 1. Later versions append migrations; never edit a shipped one.
+// Migrations run in order from the database's user_version; never edit one
+// that has shipped. A fresh database runs them all, so every migration is
+// exercised by every test that opens a store.
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE boots(id INTEGER PRIMARY KEY, boot_id TEXT NOT NULL UNIQUE, first_wall_ns INTEGER NOT NULL);
@@ -55,14 +57,6 @@ Result<std::vector<RunRecord>> collect_runs(sql::Stmt& st) {
   return out;
 }
 
-Result<int64_t> single_int(sql::Db& db, std::string_view q) {
-  auto st = db.prepare(q);
-  if (!st) return st.take_error();
-  auto r = st->step();
-  if (!r) return r.take_error();
-  return *r == sql::StepResult::kRow ? st->int_at(0) : 0;
-}
-
 }  // namespace
 
 const char* run_state_name(RunState s) {
@@ -94,15 +88,18 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
 }
 
 Status Store::migrate() {
-  auto version = single_int(*db_, "PRAGMA user_version");
+  auto version = db_->query_int("PRAGMA user_version");
   if (!version) return version.take_error();
   if (*version > kSchemaVersion) {
     return make_error(ErrorCode::kStorage, "database schema version " + std::to_string(*version) +
                                                " is newer than this energyd (" + std::to_string(kSchemaVersion) + ")");
   }
-  if (*version == kSchemaVersion) return ok_status();
-  std::string script = std::string("BEGIN;") + kSchemaV1 + "PRAGMA user_version=1; COMMIT;";
-  return db_->exec(script);
+  if (*version < 1) {
+    auto st = db_->exec(std::string("BEGIN;") + kSchemaV1 + "PRAGMA user_version=1; COMMIT;");
+    if (!st) return st;
+  }
+  if (*version < 2) return migrate_v1_to_v2();
+  return ok_status();
 }
 
 Result<int64_t> Store::ensure_boot(const std::string& boot_id, int64_t wall_ns) {
@@ -117,15 +114,25 @@ Result<int64_t> Store::ensure_boot(const std::string& boot_id, int64_t wall_ns) 
   return sel->int_at(0);
 }
 
+int64_t power_unit_uw(MonitorDriver driver) {
+  switch (driver) {
+    case MonitorDriver::kIna3221xIio: return 1000;  // in_power<c>_input is mW
+    case MonitorDriver::kIna238Hwmon: return 1;     // power1_input is uW
+    case MonitorDriver::kIna3221Hwmon: return 0;    // no power file
+  }
+  return 0;
+}
+
 Result<std::vector<int64_t>> Store::ensure_rails(const std::vector<RailInfo>& rails) {
-  auto ins = db_->prepare("INSERT INTO rails(label, driver, device, channel) VALUES(?1, ?2, ?3, ?4) "
-                          "ON CONFLICT(label) DO UPDATE SET driver=?2, device=?3, channel=?4");
+  auto ins = db_->prepare("INSERT INTO rails(label, driver, device, channel, power_unit_uw) VALUES(?1, ?2, ?3, ?4, ?5) "
+                          "ON CONFLICT(label) DO UPDATE SET driver=?2, device=?3, channel=?4, power_unit_uw=?5");
   auto sel = db_->prepare("SELECT id FROM rails WHERE label = ?1");
   if (!ins) return ins.take_error();
   if (!sel) return sel.take_error();
   std::vector<int64_t> ids;
   for (const auto& r : rails) {
-    auto done = ins->bind(1, r.label).bind(2, driver_name(r.driver)).bind(3, r.device).bind(4, int64_t{r.channel}).run();
+    ins->bind(1, r.label).bind(2, driver_name(r.driver)).bind(3, r.device).bind(4, int64_t{r.channel});
+    auto done = ins->bind(5, power_unit_uw(r.driver)).run();
     if (!done) return done.take_error();
     auto row = sel->bind(1, r.label).step();
     if (!row) return row.take_error();
@@ -138,21 +145,6 @@ Result<std::vector<int64_t>> Store::ensure_rails(const std::vector<RailInfo>& ra
 Status Store::begin() { return db_->exec("BEGIN"); }
 Status Store::commit() { return db_->exec("COMMIT"); }
 Status Store::rollback() { return db_->exec("ROLLBACK"); }
-
-Status Store::append(int64_t boot, const Sample& sample, const std::vector<int64_t>& rail_ids) {
-  auto st = db_->prepare(
-      "INSERT OR REPLACE INTO samples(boot, rail, t_ns, wall_ns, power_uw, voltage_mv, current_ma, err) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  if (!st) return st.take_error();
-  for (size_t i = 0; i < sample.values.size() && i < rail_ids.size(); ++i) {
-    const RailValue& v = sample.values[i];
-    st->bind(1, boot).bind(2, rail_ids[i]).bind(3, sample.t_ns).bind(4, sample.wall_ns);
-    st->bind(5, v.power_uw).bind(6, int64_t{v.voltage_mv}).bind(7, int64_t{v.current_ma}).bind(8, int64_t{v.err});
-    auto done = st->run();
-    if (!done) return done;
-  }
-  return ok_status();
-}
 
 Result<int64_t> Store::insert_run(const RunRecord& run) {
   auto st = db_->prepare(
@@ -188,47 +180,17 @@ Result<std::optional<RunRecord>> Store::run_by_id(int64_t id) {
 }
 
 Result<std::vector<StoredRail>> Store::rails() {
-  auto st = db_->prepare("SELECT id, label, driver, device, channel FROM rails ORDER BY id");
+  auto st = db_->prepare("SELECT id, label, driver, device, channel, power_unit_uw FROM rails ORDER BY id");
   if (!st) return st.take_error();
   std::vector<StoredRail> out;
   for (;;) {
     auto r = st->step();
     if (!r) return r.take_error();
     if (*r == sql::StepResult::kDone) break;
-    out.push_back(StoredRail{st->int_at(0), st->text_at(1), st->text_at(2), st->text_at(3), st->int_at(4)});
+    out.push_back(StoredRail{st->int_at(0), st->text_at(1), st->text_at(2), st->text_at(3), st->int_at(4),
+                             st->int_at(5)});
   }
   return out;
-}
-
-Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id, EnergyWindow w) {
-  auto st = db_->prepare(
-      "SELECT t_ns, power_uw, err FROM ("
-      " SELECT * FROM (SELECT t_ns, power_uw, err FROM samples WHERE boot=?1 AND rail=?2 AND t_ns<?3 AND err=0"
-      "  ORDER BY t_ns DESC LIMIT 1)"
-      " UNION ALL SELECT t_ns, power_uw, err FROM samples WHERE boot=?1 AND rail=?2 AND t_ns BETWEEN ?3 AND ?4"
-      " UNION ALL SELECT * FROM (SELECT t_ns, power_uw, err FROM samples WHERE boot=?1 AND rail=?2 AND t_ns>?4"
-      "  AND err=0 ORDER BY t_ns ASC LIMIT 1)) ORDER BY t_ns");
-  if (!st) return st.take_error();
-  st->bind(1, boot).bind(2, rail_id).bind(3, w.begin_ns).bind(4, w.end_ns);
-  std::vector<PowerPoint> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    out.push_back(PowerPoint{st->int_at(0), st->int_at(1), st->int_at(2) == 0});
-  }
-  return out;
-}
-
-Result<int64_t> Store::sample_count() { return single_int(*db_, "SELECT count(*) FROM samples"); }
-
-Result<std::optional<int64_t>> Store::last_sample_ns(int64_t boot) {
-  auto st = db_->prepare("SELECT max(t_ns) FROM samples WHERE boot = ?1");
-  if (!st) return st.take_error();
-  auto r = st->bind(1, boot).step();
-  if (!r) return r.take_error();
-  if (*r != sql::StepResult::kRow || st->null_at(0)) return std::optional<int64_t>();
-  return std::optional<int64_t>(st->int_at(0));
 }
 
 }  // namespace energy

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "energy/chunker.h"
 #include "energy/report.h"
 
 namespace energy {
@@ -39,14 +40,25 @@ class StoreTest : public ::testing::Test {
     return {a, b};
   }
 
+  // Stores sweeps through a Chunker with small chunks, so windows cross chunk edges.
+  void put(int64_t boot, const std::vector<int64_t>& ids, const std::vector<Sample>& sweeps, int64_t chunk = 7) {
+    std::vector<ChunkRail> layout;
+    for (auto id : ids) layout.push_back(ChunkRail{id, 0});
+    Chunker chunker(boot, layout, chunk, {});
+    for (const auto& s : sweeps) chunker.add(s);
+    ASSERT_TRUE(store_->begin().ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(c).ok());
+    ASSERT_TRUE(store_->put_chunk(chunker.open_chunk()).ok());
+    ASSERT_TRUE(store_->commit().ok());
+  }
+
   // Two rails at 5 W and 1 W every 100 ms from 0 to 2 s.
   void fill(int64_t boot, const std::vector<int64_t>& ids) {
-    ASSERT_TRUE(store_->begin().ok());
+    std::vector<Sample> sweeps;
     for (int64_t t = 0; t <= 2000; t += 100) {
-      Sample s{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, 0}, RailValue{1'000'000, 5000, 200, 0}}};
-      ASSERT_TRUE(store_->append(boot, s, ids).ok());
+      sweeps.push_back(Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, 0}, RailValue{1'000'000, 5000, 200, 0}}});
     }
-    ASSERT_TRUE(store_->commit().ok());
+    put(boot, ids, sweeps);
   }
 
   std::string dir_;
@@ -107,11 +119,56 @@ TEST_F(StoreTest, ReopenKeepsDataAndSchemaVersion) {
   store_.reset();
   auto again = Store::open(path(), StoreRole::kWriter, 1000);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*(*again)->sample_count(), 42);
+  EXPECT_EQ(*(*again)->sample_count(), 21);
   EXPECT_EQ(*(*again)->ensure_boot("boot-a", 5), *boot);
   auto last = (*again)->last_sample_ns(*boot);
   ASSERT_TRUE(last.ok() && last->has_value());
   EXPECT_EQ(**last, 2000 * kMs);
+}
+
+TEST_F(StoreTest, RunningEnergyAgreesWithIntegratingTheReadings) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  auto ids = store_->ensure_rails(rails());
+  std::vector<Sample> sweeps;
+  for (int64_t i = 0; i < 200; ++i) {
+    int64_t t = i * 100 * kMs + (i * 7919 % 997) * 1000;  // jitter in whole microseconds
+    int32_t err = (i % 37 == 5 || i % 37 == 6) ? EIO : 0;  // a few two-sweep gaps
+    int32_t ma0 = 600 + static_cast<int32_t>(i % 13) * 8;
+    int32_t ma1 = 200 + static_cast<int32_t>(i % 5) * 8;
+    sweeps.push_back(Sample{t, t, {RailValue{5000 * int64_t{ma0}, 5000, ma0, err}, RailValue{5000 * int64_t{ma1}, 5000, ma1, 0}}});
+  }
+  put(*boot, *ids, sweeps, 9);
+  for (auto [a, b] : {std::pair<int64_t, int64_t>{150, 1550}, {0, 19'900}, {333, 334}, {2'345, 17'777}}) {
+    EnergyWindow w{a * kMs, b * kMs};
+    for (int64_t rail : *ids) {
+      auto fast = store_->energy_uj(*boot, rail, w);
+      auto pts = store_->rail_points(*boot, rail, w);
+      ASSERT_TRUE(fast.ok() && pts.ok());
+      ASSERT_TRUE(fast->has_value()) << a << ".." << b;
+      double slow = integrate_power(*pts, w, 250 * kMs).energy_uj;
+      EXPECT_NEAR(**fast, slow, 1e-6 * std::max(1.0, slow)) << "rail " << rail << " window " << a << ".." << b;
+    }
+  }
+}
+
+TEST_F(StoreTest, EnergyOutsideTheStoredReadingsIsUnknownNotZero) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  auto ids = store_->ensure_rails(rails());
+  fill(*boot, *ids);
+  auto e = store_->energy_uj(*boot, (*ids)[0], {1500 * kMs, 9000 * kMs});
+  ASSERT_TRUE(e.ok());
+  EXPECT_FALSE(e->has_value());
+}
+
+TEST_F(StoreTest, ResumeCursorsContinueTheRunningEnergy) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  auto ids = store_->ensure_rails(rails());
+  fill(*boot, *ids);
+  auto cur = store_->resume_cursors(*boot, *ids);
+  ASSERT_TRUE(cur.ok());
+  ASSERT_TRUE((*cur)[0].has_last);
+  EXPECT_EQ((*cur)[0].last_t_ns, 2000 * kMs);
+  EXPECT_NEAR((*cur)[0].cum_uj, 10e6, 1e-3);  // 5 W for 2 s
 }
 
 TEST_F(StoreTest, OpenRunsAreListedByState) {

@@ -38,6 +38,13 @@ Result<std::vector<Reading>> decode_readings(const std::string& blob, int64_t po
 std::string encode_times_us(const std::vector<int64_t>& times_us);
 Result<std::vector<int64_t>> decode_times_us(const std::string& blob);
 
+// The power a stored reading decodes to: mV x mA without a power file,
+// else the power file's value in its own unit.
+inline int64_t stored_power_uw(const Reading& r, int64_t power_unit_uw) {
+  if (power_unit_uw <= 0) return int64_t{r.voltage_mv} * r.current_ma;
+  return r.power_uw / power_unit_uw * power_unit_uw;
+}
+
 // Varint primitives (LEB128 of zigzag-mapped values), exposed for tests.
 void put_varint(std::string& out, uint64_t v);
 bool get_varint(const std::string& in, size_t& pos, uint64_t& v);

@@ -1,6 +1,8 @@
 // Store: the SQLite database of samples and runs under the state directory.
 //
-// Owns one connection. The daemon's writer thread holds a kWriter store and
+// Raw readings live in chunks (chunker.h): one row of sweep timestamps per
+// chunk and one row per rail with its encoded readings and its running energy
+// at the chunk's edges. Owns one connection. The daemon's writer thread holds a kWriter store and
 // batches samples into transactions; queries use their own kReader store so
 // they never block the writer (WAL mode). Schema versions are migrated on
 // open by the writer.
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "energy/chunker.h"
 #include "energy/integrate.h"
 #include "energy/rails.h"
 #include "energy/result.h"
@@ -52,11 +55,15 @@ struct StoredRail {
   std::string driver;
   std::string device;
   int64_t channel = 0;
+  int64_t power_unit_uw = 0;  // unit of the driver's power file (codec.h); 0: none
 };
+
+// The unit of a driver's power file in uW, as the raw tier stores it.
+int64_t power_unit_uw(MonitorDriver driver);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   static Result<std::unique_ptr<Store>> open(const std::string& path, StoreRole role, int busy_timeout_ms);
   ~Store();
@@ -71,7 +78,11 @@ class Store {
   Status begin();
   Status commit();
   Status rollback();
-  Status append(int64_t boot, const Sample& sample, const std::vector<int64_t>& rail_ids);
+  // Inserts or rewrites a chunk (the open chunk is rewritten at every flush).
+  Status put_chunk(const Chunk& chunk);
+  // Running-energy cursors at each rail's last stored valid reading of a boot
+  // (parallel to rail_ids), so a restarted daemon continues them.
+  Result<std::vector<RailCursor>> resume_cursors(int64_t boot, const std::vector<int64_t>& rail_ids);
 
   Result<int64_t> insert_run(const RunRecord& run);
   Status finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state);
@@ -82,6 +93,11 @@ class Store {
   // Readings of one rail in [begin, end] plus the nearest valid reading on
   // each side, so the window's edges can be interpolated.
   Result<std::vector<PowerPoint>> rail_points(int64_t boot, int64_t rail_id, EnergyWindow window);
+  // Energy of one rail over a window from the running energy: two chunk
+  // lookups (O(log n)) and at most two decoded chunks. nullopt when an edge of
+  // the window is outside the stored readings.
+  Result<std::optional<double>> energy_uj(int64_t boot, int64_t rail_id, EnergyWindow window);
+  // Number of stored sweeps.
   Result<int64_t> sample_count();
   // Time of the last reading stored for a boot, or nullopt if none.
   Result<std::optional<int64_t>> last_sample_ns(int64_t boot);
@@ -89,6 +105,13 @@ class Store {
  private:
   explicit Store(std::unique_ptr<sql::Db> db);
   Status migrate();
+  Status migrate_v1_to_v2();
+  struct Edge;
+  Result<std::optional<double>> running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns);
+  Result<std::optional<Edge>> chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns);
+  Result<std::optional<RailCursor>> cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns);
+  Result<std::optional<RailCursor>> cursor_before(int64_t boot, int64_t rail_id, int64_t t_ns);
+  Result<std::vector<StoredReading>> decode(int64_t chunk_id, int64_t rail_id);
 
   std::unique_ptr<sql::Db> db_;
 };

@@ -1,0 +1,223 @@
+// The raw tier of the Store: chunk rows, their readings, running energy.
+#include <algorithm>
+
+#include "energy/store.h"
+#include "sqlite.h"
+
+namespace energy {
+namespace {
+
+constexpr const char* kRailChunkColumns =
+    "rc.data, rc.valid, rc.failed, rc.min_uw, rc.max_uw, rc.first_t_ns, rc.first_uw, rc.first_cum_uj, "
+    "rc.last_t_ns, rc.last_uw, rc.last_cum_uj";
+
+RailCursor cursor_at(const sql::Stmt& st, int col) {
+  if (st.null_at(col)) return RailCursor{};
+  return RailCursor{true, st.int_at(col), st.int_at(col + 1), st.double_at(col + 2)};
+}
+
+// Reads kRailChunkColumns starting at column `col`.
+RailChunk rail_chunk_from(const sql::Stmt& st, int col, int64_t rail_id) {
+  RailChunk r;
+  r.rail_id = rail_id;
+  r.data = st.blob_at(col);
+  r.valid = st.int_at(col + 1);
+  r.failed = st.int_at(col + 2);
+  r.min_power_uw = st.int_at(col + 3);
+  r.max_power_uw = st.int_at(col + 4);
+  r.first = cursor_at(st, col + 5);
+  r.last = cursor_at(st, col + 8);
+  return r;
+}
+
+void bind_cursor(sql::Stmt& st, int index, const RailCursor& c) {
+  if (!c.has_last) {
+    st.bind_null(index).bind_null(index + 1).bind_null(index + 2);
+    return;
+  }
+  st.bind(index, c.last_t_ns).bind(index + 1, c.last_power_uw).bind(index + 2, c.cum_uj);
+}
+
+Result<int64_t> upsert_chunk_row(sql::Db& db, const Chunk& c) {
+  auto st = db.prepare(
+      "INSERT INTO chunks(boot, t_first_ns, t_last_ns, sweeps, wall_offset_ns, times) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+      "ON CONFLICT(boot, t_first_ns) DO UPDATE SET t_last_ns=?3, sweeps=?4, wall_offset_ns=?5, times=?6");
+  if (!st) return st.take_error();
+  st->bind(1, c.boot).bind(2, c.t_first_ns).bind(3, c.t_last_ns).bind(4, c.sweeps).bind(5, c.wall_offset_ns);
+  auto done = st->bind_blob(6, c.times).run();
+  if (!done) return done.take_error();
+  auto id = db.prepare("SELECT id FROM chunks WHERE boot = ?1 AND t_first_ns = ?2");
+  if (!id) return id.take_error();
+  auto r = id->bind(1, c.boot).bind(2, c.t_first_ns).step();
+  if (!r) return r.take_error();
+  return id->int_at(0);
+}
+
+// Trapezoid over [a.t, t] of the segment a -> b, interpolated at t.
+double partial_uj(const RailCursor& a, const RailCursor& b, int64_t t) {
+  if (b.last_t_ns == a.last_t_ns) return 0;
+  double f = static_cast<double>(t - a.last_t_ns) / static_cast<double>(b.last_t_ns - a.last_t_ns);
+  double p_a = static_cast<double>(a.last_power_uw);
+  double p_t = p_a + f * (static_cast<double>(b.last_power_uw) - p_a);
+  return (p_a + p_t) / 2.0 * static_cast<double>(t - a.last_t_ns) / 1e9;
+}
+
+}  // namespace
+
+struct Store::Edge {
+  int64_t chunk_id = 0;
+  RailChunk rail;
+};
+
+Status Store::put_chunk(const Chunk& c) {
+  if (c.sweeps == 0) return ok_status();
+  auto id = upsert_chunk_row(*db_, c);
+  if (!id) return id.take_error();
+  auto st = db_->prepare(
+      "INSERT OR REPLACE INTO rail_chunks(chunk, rail, data, valid, failed, min_uw, max_uw, first_t_ns, first_uw, "
+      "first_cum_uj, last_t_ns, last_uw, last_cum_uj) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+  if (!st) return st.take_error();
+  for (const auto& r : c.rails) {
+    st->bind(1, *id).bind(2, r.rail_id).bind_blob(3, r.data).bind(4, r.valid).bind(5, r.failed);
+    st->bind(6, r.min_power_uw).bind(7, r.max_power_uw);
+    bind_cursor(*st, 8, r.first);
+    bind_cursor(*st, 11, r.last);
+    auto done = st->run();
+    if (!done) return done;
+  }
+  return ok_status();
+}
+
+Result<std::vector<RailCursor>> Store::resume_cursors(int64_t boot, const std::vector<int64_t>& rail_ids) {
+  std::vector<RailCursor> out;
+  for (int64_t rail : rail_ids) {
+    auto c = cursor_before(boot, rail, INT64_MAX);
+    if (!c) return c.take_error();
+    out.push_back(c->value_or(RailCursor{}));
+  }
+  return out;
+}
+
+// The latest chunk of the boot starting at or before t, with this rail's row.
+Result<std::optional<Store::Edge>> Store::chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  auto st = db_->prepare(std::string("SELECT c.id, ") + kRailChunkColumns +
+                         " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id AND rc.rail = ?2"
+                         " WHERE c.boot = ?1 AND c.t_first_ns <= ?3 ORDER BY c.t_first_ns DESC LIMIT 1");
+  if (!st) return st.take_error();
+  auto r = st->bind(1, boot).bind(2, rail_id).bind(3, t_ns).step();
+  if (!r) return r.take_error();
+  if (*r != sql::StepResult::kRow) return std::optional<Edge>();
+  return std::optional<Edge>(Edge{st->int_at(0), rail_chunk_from(*st, 1, rail_id)});
+}
+
+// The running-energy cursor at the last valid reading at or before t.
+Result<std::optional<RailCursor>> Store::cursor_before(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  auto edge = chunk_at_or_before(boot, rail_id, t_ns);
+  if (!edge) return edge.take_error();
+  if (!edge->has_value()) return std::optional<RailCursor>();
+  if ((*edge)->rail.last.has_last && (*edge)->rail.last.last_t_ns <= t_ns) {
+    return std::optional<RailCursor>((*edge)->rail.last);
+  }
+  auto readings = decode((*edge)->chunk_id, rail_id);
+  if (!readings) return readings.take_error();
+  std::optional<RailCursor> best;
+  for (const auto& r : *readings) {
+    if (r.reading.err == 0 && r.t_ns <= t_ns) best = RailCursor{true, r.t_ns, r.reading.power_uw, r.cum_uj};
+  }
+  if (best) return best;
+  return cursor_before(boot, rail_id, (*edge)->rail.first.has_last ? (*edge)->rail.first.last_t_ns - 1 : t_ns - 1);
+}
+
+// The running-energy cursor at the first valid reading at or after t.
+Result<std::optional<RailCursor>> Store::cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  auto edge = chunk_at_or_before(boot, rail_id, t_ns);
+  if (!edge) return edge.take_error();
+  if (edge->has_value()) {
+    auto readings = decode((*edge)->chunk_id, rail_id);
+    if (!readings) return readings.take_error();
+    for (const auto& r : *readings) {
+      if (r.reading.err == 0 && r.t_ns >= t_ns) return std::optional<RailCursor>(RailCursor{true, r.t_ns, r.reading.power_uw, r.cum_uj});
+    }
+  }
+  auto st = db_->prepare(std::string("SELECT c.id, ") + kRailChunkColumns +
+                         " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id AND rc.rail = ?2"
+                         " WHERE c.boot = ?1 AND c.t_first_ns > ?3 AND rc.first_t_ns IS NOT NULL"
+                         " ORDER BY c.t_first_ns LIMIT 1");
+  if (!st) return st.take_error();
+  auto r = st->bind(1, boot).bind(2, rail_id).bind(3, t_ns).step();
+  if (!r) return r.take_error();
+  if (*r != sql::StepResult::kRow) return std::optional<RailCursor>();
+  return std::optional<RailCursor>(rail_chunk_from(*st, 1, rail_id).first);
+}
+
+Result<std::vector<StoredReading>> Store::decode(int64_t chunk_id, int64_t rail_id) {
+  auto st = db_->prepare(std::string("SELECT c.times, r.power_unit_uw, ") + kRailChunkColumns +
+                         " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id JOIN rails r ON r.id = rc.rail"
+                         " WHERE c.id = ?1 AND rc.rail = ?2");
+  if (!st) return st.take_error();
+  auto r = st->bind(1, chunk_id).bind(2, rail_id).step();
+  if (!r) return r.take_error();
+  if (*r != sql::StepResult::kRow) return std::vector<StoredReading>();
+  return decode_rail_chunk(st->blob_at(0), rail_chunk_from(*st, 2, rail_id), st->int_at(1));
+}
+
+Result<std::optional<double>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  auto before = cursor_before(boot, rail_id, t_ns);
+  if (!before) return before.take_error();
+  if (!before->has_value()) return std::optional<double>();
+  if ((*before)->last_t_ns == t_ns) return std::optional<double>((*before)->cum_uj);
+  auto after = cursor_after(boot, rail_id, t_ns);
+  if (!after) return after.take_error();
+  if (!after->has_value()) return std::optional<double>();
+  return std::optional<double>((*before)->cum_uj + partial_uj(**before, **after, t_ns));
+}
+
+Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, EnergyWindow w) {
+  auto a = running_energy_at(boot, rail_id, w.begin_ns);
+  if (!a) return a.take_error();
+  auto b = running_energy_at(boot, rail_id, w.end_ns);
+  if (!b) return b.take_error();
+  if (!a->has_value() || !b->has_value()) return std::optional<double>();
+  return std::optional<double>(**b - **a);
+}
+
+// Readings inside the window, plus the nearest valid reading on each side.
+Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id, EnergyWindow w) {
+  auto start = db_->query_int("SELECT coalesce(max(t_first_ns), -9223372036854775807) FROM chunks WHERE boot = " +
+                              std::to_string(boot) + " AND t_first_ns <= " + std::to_string(w.begin_ns));
+  if (!start) return start.take_error();
+  auto st = db_->prepare("SELECT id FROM chunks WHERE boot = ?1 AND t_first_ns BETWEEN ?2 AND ?3 ORDER BY t_first_ns");
+  if (!st) return st.take_error();
+  st->bind(1, boot).bind(2, *start).bind(3, w.end_ns);
+  std::vector<PowerPoint> out;
+  auto before = cursor_before(boot, rail_id, w.begin_ns - 1);
+  if (!before) return before.take_error();
+  if (before->has_value()) out.push_back(PowerPoint{(*before)->last_t_ns, (*before)->last_power_uw, true});
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    auto readings = decode(st->int_at(0), rail_id);
+    if (!readings) return readings.take_error();
+    for (const auto& sr : *readings) {
+      if (sr.t_ns >= w.begin_ns && sr.t_ns <= w.end_ns) out.push_back({sr.t_ns, sr.reading.power_uw, sr.reading.err == 0});
+    }
+  }
+  auto after = cursor_after(boot, rail_id, w.end_ns + 1);
+  if (!after) return after.take_error();
+  if (after->has_value()) out.push_back(PowerPoint{(*after)->last_t_ns, (*after)->last_power_uw, true});
+  return out;
+}
+
+Result<int64_t> Store::sample_count() { return db_->query_int("SELECT coalesce(sum(sweeps), 0) FROM chunks"); }
+
+Result<std::optional<int64_t>> Store::last_sample_ns(int64_t boot) {
+  auto st = db_->prepare("SELECT max(t_last_ns) FROM chunks WHERE boot = ?1");
+  if (!st) return st.take_error();
+  auto r = st->bind(1, boot).step();
+  if (!r) return r.take_error();
+  if (*r != sql::StepResult::kRow || st->null_at(0)) return std::optional<int64_t>();
+  return std::optional<int64_t>(st->int_at(0));
+}
+
+}  // namespace energy

@@ -1,0 +1,108 @@
+// Schema migration 1 -> 2: one row per rail reading becomes chunks with
+// running energy (chunker.h). Runs inside one transaction.
+#include <map>
+
+#include "energy/store.h"
+#include "sqlite.h"
+
+namespace energy {
+namespace {
+
+constexpr int64_t kChunkSweeps = 600;
+
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE rails ADD COLUMN power_unit_uw INTEGER NOT NULL DEFAULT 0;
+UPDATE rails SET power_unit_uw = CASE driver WHEN 'ina3221x' THEN 1000 WHEN 'ina238' THEN 1 ELSE 0 END;
+CREATE TABLE chunks(id INTEGER PRIMARY KEY, boot INTEGER NOT NULL, t_first_ns INTEGER NOT NULL,
+                    t_last_ns INTEGER NOT NULL, sweeps INTEGER NOT NULL, wall_offset_ns INTEGER NOT NULL,
+                    times BLOB NOT NULL, UNIQUE(boot, t_first_ns));
+CREATE TABLE rail_chunks(chunk INTEGER NOT NULL, rail INTEGER NOT NULL, data BLOB NOT NULL,
+                         valid INTEGER NOT NULL, failed INTEGER NOT NULL, min_uw INTEGER NOT NULL,
+                         max_uw INTEGER NOT NULL, first_t_ns INTEGER, first_uw INTEGER, first_cum_uj REAL,
+                         last_t_ns INTEGER, last_uw INTEGER, last_cum_uj REAL, UNIQUE(chunk, rail));
+)sql";
+
+struct V1Rail {
+  int64_t id;
+  int64_t unit;
+};
+
+Result<std::vector<V1Rail>> v1_rails(sql::Db& db) {
+  auto st = db.prepare("SELECT id, power_unit_uw FROM rails ORDER BY id");
+  if (!st) return st.take_error();
+  std::vector<V1Rail> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) return out;
+    out.push_back(V1Rail{st->int_at(0), st->int_at(1)});
+  }
+}
+
+// Groups one boot's v1 rows into sweeps (same t_ns) and chunks them.
+Status convert_boot(sql::Db& db, Store& store, int64_t boot, const std::vector<V1Rail>& rails) {
+  std::vector<ChunkRail> layout;
+  std::map<int64_t, size_t> index;
+  for (const auto& r : rails) {
+    index[r.id] = layout.size();
+    layout.push_back(ChunkRail{r.id, r.unit});
+  }
+  Chunker chunker(boot, layout, kChunkSweeps, {});
+  auto st = db.prepare("SELECT t_ns, wall_ns, rail, power_uw, voltage_mv, current_ma, err FROM samples "
+                       "WHERE boot = ?1 ORDER BY t_ns, rail");
+  if (!st) return st.take_error();
+  st->bind(1, boot);
+  Sample sweep;
+  auto emit = [&] {
+    if (!sweep.values.empty()) chunker.add(sweep);
+  };
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    if (st->int_at(0) != sweep.t_ns || sweep.values.empty()) {
+      emit();
+      sweep = Sample{st->int_at(0), st->int_at(1), std::vector<RailValue>(layout.size(), RailValue{0, 0, 0, ENODATA})};
+    }
+    sweep.values[index[st->int_at(2)]] = RailValue{st->int_at(3), static_cast<int32_t>(st->int_at(4)),
+                                                   static_cast<int32_t>(st->int_at(5)), static_cast<int32_t>(st->int_at(6))};
+  }
+  emit();
+  for (const auto& c : chunker.take_closed()) {
+    auto put = store.put_chunk(c);
+    if (!put) return put;
+  }
+  return store.put_chunk(chunker.open_chunk());
+}
+
+Status convert_all(sql::Db& db, Store& store) {
+  auto st = db.exec(kSchemaV2);
+  if (!st) return st;
+  auto rails = v1_rails(db);
+  if (!rails) return rails.take_error();
+  auto boots = db.prepare("SELECT id FROM boots ORDER BY id");
+  if (!boots) return boots.take_error();
+  for (;;) {
+    auto r = boots->step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    auto done = convert_boot(db, store, boots->int_at(0), *rails);
+    if (!done) return done;
+  }
+  return db.exec("DROP TABLE samples; PRAGMA user_version=2;");
+}
+
+}  // namespace
+
+Status Store::migrate_v1_to_v2() {
+  auto st = db_->exec("BEGIN");
+  if (!st) return st;
+  st = convert_all(*db_, *this);
+  if (!st) {
+    (void)db_->exec("ROLLBACK");
+    return make_error(ErrorCode::kStorage, "migration from schema 1 to 2 failed: " + st.error().message);
+  }
+  return db_->exec("COMMIT");
+}
+
+}  // namespace energy
