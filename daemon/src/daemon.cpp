@@ -29,6 +29,8 @@ constexpr int kBusyTimeoutMs = 5000;
 // A read blocked longer than max(period / 2, this) is quarantined. INA3221
 // hwmon reads legitimately wait up to two conversion periods (~14 ms).
 constexpr int64_t kMinStallLimitMs = 20;
+// sd-event coalesces timers within their accuracy (default 250 ms): too coarse for a watchdog.
+constexpr uint64_t kWatchdogAccuracyUs = 1000;
 
 Status block_stop_signals() {
   sigset_t set;
@@ -69,6 +71,8 @@ class DaemonImpl {
   void clocks(const Responder& r);
   void shutdown();
   static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
+  Status arm_watchdog();
+  static int on_watchdog(sd_event_source* s, uint64_t usec, void* self);
 
   DaemonConfig config_;
   SystemClock clock_;
@@ -84,6 +88,9 @@ class DaemonImpl {
   std::unique_ptr<TaskRunner> blocking_reads_;
   SourcePtr sigterm_;
   SourcePtr sigint_;
+  SourcePtr watchdog_;
+  uint64_t watchdog_usec_ = 0;
+  int64_t watchdog_ticks_ = -1;  // sampler ticks at the last ping
   std::vector<RunRecord> adopted_;
 };
 
@@ -161,6 +168,7 @@ Status DaemonImpl::open_storage() {
   }
   WriterOptions options;
   options.flush_interval = std::chrono::milliseconds(config_.flush_interval_ms);
+  options.checkpoint_interval = std::chrono::milliseconds(config_.checkpoint_interval_ms);
   writer_ = std::make_unique<StorageWriter>(std::move(store).value(), *boot, std::move(layout),
                                             std::move(resume).value(), options);
   return ok_status();
@@ -203,7 +211,35 @@ Status DaemonImpl::start_loop() {
   runs_->adopt(std::move(adopted_));
   server_ = std::make_unique<Server>(loop_.get(), config_.socket_path,
                                      [this](const protocol::Request& q, const Responder& r) { handle(q, r); });
+  st = arm_watchdog();
+  if (!st) return st;
   return server_->listen();
+}
+
+// The systemd watchdog is pinged only while the sampler makes progress: a
+// wedged sampler (not a loop that merely still answers) gets energyd restarted.
+Status DaemonImpl::arm_watchdog() {
+  if (sd_watchdog_enabled(0, &watchdog_usec_) <= 0) return ok_status();
+  uint64_t now = 0;
+  sd_event_now(loop_.get(), CLOCK_MONOTONIC, &now);
+  sd_event_source* s = nullptr;
+  int r = sd_event_add_time(loop_.get(), &s, CLOCK_MONOTONIC, now + watchdog_usec_ / 2, kWatchdogAccuracyUs,
+                            &DaemonImpl::on_watchdog, this);
+  if (r < 0) return make_error(ErrorCode::kIo, "cannot arm the watchdog timer", -r);
+  watchdog_.reset(s);
+  return ok_status();
+}
+
+int DaemonImpl::on_watchdog(sd_event_source* s, uint64_t usec, void* self) {
+  auto* d = static_cast<DaemonImpl*>(self);
+  auto stats = d->sampler_->stats();
+  int64_t progress = stats.ticks + stats.extra_samples;
+  if (progress != d->watchdog_ticks_) sd_notify(0, "WATCHDOG=1");
+  else spdlog::error("sampler made no progress for {} ms; not pinging the watchdog", d->watchdog_usec_ / 2000);
+  d->watchdog_ticks_ = progress;
+  sd_event_source_set_time(s, usec + d->watchdog_usec_ / 2);
+  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  return 0;
 }
 
 int DaemonImpl::on_signal(sd_event_source* s, const signalfd_siginfo*, void*) {

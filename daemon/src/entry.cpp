@@ -5,12 +5,34 @@
 #include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/systemd_sink.h>
 #include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <memory>
 
 #include "daemon.h"
 #include "options.h"
 
 namespace energy::daemon {
+
+namespace {
+
+// Under systemd (JOURNAL_STREAM set: stderr is the journal) log to the
+// journal with real priorities; otherwise to stderr with timestamps.
+void setup_logging(const std::string& level) {
+  if (std::getenv("JOURNAL_STREAM") != nullptr) {
+    auto sink = std::make_shared<spdlog::sinks::systemd_sink_mt>();
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("energyd", sink));
+    spdlog::set_pattern("%v");
+  } else {
+    spdlog::set_default_logger(spdlog::stderr_color_mt("energyd"));
+    spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  }
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
+}  // namespace
 
 int main_entry(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -27,9 +49,7 @@ int main_entry(int argc, char** argv) {
     std::puts("energyd " ENERGYD_VERSION);
     return 0;
   }
-  spdlog::set_default_logger(spdlog::stderr_color_mt("energyd"));
-  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
-  spdlog::set_level(spdlog::level::from_str(inv->config.log_level));
+  setup_logging(inv->config.log_level);
   return Daemon(inv->config).run();
 }
 

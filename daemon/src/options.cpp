@@ -30,6 +30,7 @@ const std::map<std::string, Apply>& flag_table() {
       {"--log-level", [](const std::string& v, DaemonConfig& c) { c.log_level = v; return ok_status(); }},
       {"--sample-period-ms", [](const std::string& v, DaemonConfig& c) { return parse_ms("--sample-period-ms", v, c.sample_period_ms); }},
       {"--flush-interval-ms", [](const std::string& v, DaemonConfig& c) { return parse_ms("--flush-interval-ms", v, c.flush_interval_ms); }},
+      {"--checkpoint-interval-ms", [](const std::string& v, DaemonConfig& c) { return parse_ms("--checkpoint-interval-ms", v, c.checkpoint_interval_ms); }},
   };
   return t;
 }
@@ -99,6 +100,7 @@ std::string usage_text() {
          "  --socket PATH            Unix socket to serve (default /run/energyd/energyd.sock)\n"
          "  --sample-period-ms N     sampling period (default 100)\n"
          "  --flush-interval-ms N    batched commit period (default 1000)\n"
+         "  --checkpoint-interval-ms N  WAL sync period, the power-loss window for samples (default 10000)\n"
          "  --log-level LEVEL        trace, debug, info, warn or error (default info)\n"
          "  --version, --help\n";
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include <spdlog/spdlog.h>
 
@@ -220,14 +221,29 @@ std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   return s;
 }
 
+// One log line per state change of a rail (failing with an errno, or back):
+// a dead sensor must not flood the journal.
 void Sampler::record(const Sample& s, int64_t sweep_ns) {
-  std::lock_guard<std::mutex> lock(mu_);
-  stats_.last_read_ns = sweep_ns;
-  for (size_t i = 0; i < s.values.size(); ++i) {
-    stats_.last_errno[i] = s.values[i].err;
-    if (s.values[i].err != 0) stats_.read_errors[i] += 1;
+  std::vector<std::pair<size_t, int32_t>> changes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.last_read_ns = sweep_ns;
+    stats_.max_read_ns = std::max(stats_.max_read_ns, sweep_ns);
+    for (size_t i = 0; i < s.values.size(); ++i) {
+      if (stats_.last_errno[i] != s.values[i].err) changes.emplace_back(i, s.values[i].err);
+      stats_.last_errno[i] = s.values[i].err;
+      if (s.values[i].err != 0) stats_.read_errors[i] += 1;
+    }
+    latest_ = s;
   }
-  latest_ = s;
+  for (auto [i, err] : changes) log_rail_change(i, err);
+}
+
+void Sampler::log_rail_change(size_t i, int32_t err) {
+  const std::string& label = slots_[i]->reader.label();
+  if (err == 0) spdlog::info("rail {}: reading again", label);
+  else spdlog::warn("rail {}: reads fail with {} ({}); recorded as gaps until it recovers", label,
+                    std::strerror(err), err);
 }
 
 }  // namespace energy::daemon

@@ -48,6 +48,7 @@ struct SamplerStats {
   int64_t max_lateness_ns = 0;
   int64_t last_lateness_ns = 0;
   int64_t last_read_ns = 0;       // duration of the last sweep
+  int64_t max_read_ns = 0;        // longest sweep so far
   int64_t stalls = 0;             // reads that blocked past the stall limit
   std::vector<int64_t> read_errors;  // per rail
   std::vector<int32_t> last_errno;   // per rail, 0 if the last read succeeded
@@ -87,6 +88,7 @@ class Sampler {
   std::optional<Sample> take_sample(uint64_t generation);
   bool read_rail(size_t i, uint64_t generation, RailValue& out);
   void record(const Sample& s, int64_t sweep_ns);
+  void log_rail_change(size_t i, int32_t err);
   void spawn(uint64_t generation);
   bool superseded(uint64_t generation) const;
 

@@ -76,7 +76,7 @@ nlohmann::json sampler_json(const SamplerStats& st, int64_t period_ms) {
   return {{"period_ms", period_ms},       {"ticks", st.ticks},
           {"missed_ticks", st.missed_ticks}, {"extra_samples", st.extra_samples},
           {"max_lateness_ns", st.max_lateness_ns}, {"last_lateness_ns", st.last_lateness_ns},
-          {"last_read_ns", st.last_read_ns}, {"stalls", st.stalls}};
+          {"last_read_ns", st.last_read_ns}, {"max_read_ns", st.max_read_ns}, {"stalls", st.stalls}};
 }
 
 nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {

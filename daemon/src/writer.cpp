@@ -57,7 +57,7 @@ void StorageWriter::loop() {
     mark_waiting_ = false;
     lock.unlock();
     absorb(batch);
-    flush();
+    if (flush()) maybe_checkpoint(last);
     lock.lock();
     if (last) break;
     next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
@@ -116,8 +116,12 @@ bool StorageWriter::flush() {
   return true;
 }
 
+// Samples are synced at checkpoints; a transaction that carries a mark syncs
+// its WAL at commit, because someone is told the mark is stored.
 Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done) {
-  auto st = store_->begin();
+  auto st = store_->set_durability(marks_.empty() ? Store::Durability::kBatched : Store::Durability::kSynced);
+  if (!st) return st;
+  st = store_->begin();
   if (!st) return st;
   for (const auto& c : pending_) {
     st = store_->put_chunk(c);
@@ -130,6 +134,15 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
     if (!st) return st;
   }
   return store_->commit();
+}
+
+// A clean stop always checkpoints, so nothing waits in the WAL.
+void StorageWriter::maybe_checkpoint(bool force) {
+  auto now = std::chrono::steady_clock::now();
+  if (now - last_checkpoint_ < options_.checkpoint_interval && !force) return;
+  last_checkpoint_ = now;
+  auto st = store_->checkpoint();
+  if (!st) spdlog::warn("storage: checkpoint failed ({}); will retry", st.error().describe());
 }
 
 Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done) {

@@ -53,6 +53,7 @@ struct WriterOptions {
   std::chrono::milliseconds flush_interval{1000};
   int64_t chunk_sweeps = 600;          // sweeps per raw-tier chunk (1 min at 100 ms)
   size_t max_pending_chunks = 240;     // closed chunks kept while the database refuses writes
+  std::chrono::milliseconds checkpoint_interval{10000};  // the power-loss window for samples
 };
 
 class StorageWriter final : public SampleSink {
@@ -76,6 +77,7 @@ class StorageWriter final : public SampleSink {
   Status write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done);
   Status write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done);
   void bound_pending();
+  void maybe_checkpoint(bool force);
 
   std::unique_ptr<Store> store_;
   int64_t boot_;
@@ -84,6 +86,7 @@ class StorageWriter final : public SampleSink {
   std::vector<Chunk> pending_;      // closed chunks not yet committed (writer thread only)
   std::deque<MarkOp> marks_;        // marks not yet committed (writer thread only)
   int64_t uncommitted_sweeps_ = 0;  // writer thread only
+  std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
   std::thread thread_;
 
   mutable std::mutex mu_;  // guards the members below

@@ -46,6 +46,7 @@ const std::map<std::string, Setter>& setters() {
       {"socket", string_key(&DaemonConfig::socket_path)},
       {"sample_period_ms", int_key(&DaemonConfig::sample_period_ms)},
       {"flush_interval_ms", int_key(&DaemonConfig::flush_interval_ms)},
+      {"checkpoint_interval_ms", int_key(&DaemonConfig::checkpoint_interval_ms)},
       {"log_level", string_key(&DaemonConfig::log_level)},
   };
   return table;
@@ -93,6 +94,11 @@ Status validate_config(const DaemonConfig& c) {
     return make_error(ErrorCode::kInvalid, "flush_interval_ms must be between sample_period_ms (" +
                                                std::to_string(c.sample_period_ms) + ") and 600000, got " +
                                                std::to_string(c.flush_interval_ms));
+  }
+  if (c.checkpoint_interval_ms < c.flush_interval_ms || c.checkpoint_interval_ms > 3'600'000) {
+    return make_error(ErrorCode::kInvalid, "checkpoint_interval_ms must be between flush_interval_ms (" +
+                                               std::to_string(c.flush_interval_ms) + ") and 3600000, got " +
+                                               std::to_string(c.checkpoint_interval_ms));
   }
   static const char* kLevels[] = {"trace", "debug", "info", "warn", "error"};
   for (const char* l : kLevels) {

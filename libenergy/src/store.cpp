@@ -78,7 +78,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   sqlite3_busy_timeout(db->raw(), busy_timeout_ms);
   std::unique_ptr<Store> store(new Store(std::make_unique<sql::Db>(std::move(db).value())));
   if (role == StoreRole::kReader) return store;
-  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
+  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
+                             "PRAGMA wal_autocheckpoint=0"}) {
     auto st = store->db_->exec(pragma);
     if (!st) return st.take_error();
   }
@@ -145,6 +146,12 @@ Result<std::vector<int64_t>> Store::ensure_rails(const std::vector<RailInfo>& ra
 Status Store::begin() { return db_->exec("BEGIN"); }
 Status Store::commit() { return db_->exec("COMMIT"); }
 Status Store::rollback() { return db_->exec("ROLLBACK"); }
+
+Status Store::set_durability(Durability d) {
+  return db_->exec(d == Durability::kSynced ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+}
+
+Status Store::checkpoint() { return db_->exec("PRAGMA wal_checkpoint(PASSIVE)"); }
 
 Result<int64_t> Store::insert_run(const RunRecord& run) {
   auto st = db_->prepare(

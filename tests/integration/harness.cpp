@@ -80,12 +80,14 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
   return r;
 }
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& log_path) {
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& log_path,
+                           const std::vector<std::string>& env) {
   pid_ = ::fork();
   if (pid_ == 0) {
     int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     ::dup2(log, 1);
     ::dup2(log, 2);
+    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
     auto args = c_argv(argv);
     ::execv(args[0], args.data());
     ::_exit(127);

@@ -36,7 +36,9 @@ CommandResult run_command(const std::vector<std::string>& argv,
 // A long-running child, e.g. energyd. Killed (SIGKILL) on destruction if still running.
 class ChildProcess {
  public:
-  explicit ChildProcess(const std::vector<std::string>& argv, const std::string& log_path);
+  // `env`: extra NAME=VALUE entries added to the child's environment.
+  ChildProcess(const std::vector<std::string>& argv, const std::string& log_path,
+               const std::vector<std::string>& env = {});
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

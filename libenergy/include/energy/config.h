@@ -21,6 +21,7 @@ struct DaemonConfig {
   std::string socket_path = "/run/energyd/energyd.sock";
   int64_t sample_period_ms = 100;                      // rail sampling period
   int64_t flush_interval_ms = 1000;                    // batched commit period
+  int64_t checkpoint_interval_ms = 10000;              // WAL sync period: the power-loss window for samples
   std::string log_level = "info";                      // trace|debug|info|warn|error
 };
 

@@ -78,6 +78,13 @@ class Store {
   Status begin();
   Status commit();
   Status rollback();
+  // kSynced: the next commits fsync the WAL (marks, leases: acknowledged data
+  // survives a power cut). kBatched: the WAL is synced at checkpoints only,
+  // so a power cut loses at most the time since the last checkpoint.
+  enum class Durability { kBatched, kSynced };
+  Status set_durability(Durability d);
+  // Copies the WAL into the database and syncs both (PRAGMA wal_checkpoint).
+  Status checkpoint();
   // Inserts or rewrites a chunk (the open chunk is rewritten at every flush).
   Status put_chunk(const Chunk& chunk);
   // Running-energy cursors at each rail's last stored valid reading of a boot
