@@ -1,5 +1,7 @@
 #include "sampler.h"
 
+#include "energy/chunker.h"
+
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -214,7 +216,7 @@ std::optional<Sample> Sampler::take_sample(uint64_t generation) {
     if (!read_rail(i, generation, s.values[i])) return std::nullopt;
   }
   int64_t after = clock_.boot_ns();
-  s.t_ns = before + (after - before) / 2;
+  s.t_ns = to_stored_ns(before + (after - before) / 2);  // the raw tier's precision, so run edges match it
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);
   record(s, after - before);
