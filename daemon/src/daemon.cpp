@@ -63,7 +63,10 @@ class DaemonImpl {
   Status setup();
   void discover();
   Status open_storage();
-  Status close_other_boots_runs(Store& store, int64_t boot);
+  Result<std::unique_ptr<Store>> open_writer_store();
+  Result<StoreSession> open_session();
+  Result<Store*> reader();
+  Result<std::vector<RunRecord>> close_other_boots_runs(Store& store, int64_t boot);
   Status start_loop();
   void handle(const protocol::Request& req, const Responder& r);
   void mark_start(const nlohmann::json& args, const Responder& r);
@@ -91,7 +94,6 @@ class DaemonImpl {
   SourcePtr watchdog_;
   uint64_t watchdog_usec_ = 0;
   int64_t watchdog_ticks_ = -1;  // sampler ticks at the last ping
-  std::vector<RunRecord> adopted_;
 };
 
 Daemon::Daemon(DaemonConfig config) : impl_(std::make_unique<DaemonImpl>(std::move(config))) {}
@@ -126,10 +128,10 @@ Status DaemonImpl::setup() {
   auto period = std::chrono::milliseconds(config_.sample_period_ms);
   auto stall_limit = std::max(period / 2, std::chrono::milliseconds(kMinStallLimitMs));
   sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *writer_);
-  writer_->start();
-  st = sampler_->start();
+  st = start_loop();  // the loop, Poster and RunManager exist before the threads that post to them
   if (!st) return st;
-  return start_loop();
+  writer_->start();
+  return sampler_->start();
 }
 
 void DaemonImpl::discover() {
@@ -148,50 +150,80 @@ void DaemonImpl::discover() {
 Status DaemonImpl::open_storage() {
   std::error_code ec;
   std::filesystem::create_directories(config_.state_dir, ec);
-  if (ec) return make_error(ErrorCode::kIo, "cannot create state directory " + config_.state_dir + ": " + ec.message());
-  auto store = Store::open(database_path(config_), StoreRole::kWriter, kBusyTimeoutMs);
+  if (ec) spdlog::error("cannot create state directory {}: {}; will keep trying", config_.state_dir, ec.message());
+  WriterOptions options;
+  options.flush_interval = std::chrono::milliseconds(config_.flush_interval_ms);
+  options.checkpoint_interval = std::chrono::milliseconds(config_.checkpoint_interval_ms);
+  writer_ = std::make_unique<StorageWriter>(
+      [this] { return open_session(); },
+      [this](std::vector<RunRecord> runs) { poster_.post([this, runs]() { runs_->adopt(runs); }); }, options);
+  return ok_status();
+}
+
+// Runs on the writer thread. A damaged database is moved aside (never
+// deleted) and a fresh one created, so energyd serves again within seconds.
+Result<std::unique_ptr<Store>> DaemonImpl::open_writer_store() {
+  std::string path = database_path(config_);
+  std::error_code ec;
+  std::filesystem::create_directories(config_.state_dir, ec);
+  auto store = Store::open(path, StoreRole::kWriter, kBusyTimeoutMs);
+  if (store || store.error().code != ErrorCode::kCorrupt) return store;
+  auto moved = Store::move_aside(path, std::to_string(clock_.wall_ns() / kNsPerSec));
+  if (!moved) return moved.take_error();
+  spdlog::error("database {} is damaged ({}); moved it to {} and starting a fresh one", path,
+                store.error().describe(), *moved);
+  return Store::open(path, StoreRole::kWriter, kBusyTimeoutMs);
+}
+
+Result<StoreSession> DaemonImpl::open_session() {
+  auto store = open_writer_store();
   if (!store) return store.take_error();
+  StoreSession s;
   auto boot = (*store)->ensure_boot(current_boot_id(), clock_.wall_ns());
   if (!boot) return boot.take_error();
   auto ids = (*store)->ensure_rails(status_.inventory.rails);
   if (!ids) return ids.take_error();
-  auto st = close_other_boots_runs(**store, *boot);
-  if (!st) return st;
+  auto open = close_other_boots_runs(**store, *boot);
+  if (!open) return open.take_error();
   auto resume = (*store)->resume_cursors(*boot, *ids);
   if (!resume) return resume.take_error();
-  auto reader = Store::open(database_path(config_), StoreRole::kReader, kBusyTimeoutMs);
-  if (!reader) return reader.take_error();
-  reader_ = std::move(reader).value();
-  std::vector<ChunkRail> layout;
-  for (size_t i = 0; i < ids->size(); ++i) {
-    layout.push_back(ChunkRail{(*ids)[i], power_unit_uw(status_.inventory.rails[i].driver)});
-  }
-  WriterOptions options;
-  options.flush_interval = std::chrono::milliseconds(config_.flush_interval_ms);
-  options.checkpoint_interval = std::chrono::milliseconds(config_.checkpoint_interval_ms);
-  writer_ = std::make_unique<StorageWriter>(std::move(store).value(), *boot, std::move(layout),
-                                            std::move(resume).value(), options);
-  return ok_status();
+  for (const auto& r : status_.inventory.rails) s.rails.push_back(ChunkRail{power_unit_uw(r.driver)});
+  s.store = std::move(store).value();
+  s.boot = *boot;
+  s.rail_ids = std::move(ids).value();
+  s.resume = std::move(resume).value();
+  s.open_runs = std::move(open).value();
+  return s;
+}
+
+Result<Store*> DaemonImpl::reader() {
+  if (reader_) return reader_.get();
+  auto r = Store::open(database_path(config_), StoreRole::kReader, kBusyTimeoutMs);
+  if (!r) return make_error(r.error().code, "storage unavailable: " + r.error().describe());
+  reader_ = std::move(r).value();
+  return reader_.get();
 }
 
 // A run still open from an earlier boot can never be stopped: close it as
-// interrupted at its boot's last reading. Runs of this boot continue.
-Status DaemonImpl::close_other_boots_runs(Store& store, int64_t boot) {
+// interrupted at its boot's last reading. Runs of this boot continue; they
+// are returned.
+Result<std::vector<RunRecord>> DaemonImpl::close_other_boots_runs(Store& store, int64_t boot) {
   auto open = store.runs_in_state(RunState::kOpen);
   if (!open) return open.take_error();
+  std::vector<RunRecord> kept;
   for (const auto& r : *open) {
     if (r.boot == boot) {
-      adopted_.push_back(r);
+      kept.push_back(r);
       spdlog::info("run {} ({}) is still open from before the restart; the downtime is a gap in its data", r.id, r.name);
       continue;
     }
     auto last = store.last_sample_ns(r.boot);
     int64_t stop = last && last->has_value() ? std::max(**last, r.start_ns) : r.start_ns;
     auto st = store.finish_run(r.id, stop, r.start_wall_ns + (stop - r.start_ns), RunState::kInterrupted);
-    if (!st) return st;
+    if (!st) return st.take_error();
     spdlog::warn("run {} ({}) was open when the board rebooted; closed as interrupted", r.id, r.name);
   }
-  return ok_status();
+  return kept;
 }
 
 Status DaemonImpl::start_loop() {
@@ -207,8 +239,7 @@ Status DaemonImpl::start_loop() {
   sigint_.reset(s);
   int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
   blocking_reads_ = std::make_unique<TaskRunner>();
-  runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, *reader_, gap_threshold_ns);
-  runs_->adopt(std::move(adopted_));
+  runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
   server_ = std::make_unique<Server>(loop_.get(), config_.socket_path,
                                      [this](const protocol::Request& q, const Responder& r) { handle(q, r); });
   st = arm_watchdog();

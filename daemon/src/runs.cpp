@@ -18,9 +18,13 @@ bool all_digits(const std::string& s) {
 
 }  // namespace
 
-RunManager::RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, Store& reader,
+RunManager::RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, ReaderFn reader,
                        int64_t gap_threshold_ns)
-    : sampler_(sampler), writer_(writer), poster_(poster), reader_(reader), gap_threshold_ns_(gap_threshold_ns) {}
+    : sampler_(sampler),
+      writer_(writer),
+      poster_(poster),
+      reader_(std::move(reader)),
+      gap_threshold_ns_(gap_threshold_ns) {}
 
 void RunManager::adopt(std::vector<RunRecord> open_runs) {
   for (auto& r : open_runs) open_[r.id] = std::move(r);
@@ -48,7 +52,8 @@ Result<int64_t> RunManager::resolve(const std::string& key) const {
   int64_t id = 0;
   if (all_digits(key) && std::from_chars(key.data(), key.data() + key.size(), id).ec == std::errc()) {
     if (open_.count(id) != 0) return id;
-    auto rec = reader_.run_by_id(id);
+    auto reader = reader_();
+    auto rec = reader ? (*reader)->run_by_id(id) : Result<std::optional<RunRecord>>(std::optional<RunRecord>());
     if (rec && rec->has_value()) {
       return make_error(ErrorCode::kState, "run " + key + " (" + (*rec)->name + ") is already " +
                                                run_state_name((*rec)->state));
@@ -91,7 +96,9 @@ void RunManager::stop(const std::string& name_or_id, ReportDone done) {
 void RunManager::finish_stop(Result<RunRecord> rec, const ReportDone& done) {
   if (!rec) return done(rec.take_error());
   open_.erase(rec->id);
-  auto report = build_run_report(reader_, *rec, rec->stop_ns.value_or(rec->start_ns), gap_threshold_ns_);
+  auto reader = reader_();
+  if (!reader) return done(reader.take_error());
+  auto report = build_run_report(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), gap_threshold_ns_);
   if (!report) return done(report.take_error());
   done(report_to_json(*report));
 }

@@ -29,7 +29,10 @@ class RunManager {
   using RunDone = std::function<void(Result<RunRecord>)>;
   using ReportDone = std::function<void(Result<nlohmann::json>)>;
 
-  RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, Store& reader, int64_t gap_threshold_ns);
+  // Opens (or returns) the query connection; loop thread only.
+  using ReaderFn = std::function<Result<Store*>()>;
+
+  RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, ReaderFn reader, int64_t gap_threshold_ns);
 
   // Runs left open by a previous daemon of this boot continue (the downtime
   // is a gap in their data); the caller closes other boots' runs before.
@@ -45,7 +48,7 @@ class RunManager {
   Sampler& sampler_;
   StorageWriter& writer_;
   Poster& poster_;
-  Store& reader_;
+  ReaderFn reader_;
   int64_t gap_threshold_ns_;
   std::map<int64_t, RunRecord> open_;
   std::set<int64_t> stopping_;

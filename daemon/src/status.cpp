@@ -83,7 +83,8 @@ nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
   nlohmann::json j = {{"database", database_path(c)}, {"samples_written", w.samples_written},
                       {"commits", w.commits},         {"queued_samples", w.queued},
                       {"dropped_samples", w.dropped_samples}, {"failed_commits", w.failed_commits},
-                      {"flush_interval_ms", c.flush_interval_ms}, {"healthy", w.last_error.empty()}};
+                      {"flush_interval_ms", c.flush_interval_ms}, {"open", w.open},
+                      {"healthy", w.open && w.last_error.empty()}};
   if (!w.last_error.empty()) j["last_error"] = w.last_error;
   return j;
 }

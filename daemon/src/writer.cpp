@@ -4,12 +4,9 @@
 
 namespace energy::daemon {
 
-StorageWriter::StorageWriter(std::unique_ptr<Store> store, int64_t boot, std::vector<ChunkRail> rails,
-                             std::vector<RailCursor> resume, WriterOptions options)
-    : store_(std::move(store)),
-      boot_(boot),
-      options_(options),
-      chunker_(boot, std::move(rails), options.chunk_sweeps, std::move(resume)) {}
+StorageWriter::StorageWriter(StoreOpener opener, std::function<void(std::vector<RunRecord>)> on_open,
+                             WriterOptions options)
+    : opener_(std::move(opener)), on_open_(std::move(on_open)), options_(options) {}
 
 StorageWriter::~StorageWriter() { stop(); }
 
@@ -47,6 +44,7 @@ WriterStats StorageWriter::stats() const {
 }
 
 void StorageWriter::loop() {
+  ensure_open();  // before any item, so marks sent right after start find the database
   auto next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
@@ -57,7 +55,7 @@ void StorageWriter::loop() {
     mark_waiting_ = false;
     lock.unlock();
     absorb(batch);
-    if (flush()) maybe_checkpoint(last);
+    if (ensure_open() && flush()) maybe_checkpoint(last);
     lock.lock();
     if (last) break;
     next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
@@ -68,14 +66,58 @@ void StorageWriter::loop() {
 // in order behind the samples that preceded them.
 void StorageWriter::absorb(std::deque<Item>& batch) {
   for (auto& item : batch) {
-    if (auto* s = std::get_if<Sample>(&item)) {
-      chunker_.add(*s);
-      ++uncommitted_sweeps_;
-      for (auto& c : chunker_.take_closed()) pending_.push_back(std::move(c));
-    }
+    if (auto* s = std::get_if<Sample>(&item)) early_.push_back(std::move(*s));
     if (auto* m = std::get_if<MarkOp>(&item)) marks_.push_back(std::move(*m));
   }
+  if (chunker_) {
+    for (auto& s : early_) chunker_->add(s);
+    uncommitted_sweeps_ += static_cast<int64_t>(early_.size());
+    early_.clear();
+    for (auto& c : chunker_->take_closed()) pending_.push_back(std::move(c));
+  }
   bound_pending();
+}
+
+// Opens the database when it is not open (at most every reopen_interval).
+// While it cannot be opened, sweeps wait in memory (bounded) and marks are
+// refused: a mark is acknowledged only once it is stored.
+bool StorageWriter::ensure_open() {
+  if (store_) return true;
+  auto now = std::chrono::steady_clock::now();
+  if (now < next_open_attempt_) return false;
+  next_open_attempt_ = now + options_.reopen_interval;
+  auto session = opener_();
+  if (!session) {
+    note_failure(session.error());
+    fail_marks(session.error());
+    return false;
+  }
+  store_ = std::move(session->store);
+  boot_ = session->boot;
+  rail_ids_ = std::move(session->rail_ids);
+  // After a reopen the chunker goes on: its running energy and unwritten
+  // chunks are the truth; the database's resume point is used only at first.
+  if (!chunker_) chunker_.emplace(std::move(session->rails), options_.chunk_sweeps, std::move(session->resume));
+  on_open_(std::move(session->open_runs));
+  std::deque<Item> none;
+  absorb(none);  // sweeps that waited for the database go into chunks now
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.open = true;
+  stats_.last_error.clear();
+  return true;
+}
+
+void StorageWriter::fail_marks(const Error& why) {
+  Error e = make_error(ErrorCode::kStorage, "storage unavailable, the mark was not stored: " + why.describe());
+  for (auto& m : marks_) m.done(e);
+  marks_.clear();
+}
+
+void StorageWriter::note_failure(const Error& e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.failed_commits;
+  if (stats_.last_error != e.describe()) spdlog::warn("storage: {}; keeping data in memory and retrying", e.describe());
+  stats_.last_error = e.describe();
 }
 
 void StorageWriter::bound_pending() {
@@ -84,8 +126,13 @@ void StorageWriter::bound_pending() {
     dropped += pending_.front().sweeps;
     pending_.erase(pending_.begin());
   }
+  size_t max_early = options_.max_pending_chunks * static_cast<size_t>(options_.chunk_sweeps);
+  while (early_.size() > max_early) {
+    early_.pop_front();
+    ++dropped;
+  }
   if (dropped == 0) return;
-  uncommitted_sweeps_ -= dropped;
+  uncommitted_sweeps_ = std::max<int64_t>(0, uncommitted_sweeps_ - dropped);
   std::lock_guard<std::mutex> lock(mu_);
   stats_.dropped_samples += dropped;
 }
@@ -95,16 +142,20 @@ bool StorageWriter::flush() {
   if (uncommitted_sweeps_ == 0 && marks_.empty() && pending_.empty()) return true;
   std::vector<std::pair<MarkOp*, RunRecord>> done;
   Status st = write_pending(done);
-  std::lock_guard<std::mutex> lock(mu_);
   if (!st) {
     (void)store_->rollback();  // ends the failed transaction; nothing of it was stored
-    ++stats_.failed_commits;
-    if (stats_.last_error != st.error().describe()) {
-      spdlog::warn("storage: cannot commit ({}); keeping data in memory and retrying", st.error().describe());
+    note_failure(make_error(st.error().code, "cannot commit: " + st.error().describe()));
+    fail_marks(st.error());  // nobody waits on a disk that may stay full
+    if (++consecutive_failures_ >= options_.consecutive_failures_before_reopen) {
+      store_.reset();  // the file may have been replaced, remounted or damaged: open it afresh
+      consecutive_failures_ = 0;
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.open = false;
     }
-    stats_.last_error = st.error().describe();
     return false;
   }
+  consecutive_failures_ = 0;
+  std::lock_guard<std::mutex> lock(mu_);
   if (!stats_.last_error.empty()) spdlog::info("storage: writing again");
   ++stats_.commits;
   stats_.last_error.clear();
@@ -124,10 +175,10 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
   st = store_->begin();
   if (!st) return st;
   for (const auto& c : pending_) {
-    st = store_->put_chunk(c);
+    st = store_->put_chunk(boot_, rail_ids_, c);
     if (!st) return st;
   }
-  st = store_->put_chunk(chunker_.open_chunk());
+  st = store_->put_chunk(boot_, rail_ids_, chunker_->open_chunk());
   if (!st) return st;
   for (auto& m : marks_) {
     st = write_mark(m, done);

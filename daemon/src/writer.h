@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -46,20 +47,37 @@ struct WriterStats {
   int64_t queued = 0;            // sweeps received but not yet committed
   int64_t dropped_samples = 0;   // sweeps lost to the pending bound
   int64_t failed_commits = 0;
+  bool open = false;             // the database is open
   std::string last_error;        // empty while healthy
 };
+
+// What opening the database yields: the store, this boot's row, the rails'
+// rows (parallel to the sampler's rails), where their running energy stands,
+// and runs of this boot that are still open.
+struct StoreSession {
+  std::unique_ptr<Store> store;
+  int64_t boot = 0;
+  std::vector<int64_t> rail_ids;
+  std::vector<ChunkRail> rails;
+  std::vector<RailCursor> resume;
+  std::vector<RunRecord> open_runs;
+};
+using StoreOpener = std::function<Result<StoreSession>()>;
 
 struct WriterOptions {
   std::chrono::milliseconds flush_interval{1000};
   int64_t chunk_sweeps = 600;          // sweeps per raw-tier chunk (1 min at 100 ms)
   size_t max_pending_chunks = 240;     // closed chunks kept while the database refuses writes
   std::chrono::milliseconds checkpoint_interval{10000};  // the power-loss window for samples
+  std::chrono::milliseconds reopen_interval{5000};       // retry period while the database cannot be opened
+  int consecutive_failures_before_reopen = 5;             // failed commits before the database is reopened
 };
 
 class StorageWriter final : public SampleSink {
  public:
-  StorageWriter(std::unique_ptr<Store> store, int64_t boot, std::vector<ChunkRail> rails,
-                std::vector<RailCursor> resume, WriterOptions options);
+  // `opener` runs on the writer thread at start and again whenever the
+  // database must be (re)opened; `on_open` then receives the open runs.
+  StorageWriter(StoreOpener opener, std::function<void(std::vector<RunRecord>)> on_open, WriterOptions options);
   ~StorageWriter() override;
 
   void start();
@@ -67,7 +85,6 @@ class StorageWriter final : public SampleSink {
   void push_sample(const Sample& sample) override;
   void push_mark(MarkOp op);
   WriterStats stats() const;
-  int64_t boot() const { return boot_; }
 
  private:
   using Item = std::variant<Sample, MarkOp>;
@@ -78,11 +95,21 @@ class StorageWriter final : public SampleSink {
   Status write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done);
   void bound_pending();
   void maybe_checkpoint(bool force);
+  bool ensure_open();
+  void fail_marks(const Error& why);
+  void note_failure(const Error& e);
 
-  std::unique_ptr<Store> store_;
-  int64_t boot_;
+  StoreOpener opener_;
+  std::function<void(std::vector<RunRecord>)> on_open_;
   WriterOptions options_;
-  Chunker chunker_;                 // writer thread only
+  // Writer thread only, from here to thread_:
+  std::unique_ptr<Store> store_;
+  int64_t boot_ = 0;
+  std::vector<int64_t> rail_ids_;
+  std::optional<Chunker> chunker_;  // exists once the database has been opened
+  std::deque<Sample> early_;        // sweeps received before the database could be opened
+  std::chrono::steady_clock::time_point next_open_attempt_{};
+  int consecutive_failures_ = 0;
   std::vector<Chunk> pending_;      // closed chunks not yet committed (writer thread only)
   std::deque<MarkOp> marks_;        // marks not yet committed (writer thread only)
   int64_t uncommitted_sweeps_ = 0;  // writer thread only

@@ -4,8 +4,8 @@
 
 namespace energy {
 
-Chunker::Chunker(int64_t boot, std::vector<ChunkRail> rails, int64_t max_sweeps, std::vector<RailCursor> resume)
-    : boot_(boot), max_sweeps_(max_sweeps) {
+Chunker::Chunker(std::vector<ChunkRail> rails, int64_t max_sweeps, std::vector<RailCursor> resume)
+    : max_sweeps_(max_sweeps) {
   for (size_t i = 0; i < rails.size(); ++i) {
     RailBuf b;
     b.rail = rails[i];
@@ -44,7 +44,6 @@ void Chunker::add(const Sample& s) {
 
 Chunk Chunker::build() const {
   Chunk c;
-  c.boot = boot_;
   c.sweeps = static_cast<int64_t>(times_us_.size());
   c.t_first_ns = times_us_.empty() ? 0 : times_us_.front() * 1000;
   c.t_last_ns = times_us_.empty() ? 0 : times_us_.back() * 1000;
@@ -52,7 +51,6 @@ Chunk Chunker::build() const {
   c.times = codec::encode_times_us(times_us_);
   for (const auto& b : bufs_) {
     RailChunk r;
-    r.rail_id = b.rail.rail_id;
     r.data = codec::encode_readings(b.readings, b.rail.power_unit_uw);
     r.first = b.first;
     r.last = b.cursor;

@@ -11,7 +11,7 @@ uint32_t read_be32(const std::string& b) {
 ErrorCode code_from_name(const std::string& name) {
   for (auto c : {ErrorCode::kIo, ErrorCode::kParse, ErrorCode::kNotFound, ErrorCode::kInvalid,
                  ErrorCode::kUnsupported, ErrorCode::kProtocol, ErrorCode::kState, ErrorCode::kDenied,
-                 ErrorCode::kStorage, ErrorCode::kTimeout}) {
+                 ErrorCode::kStorage, ErrorCode::kCorrupt, ErrorCode::kTimeout}) {
     if (name == error_code_name(c)) return c;
   }
   return ErrorCode::kProtocol;

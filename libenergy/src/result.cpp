@@ -15,6 +15,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kState: return "state";
     case ErrorCode::kDenied: return "denied";
     case ErrorCode::kStorage: return "storage";
+    case ErrorCode::kCorrupt: return "corrupt";
     case ErrorCode::kTimeout: return "timeout";
   }
   return "unknown";

@@ -2,6 +2,8 @@
 
 namespace energy::sql {
 
+ErrorCode code_of(int rc);
+
 Result<Db> Db::open(const std::string& path, OpenMode mode) {
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_NOMUTEX | (mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
@@ -11,14 +13,19 @@ Result<Db> Db::open(const std::string& path, OpenMode mode) {
   db.db_.reset(raw);
   if (rc != SQLITE_OK) {
     std::string msg = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
-    return make_error(ErrorCode::kStorage, "cannot open database " + path + ": " + msg);
+    return make_error(code_of(rc), "cannot open database " + path + ": " + msg);
   }
   sqlite3_extended_result_codes(raw, 1);
   return db;
 }
 
+ErrorCode code_of(int rc) {
+  int primary = rc & 0xff;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? ErrorCode::kCorrupt : ErrorCode::kStorage;
+}
+
 Error Db::error(std::string_view what) const {
-  return make_error(ErrorCode::kStorage, std::string(what) + ": " + sqlite3_errmsg(db_.get()));
+  return make_error(code_of(sqlite3_errcode(db_.get())), std::string(what) + ": " + sqlite3_errmsg(db_.get()));
 }
 
 Status Db::exec(std::string_view sql) {
@@ -28,7 +35,7 @@ Status Db::exec(std::string_view sql) {
   if (rc == SQLITE_OK) return ok_status();
   std::string detail = msg != nullptr ? msg : sqlite3_errstr(rc);
   sqlite3_free(msg);
-  return make_error(ErrorCode::kStorage, "sql failed (" + detail + "): " + text.substr(0, 80));
+  return make_error(code_of(rc), "sql failed (" + detail + "): " + text.substr(0, 80));
 }
 
 Result<int64_t> Db::query_int(std::string_view sql, int64_t fallback) {
@@ -76,7 +83,7 @@ Result<StepResult> Stmt::step() {
   if (rc == SQLITE_ROW) return StepResult::kRow;
   if (rc == SQLITE_DONE) return StepResult::kDone;
   std::string sql = sqlite3_sql(stmt_.get()) != nullptr ? sqlite3_sql(stmt_.get()) : "";
-  Error e = make_error(ErrorCode::kStorage, std::string(sqlite3_errmsg(db_)) + " in \"" + sql.substr(0, 60) + "\"");
+  Error e = make_error(code_of(rc), std::string(sqlite3_errmsg(db_)) + " in \"" + sql.substr(0, 60) + "\"");
   sqlite3_reset(stmt_.get());
   return e;
 }

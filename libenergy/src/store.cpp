@@ -1,5 +1,9 @@
 #include "energy/store.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "sqlite.h"
 
 namespace energy {
@@ -83,9 +87,31 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
     auto st = store->db_->exec(pragma);
     if (!st) return st.take_error();
   }
+  auto check = store->quick_check();
+  if (!check) return check.take_error();
   auto mig = store->migrate();
   if (!mig) return mig.take_error();
   return store;
+}
+
+Status Store::quick_check() {
+  auto st = db_->prepare("PRAGMA quick_check");
+  if (!st) return st.take_error();
+  auto r = st->step();
+  if (!r) return r.take_error();
+  std::string verdict = *r == sql::StepResult::kRow ? st->text_at(0) : "no answer";
+  if (verdict == "ok") return ok_status();
+  return make_error(ErrorCode::kCorrupt, "database failed its integrity check: " + verdict);
+}
+
+Result<std::string> Store::move_aside(const std::string& path, const std::string& suffix) {
+  std::string target = path + ".corrupt-" + suffix;
+  for (const char* ext : {"", "-wal", "-shm"}) {
+    std::string from = path + ext;
+    if (::access(from.c_str(), F_OK) != 0) continue;
+    if (::rename(from.c_str(), (target + ext).c_str()) != 0) return errno_error("cannot move " + from + " aside");
+  }
+  return target;
 }
 
 Status Store::migrate() {

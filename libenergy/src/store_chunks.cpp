@@ -17,9 +17,8 @@ RailCursor cursor_at(const sql::Stmt& st, int col) {
 }
 
 // Reads kRailChunkColumns starting at column `col`.
-RailChunk rail_chunk_from(const sql::Stmt& st, int col, int64_t rail_id) {
+RailChunk rail_chunk_from(const sql::Stmt& st, int col) {
   RailChunk r;
-  r.rail_id = rail_id;
   r.data = st.blob_at(col);
   r.valid = st.int_at(col + 1);
   r.failed = st.int_at(col + 2);
@@ -38,17 +37,17 @@ void bind_cursor(sql::Stmt& st, int index, const RailCursor& c) {
   st.bind(index, c.last_t_ns).bind(index + 1, c.last_power_uw).bind(index + 2, c.cum_uj);
 }
 
-Result<int64_t> upsert_chunk_row(sql::Db& db, const Chunk& c) {
+Result<int64_t> upsert_chunk_row(sql::Db& db, int64_t boot, const Chunk& c) {
   auto st = db.prepare(
       "INSERT INTO chunks(boot, t_first_ns, t_last_ns, sweeps, wall_offset_ns, times) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
       "ON CONFLICT(boot, t_first_ns) DO UPDATE SET t_last_ns=?3, sweeps=?4, wall_offset_ns=?5, times=?6");
   if (!st) return st.take_error();
-  st->bind(1, c.boot).bind(2, c.t_first_ns).bind(3, c.t_last_ns).bind(4, c.sweeps).bind(5, c.wall_offset_ns);
+  st->bind(1, boot).bind(2, c.t_first_ns).bind(3, c.t_last_ns).bind(4, c.sweeps).bind(5, c.wall_offset_ns);
   auto done = st->bind_blob(6, c.times).run();
   if (!done) return done.take_error();
   auto id = db.prepare("SELECT id FROM chunks WHERE boot = ?1 AND t_first_ns = ?2");
   if (!id) return id.take_error();
-  auto r = id->bind(1, c.boot).bind(2, c.t_first_ns).step();
+  auto r = id->bind(1, boot).bind(2, c.t_first_ns).step();
   if (!r) return r.take_error();
   return id->int_at(0);
 }
@@ -69,16 +68,21 @@ struct Store::Edge {
   RailChunk rail;
 };
 
-Status Store::put_chunk(const Chunk& c) {
+Status Store::put_chunk(int64_t boot, const std::vector<int64_t>& rail_ids, const Chunk& c) {
   if (c.sweeps == 0) return ok_status();
-  auto id = upsert_chunk_row(*db_, c);
+  if (rail_ids.size() != c.rails.size()) {
+    return make_error(ErrorCode::kInvalid, "chunk has " + std::to_string(c.rails.size()) + " rails, " +
+                                               std::to_string(rail_ids.size()) + " ids given");
+  }
+  auto id = upsert_chunk_row(*db_, boot, c);
   if (!id) return id.take_error();
   auto st = db_->prepare(
       "INSERT OR REPLACE INTO rail_chunks(chunk, rail, data, valid, failed, min_uw, max_uw, first_t_ns, first_uw, "
       "first_cum_uj, last_t_ns, last_uw, last_cum_uj) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   if (!st) return st.take_error();
-  for (const auto& r : c.rails) {
-    st->bind(1, *id).bind(2, r.rail_id).bind_blob(3, r.data).bind(4, r.valid).bind(5, r.failed);
+  for (size_t i = 0; i < c.rails.size(); ++i) {
+    const RailChunk& r = c.rails[i];
+    st->bind(1, *id).bind(2, rail_ids[i]).bind_blob(3, r.data).bind(4, r.valid).bind(5, r.failed);
     st->bind(6, r.min_power_uw).bind(7, r.max_power_uw);
     bind_cursor(*st, 8, r.first);
     bind_cursor(*st, 11, r.last);
@@ -107,7 +111,7 @@ Result<std::optional<Store::Edge>> Store::chunk_at_or_before(int64_t boot, int64
   auto r = st->bind(1, boot).bind(2, rail_id).bind(3, t_ns).step();
   if (!r) return r.take_error();
   if (*r != sql::StepResult::kRow) return std::optional<Edge>();
-  return std::optional<Edge>(Edge{st->int_at(0), rail_chunk_from(*st, 1, rail_id)});
+  return std::optional<Edge>(Edge{st->int_at(0), rail_chunk_from(*st, 1)});
 }
 
 // The running-energy cursor at the last valid reading at or before t.
@@ -147,7 +151,7 @@ Result<std::optional<RailCursor>> Store::cursor_after(int64_t boot, int64_t rail
   auto r = st->bind(1, boot).bind(2, rail_id).bind(3, t_ns).step();
   if (!r) return r.take_error();
   if (*r != sql::StepResult::kRow) return std::optional<RailCursor>();
-  return std::optional<RailCursor>(rail_chunk_from(*st, 1, rail_id).first);
+  return std::optional<RailCursor>(rail_chunk_from(*st, 1).first);
 }
 
 Result<std::vector<StoredReading>> Store::decode(int64_t chunk_id, int64_t rail_id) {
@@ -158,7 +162,7 @@ Result<std::vector<StoredReading>> Store::decode(int64_t chunk_id, int64_t rail_
   auto r = st->bind(1, chunk_id).bind(2, rail_id).step();
   if (!r) return r.take_error();
   if (*r != sql::StepResult::kRow) return std::vector<StoredReading>();
-  return decode_rail_chunk(st->blob_at(0), rail_chunk_from(*st, 2, rail_id), st->int_at(1));
+  return decode_rail_chunk(st->blob_at(0), rail_chunk_from(*st, 2), st->int_at(1));
 }
 
 Result<std::optional<double>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {

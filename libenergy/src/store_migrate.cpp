@@ -42,12 +42,14 @@ Result<std::vector<V1Rail>> v1_rails(sql::Db& db) {
 // Groups one boot's v1 rows into sweeps (same t_ns) and chunks them.
 Status convert_boot(sql::Db& db, Store& store, int64_t boot, const std::vector<V1Rail>& rails) {
   std::vector<ChunkRail> layout;
+  std::vector<int64_t> ids;
   std::map<int64_t, size_t> index;
   for (const auto& r : rails) {
     index[r.id] = layout.size();
-    layout.push_back(ChunkRail{r.id, r.unit});
+    layout.push_back(ChunkRail{r.unit});
+    ids.push_back(r.id);
   }
-  Chunker chunker(boot, layout, kChunkSweeps, {});
+  Chunker chunker(layout, kChunkSweeps, {});
   auto st = db.prepare("SELECT t_ns, wall_ns, rail, power_uw, voltage_mv, current_ma, err FROM samples "
                        "WHERE boot = ?1 ORDER BY t_ns, rail");
   if (!st) return st.take_error();
@@ -69,10 +71,10 @@ Status convert_boot(sql::Db& db, Store& store, int64_t boot, const std::vector<V
   }
   emit();
   for (const auto& c : chunker.take_closed()) {
-    auto put = store.put_chunk(c);
+    auto put = store.put_chunk(boot, ids, c);
     if (!put) return put;
   }
-  return store.put_chunk(chunker.open_chunk());
+  return store.put_chunk(boot, ids, chunker.open_chunk());
 }
 
 Status convert_all(sql::Db& db, Store& store) {

@@ -42,13 +42,12 @@ class StoreTest : public ::testing::Test {
 
   // Stores sweeps through a Chunker with small chunks, so windows cross chunk edges.
   void put(int64_t boot, const std::vector<int64_t>& ids, const std::vector<Sample>& sweeps, int64_t chunk = 7) {
-    std::vector<ChunkRail> layout;
-    for (auto id : ids) layout.push_back(ChunkRail{id, 0});
-    Chunker chunker(boot, layout, chunk, {});
+    std::vector<ChunkRail> layout(ids.size(), ChunkRail{0});
+    Chunker chunker(layout, chunk, {});
     for (const auto& s : sweeps) chunker.add(s);
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(c).ok());
-    ASSERT_TRUE(store_->put_chunk(chunker.open_chunk()).ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(boot, ids, c).ok());
+    ASSERT_TRUE(store_->put_chunk(boot, ids, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
 

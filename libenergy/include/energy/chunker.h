@@ -34,7 +34,6 @@ struct RailCursor {
 };
 
 struct RailChunk {
-  int64_t rail_id = 0;
   std::string data;          // codec::encode_readings
   RailCursor first;          // running energy at the chunk's first valid reading (has_last false: none)
   RailCursor last;           // ... at its last valid reading (carried over when the chunk has none)
@@ -44,8 +43,9 @@ struct RailChunk {
   int64_t max_power_uw = 0;
 };
 
+// Rails are by position (the sampler's rail order); the store maps positions
+// to its row ids when it writes, so a chunk survives a reopened database.
 struct Chunk {
-  int64_t boot = 0;
   int64_t t_first_ns = 0;
   int64_t t_last_ns = 0;
   int64_t sweeps = 0;
@@ -55,7 +55,6 @@ struct Chunk {
 };
 
 struct ChunkRail {
-  int64_t rail_id = 0;
   int64_t power_unit_uw = 0;  // see codec.h
 };
 
@@ -63,7 +62,7 @@ class Chunker {
  public:
   static constexpr int64_t kWallStepNs = 1'000'000;  // a wall/boot offset change beyond this closes the chunk
 
-  Chunker(int64_t boot, std::vector<ChunkRail> rails, int64_t max_sweeps, std::vector<RailCursor> resume);
+  Chunker(std::vector<ChunkRail> rails, int64_t max_sweeps, std::vector<RailCursor> resume);
 
   // Adds one sweep (values parallel to the rails). Returns true when the sweep
   // was added to a fresh chunk because the previous one closed: that one is
@@ -88,7 +87,6 @@ class Chunker {
   void close();
   void add_value(RailBuf& buf, int64_t t_ns, const RailValue& v);
 
-  int64_t boot_;
   int64_t max_sweeps_;
   std::vector<RailBuf> bufs_;
   std::vector<int64_t> times_us_;

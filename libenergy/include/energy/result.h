@@ -26,6 +26,7 @@ enum class ErrorCode {
   kState,        // the request conflicts with the current state (e.g. run already stopped)
   kDenied,       // the caller lacks the privilege for the request
   kStorage,      // the database refused an operation
+  kCorrupt,      // the database file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB, failed integrity check)
   kTimeout,      // an operation did not finish before its deadline
 };
 

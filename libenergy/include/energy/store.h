@@ -65,7 +65,12 @@ class Store {
  public:
   static constexpr int kSchemaVersion = 2;
 
+  // The writer checks the file (PRAGMA quick_check) before migrating; a
+  // damaged file gives ErrorCode::kCorrupt.
   static Result<std::unique_ptr<Store>> open(const std::string& path, StoreRole role, int busy_timeout_ms);
+  // Renames a damaged database (and its -wal and -shm files) to
+  // <path>.corrupt-<suffix>, so a fresh one can be created; returns the new name.
+  static Result<std::string> move_aside(const std::string& path, const std::string& suffix);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -85,8 +90,9 @@ class Store {
   Status set_durability(Durability d);
   // Copies the WAL into the database and syncs both (PRAGMA wal_checkpoint).
   Status checkpoint();
-  // Inserts or rewrites a chunk (the open chunk is rewritten at every flush).
-  Status put_chunk(const Chunk& chunk);
+  // Inserts or rewrites a chunk (the open chunk is rewritten at every flush);
+  // rail_ids maps the chunk's rail positions to rail rows.
+  Status put_chunk(int64_t boot, const std::vector<int64_t>& rail_ids, const Chunk& chunk);
   // Running-energy cursors at each rail's last stored valid reading of a boot
   // (parallel to rail_ids), so a restarted daemon continues them.
   Result<std::vector<RailCursor>> resume_cursors(int64_t boot, const std::vector<int64_t>& rail_ids);
@@ -112,6 +118,7 @@ class Store {
  private:
   explicit Store(std::unique_ptr<sql::Db> db);
   Status migrate();
+  Status quick_check();
   Status migrate_v1_to_v2();
   struct Edge;
   Result<std::optional<double>> running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns);
