@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -68,6 +69,7 @@ class DaemonImpl {
   Result<Store*> reader();
   Result<std::vector<RunRecord>> close_other_boots_runs(Store& store, int64_t boot);
   Status start_loop();
+  void wait_for_first_sweep();
   void handle(const protocol::Request& req, const Responder& r);
   void mark_start(const nlohmann::json& args, const Responder& r);
   void mark_stop(const nlohmann::json& args, const Responder& r);
@@ -130,8 +132,21 @@ Status DaemonImpl::setup() {
   sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *writer_);
   st = start_loop();  // the loop, Poster and RunManager exist before the threads that post to them
   if (!st) return st;
+  auto open_runs = writer_->open_now();  // runs left open are known before the first request
+  if (open_runs) runs_->adopt(std::move(*open_runs));
   writer_->start();
-  return sampler_->start();
+  st = sampler_->start();
+  if (!st) return st;
+  wait_for_first_sweep();
+  return server_->listen();  // clients connect once there are readings to show
+}
+
+// Bounded by the stall limit: a blocked rail is quarantined by then.
+void DaemonImpl::wait_for_first_sweep() {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (sampler_->latest().values.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void DaemonImpl::discover() {
@@ -242,9 +257,7 @@ Status DaemonImpl::start_loop() {
   runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
   server_ = std::make_unique<Server>(loop_.get(), config_.socket_path,
                                      [this](const protocol::Request& q, const Responder& r) { handle(q, r); });
-  st = arm_watchdog();
-  if (!st) return st;
-  return server_->listen();
+  return arm_watchdog();
 }
 
 // The systemd watchdog is pinged only while the sampler makes progress: a

@@ -44,7 +44,7 @@ WriterStats StorageWriter::stats() const {
 }
 
 void StorageWriter::loop() {
-  ensure_open();  // before any item, so marks sent right after start find the database
+  ensure_open();  // unless open_now() succeeded; before any item, so early marks find the database
   auto next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
@@ -86,11 +86,19 @@ bool StorageWriter::ensure_open() {
   auto now = std::chrono::steady_clock::now();
   if (now < next_open_attempt_) return false;
   next_open_attempt_ = now + options_.reopen_interval;
+  auto runs = try_open();
+  if (runs) on_open_(std::move(*runs));
+  return runs.has_value();
+}
+
+std::optional<std::vector<RunRecord>> StorageWriter::open_now() { return try_open(); }
+
+std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
   auto session = opener_();
   if (!session) {
     note_failure(session.error());
     fail_marks(session.error());
-    return false;
+    return std::nullopt;
   }
   store_ = std::move(session->store);
   boot_ = session->boot;
@@ -98,13 +106,12 @@ bool StorageWriter::ensure_open() {
   // After a reopen the chunker goes on: its running energy and unwritten
   // chunks are the truth; the database's resume point is used only at first.
   if (!chunker_) chunker_.emplace(std::move(session->rails), options_.chunk_sweeps, std::move(session->resume));
-  on_open_(std::move(session->open_runs));
   std::deque<Item> none;
   absorb(none);  // sweeps that waited for the database go into chunks now
   std::lock_guard<std::mutex> lock(mu_);
   stats_.open = true;
   stats_.last_error.clear();
-  return true;
+  return std::move(session->open_runs);
 }
 
 void StorageWriter::fail_marks(const Error& why) {

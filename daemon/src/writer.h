@@ -80,6 +80,10 @@ class StorageWriter final : public SampleSink {
   StorageWriter(StoreOpener opener, std::function<void(std::vector<RunRecord>)> on_open, WriterOptions options);
   ~StorageWriter() override;
 
+  // Tries to open the database now, on the caller's thread, before start();
+  // returns the open runs of this boot, or nothing if it could not be opened
+  // (the writer thread then keeps trying).
+  std::optional<std::vector<RunRecord>> open_now();
   void start();
   void stop();  // flushes everything still queued
   void push_sample(const Sample& sample) override;
@@ -96,6 +100,7 @@ class StorageWriter final : public SampleSink {
   void bound_pending();
   void maybe_checkpoint(bool force);
   bool ensure_open();
+  std::optional<std::vector<RunRecord>> try_open();
   void fail_marks(const Error& why);
   void note_failure(const Error& e);
 

@@ -19,15 +19,17 @@ void note_power(EnergyStats& s, double p_uw) {
   s.has_data = true;
 }
 
-// Adds the part of [a, b] that lies inside the window.
-void add_segment(EnergyStats& s, const PowerPoint& a, const PowerPoint& b, EnergyWindow w) {
+// Adds the part of [a, b] that lies inside the window. A segment longer than
+// the gap threshold is still integrated (bridged) but is a gap, not coverage.
+void add_segment(EnergyStats& s, const PowerPoint& a, const PowerPoint& b, EnergyWindow w, int64_t threshold) {
   int64_t lo = std::max(a.t_ns, w.begin_ns);
   int64_t hi = std::min(b.t_ns, w.end_ns);
   if (hi < lo) return;
   double p_lo = lerp_power(a, b, lo);
   double p_hi = lerp_power(a, b, hi);
   s.energy_uj += (p_lo + p_hi) / 2.0 * static_cast<double>(hi - lo) / 1e9;
-  s.covered_ns += hi - lo;
+  s.integrated_ns += static_cast<double>(hi - lo);
+  if (b.t_ns - a.t_ns <= threshold) s.covered_ns += hi - lo;
   note_power(s, p_lo);
   note_power(s, p_hi);
 }
@@ -61,7 +63,7 @@ EnergyStats integrate_power(const std::vector<PowerPoint>& points, EnergyWindow 
   for (const auto& p : points) {
     if (!p.valid) continue;
     if (prev != nullptr) {
-      add_segment(s, *prev, p, w);
+      add_segment(s, *prev, p, w, gap_threshold_ns);
       account_gap(s, prev->t_ns, p.t_ns, w, gap_threshold_ns);
     } else {
       account_gap(s, w.begin_ns, p.t_ns, w, -1);  // window starts before any reading

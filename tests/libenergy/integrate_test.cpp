@@ -25,7 +25,7 @@ TEST(Integrator, ConstantPowerGivesPowerTimesDuration) {
 TEST(Integrator, InterpolatesPartialIntervalAtBothEdges) {
   // Power ramps 0 -> 1 W over 0..1 s; window 0.25..0.75 s holds the mean 0.5 W.
   std::vector<PowerPoint> pts = {{0, 0, true}, {1000 * kMs, 1'000'000, true}};
-  auto s = integrate_power(pts, {250 * kMs, 750 * kMs}, kGap);
+  auto s = integrate_power(pts, {250 * kMs, 750 * kMs}, 2000 * kMs);  // readings 1 s apart are no gap here
   EXPECT_NEAR(s.energy_uj, 0.5 * 0.5e6, 1e-6);
   EXPECT_EQ(s.covered_ns, 500 * kMs);
   EXPECT_EQ(s.peak_power_uw, 750'000);
@@ -51,7 +51,18 @@ TEST(Integrator, FailedReadingsAreGapsNotZeros) {
   EXPECT_EQ(s.failed_samples, 2);
   EXPECT_EQ(s.largest_gap_ns, 300 * kMs);
   EXPECT_EQ(s.gap_ns, 300 * kMs);
+  EXPECT_EQ(s.covered_ns, 700 * kMs);  // the bridged gap is integrated but is not coverage
+  EXPECT_NEAR(s.average_power_uw(), 2e6, 1e-6);
   EXPECT_EQ(s.min_power_uw, 2'000'000);
+}
+
+TEST(Integrator, StretchLongerThanTheGapThresholdIsIntegratedButNotCoverage) {
+  std::vector<PowerPoint> pts = {{0, 1'000'000, true}, {100 * kMs, 1'000'000, true}, {1100 * kMs, 1'000'000, true}};
+  auto s = integrate_power(pts, {0, 1100 * kMs}, kGap);
+  EXPECT_NEAR(s.energy_uj, 1.1e6, 1e-3);
+  EXPECT_EQ(s.covered_ns, 100 * kMs);
+  EXPECT_EQ(s.gap_ns, 1000 * kMs);
+  EXPECT_EQ(s.largest_gap_ns, 1000 * kMs);
 }
 
 TEST(Integrator, WindowBeyondDataReducesCoverage) {

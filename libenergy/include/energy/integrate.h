@@ -31,7 +31,7 @@ struct EnergyWindow {
 struct EnergyStats {
   double energy_uj = 0;         // integral over the covered part of the window
   int64_t window_ns = 0;        // end - begin
-  int64_t covered_ns = 0;       // bracketed by valid readings on both sides
+  int64_t covered_ns = 0;       // between valid readings no further apart than the gap threshold
   int64_t largest_gap_ns = 0;   // longest stretch of the window without a valid reading
   int64_t gap_ns = 0;           // total time in stretches longer than the gap threshold
   int64_t samples = 0;          // valid readings inside the window
@@ -42,7 +42,8 @@ struct EnergyStats {
 
   double coverage() const { return window_ns > 0 ? static_cast<double>(covered_ns) / static_cast<double>(window_ns) : (has_data ? 1.0 : 0.0); }
   // uJ per second is uW.
-  double average_power_uw() const { return covered_ns > 0 ? energy_uj * 1e9 / static_cast<double>(covered_ns) : 0.0; }
+  double integrated_ns = 0;     // covered plus bridged gaps: the time energy_uj spans
+  double average_power_uw() const { return integrated_ns > 0 ? energy_uj * 1e9 / integrated_ns : 0.0; }
 };
 
 // `points` must be sorted by time and may extend beyond the window (one

@@ -1,0 +1,159 @@
+// QUALITY D1: energyd killed with SIGKILL at random moments while sampling,
+// with a run open and clients marking and querying. After every kill:
+// PRAGMA integrity_check is "ok", no acknowledged mark is lost, and the
+// readings lost are at most one flush interval plus the downtime. At the end
+// the run opened before the first kill is still open and continues, with the
+// downtime recorded as gaps. ENERGYD_KILL_ITERATIONS sets the number of kills
+// (default 100, as CI runs it; QUALITY.md asks for 1,000 in a longer run).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+namespace energy::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr int kFlushMs = 200;
+
+int64_t boottime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+int iterations() {
+  const char* env = std::getenv("ENERGYD_KILL_ITERATIONS");
+  return env != nullptr ? std::max(1, std::atoi(env)) : 100;
+}
+
+struct DbFacts {
+  std::string integrity;
+  std::set<int64_t> runs;
+  std::set<int64_t> stopped;
+  int64_t last_t_ns = 0;
+};
+
+DbFacts inspect(const std::string& path) {
+  DbFacts f;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return f;
+  auto each = [&](const char* sql, auto&& row) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) return;
+    while (sqlite3_step(st) == SQLITE_ROW) row(st);
+    sqlite3_finalize(st);
+  };
+  each("PRAGMA integrity_check", [&](sqlite3_stmt* st) { f.integrity += reinterpret_cast<const char*>(sqlite3_column_text(st, 0)); });
+  each("SELECT id, state FROM runs", [&](sqlite3_stmt* st) {
+    f.runs.insert(sqlite3_column_int64(st, 0));
+    if (std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 1))) == "stopped") f.stopped.insert(sqlite3_column_int64(st, 0));
+  });
+  each("SELECT coalesce(max(t_last_ns), 0) FROM chunks", [&](sqlite3_stmt* st) { f.last_t_ns = sqlite3_column_int64(st, 0); });
+  sqlite3_close(db);
+  return f;
+}
+
+class KillNine : public ::testing::Test {
+ public:
+  nlohmann::json ctl_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
+    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", sock(), "--json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run_command(argv, milliseconds(5000));
+    if (exit_code != nullptr) *exit_code = r.exit_code;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  }
+
+ protected:
+  void SetUp() override {
+    auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nx", "--l4t", "36", "--root",
+                             tmp_.path() + "/board"});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+  }
+  std::unique_ptr<ChildProcess> start() {
+    auto d = std::make_unique<ChildProcess>(
+        std::vector<std::string>{ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", tmp_.path() + "/state",
+                                 "--socket", sock(), "--flush-interval-ms", std::to_string(kFlushMs)},
+        tmp_.path() + "/log");
+    EXPECT_TRUE(wait_for_socket(sock(), std::chrono::seconds(10))) << read_file(tmp_.path() + "/log");
+    return d;
+  }
+  std::string sock() const { return tmp_.path() + "/s.sock"; }
+  std::string db() const { return tmp_.path() + "/state/energyd.db"; }
+  TempDir tmp_;
+};
+
+// Marks and queries from a client while the daemon may die at any moment;
+// records the run ids whose start or stop was acknowledged.
+struct Client {
+  std::set<int64_t> started, stopped;
+  void work(KillNine& t, std::atomic<bool>& done, uint32_t seed) {
+    std::mt19937 rng(seed);
+    while (!done) {
+      int code = 0;
+      auto started_run = t.ctl_json({"mark", "start", "k" + std::to_string(rng() % 1000)}, &code);
+      if (code == 0 && started_run.is_object()) started.insert(started_run["id"].get<int64_t>());
+      (void)t.ctl_json({"status"});
+      if (code == 0 && started_run.is_object() && rng() % 2 == 0) {
+        auto rep = t.ctl_json({"mark", "stop", std::to_string(started_run["id"].get<int64_t>())}, &code);
+        if (code == 0 && rep.is_object()) stopped.insert(started_run["id"].get<int64_t>());
+      }
+    }
+  }
+};
+
+TEST_F(KillNine, RandomKillsLoseNoAcknowledgedMarkAndKeepTheDatabaseIntact) {
+  std::mt19937 rng(12345);
+  int64_t long_run = 0;
+  {
+    auto d = start();
+    auto r = ctl_json({"mark", "start", "long"});
+    ASSERT_TRUE(r.is_object());
+    long_run = r["id"].get<int64_t>();
+    d->stop(SIGKILL);
+  }
+  Client client;
+  int n = iterations();
+  for (int i = 0; i < n; ++i) {
+    auto d = start();
+    std::atomic<bool> done{false};
+    std::thread worker([&] { client.work(*this, done, static_cast<uint32_t>(i)); });
+    std::this_thread::sleep_for(milliseconds(100 + rng() % 600));
+    int64_t kill_t = boottime_ns();
+    d->stop(SIGKILL);
+    done = true;
+    worker.join();
+    DbFacts f = inspect(db());
+    ASSERT_EQ(f.integrity, "ok") << "after kill " << i;
+    for (int64_t id : client.started) ASSERT_TRUE(f.runs.count(id) == 1) << "acknowledged run " << id << " lost at kill " << i;
+    for (int64_t id : client.stopped) ASSERT_TRUE(f.stopped.count(id) == 1) << "acknowledged stop " << id << " lost at kill " << i;
+    ASSERT_GE(f.last_t_ns, kill_t - (kFlushMs + 150) * 1'000'000LL) << "more than one flush interval lost at kill " << i;
+    if (i % 10 == 0) std::this_thread::sleep_for(milliseconds(400));  // a restart delay, as systemd's RestartSec
+  }
+  auto d = start();
+  auto st = ctl_json({"status"});
+  bool still_open = false;
+  for (const auto& r : st["open_runs"]) still_open = still_open || r["id"].get<int64_t>() == long_run;
+  EXPECT_TRUE(still_open);
+  auto rep = ctl_json({"mark", "stop", std::to_string(long_run)});
+  ASSERT_TRUE(rep.is_object());
+  EXPECT_GT(rep["total"]["energy_j"].get<double>(), 0.0);
+  EXPECT_LT(rep["total"]["coverage"].get<double>(), 1.0);  // the restarts' downtime is there, as gaps
+  EXPECT_GT(rep["total"]["gap_ns"].get<int64_t>(), 0);
+  EXPECT_GE(client.started.size(), static_cast<size_t>(n / 2));
+  EXPECT_EQ(d->stop(SIGTERM), 0);
+}
+
+}  // namespace
+}  // namespace energy::testing
