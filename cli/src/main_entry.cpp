@@ -18,7 +18,9 @@ constexpr const char* kUsage =
     "  rails                           live V, I, P per rail; which rails form the module total\n"
     "  clocks                          CPU/GPU/EMC clock domains, governors, frequencies; temperatures\n"
     "  mark start NAME [--tag K=V]...  open a run; prints its id\n"
-    "  mark stop NAME|ID               close a run; prints its energy per rail and in total\n\n"
+    "  mark stop NAME|ID               close a run; prints its energy per rail and in total\n"
+    "  export [--since T] [--until T] [--rail R] [--format csv|json]\n"
+    "                                  raw readings; T: now, -15m, @EPOCH or 2026-11-22T03:00:00Z\n\n"
     "Options:\n"
     "  --socket PATH   energyd's socket\n"
     "  --json          print the daemon's JSON instead of tables\n"
@@ -27,7 +29,7 @@ constexpr const char* kUsage =
 using Command = std::function<int(const Context&, const std::vector<std::string>&)>;
 
 const std::map<std::string, Command>& commands() {
-  static const std::map<std::string, Command> table = {{"status", cmd_status}, {"mark", cmd_mark}, {"rails", cmd_rails}, {"clocks", cmd_clocks}};
+  static const std::map<std::string, Command> table = {{"status", cmd_status}, {"mark", cmd_mark}, {"rails", cmd_rails}, {"clocks", cmd_clocks}, {"export", cmd_export}};
   return table;
 }
 

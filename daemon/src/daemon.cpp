@@ -74,6 +74,7 @@ class DaemonImpl {
   void mark_start(const nlohmann::json& args, const Responder& r);
   void mark_stop(const nlohmann::json& args, const Responder& r);
   void clocks(const Responder& r);
+  void export_readings(const nlohmann::json& args, const Responder& r);
   void shutdown();
   static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
   Status arm_watchdog();
@@ -295,6 +296,7 @@ void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
   if (req.verb == "status") return r.reply(status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_));
   if (req.verb == "rails") return r.reply(rails_verb_json(status_, *sampler_));
   if (req.verb == "clocks") return clocks(r);
+  if (req.verb == "export") return export_readings(req.args, r);
   if (req.verb == "mark.start") return mark_start(req.args, r);
   if (req.verb == "mark.stop") return mark_stop(req.args, r);
   r.fail(make_error(ErrorCode::kInvalid, "unknown verb '" + req.verb + "'"));
@@ -329,6 +331,26 @@ void DaemonImpl::clocks(const Responder& r) {
     auto thermal = read_thermal(root_, status_.clocks.thermal);
     auto reply = clocks_verb_json(status_.clocks, states, thermal);
     poster_.post([r, reply]() { r.reply(reply); });
+  });
+}
+
+// Raw readings for `energyctl export`, a page at a time (a page ends on a
+// sweep boundary; the reply says where the next one starts). Runs on the
+// worker with its own connection, so a long export never stalls the loop.
+void DaemonImpl::export_readings(const nlohmann::json& args, const Responder& r) {
+  auto since = protocol::arg_optional_int(args, "since_wall_ns");
+  auto until = protocol::arg_optional_int(args, "until_wall_ns");
+  if (!since) return r.fail(since.error());
+  if (!until) return r.fail(until.error());
+  std::string rail = args.value("rail", std::string());
+  int64_t from = since->value_or(0), to = until->value_or(INT64_MAX);
+  if (to < from) return r.fail(make_error(ErrorCode::kInvalid, "export: until is before since"));
+  blocking_reads_->post([this, r, from, to, rail] {
+    auto reply = export_page(database_path(config_), from, to, rail);
+    poster_.post([r, reply]() {
+      if (!reply) return r.fail(reply.error());
+      r.reply(*reply);
+    });
   });
 }
 

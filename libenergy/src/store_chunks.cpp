@@ -225,3 +225,52 @@ Result<std::optional<int64_t>> Store::last_sample_ns(int64_t boot) {
 }
 
 }  // namespace energy
+
+namespace energy {
+namespace {
+
+struct ExportChunk {
+  int64_t wall_offset_ns;
+  std::string boot_id;
+  std::string times;
+  std::string rail;
+  int64_t unit;
+  RailChunk data;
+};
+
+void add_rows(const ExportChunk& c, const std::vector<StoredReading>& rs, int64_t since, int64_t until, size_t limit,
+              std::vector<Store::ExportRow>& out) {
+  for (const auto& r : rs) {
+    int64_t wall = r.t_ns + c.wall_offset_ns;
+    if (wall < since || wall > until || out.size() >= limit) continue;
+    out.push_back(Store::ExportRow{c.boot_id, c.rail, r.t_ns, wall, r.reading});
+  }
+}
+
+}  // namespace
+
+Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int64_t until, const std::string& rail,
+                                                             size_t limit) {
+  auto st = db_->prepare(std::string("SELECT c.wall_offset_ns, b.boot_id, c.times, r.label, r.power_unit_uw, ") +
+                         kRailChunkColumns +
+                         " FROM chunks c JOIN boots b ON b.id = c.boot JOIN rail_chunks rc ON rc.chunk = c.id"
+                         " JOIN rails r ON r.id = rc.rail"
+                         " WHERE c.t_last_ns + c.wall_offset_ns >= ?1 AND c.t_first_ns + c.wall_offset_ns <= ?2"
+                         " AND (?3 = '' OR r.label = ?3) ORDER BY c.t_first_ns + c.wall_offset_ns, r.id");
+  if (!st) return st.take_error();
+  st->bind(1, since).bind(2, until).bind(3, std::string_view(rail));
+  std::vector<ExportRow> out;
+  while (out.size() < limit) {
+    auto r = st->step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    ExportChunk c{st->int_at(0), st->text_at(1), st->blob_at(2), st->text_at(3), st->int_at(4), rail_chunk_from(*st, 5)};
+    auto rs = decode_rail_chunk(c.times, c.data, c.unit);
+    if (!rs) return rs.take_error();
+    add_rows(c, *rs, since, until, limit, out);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ExportRow& a, const ExportRow& b) { return a.wall_ns < b.wall_ns; });
+  return out;
+}
+
+}  // namespace energy

@@ -110,6 +110,17 @@ class Store {
   // lookups (O(log n)) and at most two decoded chunks. nullopt when an edge of
   // the window is outside the stored readings.
   Result<std::optional<double>> energy_uj(int64_t boot, int64_t rail_id, EnergyWindow window);
+  // Raw readings whose wall-clock time is in [since, until], oldest first,
+  // at most `limit` of them; `rail_label` empty means every rail.
+  struct ExportRow {
+    std::string boot_id;
+    std::string rail;
+    int64_t t_ns = 0;     // CLOCK_BOOTTIME of that boot
+    int64_t wall_ns = 0;  // display only
+    codec::Reading reading;
+  };
+  Result<std::vector<ExportRow>> export_readings(int64_t since_wall_ns, int64_t until_wall_ns,
+                                                 const std::string& rail_label, size_t limit);
   // Number of stored sweeps.
   Result<int64_t> sample_count();
   // Time of the last reading stored for a boot, or nullopt if none.
