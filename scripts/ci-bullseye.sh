@@ -173,7 +173,7 @@ in_chroot "g++ --version | head -n1; cmake --version | head -n1
 
 # --- 4. configure, build, test -------------------------------------------------
 banner "configure (cmake -DENERGY_WERROR=ON)"
-in_chroot "cmake -S $SRC_IN -B $BUILD_IN -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON" \
+in_chroot "cmake -S $SRC_IN -B $BUILD_IN -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON -DENERGY_BUILD_BENCH=ON" \
   || die "CMake configure failed in the bullseye chroot"
 phase_done "configure"
 

@@ -37,7 +37,7 @@ fi
 
 banner "configuring $BUILD_DIR ($(c++ --version | head -n1), $(cmake --version | head -n1))"
 cmake -S "$ROOT" -B "$BUILD_DIR" \
-  -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON "$@" \
+  -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON -DENERGY_BUILD_BENCH=ON "$@" \
   || die "CMake configure failed (build dir: $BUILD_DIR)"
 step_done "configure"
 
