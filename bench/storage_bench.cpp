@@ -84,7 +84,7 @@ void BM_Chunker(benchmark::State& state) {
     chunker.add(sweeps[i++ % sweeps.size()]);
     if (i % 600 == 0) benchmark::DoNotOptimize(chunker.take_closed());
   }
-  state.SetItemsProcessed(state.iterations());
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));  // unsigned in benchmark 1.5 (Debian 11)
 }
 BENCHMARK(BM_Chunker)->Arg(3)->Arg(6)->Arg(9);
 
