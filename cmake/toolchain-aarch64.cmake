@@ -41,4 +41,7 @@ set(ENV{PKG_CONFIG_SYSROOT_DIR} "")
 
 # Run target binaries (ctest, gtest_discover_tests, custom commands) through
 # qemu-user with the cross libc's loader.
-set(CMAKE_CROSSCOMPILING_EMULATOR "qemu-aarch64-static;-L;/usr/${ENERGY_CROSS_TRIPLE}")
+# -L / uses the multiarch libc6:arm64 (same version as the libraries linked
+# against). The cross toolchain's /usr/aarch64-linux-gnu loader is a different
+# libc build, and mixing the two makes pthread_create hang under qemu.
+set(CMAKE_CROSSCOMPILING_EMULATOR "qemu-aarch64-static;-L;/")

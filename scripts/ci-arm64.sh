@@ -56,7 +56,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   "${SUDO[@]}" dpkg --add-architecture arm64 || die "dpkg --add-architecture arm64 failed"
 fi
 ARM64_PACKAGES=(
-  crossbuild-essential-arm64 qemu-user-static file
+  crossbuild-essential-arm64 qemu-user-static file libc6:arm64
   libsystemd-dev:arm64 libspdlog-dev:arm64 libfmt-dev:arm64
   libsqlite3-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libfuse3-dev:arm64
   nlohmann-json3-dev
@@ -104,8 +104,8 @@ fi
 bash "$ROOT/scripts/install-deps.sh" "${ARM64_PACKAGES[@]}" \
   || die "installing the arm64 cross toolchain/libraries failed (scripts/install-deps.sh ${ARM64_PACKAGES[*]})"
 command -v qemu-aarch64-static >/dev/null || die "qemu-aarch64-static not found after installing qemu-user-static"
-[[ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ]] \
-  || die "/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 missing (libc6-arm64-cross)"
+[[ -e /lib/ld-linux-aarch64.so.1 ]] \
+  || die "/lib/ld-linux-aarch64.so.1 missing (libc6:arm64, which qemu runs the tests with)"
 phase_done "install"
 
 # --- 2. configure --------------------------------------------------------------
@@ -161,7 +161,7 @@ echo "ci-arm64.sh: $checked file(s) checked, all aarch64"
 phase_done "file check"
 
 # --- 5. unit tests under qemu-user ----------------------------------------------------
-banner "ctest -L unit (through qemu-aarch64-static -L /usr/aarch64-linux-gnu)"
+banner "ctest -L unit (through qemu-aarch64-static -L /)"
 (cd "$BUILD_DIR" && ctest -L unit --output-on-failure -j2 --no-tests=error --timeout 900) \
   || die "arm64 unit tests failed under qemu (log: $BUILD_DIR/Testing/Temporary/LastTest.log)"
 phase_done "ctest -L unit"

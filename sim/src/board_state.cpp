@@ -57,10 +57,13 @@ BoardState idle_state(const BoardSpec& spec) {
     state.gpus[g.devfreq_name] = GpuState{min_hz, g.default_max_hz, cur_hz, g.default_governor, 0};
   }
   for (const ThermalZoneSpec& zone : spec.thermal_zones) state.thermal_mc.push_back(zone.idle_mc);
+  for (const PowerMonitorSpec& m : spec.monitors) {
+    if (m.layout == MonitorLayout::kIna3221Hwmon) state.monitor_config[m.device_name()] = MonitorConfig{};
+  }
   return state;
 }
 
-Status set_rail(BoardState& state, const BoardSpec& spec, std::string_view name, RailState value) {
+Result<std::string> resolve_rail(const BoardSpec& spec, std::string_view name) {
   const RailMatch match = match_rails(spec, name);
   const std::string quoted = "'" + std::string(name) + "'";
   if (match.ids.empty()) {
@@ -72,7 +75,13 @@ Status set_rail(BoardState& state, const BoardSpec& spec, std::string_view name,
                       quoted + " names several channels (" + joined(match.ids) + "); use a rail id");
   }
   if (match.disabled) return make_error(ErrorCode::kInvalid, "rail " + quoted + " is disabled in the device tree");
-  state.rails[match.ids.front()] = value;
+  return match.ids.front();
+}
+
+Status set_rail(BoardState& state, const BoardSpec& spec, std::string_view name, RailState value) {
+  Result<std::string> id = resolve_rail(spec, name);
+  if (!id) return id.take_error();
+  state.rails[*id] = value;
   return ok_status();
 }
 

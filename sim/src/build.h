@@ -32,6 +32,18 @@ Error read_error(int sys_errno, const std::string& what);
 // Content computed from the state of rail `id`; EIO when the state lacks it.
 ContentFn rail_content(std::string id, std::function<std::string(const RailState&)> format);
 
+// A plain setting: reads what was last written (BoardState::settings[key]) or
+// `initial`; a write is checked by `accept`, which returns the text to keep
+// (without newline) or the EINVAL error.
+using SettingCheck = std::function<Result<std::string>(std::string_view written)>;
+void add_setting(Tree& tree, const std::string& path, const std::string& key, const std::string& initial,
+                 SettingCheck accept);
+// Checks for add_setting: 0 or 1; any unsigned integer; an unsigned integer up to `max`; one of `words`.
+Result<std::string> accept_flag(std::string_view written);
+Result<std::string> accept_unsigned(std::string_view written);
+SettingCheck accept_up_to(std::uint64_t max);
+SettingCheck accept_words(std::vector<std::string> words);
+
 void add_i2c_adapters(Tree& tree, const BoardSpec& spec);
 void add_power_monitor(Tree& tree, const PowerMonitorSpec& monitor, const MonitorPlacement& placement);
 void add_cpufreq(Tree& tree, const CpuSpec& cpu);

@@ -3,6 +3,7 @@
 #include <cerrno>
 
 #include "build.h"
+#include "sysfs_write.h"
 
 namespace energy::sim {
 namespace {
@@ -16,18 +17,27 @@ ContentFn fan_content(std::function<std::string(std::uint32_t pwm)> format) {
   return [format = std::move(format)](const BoardState& state) -> Result<std::string> { return format(state.fan_pwm); };
 }
 
+// The fan's duty cycle: 0..255, anything else is EINVAL.
+Status store_pwm(BoardState& state, std::string_view text) {
+  Result<std::uint64_t> pwm = parse_written_unsigned(text);
+  if (!pwm || *pwm > 255) return rejected_write("pwm: '" + written_word(text) + "' is not 0..255");
+  state.fan_pwm = static_cast<std::uint32_t>(*pwm);
+  return ok_status();
+}
+
 void add_pwm_fan_l4t32(Tree& tree) {
   const std::string dir = "/sys/devices/pwm-fan";
-  tree.add_file(dir + "/target_pwm", kModeReadWrite, fan_content([](std::uint32_t pwm) { return line_of(pwm); }));
+  tree.add_file(dir + "/target_pwm", kModeReadWrite, fan_content([](std::uint32_t pwm) { return line_of(pwm); }),
+                store_pwm);
   tree.add_file(dir + "/rpm_measured", kModeReadOnly,
                 fan_content([](std::uint32_t pwm) { return line_of(fan_rpm(pwm)); }));
-  tree.add_text_file(dir + "/temp_control", kModeReadWrite, line("1"));
-  tree.add_text_file(dir + "/step_time", kModeReadWrite, line("100"));  // A21
+  add_setting(tree, dir + "/temp_control", "pwm-fan/temp_control", "1", accept_flag);
+  add_setting(tree, dir + "/step_time", "pwm-fan/step_time", "100", accept_unsigned);  // A21
 }
 
 // A fan hwmon device: not a power monitor, which readers must skip.
 std::string add_fan_hwmon(Tree& tree, const std::string& device_dir, int number, const char* name) {
-  const std::string dir = device_dir + "/hwmon/hwmon" + std::to_string(number);
+  std::string dir = device_dir + "/hwmon/hwmon" + std::to_string(number);
   tree.add_text_file(dir + "/name", kModeReadOnly, line(name));
   tree.add_sysfs_link(dir + "/device", device_dir);
   tree.add_sysfs_link("/sys/class/hwmon/hwmon" + std::to_string(number), dir);
@@ -37,8 +47,10 @@ std::string add_fan_hwmon(Tree& tree, const std::string& device_dir, int number,
 void add_hwmon_fan(Tree& tree, const std::vector<int>& numbers) {
   if (numbers.size() != 2) return;
   const std::string pwm_dir = add_fan_hwmon(tree, "/sys/devices/platform/pwm-fan", numbers[0], "pwmfan");
-  tree.add_file(pwm_dir + "/pwm1", kModeReadWrite, fan_content([](std::uint32_t pwm) { return line_of(pwm); }));
-  tree.add_text_file(pwm_dir + "/pwm1_enable", kModeReadWrite, line("1"));
+  tree.add_file(pwm_dir + "/pwm1", kModeReadWrite, fan_content([](std::uint32_t pwm) { return line_of(pwm); }),
+                store_pwm);
+  // Keyed by name, not path: the hwmon number changes with --hwmon-offset / renumber.
+  add_setting(tree, pwm_dir + "/pwm1_enable", "pwmfan/pwm1_enable", "1", accept_words({"0", "1", "2"}));
   const std::string tach_dir = add_fan_hwmon(tree, "/sys/devices/platform/39c0000.tachometer", numbers[1], "pwm_tach");
   tree.add_file(tach_dir + "/rpm", kModeReadOnly, fan_content([](std::uint32_t pwm) { return line_of(fan_rpm(pwm)); }));
 }

@@ -8,6 +8,7 @@
 #include "build.h"
 #include "energysim/chip_model.h"
 #include "path_util.h"
+#include "sysfs_write.h"
 
 namespace energy::sim {
 namespace {
@@ -21,12 +22,21 @@ void add_client_file(Tree& tree, const std::string& device_dir, const ClientFile
   tree.add_text_file(path, mode, line(file.content));
 }
 
+std::string driver_dir(const PowerMonitorSpec& m) {
+  return std::string("/sys/bus/i2c/drivers/") + driver_name(m.layout);
+}
+std::string bus_link(const PowerMonitorSpec& m) { return "/sys/bus/i2c/devices/" + m.device_name(); }
+std::string class_link(const PowerMonitorSpec& m, int number) {
+  return m.layout == MonitorLayout::kIna3221xIio ? "/sys/bus/iio/devices/iio:device" + text(number)
+                                                 : "/sys/class/hwmon/hwmon" + text(number);
+}
+
 void add_i2c_client(Tree& tree, const PowerMonitorSpec& m) {
-  const std::string driver_dir = std::string("/sys/bus/i2c/drivers/") + driver_name(m.layout);
+  const std::string drivers = driver_dir(m);
   tree.add_text_file(join_path(m.device_dir, "name"), kModeReadOnly, line(driver_name(m.layout)));
-  tree.add_sysfs_link(join_path(m.device_dir, "driver"), driver_dir);
-  tree.add_sysfs_link(join_path(driver_dir, m.device_name()), m.device_dir);
-  tree.add_sysfs_link("/sys/bus/i2c/devices/" + m.device_name(), m.device_dir);
+  tree.add_sysfs_link(join_path(m.device_dir, "driver"), drivers);
+  tree.add_sysfs_link(join_path(drivers, m.device_name()), m.device_dir);
+  tree.add_sysfs_link(bus_link(m), m.device_dir);
   for (const ClientFileSpec& file : m.client_files) add_client_file(tree, m.device_dir, file);
 }
 
@@ -37,23 +47,38 @@ std::string iio_current(const RailState& r) { return line_of(r.current_ma); }
 std::string iio_power(const RailState& r) { return line_of(ina3221x_power_mw(r.bus_mv, r.current_ma)); }
 std::string iio_ui(const RailState& r) { return line(text(r.bus_mv) + " " + text(r.current_ma)); }
 
+// A channel file whose content is a converted value (what sensor faults hit).
+void add_value_file(Tree& tree, const std::string& path, std::uint32_t mode, const std::string& id,
+                    std::function<std::string(const RailState&)> format) {
+  tree.add_file(path, mode, rail_content(id, std::move(format)));
+  tree.tag_rail(path, id, RailFileRole::kValue);
+}
+
+// A channel file that does not change with the measurement.
+void add_info_file(Tree& tree, const std::string& path, std::uint32_t mode, const std::string& id,
+                   std::string content) {
+  tree.add_text_file(path, mode, std::move(content));
+  tree.tag_rail(path, id, RailFileRole::kInfo);
+}
+
 void add_iio_channel(Tree& tree, const std::string& dir, const std::string& id, const ChannelSpec& c) {
   const std::string i = text(c.index);
   const std::int32_t limit_ma = ina3221_full_scale_ma(c.shunt_uohm);  // A7
-  tree.add_text_file(dir + "/rail_name_" + i, kModeRootOnly, line(c.label));
-  tree.add_file(dir + "/in_voltage" + i + "_input", kModeReadOnly, rail_content(id, iio_voltage));
-  tree.add_file(dir + "/in_current" + i + "_input", kModeReadOnly, rail_content(id, iio_current));
-  tree.add_file(dir + "/in_power" + i + "_input", kModeReadOnly, rail_content(id, iio_power));
+  add_info_file(tree, dir + "/rail_name_" + i, kModeRootOnly, id, line(c.label));
+  add_value_file(tree, dir + "/in_voltage" + i + "_input", kModeReadOnly, id, iio_voltage);
+  add_value_file(tree, dir + "/in_current" + i + "_input", kModeReadOnly, id, iio_current);
+  add_value_file(tree, dir + "/in_power" + i + "_input", kModeReadOnly, id, iio_power);
   // Continuous mode (A6): the trigger inputs convert like the plain ones.
-  tree.add_file(dir + "/in_current" + i + "_trigger_input", kModeReadOnly, rail_content(id, iio_current));
-  tree.add_file(dir + "/in_power" + i + "_trigger_input", kModeReadOnly, rail_content(id, iio_power));
-  tree.add_file(dir + "/ui_input_" + i, kModeRootOnly, rail_content(id, iio_ui));
-  tree.add_text_file(dir + "/crit_current_limit_" + i, kModeRootOnly, line(text(limit_ma) + " ma"));
-  tree.add_text_file(dir + "/warn_current_limit_" + i, kModeRootOnly, line(text(limit_ma) + " ma"));
+  add_value_file(tree, dir + "/in_current" + i + "_trigger_input", kModeReadOnly, id, iio_current);
+  add_value_file(tree, dir + "/in_power" + i + "_trigger_input", kModeReadOnly, id, iio_power);
+  add_value_file(tree, dir + "/ui_input_" + i, kModeRootOnly, id, iio_ui);
+  add_info_file(tree, dir + "/crit_current_limit_" + i, kModeRootOnly, id, line(text(limit_ma) + " ma"));
+  add_info_file(tree, dir + "/warn_current_limit_" + i, kModeRootOnly, id, line(text(limit_ma) + " ma"));
   tree.add_file(dir + "/crit_power_limit_" + i, kModeRootOnly, rail_content(id, [limit_ma](const RailState& r) {
                   return line(std::to_string(std::int64_t{limit_ma} * r.bus_mv / 1000) + " mw");
                 }));
-  tree.add_text_file(dir + "/polling_delay_" + i, kModeRootOnly, line("0 ms"));
+  tree.tag_rail(dir + "/crit_power_limit_" + i, id, RailFileRole::kInfo);
+  add_info_file(tree, dir + "/polling_delay_" + i, kModeRootOnly, id, line("0 ms"));
 }
 
 void add_iio_monitor(Tree& tree, const PowerMonitorSpec& m, const MonitorPlacement& p) {
@@ -65,7 +90,7 @@ void add_iio_monitor(Tree& tree, const PowerMonitorSpec& m, const MonitorPlaceme
   tree.add_text_file(dir + "/running_mode", kModeRootOnly, line("1"));
   tree.add_text_file(dir + "/in_current_sum_input", kModeRootOnly, line("0 ma"));
   tree.add_text_file(dir + "/crit_current_limit_sum", kModeRootOnly, line(std::to_string(sum_limit_ma) + " ma"));
-  tree.add_sysfs_link("/sys/bus/iio/devices/iio:device" + text(p.number), dir);
+  tree.add_sysfs_link(class_link(m, p.number), dir);
 }
 
 // ---- mainline INA3221 hwmon driver (ina3221) ----------------------------
@@ -122,35 +147,40 @@ void add_ina3221_sum(Tree& tree, const std::string& dir, const PowerMonitorSpec&
 }
 
 // A disabled channel's value files exist but every read fails with ENODATA.
-void add_value(Tree& tree, const std::string& path, const ChannelSpec& c, ContentFn content) {
-  if (c.disabled) return tree.add_failing_file(path, kModeReadOnly, ENODATA);
-  tree.add_file(path, kModeReadOnly, std::move(content));
+void add_value(Tree& tree, const std::string& path, const std::string& id, const ChannelSpec& c,
+               std::function<std::string(const RailState&)> format) {
+  if (c.disabled) {
+    tree.add_failing_file(path, kModeReadOnly, ENODATA);
+    return tree.tag_rail(path, id, RailFileRole::kValue);
+  }
+  add_value_file(tree, path, kModeReadOnly, id, std::move(format));
 }
 
 void add_ina3221_values(Tree& tree, const std::string& dir, const std::string& id, const ChannelSpec& c) {
   const std::int64_t shunt = c.shunt_uohm;
   const std::string i = text(c.index);
-  add_value(tree, dir + "/in" + i + "_input", c,
-            rail_content(id, [](const RailState& r) { return line_of(ina3221_bus_mv(r.bus_mv)); }));
-  add_value(tree, dir + "/in" + text(c.index + 3) + "_input", c,
-            rail_content(id, [shunt](const RailState& r) { return line_of(ina3221_shunt_uv(r.current_ma, shunt)); }));
-  add_value(tree, dir + "/curr" + i + "_input", c, rail_content(id, [shunt](const RailState& r) {
-              return line_of(ina3221_current_ma(ina3221_shunt_uv(r.current_ma, shunt), shunt));
-            }));
+  add_value(tree, dir + "/in" + i + "_input", id, c,
+            [](const RailState& r) { return line_of(ina3221_bus_mv(r.bus_mv)); });
+  add_value(tree, dir + "/in" + text(c.index + 3) + "_input", id, c,
+            [shunt](const RailState& r) { return line_of(ina3221_shunt_uv(r.current_ma, shunt)); });
+  add_value(tree, dir + "/curr" + i + "_input", id, c, [shunt](const RailState& r) {
+    return line_of(ina3221_current_ma(ina3221_shunt_uv(r.current_ma, shunt), shunt));
+  });
 }
 
 void add_ina3221_channel(Tree& tree, const std::string& dir, const std::string& id, const ChannelSpec& c) {
   const std::string i = text(c.index);
   const std::string limit = line_of(ina3221_full_scale_ma(c.shunt_uohm));  // A8
   // The driver hides the label of a channel the device tree gives none (disabled ones included).
-  if (!c.disabled && !c.label.empty()) tree.add_text_file(dir + "/in" + i + "_label", kModeReadOnly, line(c.label));
+  if (!c.disabled && !c.label.empty())
+    add_info_file(tree, dir + "/in" + i + "_label", kModeReadOnly, id, line(c.label));
   add_ina3221_values(tree, dir, id, c);
-  tree.add_text_file(dir + "/in" + i + "_enable", kModeReadWrite, line(c.disabled ? "0" : "1"));
-  tree.add_text_file(dir + "/curr" + i + "_max", kModeReadWrite, limit);
-  tree.add_text_file(dir + "/curr" + i + "_crit", kModeReadWrite, limit);
-  tree.add_text_file(dir + "/curr" + i + "_max_alarm", kModeReadOnly, line("0"));
-  tree.add_text_file(dir + "/curr" + i + "_crit_alarm", kModeReadOnly, line("0"));
-  tree.add_text_file(dir + "/shunt" + i + "_resistor", kModeReadWrite, line_of(c.shunt_uohm));
+  add_info_file(tree, dir + "/in" + i + "_enable", kModeReadWrite, id, line(c.disabled ? "0" : "1"));
+  add_info_file(tree, dir + "/curr" + i + "_max", kModeReadWrite, id, limit);
+  add_info_file(tree, dir + "/curr" + i + "_crit", kModeReadWrite, id, limit);
+  add_info_file(tree, dir + "/curr" + i + "_max_alarm", kModeReadOnly, id, line("0"));
+  add_info_file(tree, dir + "/curr" + i + "_crit_alarm", kModeReadOnly, id, line("0"));
+  add_info_file(tree, dir + "/shunt" + i + "_resistor", kModeReadWrite, id, line_of(c.shunt_uohm));
 }
 
 int enabled_channels(const PowerMonitorSpec& m) {
@@ -162,7 +192,39 @@ int enabled_channels(const PowerMonitorSpec& m) {
 void add_hwmon_common(Tree& tree, const PowerMonitorSpec& m, const MonitorPlacement& p) {
   tree.add_text_file(p.data_dir + "/name", kModeReadOnly, line(driver_name(m.layout)));
   tree.add_sysfs_link(p.data_dir + "/device", m.device_dir);
-  tree.add_sysfs_link("/sys/class/hwmon/hwmon" + text(p.number), p.data_dir);
+  tree.add_sysfs_link(class_link(m, p.number), p.data_dir);
+}
+
+MonitorConfig monitor_config(const BoardState& state, const std::string& device) {
+  const auto it = state.monitor_config.find(device);
+  return it == state.monitor_config.end() ? MonitorConfig{} : it->second;
+}
+
+// samples and update_interval show and change the chip's conversion settings;
+// like the mainline driver, a write picks the closest setting the chip has.
+void add_ina3221_config(Tree& tree, const std::string& dir, const std::string& device, int channels) {
+  tree.add_file(
+      dir + "/samples", kModeReadWrite,
+      [device](const BoardState& s) -> Result<std::string> { return line_of(monitor_config(s, device).samples); },
+      [device](BoardState& s, std::string_view text) -> Status {
+        Result<std::int64_t> value = parse_written_integer(text);
+        if (!value) return value.take_error();
+        s.monitor_config[device].samples = ina3221_closest_samples(*value);
+        return ok_status();
+      });
+  tree.add_file(
+      dir + "/update_interval", kModeReadWrite,
+      [device, channels](const BoardState& s) -> Result<std::string> {
+        const MonitorConfig c = monitor_config(s, device);
+        return line_of(ina3221_update_interval_ms(channels, c.samples, c.conversion_us));
+      },
+      [device, channels](BoardState& s, std::string_view text) -> Status {
+        Result<std::int64_t> value = parse_written_integer(text);
+        if (!value) return value.take_error();
+        MonitorConfig& c = s.monitor_config[device];
+        c.conversion_us = ina3221_conversion_us_for_interval(*value, channels, c.samples);
+        return ok_status();
+      });
 }
 
 void add_ina3221_monitor(Tree& tree, const PowerMonitorSpec& m, const MonitorPlacement& p) {
@@ -170,9 +232,7 @@ void add_ina3221_monitor(Tree& tree, const PowerMonitorSpec& m, const MonitorPla
   add_hwmon_common(tree, m, p);
   for (const ChannelSpec& c : m.channels) add_ina3221_channel(tree, dir, rail_id(m, c), c);
   add_ina3221_sum(tree, dir, m);
-  const std::int32_t interval_ms = ina3221_update_interval_ms(enabled_channels(m), kIna3221ProbeSamples);
-  tree.add_text_file(dir + "/samples", kModeReadWrite, line_of(kIna3221ProbeSamples));
-  tree.add_text_file(dir + "/update_interval", kModeReadWrite, line_of(interval_ms));
+  add_ina3221_config(tree, dir, m.device_name(), enabled_channels(m));
 }
 
 // ---- mainline INA238 hwmon driver (Thor carrier input) --------------------
@@ -204,15 +264,13 @@ void add_ina238_monitor(Tree& tree, const PowerMonitorSpec& m, const MonitorPlac
   const std::string& dir = p.data_dir;
   const std::int64_t shunt = c.shunt_uohm;
   add_hwmon_common(tree, m, p);
-  tree.add_file(dir + "/in0_input", kModeReadOnly, rail_content(id, [shunt](const RailState& r) {
-                  return line_of(ina238_shunt_mv(r.current_ma, shunt));
-                }));
-  tree.add_file(dir + "/in1_input", kModeReadOnly,
-                rail_content(id, [](const RailState& r) { return line_of(r.bus_mv); }));
-  tree.add_file(dir + "/curr1_input", kModeReadOnly,
-                rail_content(id, [](const RailState& r) { return line_of(r.current_ma); }));
-  tree.add_file(dir + "/power1_input", kModeReadOnly,
-                rail_content(id, [](const RailState& r) { return line_of(ina238_power_uw(r.bus_mv, r.current_ma)); }));
+  add_value_file(tree, dir + "/in0_input", kModeReadOnly, id,
+                 [shunt](const RailState& r) { return line_of(ina238_shunt_mv(r.current_ma, shunt)); });
+  add_value_file(tree, dir + "/in1_input", kModeReadOnly, id, [](const RailState& r) { return line_of(r.bus_mv); });
+  add_value_file(tree, dir + "/curr1_input", kModeReadOnly, id,
+                 [](const RailState& r) { return line_of(r.current_ma); });
+  add_value_file(tree, dir + "/power1_input", kModeReadOnly, id,
+                 [](const RailState& r) { return line_of(ina238_power_uw(r.bus_mv, r.current_ma)); });
   tree.add_text_file(dir + "/temp1_input", kModeReadOnly, line_of(assumed::kIna238DieMc));
   add_ina238_limits(tree, dir, shunt);
 }
@@ -237,6 +295,12 @@ void add_i2c_adapters(Tree& tree, const BoardSpec& spec) {
     tree.add_text_file(join_path(dir, "name"), kModeReadOnly, line(m.adapter_name));
     tree.add_sysfs_link("/sys/bus/i2c/devices/" + base_name(dir), dir);
   }
+}
+
+std::vector<std::string> monitor_paths(const BoardSpec& spec, const TreePlan& plan, std::size_t index) {
+  if (index >= spec.monitors.size() || index >= plan.monitors.size()) return {};
+  const PowerMonitorSpec& m = spec.monitors[index];
+  return {m.device_dir, bus_link(m), driver_dir(m) + "/" + m.device_name(), class_link(m, plan.monitors[index].number)};
 }
 
 void add_power_monitor(Tree& tree, const PowerMonitorSpec& monitor, const MonitorPlacement& placement) {

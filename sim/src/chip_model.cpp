@@ -1,6 +1,7 @@
 #include "energysim/chip_model.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace energy::sim {
 namespace {
@@ -10,6 +11,19 @@ std::int64_t quantise(std::int64_t value, std::int32_t lsb) {
   const std::int64_t steps =
       std::clamp<std::int64_t>(div_round_closest(value, lsb), kIna3221RegisterMin, kIna3221RegisterMax);
   return steps * lsb;
+}
+
+constexpr int kSampleCounts[] = {1, 4, 16, 64, 128, 256, 512, 1024};
+constexpr std::int32_t kConversionTimesUs[] = {140, 204, 332, 588, 1100, 2116, 4156, 8244};
+
+// The table entry closest to `value`; ties go to the smaller one (find_closest()).
+template <typename T, std::size_t N>
+T closest(const T (&table)[N], std::int64_t value) {
+  T best = table[0];
+  for (T entry : table) {
+    if (std::abs(value - entry) < std::abs(value - best)) best = entry;
+  }
+  return best;
 }
 
 constexpr std::int64_t kFullScaleShuntUv = std::int64_t{kIna3221RegisterMax} * kIna3221ShuntLsbUv;  // 163800
@@ -34,6 +48,27 @@ std::int32_t ina3221_current_ma(std::int64_t shunt_uv, std::int64_t shunt_uohm) 
 std::int32_t ina3221_update_interval_ms(int enabled_channels, int samples) {
   const std::int64_t us = std::int64_t{enabled_channels} * samples * kIna3221ProbeConversionUs;
   return static_cast<std::int32_t>(div_round_closest(us, 1000));
+}
+
+std::int32_t ina3221_update_interval_ms(int enabled_channels, int samples, std::int32_t conversion_us) {
+  const std::int64_t us = std::int64_t{enabled_channels} * samples * 2 * conversion_us;
+  return static_cast<std::int32_t>(div_round_closest(us, 1000));
+}
+
+int ina3221_closest_samples(std::int64_t requested) { return closest(kSampleCounts, requested); }
+
+std::int32_t ina3221_conversion_us_for_interval(std::int64_t interval_ms, int enabled_channels, int samples) {
+  const std::int64_t divisor = std::max<std::int64_t>(1, std::int64_t{enabled_channels} * samples);
+  return closest(kConversionTimesUs, div_round_closest(interval_ms * 1000 / 2, divisor));
+}
+
+std::int32_t ina3221_bus_mv_from_uv(std::int64_t bus_uv) {
+  return static_cast<std::int32_t>(quantise(div_round_closest(bus_uv, 1000), kIna3221BusLsbMv));
+}
+
+std::int32_t ina3221_shunt_uv_from_na(std::int64_t current_na, std::int64_t shunt_uohm) {
+  const std::int64_t true_uv = div_round_closest(current_na * shunt_uohm, 1000000000);  // nA x uOhm = fV
+  return static_cast<std::int32_t>(quantise(true_uv, kIna3221ShuntLsbUv));
 }
 
 std::int32_t ina3221_full_scale_ma(std::int64_t shunt_uohm) {

@@ -1,5 +1,4 @@
-// energyd-sim entry: dispatch to one function per subcommand. New commands
-// (`run`: live FUSE tree; `workload`) add a row to kCommands.
+// energyd-sim entry: dispatch to one function per subcommand (a row of kCommands each).
 #include "energysim/cli.h"
 
 #include <iomanip>
@@ -19,13 +18,17 @@ struct Command {
 constexpr Command kCommands[] = {
     {"list", run_list, "one line per simulated board x L4T generation: id, L4T, driver(s), rails"},
     {"create", run_create, "write the static file tree of one board under a root directory"},
+    {"run", run_run, "serve one board's tree live (FUSE) with a power model and a control socket"},
+    {"ctl", run_ctl, "send one command to a running simulator's control socket"},
+    {"workload", run_workload, "run a synthetic GPU workload against a running simulator"},
 };
 
 void print_usage(std::ostream& out) {
   out << "Usage: energyd-sim <command> [options]\n\n"
-         "Simulates NVIDIA Jetson boards for energyd: writes the /sys, /proc and /etc\n"
-         "files a board of a given kind and L4T generation shows, so energyd can be\n"
-         "run and tested with --root pointing at them.\n\nCommands:\n";
+         "Simulates NVIDIA Jetson boards for energyd: the /sys, /proc and /etc files a\n"
+         "board of a given kind and L4T generation shows, written once (create) or\n"
+         "served live with a power model, exact ground truth and fault injection (run),\n"
+         "so energyd can be run and tested with --root pointing at them.\n\nCommands:\n";
   for (const Command& command : kCommands) {
     out << "  " << std::left << std::setw(16) << command.name << command.summary << "\n";
   }
@@ -67,7 +70,8 @@ int run_cli(const std::vector<std::string>& args, const CliEnv& env, std::ostrea
   if (args.front() == "help" || args.front() == "--help" || args.front() == "-h") return run_help(cli, rest);
   const Command* command = find_command(args.front());
   if (command == nullptr) {
-    const std::string message = "unknown command '" + args.front() + "' (commands: list, create, help)";
+    const std::string message =
+        "unknown command '" + args.front() + "' (commands: list, create, run, ctl, workload, help)";
     return cli.usage_error("", make_error(ErrorCode::kInvalid, message));
   }
   return command->run(cli, rest);

@@ -92,6 +92,32 @@ Result<std::int64_t> parse_integer(std::string_view text, const std::string& wha
   return value;
 }
 
+// "NAME=MV:MA", e.g. "VDD_IN=5000:1000".
+Result<RailOverride> parse_rail_override(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  const std::size_t colon = eq == std::string::npos ? std::string::npos : text.find(':', eq);
+  if (eq == 0 || colon == std::string::npos) {
+    return make_error(ErrorCode::kInvalid, "--rail '" + text + "' is not NAME=MV:MA (e.g. VDD_IN=5000:1000)");
+  }
+  Result<std::int64_t> mv = parse_integer(text.substr(eq + 1, colon - eq - 1), "--rail " + text + " millivolts");
+  Result<std::int64_t> ma = parse_integer(text.substr(colon + 1), "--rail " + text + " milliamps");
+  if (!mv) return mv.take_error();
+  if (!ma) return ma.take_error();
+  constexpr std::int64_t kLimit = 1000000;  // 1 kV / 1 kA: far beyond any Jetson rail
+  if (*mv < 0 || *mv > kLimit || *ma < -kLimit || *ma > kLimit) {
+    return make_error(ErrorCode::kInvalid, "--rail '" + text + "' is out of range (0..1000000 mV, +-1000000 mA)");
+  }
+  return RailOverride{text.substr(0, eq), RailState{static_cast<std::int32_t>(*mv), static_cast<std::int32_t>(*ma)}};
+}
+
+Result<int> parse_offset(const std::optional<std::string>& text, const char* option) {
+  if (!text) return 0;
+  Result<std::int64_t> value = parse_integer(*text, option);
+  if (!value) return value.take_error();
+  if (*value < 0 || *value > 10000) return make_error(ErrorCode::kInvalid, std::string(option) + " must be 0..10000");
+  return static_cast<int>(*value);
+}
+
 LoadedCatalog load_catalog(const CliContext& cli, const std::string& command,
                            const std::optional<std::string>& data_flag) {
   Result<std::string> path = locate_data_file(DataFileSearch{data_flag, cli.env.data_file});

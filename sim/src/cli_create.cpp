@@ -27,11 +27,6 @@ constexpr const char* kCreateHelp =
     "  --data FILE         board data file (default: see `energyd-sim help`)\n"
     "  --force             replace DIR when it holds a previous energyd-sim tree\n";
 
-struct RailOverride {
-  std::string name;
-  RailState value;
-};
-
 struct CreateRequest {
   std::string board;
   int l4t = 0;
@@ -69,32 +64,6 @@ Result<RawCreateArgs> parse_raw(const std::vector<std::string>& args) {
   return raw;
 }
 
-// "NAME=MV:MA", e.g. "VDD_IN=5000:1000".
-Result<RailOverride> parse_rail(const std::string& text) {
-  const std::size_t eq = text.find('=');
-  const std::size_t colon = eq == std::string::npos ? std::string::npos : text.find(':', eq);
-  if (eq == 0 || colon == std::string::npos) {
-    return make_error(ErrorCode::kInvalid, "--rail '" + text + "' is not NAME=MV:MA (e.g. VDD_IN=5000:1000)");
-  }
-  Result<std::int64_t> mv = parse_integer(text.substr(eq + 1, colon - eq - 1), "--rail " + text + " millivolts");
-  Result<std::int64_t> ma = parse_integer(text.substr(colon + 1), "--rail " + text + " milliamps");
-  if (!mv) return mv.take_error();
-  if (!ma) return ma.take_error();
-  constexpr std::int64_t kLimit = 1000000;  // 1 kV / 1 kA: far beyond any Jetson rail
-  if (*mv < 0 || *mv > kLimit || *ma < -kLimit || *ma > kLimit) {
-    return make_error(ErrorCode::kInvalid, "--rail '" + text + "' is out of range (0..1000000 mV, +-1000000 mA)");
-  }
-  return RailOverride{text.substr(0, eq), RailState{static_cast<std::int32_t>(*mv), static_cast<std::int32_t>(*ma)}};
-}
-
-Result<int> parse_offset(const std::optional<std::string>& text, const char* option) {
-  if (!text) return 0;
-  Result<std::int64_t> value = parse_integer(*text, option);
-  if (!value) return value.take_error();
-  if (*value < 0 || *value > 10000) return make_error(ErrorCode::kInvalid, std::string(option) + " must be 0..10000");
-  return static_cast<int>(*value);
-}
-
 Result<CreateRequest> parse_create(const std::vector<std::string>& args) {
   Result<RawCreateArgs> raw = parse_raw(args);
   if (!raw) return raw.take_error();
@@ -107,7 +76,7 @@ Result<CreateRequest> parse_create(const std::vector<std::string>& args) {
   }
   CreateRequest request{*raw->board, *l4t, *raw->root, {}, raw->data, raw->force, {*hwmon_offset, *iio_offset}};
   for (const std::string& text : raw->rails) {
-    Result<RailOverride> rail = parse_rail(text);
+    Result<RailOverride> rail = parse_rail_override(text);
     if (!rail) return rail.take_error();
     request.rails.push_back(*rail);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "energy/result.h"
+#include "energysim/board_state.h"
 #include "energysim/catalog.h"
 #include "energysim/cli.h"
 
@@ -51,6 +52,15 @@ bool wants_help(const std::vector<std::string>& args);
 // A whole-string decimal integer; kInvalid naming `what` otherwise.
 Result<std::int64_t> parse_integer(std::string_view text, const std::string& what);
 
+// A --rail NAME=MV:MA option.
+struct RailOverride {
+  std::string name;
+  RailState value;
+};
+Result<RailOverride> parse_rail_override(const std::string& text);
+// --hwmon-offset / --iio-offset: 0..10000; 0 when absent.
+Result<int> parse_offset(const std::optional<std::string>& text, const char* option);
+
 // The data file per the search order of data_file.h, loaded. A failure with
 // --data given is a usage error, otherwise a failure: `exit_code` says which.
 struct LoadedCatalog {
@@ -62,5 +72,8 @@ LoadedCatalog load_catalog(const CliContext& cli, const std::string& command,
 
 int run_list(const CliContext& cli, const std::vector<std::string>& args);
 int run_create(const CliContext& cli, const std::vector<std::string>& args);
+int run_run(const CliContext& cli, const std::vector<std::string>& args);
+int run_ctl(const CliContext& cli, const std::vector<std::string>& args);
+int run_workload(const CliContext& cli, const std::vector<std::string>& args);
 
 }  // namespace energy::sim

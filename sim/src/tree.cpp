@@ -42,6 +42,13 @@ Result<std::string> Node::read(const BoardState& state) const {
   return content_(state);
 }
 
+Status Node::write(BoardState& state, std::string_view text) const {
+  if (kind_ == NodeKind::kDirectory) return make_error(ErrorCode::kInvalid, "is a directory", EISDIR);
+  if (kind_ != NodeKind::kFile) return make_error(ErrorCode::kInvalid, "is a symlink", EINVAL);
+  if (!write_) return make_error(ErrorCode::kDenied, "file has no store function", EACCES);
+  return write_(state, text);
+}
+
 Tree::Tree() : root_(new Node(NodeKind::kDirectory, kModeDirectory)) {}
 
 void Tree::add_directory(std::string_view path) {
@@ -51,6 +58,13 @@ void Tree::add_directory(std::string_view path) {
 void Tree::add_file(std::string_view path, std::uint32_t mode, ContentFn content) {
   std::unique_ptr<Node> node(new Node(NodeKind::kFile, mode));
   node->content_ = std::move(content);
+  insert(path, std::move(node));
+}
+
+void Tree::add_file(std::string_view path, std::uint32_t mode, ContentFn content, WriteFn write) {
+  std::unique_ptr<Node> node(new Node(NodeKind::kFile, mode));
+  node->content_ = std::move(content);
+  node->write_ = std::move(write);
   insert(path, std::move(node));
 }
 
@@ -72,6 +86,19 @@ void Tree::add_symlink(std::string_view path, std::string target) {
 
 void Tree::add_sysfs_link(std::string_view path, std::string_view target_path) {
   add_symlink(path, sysfs_link_target(path, target_path));
+}
+
+void Tree::tag_rail(std::string_view path, std::string rail_id, RailFileRole role) {
+  if (error_) return;
+  Node* node = root_.get();
+  for (const std::string& part : split_path(path)) {
+    const auto it = node->children_.find(part);
+    node = it == node->children_.end() ? nullptr : it->second.get();
+    if (node == nullptr) break;
+  }
+  if (node == nullptr || node->kind_ != NodeKind::kFile) return fail(path, "cannot be tagged: not a file");
+  node->rail_id_ = std::move(rail_id);
+  node->rail_role_ = role;
 }
 
 Status Tree::status() const {

@@ -219,5 +219,34 @@ TEST(BoardTree, SetRailRejectsAmbiguousDisabledAndUnknownNames) {
   EXPECT_NE(unknown.error().message.find("VDD_GPU_SOC"), std::string::npos) << "lists the rails";
 }
 
+// Faults are injected per rail: every value file of every channel must carry its rail.
+TEST(BoardTree, EveryChannelValueFileIsTaggedWithItsRail) {
+  for (const CatalogEntry& entry : test::reference_catalog().entries()) {
+    if (!entry.spec) continue;
+    const test::BuiltBoard b = test::build(entry.board_id, entry.l4t);
+    for (const RailFiles& f : rail_files(b.spec, b.plan)) {
+      for (const std::string& path : {f.voltage_file, f.current_file, f.power_file}) {
+        if (path.empty()) continue;
+        const Node* node = b.tree.resolve(path);
+        ASSERT_NE(node, nullptr) << path;
+        EXPECT_EQ(node->rail_id(), f.rail_id) << path;
+        EXPECT_EQ(node->rail_role(), RailFileRole::kValue) << path;
+      }
+      if (!f.label_file.empty()) {
+        EXPECT_EQ(b.tree.resolve(f.label_file)->rail_role(), RailFileRole::kInfo) << f.label_file;
+      }
+    }
+  }
+}
+
+TEST(BoardTree, MonitorPathsAreWhatUnbindingTheDeviceRemoves) {
+  const test::BuiltBoard b = test::build("jetson-orin-nano", 36, TreeOptions{2, 0});
+  const std::vector<std::string> paths = monitor_paths(b.spec, b.plan, 0);
+  ASSERT_EQ(paths.size(), 4u);
+  for (const std::string& path : paths) EXPECT_NE(b.tree.find(path), nullptr) << path;
+  EXPECT_EQ(paths[3], "/sys/class/hwmon/hwmon2");
+  EXPECT_TRUE(monitor_paths(b.spec, b.plan, 9).empty());
+}
+
 }  // namespace
 }  // namespace energy::sim

@@ -147,5 +147,44 @@ TEST(Cli, DataFileComesFromTheEnvironmentWhenNoFlagIsGiven) {
   EXPECT_TRUE(mentions(r, "ENERGYD_SIM_DATA"));
 }
 
+TEST(Cli, LiveCommandsDocumentThemselves) {
+  for (const char* command : {"run", "ctl", "workload"}) {
+    const CliRun r = run({"help", command});
+    EXPECT_EQ(r.code, kExitOk) << command;
+    EXPECT_NE(r.out.find(std::string("Usage: energyd-sim ") + command), std::string::npos) << command;
+  }
+  EXPECT_NE(run({"run", "--help"}).out.find("--cpu-load"), std::string::npos);
+  EXPECT_NE(run({"ctl", "--help"}).out.find("renumber"), std::string::npos);
+}
+
+// Bad arguments are refused (exit 2, named) before anything is mounted or connected.
+TEST(Cli, LiveCommandsNameTheirBadArguments) {
+  const std::vector<std::string> base = {
+      "run", "--data",  ENERGYD_SIM_TEST_DATA, "--board",   "jetson-orin-nano", "--l4t",
+      "36",  "--mount", "/nonexistent/m",      "--control", "/nonexistent/c"};
+  const std::pair<std::vector<std::string>, const char*> cases[] = {
+      {{"run", "--board", "jetson-orin-nano", "--l4t", "36", "--mount", "/x"}, "'--control'"},
+      {{"--cpu-load", "1200"}, "--cpu-load"},
+      {{"--ripple", "50"}, "--ripple"},
+      {{"--rail", "VDD_IN=5000"}, "NAME=MV:MA"},
+      {{"--rail", "VDD_NOPE=5000:10"}, "VDD_NOPE"},
+      {{"--hwmon-offset", "-1"}, "--hwmon-offset"},
+      {{"ctl", "now"}, "'--control'"},
+      {{"ctl", "--control", "/nonexistent/c", "energy", "rail"}, "KEY=VALUE"},
+      {{"workload", "--control", "/nonexistent/c", "--units", "0"}, "--units"},
+      {{"workload", "--control", "/nonexistent/c", "--units", "3", "--pattern", "wavy"}, "wavy"},
+  };
+  for (const auto& [args, named] : cases) {
+    std::vector<std::string> full = args;
+    if (args.front() != "run" && args.front() != "ctl" && args.front() != "workload") {
+      full = base;
+      full.insert(full.end(), args.begin(), args.end());
+    }
+    const CliRun r = run(full);
+    EXPECT_EQ(r.code, kExitUsage) << full.back() << ": " << r.err;
+    EXPECT_TRUE(mentions(r, named)) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace energy::sim

@@ -141,5 +141,36 @@ TEST(Tree, VisitStopsAtTheFirstError) {
   EXPECT_EQ(calls, 1);
 }
 
+TEST(Tree, AWritableFileAppliesItsStoreAndOthersRefuseWithEacces) {
+  Tree tree;
+  tree.add_file(
+      "/w", 0644, [](const BoardState& s) -> Result<std::string> { return std::to_string(s.fan_pwm) + "\n"; },
+      [](BoardState& s, std::string_view text) -> Status {
+        if (text != "7\n") return make_error(ErrorCode::kInvalid, "only 7", EINVAL);
+        s.fan_pwm = 7;
+        return ok_status();
+      });
+  tree.add_text_file("/r", 0644, "x\n");
+  ASSERT_TRUE(tree.status());
+  BoardState state;
+  EXPECT_TRUE(tree.find("/w")->writable());
+  EXPECT_FALSE(tree.find("/r")->writable());
+  EXPECT_EQ(tree.find("/w")->write(state, "8\n").error().sys_errno, EINVAL);
+  EXPECT_TRUE(tree.find("/w")->write(state, "7\n"));
+  EXPECT_EQ(*tree.read("/w", state), "7\n");
+  EXPECT_EQ(tree.find("/r")->write(state, "y\n").error().sys_errno, EACCES);
+}
+
+TEST(Tree, RailTagsMarkChannelFilesAndOnlyFiles) {
+  Tree tree;
+  tree.add_text_file("/d/in1_input", 0444, "1\n");
+  tree.tag_rail("/d/in1_input", "1-0040:1", RailFileRole::kValue);
+  EXPECT_TRUE(tree.status());
+  EXPECT_EQ(tree.find("/d/in1_input")->rail_id(), "1-0040:1");
+  EXPECT_EQ(tree.find("/d/in1_input")->rail_role(), RailFileRole::kValue);
+  tree.tag_rail("/d", "1-0040:1", RailFileRole::kInfo);
+  EXPECT_FALSE(tree.status());
+}
+
 }  // namespace
 }  // namespace energy::sim

@@ -5,7 +5,12 @@
 //
 // Units: mV and mA as the monitor "truly" measures them (the tree applies
 // each chip's quantisation when it formats a file), kHz for CPUs, Hz for
-// GPUs, milli-degC for thermal zones, per-mille for GPU load.
+// GPUs, milli-degC for thermal zones, per-mille for GPU load, us for
+// conversion times.
+//
+// The live simulator keeps the writable part (limits, governors, online
+// CPUs, settings) here too: a write to a tree file changes a BoardState, and
+// the power model derives the effective frequencies and rail values from it.
 //
 // Thread-safety: a plain value; readers and a writer must synchronise.
 #pragma once
@@ -31,6 +36,7 @@ struct CpuPolicyState {
   std::uint32_t max_khz = 0;
   std::uint32_t cur_khz = 0;
   std::string governor;
+  std::uint32_t setspeed_khz = 0;  // userspace governor's target; 0 = none written
 };
 
 struct GpuState {
@@ -39,15 +45,25 @@ struct GpuState {
   std::uint64_t cur_hz = 0;
   std::string governor;
   std::uint32_t load_permille = 0;  // 0..1000
+  bool railgate_enabled = true;     // nvgpu railgate_enable
+};
+
+// Conversion settings of a mainline INA3221 (hwmon `samples`, and the
+// conversion time behind `update_interval`); probe values by default.
+struct MonitorConfig {
+  int samples = 1;
+  std::int32_t conversion_us = 1100;  // per bus and per shunt conversion
 };
 
 struct BoardState {
-  std::map<std::string, RailState> rails;  // key: rail_id(), e.g. "1-0040:1"
-  std::map<int, CpuPolicyState> policies;  // key: policy number (first CPU)
-  std::map<int, bool> cpu_online;          // key: CPU number
-  std::map<std::string, GpuState> gpus;    // key: devfreq name
-  std::vector<std::int32_t> thermal_mc;    // parallel to BoardSpec::thermal_zones
-  std::uint32_t fan_pwm = 0;               // 0..255
+  std::map<std::string, RailState> rails;               // key: rail_id(), e.g. "1-0040:1"
+  std::map<int, CpuPolicyState> policies;               // key: policy number (first CPU)
+  std::map<int, bool> cpu_online;                       // key: CPU number
+  std::map<std::string, GpuState> gpus;                 // key: devfreq name
+  std::vector<std::int32_t> thermal_mc;                 // parallel to BoardSpec::thermal_zones
+  std::uint32_t fan_pwm = 0;                            // 0..255
+  std::map<std::string, MonitorConfig> monitor_config;  // key: device name "1-0040" (INA3221 hwmon only)
+  std::map<std::string, std::string> settings;          // plain settings written since boot, key chosen by the tree
 };
 
 // The board at rest (assumption A23): rails at their idle values, CPUs online
@@ -55,9 +71,13 @@ struct BoardState {
 // idle temperatures.
 BoardState idle_state(const BoardSpec& spec);
 
-// Sets one rail, named by its label ("VDD_IN") or its rail id ("1-0041:2").
-// kNotFound when nothing matches (the message lists the rails); kInvalid when
-// a label names several channels (e.g. AGX Orin L4T 35 "NC") or a disabled one.
+// The rail id of a rail named by its label ("VDD_IN") or its rail id
+// ("1-0041:2"). kNotFound when nothing matches (the message lists the
+// rails); kInvalid when a label names several channels (e.g. AGX Orin L4T 35
+// "NC") or a disabled one.
+Result<std::string> resolve_rail(const BoardSpec& spec, std::string_view name);
+
+// Sets one rail named as resolve_rail() takes it.
 Status set_rail(BoardState& state, const BoardSpec& spec, std::string_view name, RailState value);
 
 }  // namespace energy::sim

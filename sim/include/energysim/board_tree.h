@@ -62,4 +62,9 @@ struct RailFiles {
 
 std::vector<RailFiles> rail_files(const BoardSpec& spec, const TreePlan& plan);
 
+// Every tree path that exists because monitor `index` is bound: its i2c
+// client directory (with the data directory below it), the bus and driver
+// links to it and its class link. What disappears when the device unbinds.
+std::vector<std::string> monitor_paths(const BoardSpec& spec, const TreePlan& plan, std::size_t index);
+
 }  // namespace energy::sim

@@ -39,6 +39,20 @@ std::int32_t ina3221_shunt_uv(std::int32_t true_ma, std::int64_t shunt_uohm);
 std::int32_t ina3221_current_ma(std::int64_t shunt_uv, std::int64_t shunt_uohm);
 // update_interval in ms: round(channels x samples x conversion time).
 std::int32_t ina3221_update_interval_ms(int enabled_channels, int samples);
+// The same for a conversion time per bus and per shunt conversion.
+std::int32_t ina3221_update_interval_ms(int enabled_channels, int samples, std::int32_t conversion_us);
+// What a write of `samples` selects: the closest averaging count the chip has
+// (1, 4, 16, 64, 128, 256, 512, 1024), as the mainline driver's find_closest().
+int ina3221_closest_samples(std::int64_t requested);
+// What a write of `update_interval` selects: the chip's conversion time
+// (140 ... 8244 us) closest to interval / (2 x channels x samples).
+std::int32_t ina3221_conversion_us_for_interval(std::int64_t interval_ms, int enabled_channels, int samples);
+
+// Live readings come from window averages in finer units (uV, nA); these
+// quantise them as the register does. Equal to the functions above for
+// whole mV / mA (x1000 / x1000000).
+std::int32_t ina3221_bus_mv_from_uv(std::int64_t bus_uv);
+std::int32_t ina3221_shunt_uv_from_na(std::int64_t current_na, std::int64_t shunt_uohm);
 // Full-scale current for the alert-limit registers' reset value (163800 uV).
 std::int32_t ina3221_full_scale_ma(std::int64_t shunt_uohm);
 

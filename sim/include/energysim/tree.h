@@ -4,6 +4,11 @@
 // read time: a FUSE server calls Node::read() on every read(2), the
 // materialiser once. A file may instead fail every read with a fixed errno
 // (e.g. ENODATA for a disabled INA3221 channel), as the kernel driver does.
+// A writable file has a write function that validates the written text as
+// the kernel's store function does and changes a BoardState (the live server
+// applies it to its model; the materialiser ignores it). Files that belong to
+// one power-monitor channel carry that channel's rail id, so a live server
+// can inject faults per rail.
 //
 // Paths are absolute within the tree ("/sys/class/hwmon/hwmon0"). Symlink
 // targets are stored verbatim: relative ("../../devices/...") as sysfs makes
@@ -36,6 +41,18 @@ enum class NodeKind { kDirectory, kFile, kSymlink };
 
 // Produces a file's bytes, or an Error whose sys_errno is what read(2) fails with.
 using ContentFn = std::function<Result<std::string>(const BoardState&)>;
+// Applies the text written to a file (as write(2) passed it, usually with a
+// trailing newline) to `state`; an Error's sys_errno is what write(2) fails
+// with (EINVAL for a value the kernel refuses). `state` holds the effective
+// values (cur_khz, cur_hz) of the moment, which a store may copy.
+using WriteFn = std::function<Status(BoardState& state, std::string_view text)>;
+
+// How a file relates to a power-monitor channel.
+enum class RailFileRole {
+  kNone,   // not a channel file
+  kInfo,   // label, enable, limits, shunt: fixed per channel
+  kValue,  // a converted value (voltage, current, power): what sensor faults hit
+};
 
 inline constexpr std::uint32_t kModeDirectory = 0755;
 inline constexpr std::uint32_t kModeSymlink = 0777;
@@ -45,15 +62,21 @@ class Node {
   using Children = std::map<std::string, std::unique_ptr<Node>, std::less<>>;
 
   NodeKind kind() const { return kind_; }
-  std::uint32_t mode() const { return mode_; }                // permission bits, e.g. 0444
-  const std::string& link_target() const { return target_; }  // symlinks only
-  int fixed_errno() const { return fixed_errno_; }            // files: != 0 -> every read fails
-  const Children& children() const { return children_; }      // directories only, sorted by name
+  std::uint32_t mode() const { return mode_; }                 // permission bits, e.g. 0444
+  const std::string& link_target() const { return target_; }   // symlinks only
+  int fixed_errno() const { return fixed_errno_; }             // files: != 0 -> every read fails
+  bool writable() const { return static_cast<bool>(write_); }  // files with a store function
+  const std::string& rail_id() const { return rail_id_; }      // channel files: "1-0040:1"; else empty
+  RailFileRole rail_role() const { return rail_role_; }
+  const Children& children() const { return children_; }  // directories only, sorted by name
   const Node* child(std::string_view name) const;
 
   // A file's content for `state`; errors: EISDIR / EINVAL for non-files, the
   // fixed errno, or whatever the content function reports.
   Result<std::string> read(const BoardState& state) const;
+  // Applies a write; EACCES for files without a store function (kernfs
+  // refuses to open those for writing), EISDIR / EINVAL for non-files.
+  Status write(BoardState& state, std::string_view text) const;
 
  private:
   friend class Tree;
@@ -63,6 +86,9 @@ class Node {
   std::uint32_t mode_;
   int fixed_errno_ = 0;
   ContentFn content_;
+  WriteFn write_;
+  std::string rail_id_;
+  RailFileRole rail_role_ = RailFileRole::kNone;
   std::string target_;
   Children children_;
 };
@@ -74,6 +100,8 @@ class Tree {
   // Each add creates missing parent directories (mode 0755).
   void add_directory(std::string_view path);
   void add_file(std::string_view path, std::uint32_t mode, ContentFn content);
+  // A writable file: `content` shows the state, `write` changes it.
+  void add_file(std::string_view path, std::uint32_t mode, ContentFn content, WriteFn write);
   // A file whose bytes never change (they are exactly `content`).
   void add_text_file(std::string_view path, std::uint32_t mode, std::string content);
   // A file that exists but whose every read fails with `sys_errno`.
@@ -84,6 +112,8 @@ class Tree {
   // it: "../" up to the nearest common ancestor of the link's directory and
   // the target's parent, then down (hwmon3/device -> ../../../1-0040).
   void add_sysfs_link(std::string_view path, std::string_view target_path);
+  // Marks the file at `path` (added before) as belonging to channel `rail_id`.
+  void tag_rail(std::string_view path, std::string rail_id, RailFileRole role);
 
   // The first building error, or ok.
   Status status() const;

@@ -1,0 +1,170 @@
+#include "model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "energysim/board_state.h"
+
+namespace energy::sim {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+constexpr double kNsPerMs = 1e6;
+constexpr double kNsPerS = 1e9;
+// Ripple frequencies: 3.1 Hz + up to 6 Hz, below 10 Hz and so never a multiple of it.
+constexpr double kRippleMinHz = 3.1;
+constexpr double kRippleSpanHz = 6.0;
+
+// SplitMix64: a seeded sequence that is the same on every platform and compiler.
+class SplitMix {
+ public:
+  explicit SplitMix(std::uint64_t seed) : state_(seed) {}
+  double next_unit() {  // [0, 1)
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) * 0x1.0p-53;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+std::vector<Ripple> make_ripples(std::size_t rails, const ModelOptions& options) {
+  SplitMix random(options.seed);
+  std::vector<Ripple> out;
+  for (std::size_t r = 0; r < rails; ++r) {
+    const double frequency = kRippleMinHz + kRippleSpanHz * random.next_unit();
+    out.push_back(Ripple{options.ripple_fraction, frequency, kTwoPi * random.next_unit()});
+  }
+  return out;
+}
+
+// Compensated (Neumaier) sum: long intervals add many segments.
+class Sum {
+ public:
+  void add(double x) {
+    const double t = sum_ + x;
+    compensation_ += std::fabs(sum_) >= std::fabs(x) ? (sum_ - t) + x : (x - t) + sum_;
+    sum_ = t;
+  }
+  double value() const { return sum_ + compensation_; }
+
+ private:
+  double sum_ = 0;
+  double compensation_ = 0;
+};
+
+}  // namespace
+
+PowerModel::PowerModel(BoardSpec spec, ModelControls controls, std::int64_t start_ns, const ModelOptions& options)
+    : spec_(std::move(spec)), topology_(build_topology(spec_)), controls_(std::move(controls)), origin_ns_(start_ns) {
+  ripples_ = make_ripples(topology_.rails.size(), options);
+  segments_.push_back(Segment{start_ns, rail_levels(topology_, spec_, controls_)});
+}
+
+std::vector<std::int64_t> PowerModel::event_times() const {
+  std::vector<std::int64_t> out;
+  for (const Segment& s : segments_) out.push_back(s.start_ns);
+  return out;
+}
+
+Status PowerModel::update(std::int64_t t_ns, ModelControls controls) {
+  if (t_ns < last_event_ns()) {
+    return make_error(ErrorCode::kInvalid, "event at " + std::to_string(t_ns) + " ns precedes the latest event at " +
+                                               std::to_string(last_event_ns()) + " ns");
+  }
+  controls_ = std::move(controls);
+  std::vector<RailLevel> levels = rail_levels(topology_, spec_, controls_);
+  if (t_ns == last_event_ns()) {
+    segments_.back().levels = std::move(levels);
+  } else {
+    segments_.push_back(Segment{t_ns, std::move(levels)});
+  }
+  return ok_status();
+}
+
+void PowerModel::forget_before(std::int64_t t_ns) {
+  while (segments_.size() > 1 && segments_[1].start_ns <= t_ns) segments_.pop_front();
+}
+
+Result<std::size_t> PowerModel::rail(std::string_view name) const {
+  Result<std::string> id = resolve_rail(spec_, name);
+  if (!id) return id.take_error();
+  for (std::size_t r = 0; r < topology_.rails.size(); ++r) {
+    if (topology_.rails[r].id == *id) return r;
+  }
+  return make_error(ErrorCode::kNotFound, "rail " + *id + " is not modelled");
+}
+
+std::size_t PowerModel::segment_index(std::int64_t t_ns) const {
+  const auto after = std::upper_bound(segments_.begin(), segments_.end(), t_ns,
+                                      [](std::int64_t t, const Segment& s) { return t < s.start_ns; });
+  return after == segments_.begin() ? 0 : static_cast<std::size_t>(after - segments_.begin()) - 1;
+}
+
+const RailLevel& PowerModel::level(std::size_t rail, std::int64_t t_ns) const {
+  return segments_[segment_index(t_ns)].levels[rail];
+}
+
+double PowerModel::phase(std::size_t rail, std::int64_t t_ns) const {
+  const Ripple& r = ripples_[rail];
+  return kTwoPi * r.frequency_hz * static_cast<double>(t_ns - origin_ns_) / kNsPerS + r.phase_rad;
+}
+
+double PowerModel::power_mw(std::size_t rail, std::int64_t t_ns) const {
+  const RailLevel& l = level(rail, t_ns);
+  const double a = l.ripple ? ripples_[rail].amplitude : 0.0;
+  return l.power_mw * (1 + a * std::sin(phase(rail, t_ns)));
+}
+
+double PowerModel::current_ma(std::size_t rail, std::int64_t t_ns) const {
+  const RailLevel& l = level(rail, t_ns);
+  return l.bus_mv > 0 ? power_mw(rail, t_ns) * 1000.0 / l.bus_mv : 0.0;
+}
+
+// The integral over [a, b] inside one segment, in (unit) x ms:
+//   A (b - a) + A a (cos th(a) - cos th(b)) / w,
+// with cos x - cos y = 2 sin((x + y) / 2) sin((y - x) / 2), which does not
+// cancel for short windows.
+double PowerModel::piece(std::size_t rail, const RailLevel& level, std::int64_t a_ns, std::int64_t b_ns,
+                         Quantity q) const {
+  const double duration_ms = static_cast<double>(b_ns - a_ns) / kNsPerMs;
+  if (q == Quantity::kVoltage) return level.bus_mv * duration_ms;
+  const double base =
+      q == Quantity::kPower ? level.power_mw : (level.bus_mv > 0 ? level.power_mw * 1000.0 / level.bus_mv : 0.0);
+  const Ripple& r = ripples_[rail];
+  if (!level.ripple || r.amplitude == 0 || r.frequency_hz <= 0) return base * duration_ms;
+  const double omega_per_ms = kTwoPi * r.frequency_hz / 1000.0;
+  const double x = phase(rail, a_ns);
+  const double y = phase(rail, b_ns);
+  const double cos_difference = 2 * std::sin((x + y) / 2) * std::sin((y - x) / 2);
+  return base * duration_ms + base * r.amplitude * cos_difference / omega_per_ms;
+}
+
+double PowerModel::integral(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns, Quantity q) const {
+  if (t1_ns < t0_ns) return -integral(rail, t1_ns, t0_ns, q);
+  Sum sum;
+  for (std::size_t s = segment_index(t0_ns); s < segments_.size(); ++s) {
+    const std::int64_t a = std::max(t0_ns, s == 0 ? t0_ns : segments_[s].start_ns);
+    const std::int64_t b = s + 1 < segments_.size() ? std::min(t1_ns, segments_[s + 1].start_ns) : t1_ns;
+    if (b > a) sum.add(piece(rail, segments_[s].levels[rail], a, b, q));
+    if (b >= t1_ns) break;
+  }
+  return sum.value();
+}
+
+double PowerModel::energy_uj(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns) const {
+  return integral(rail, t0_ns, t1_ns, Quantity::kPower);
+}
+
+double PowerModel::charge_uc(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns) const {
+  return integral(rail, t0_ns, t1_ns, Quantity::kCurrent);
+}
+
+double PowerModel::bus_mv_ms(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns) const {
+  return integral(rail, t0_ns, t1_ns, Quantity::kVoltage);
+}
+
+}  // namespace energy::sim

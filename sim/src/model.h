@@ -1,0 +1,96 @@
+// PowerModel: the live power model of one simulated board over time - the
+// exact ground truth energyd is tested against.
+//
+// State changes (load steps, clock writes, rail overrides) are events at
+// instants of CLOCK_BOOTTIME in ns; each starts a segment in which every
+// rail's level (model_power.h) is constant. Within a segment a rail's true
+// power is analytic,
+//     P(t) = A (1 + a sin(w (t - t_origin) + phi)),
+// A the segment's level, a the ripple amplitude (0 for overrides), w / phi
+// the rail's seeded ripple frequency (3.1 .. 9.1 Hz, never a multiple of
+// 10 Hz, so 10 Hz sampling aliases it) and phase. The bus voltage V is
+// constant in a segment and the current is P / V. So every integral over
+// any interval is a closed form summed over the segments it spans: energy
+// (uJ = mW x ms), charge (uC = mA x ms) and voltage-time (mV x ms).
+//
+// The model never reads a clock; every call takes its instant. Times before
+// the first retained segment see that segment's levels (the board was at rest
+// before the simulator started; forget_before() drops old segments).
+//
+// Thread-safety: none; LiveBoard serialises every call.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string_view>
+#include <vector>
+
+#include "energy/result.h"
+#include "energysim/board_spec.h"
+#include "model_power.h"
+
+namespace energy::sim {
+
+struct ModelOptions {
+  std::uint64_t seed = 1;         // ripple frequencies and phases
+  double ripple_fraction = 0.03;  // amplitude a, relative to the level
+};
+
+struct Ripple {
+  double amplitude = 0;     // a
+  double frequency_hz = 0;  // w / 2 pi
+  double phase_rad = 0;     // phi
+};
+
+class PowerModel {
+ public:
+  PowerModel(BoardSpec spec, ModelControls controls, std::int64_t start_ns, const ModelOptions& options);
+
+  const BoardSpec& spec() const { return spec_; }
+  const PowerTopology& topology() const { return topology_; }
+  const ModelControls& controls() const { return controls_; }  // the latest
+  std::int64_t origin_ns() const { return origin_ns_; }
+  std::int64_t history_start_ns() const { return segments_.front().start_ns; }
+  std::int64_t last_event_ns() const { return segments_.back().start_ns; }
+  std::vector<std::int64_t> event_times() const;  // start of every retained segment
+
+  // New controls from t_ns on; kInvalid if t_ns precedes the latest event.
+  Status update(std::int64_t t_ns, ModelControls controls);
+  // Drops the segments that end at or before t_ns (the last one is kept).
+  void forget_before(std::int64_t t_ns);
+
+  // A rail by label or rail id (board_state.h's resolve_rail rules).
+  Result<std::size_t> rail(std::string_view name) const;
+  std::size_t rail_count() const { return topology_.rails.size(); }
+  const Ripple& ripple(std::size_t rail) const { return ripples_[rail]; }
+
+  const RailLevel& level(std::size_t rail, std::int64_t t_ns) const;
+  double power_mw(std::size_t rail, std::int64_t t_ns) const;
+  double current_ma(std::size_t rail, std::int64_t t_ns) const;
+
+  // Exact integrals over [t0_ns, t1_ns]; t1_ns < t0_ns gives the negated value.
+  double energy_uj(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns) const;
+  double charge_uc(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns) const;
+  double bus_mv_ms(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns) const;
+
+ private:
+  struct Segment {
+    std::int64_t start_ns = 0;
+    std::vector<RailLevel> levels;
+  };
+  enum class Quantity { kPower, kCurrent, kVoltage };
+
+  std::size_t segment_index(std::int64_t t_ns) const;
+  double integral(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns, Quantity q) const;
+  double piece(std::size_t rail, const RailLevel& level, std::int64_t a_ns, std::int64_t b_ns, Quantity q) const;
+  double phase(std::size_t rail, std::int64_t t_ns) const;
+
+  BoardSpec spec_;
+  PowerTopology topology_;
+  ModelControls controls_;
+  std::int64_t origin_ns_ = 0;
+  std::vector<Ripple> ripples_;
+  std::deque<Segment> segments_;
+};
+
+}  // namespace energy::sim

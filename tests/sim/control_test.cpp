@@ -1,0 +1,109 @@
+// The control protocol's commands (sim/src/control.*), without a socket.
+#include "control.h"
+
+#include <gtest/gtest.h>
+
+#include "sim_test_util.h"
+
+namespace energy::sim {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::int64_t kMs = 1000000;
+
+class ControlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LiveOptions options;
+    options.cpu_load_permille = 0;
+    board_ =
+        std::move(LiveBoard::create(test::board("jetson-orin-nano", 36), options, [this] { return now_; })).value();
+    fs_ = std::move(LiveFs::create(*board_, TreeOptions{})).value();
+  }
+  json call(json request) { return handle_control(*board_, *fs_, request); }
+  static std::string code(const json& reply) { return reply.at("error").at("code").get<std::string>(); }
+  static std::string message(const json& reply) { return reply.at("error").at("message").get<std::string>(); }
+
+  std::int64_t now_ = 2000 * kMs;
+  std::unique_ptr<LiveBoard> board_;
+  std::unique_ptr<LiveFs> fs_;
+};
+
+TEST_F(ControlTest, StatusDescribesTheBoardRailsGpusAndFaults) {
+  const json reply = call({{"cmd", "status"}, {"id", 7}});
+  ASSERT_TRUE(reply.at("ok").get<bool>()) << reply.dump();
+  EXPECT_EQ(reply.at("id"), 7);
+  EXPECT_EQ(reply.at("board"), "jetson-orin-nano");
+  EXPECT_EQ(reply.at("rails").size(), 3u);
+  EXPECT_EQ(reply.at("rails")[0].at("rail"), "VDD_IN");
+  EXPECT_GT(reply.at("rails")[0].at("power_mw").get<double>(), 3000);
+  EXPECT_EQ(reply.at("gpus")[0].at("gpu"), "17000000.gpu");
+  EXPECT_EQ(reply.at("total_rails"), json::array({"VDD_IN"}));
+  EXPECT_TRUE(reply.at("faults").empty());
+}
+
+TEST_F(ControlTest, EnergyIsTheExactIntegralOfTheRailsPower) {
+  ASSERT_TRUE(call({{"cmd", "set_rail"}, {"rail", "VDD_SOC"}, {"mv", 5000}, {"ma", 200}}).at("ok").get<bool>());
+  now_ += 1000 * kMs;
+  const json reply = call({{"cmd", "energy"}, {"rail", "VDD_SOC"}, {"from_ns", 2100 * kMs}, {"to_ns", 2600 * kMs}});
+  ASSERT_TRUE(reply.at("ok").get<bool>()) << reply.dump();
+  EXPECT_NEAR(reply.at("energy_uj").get<double>(), 1000.0 * 500, 1e-6);  // 1000 mW x 500 ms
+  const json power = call({{"cmd", "power"}, {"rail", "VDD_SOC"}, {"t_ns", 2200 * kMs}});
+  EXPECT_NEAR(power.at("power_mw").get<double>(), 1000.0, 1e-9);
+}
+
+TEST_F(ControlTest, ErrorsNameTheArgumentOrStateAtFault) {
+  const json unknown = call({{"cmd", "frobnicate"}});
+  EXPECT_EQ(code(unknown), "invalid");
+  EXPECT_NE(message(unknown).find("frobnicate"), std::string::npos);
+  EXPECT_EQ(code(call({{"cmd", 3}})), "protocol");
+  EXPECT_EQ(code(call(json::array())), "protocol");
+  EXPECT_NE(message(call({{"cmd", "energy"}, {"rail", "VDD_IN"}, {"from_ns", 1}})).find("to_ns"), std::string::npos);
+  EXPECT_NE(message(call({{"cmd", "energy"}, {"rail", "VDD_IN"}, {"from_ns", "x"}, {"to_ns", 1}})).find("from_ns"),
+            std::string::npos);
+  EXPECT_EQ(code(call({{"cmd", "set_gpu_load"}, {"permille", 1001}})), "invalid");
+  EXPECT_EQ(code(call({{"cmd", "set_gpu_load"}, {"permille", 10}, {"gpu", "nvd"}})), "not_found");
+  EXPECT_EQ(code(call({{"cmd", "fault"}, {"rail", "VDD_IN"}, {"kind", "smoke"}})), "invalid");
+  EXPECT_EQ(code(call({{"cmd", "fault"}, {"rail", "VDD_IN"}, {"kind", "eio"}, {"ms", 5}})), "invalid");
+  EXPECT_EQ(code(call({{"cmd", "fault"}, {"rail", "VDD_IN"}, {"kind", "eio"}, {"count", 0}})), "invalid");
+  EXPECT_EQ(code(call({{"cmd", "clear_fault"}, {"rail", "VDD_IN"}})), "state");
+  EXPECT_EQ(code(call({{"cmd", "renumber"}})), "invalid");
+  EXPECT_EQ(code(call({{"cmd", "vanish"}, {"device", "3-0040"}})), "not_found");
+  EXPECT_EQ(code(call({{"cmd", "clear_rail"}, {"rail", "VDD_IN"}})), "state");
+  EXPECT_EQ(code(call({{"cmd", "energy"}, {"rail", "VDD_IN"}, {"from_ns", 0}, {"to_ns", now_ + 1}})), "invalid");
+}
+
+TEST_F(ControlTest, GpuLoadDrivesTheGovernedFrequency) {
+  EXPECT_EQ(call({{"cmd", "gpu"}}).at("cur_hz"), 306000000u);
+  ASSERT_TRUE(call({{"cmd", "set_gpu_load"}, {"permille", 1000}}).at("ok").get<bool>());
+  const json gpu = call({{"cmd", "gpu"}, {"gpu", "17000000.gpu"}});
+  EXPECT_EQ(gpu.at("cur_hz"), 624750000u);
+  EXPECT_EQ(gpu.at("load_permille"), 1000);
+}
+
+TEST_F(ControlTest, CpuLoadCanBePinnedAndReleasedToTheHost) {
+  EXPECT_EQ(call({{"cmd", "set_cpu_load"}, {"permille", 400}}).at("source"), "pinned");
+  board_->feed_host_cpu_load(900);
+  EXPECT_EQ(call({{"cmd", "status"}}).at("cpu_load_permille"), 400);
+  EXPECT_EQ(call({{"cmd", "set_cpu_load"}}).at("source"), "host");
+  board_->feed_host_cpu_load(900);
+  EXPECT_EQ(call({{"cmd", "status"}}).at("cpu_load_permille"), 900);
+}
+
+TEST_F(ControlTest, FaultsAndVanishedDevicesShowInStatus) {
+  ASSERT_TRUE(call({{"cmd", "fault"}, {"rail", "VDD_IN"}, {"kind", "block"}, {"ms", 50}}).at("ok").get<bool>());
+  ASSERT_TRUE(call({{"cmd", "vanish"}, {"device", "1-0040"}}).at("ok").get<bool>());
+  const json status = call({{"cmd", "status"}});
+  ASSERT_EQ(status.at("faults").size(), 1u);
+  EXPECT_EQ(status.at("faults")[0].at("kind"), "block");
+  EXPECT_EQ(status.at("faults")[0].at("rail"), "VDD_IN");
+  EXPECT_EQ(status.at("faults")[0].at("ms"), 50);
+  EXPECT_EQ(status.at("vanished"), json::array({"1-0040"}));
+  EXPECT_TRUE(call({{"cmd", "clear_fault"}}).at("ok").get<bool>());
+  EXPECT_TRUE(call({{"cmd", "restore"}, {"device", "1-0040"}}).at("ok").get<bool>());
+  EXPECT_EQ(call({{"cmd", "renumber"}, {"hwmon_offset", 4}}).at("hwmon_offset"), 4);
+}
+
+}  // namespace
+}  // namespace energy::sim

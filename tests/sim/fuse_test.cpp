@@ -1,0 +1,238 @@
+// `energyd-sim run` end to end: a real FUSE mount read and written with
+// ordinary system calls, driven through the control socket. Needs /dev/fuse
+// (root or fusermount3); without it every test FAILS with the reason.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "energy/unique_fd.h"
+#include "sim_process.h"
+
+namespace energy::sim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+const std::string kHwmon = "/sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon0";
+const std::string kGpu = "/sys/devices/platform/bus@0/17000000.gpu/devfreq/17000000.gpu";
+
+class FuseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string reason = test::fuse_unavailable_reason();
+    ASSERT_TRUE(reason.empty()) << reason;
+  }
+  // Starts the board; fails the test (with the simulator's log) if it does not come up.
+  void start(const std::string& board, int l4t, const std::vector<std::string>& extra = {}) {
+    sim_ = std::make_unique<test::LiveSim>(board, l4t, extra);
+    ASSERT_TRUE(sim_->ready()) << "energyd-sim run did not come up:\n" << sim_->log();
+  }
+  UniqueFd open_file(const std::string& tree_path, int flags = O_RDONLY) {
+    UniqueFd fd(::open(sim_->path(tree_path).c_str(), flags | O_CLOEXEC));
+    EXPECT_TRUE(fd) << tree_path << ": " << std::strerror(errno);
+    return fd;
+  }
+  std::unique_ptr<test::LiveSim> sim_;
+};
+
+// pread at offset 0: the text, or "errno N".
+std::string pread0(const UniqueFd& fd) {
+  char buffer[256];
+  const ssize_t n = ::pread(fd.get(), buffer, sizeof(buffer), 0);
+  if (n < 0) return "errno " + std::to_string(errno);
+  return std::string(buffer, static_cast<std::size_t>(n));
+}
+
+int write_errno(const std::string& path, const std::string& text) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  if (!fd) return errno;
+  return ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()) ? 0 : errno;
+}
+
+int open_errno(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  return fd ? 0 : errno;
+}
+
+std::string errno_text(int err) { return "errno " + std::to_string(err); }
+
+TEST_F(FuseTest, PreadAtOffsetZeroOnAnOpenDescriptorGivesAFreshValue) {
+  start("jetson-orin-nano", 36);
+  const UniqueFd fd = open_file(kHwmon + "/curr1_input");
+  sim_->ctl("set_rail", {{"rail", "VDD_IN"}, {"mv", 5000}, {"ma", 1000}});
+  std::this_thread::sleep_for(milliseconds(20));  // > one conversion cycle (6.6 ms)
+  EXPECT_EQ(pread0(fd), "1000\n");
+  sim_->ctl("set_rail", {{"rail", "VDD_IN"}, {"mv", 5000}, {"ma", 2000}});
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(pread0(fd), "2000\n");
+}
+
+TEST_F(FuseTest, ModesAndLinksAreTheStaticTreesOnL4t32) {
+  start("jetson-nano-4gb", 32);
+  struct stat st {};
+  ASSERT_EQ(::stat(sim_->path("/sys/bus/i2c/devices/6-0040/iio:device0/rail_name_0").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ASSERT_EQ(::stat(sim_->path("/sys/bus/i2c/devices/6-0040/iio:device0/in_power0_input").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0444u);
+  char target[256] = {};
+  const ssize_t n = ::readlink(sim_->path("/proc/device-tree").c_str(), target, sizeof(target) - 1);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(target, static_cast<std::size_t>(n)), "/sys/firmware/devicetree/base");
+  const UniqueFd name = open_file("/sys/firmware/devicetree/base/model");
+  EXPECT_EQ(pread0(name).back(), '\0');
+}
+
+TEST_F(FuseTest, ClockWritesAreRejectedAsTheKernelRejectsThemAndAcceptedInTheRightOrder) {
+  start("jetson-orin-nano", 36);
+  const std::string max = sim_->path(kGpu + "/max_freq");
+  const std::string min = sim_->path(kGpu + "/min_freq");
+  EXPECT_EQ(write_errno(max, "400000000\n"), EINVAL);  // not a listed frequency
+  EXPECT_EQ(write_errno(min, "612000000\n"), 0);
+  EXPECT_EQ(write_errno(max, "408000000\n"), EINVAL);  // below min_freq
+  EXPECT_EQ(write_errno(min, "306000000\n"), 0);       // lower min first ...
+  EXPECT_EQ(write_errno(max, "408000000\n"), 0);       // ... then max
+  EXPECT_EQ(pread0(open_file(kGpu + "/max_freq")), "408000000\n");
+  EXPECT_EQ(write_errno(sim_->path(kGpu + "/governor"), "turbo\n"), EINVAL);
+  const std::string policy = sim_->path("/sys/devices/system/cpu/cpufreq/policy0");
+  EXPECT_EQ(write_errno(policy + "/scaling_min_freq", "1510400\n"), 0);
+  EXPECT_EQ(write_errno(policy + "/scaling_max_freq", "1344000\n"), EINVAL);
+  EXPECT_EQ(write_errno(policy + "/scaling_governor", "performance\n"), 0);
+  EXPECT_EQ(pread0(open_file("/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq")), "1510400\n");
+}
+
+TEST_F(FuseTest, EachFaultKindFailsReadsWithItsErrnoAndSparesHealthyRails) {
+  start("jetson-orin-nano", 36);
+  const UniqueFd in = open_file(kHwmon + "/in1_input");
+  const UniqueFd soc = open_file(kHwmon + "/in3_input");
+  const std::pair<const char*, int> kinds[] = {
+      {"eio", EIO}, {"etimedout", ETIMEDOUT}, {"enodata", ENODATA}, {"eagain", EAGAIN}};
+  for (const auto& [kind, err] : kinds) {
+    sim_->ctl("fault", {{"rail", "VDD_IN"}, {"kind", kind}, {"count", 1}});
+    EXPECT_EQ(pread0(in), errno_text(err)) << kind;
+    EXPECT_EQ(pread0(soc).back(), '\n') << kind;
+    EXPECT_EQ(pread0(in).back(), '\n') << kind << ": count 1 is used up";
+  }
+  sim_->ctl("fault", {{"rail", "1-0040:1"}, {"kind", "eio"}});
+  EXPECT_EQ(pread0(in), errno_text(EIO));
+  EXPECT_EQ(pread0(in), errno_text(EIO));  // until cleared
+  sim_->ctl("clear_fault");
+  EXPECT_EQ(pread0(in).back(), '\n');
+}
+
+TEST_F(FuseTest, ABlockedReadTakesItsTimeWhileAnotherRailsReadIsFast) {
+  start("jetson-orin-nano", 36);
+  const UniqueFd in = open_file(kHwmon + "/curr1_input");
+  const UniqueFd soc = open_file(kHwmon + "/curr3_input");
+  sim_->ctl("fault", {{"rail", "VDD_IN"}, {"kind", "block"}, {"ms", 400}, {"count", 1}});
+  milliseconds blocked{0};
+  std::thread reader([&] {
+    const auto t0 = Clock::now();
+    EXPECT_EQ(pread0(in).back(), '\n');
+    blocked = std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  const auto t0 = Clock::now();
+  EXPECT_EQ(pread0(soc).back(), '\n');
+  EXPECT_LT(Clock::now() - t0, milliseconds(100));
+  reader.join();
+  EXPECT_GE(blocked, milliseconds(400));
+}
+
+TEST_F(FuseTest, ABlockUntilClearedIsReleasedByClearFault) {
+  start("jetson-orin-nano", 36);
+  const UniqueFd in = open_file(kHwmon + "/curr1_input");
+  sim_->ctl("fault", {{"rail", "VDD_IN"}, {"kind", "block"}});
+  milliseconds blocked{0};
+  std::thread reader([&] {
+    const auto t0 = Clock::now();
+    EXPECT_EQ(pread0(in).back(), '\n');
+    blocked = std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
+  });
+  std::this_thread::sleep_for(milliseconds(300));
+  sim_->ctl("clear_fault", {{"rail", "VDD_IN"}});
+  reader.join();
+  EXPECT_GE(blocked, milliseconds(250));
+  EXPECT_LT(blocked, milliseconds(5000));
+}
+
+TEST_F(FuseTest, AVanishedDeviceFailsOpenDescriptorsAndLookupsUntilRestored) {
+  start("jetson-orin-nano", 36);
+  const UniqueFd in = open_file(kHwmon + "/in1_input");
+  sim_->ctl("vanish", {{"device", "1-0040"}});
+  EXPECT_EQ(pread0(in), errno_text(ENODEV));
+  EXPECT_EQ(open_errno(sim_->path(kHwmon + "/in1_input")), ENOENT);
+  EXPECT_EQ(open_errno(sim_->path("/sys/class/hwmon/hwmon0/in1_input")), ENOENT);
+  sim_->ctl("restore", {{"device", "1-0040"}});
+  EXPECT_EQ(pread0(open_file(kHwmon + "/in1_input")).back(), '\n');
+  EXPECT_EQ(pread0(in), errno_text(ENODEV));
+}
+
+TEST_F(FuseTest, RenumberingKillsOldDescriptorsAndTheNewPathWorks) {
+  start("jetson-orin-nano", 36);
+  const UniqueFd old_fd = open_file("/sys/class/hwmon/hwmon0/in1_input");
+  EXPECT_EQ(sim_->ctl("renumber", {{"hwmon_offset", 3}}).at("hwmon_offset"), 3);
+  EXPECT_EQ(pread0(old_fd), errno_text(ENODEV));
+  EXPECT_EQ(open_errno(sim_->path(kHwmon + "/in1_input")), ENOENT);
+  EXPECT_EQ(pread0(open_file("/sys/class/hwmon/hwmon3/in1_input")).back(), '\n');
+  EXPECT_EQ(pread0(open_file("/sys/class/hwmon/hwmon3/name")), "ina3221\n");
+}
+
+double elapsed_ms(const std::string& output) {
+  std::smatch m;
+  const std::regex pattern("elapsed_ms=([0-9.]+)");
+  return std::regex_search(output, m, pattern) ? std::stod(m[1].str()) : -1.0;
+}
+
+TEST_F(FuseTest, TheWorkloadRunsSlowerAtALowerGpuMaxFreq) {
+  start("jetson-orin-nano", 36);
+  const std::vector<std::string> workload = {ENERGYD_SIM_BIN, "workload", "--control",
+                                             sim_->control(), "--units",  "20"};
+  const test::CommandResult fast = test::run_command(workload, std::chrono::seconds(30));
+  ASSERT_EQ(fast.code, 0) << fast.out;
+  ASSERT_EQ(write_errno(sim_->path(kGpu + "/max_freq"), "306000000\n"), 0);
+  const test::CommandResult slow = test::run_command(workload, std::chrono::seconds(30));
+  ASSERT_EQ(slow.code, 0) << slow.out;
+  // 20 x (6.40 + 4) ms at 624.75 MHz against 20 x (13.07 + 4) ms at 306 MHz.
+  EXPECT_GT(elapsed_ms(fast.out), 200.0) << fast.out;
+  EXPECT_GT(elapsed_ms(slow.out), 1.4 * elapsed_ms(fast.out)) << fast.out << slow.out;
+  EXPECT_NE(slow.out.find("gpu_mhz=306.000"), std::string::npos) << slow.out;
+  EXPECT_EQ(sim_->ctl("gpu").at("load_permille"), 0);  // reset at the end
+}
+
+TEST_F(FuseTest, CtlPrintsTheReplyAndFailsOnARefusedCommand) {
+  start("jetson-orin-nano", 36);
+  const test::CommandResult now =
+      test::run_command({ENERGYD_SIM_BIN, "ctl", "--control", sim_->control(), "now"}, std::chrono::seconds(10));
+  EXPECT_EQ(now.code, 0);
+  EXPECT_NE(now.out.find("\"now_ns\":"), std::string::npos) << now.out;
+  const test::CommandResult bad =
+      test::run_command({ENERGYD_SIM_BIN, "ctl", "--control", sim_->control(), "fault", "rail=VDD_IN", "kind=smoke"},
+                        std::chrono::seconds(10));
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("smoke"), std::string::npos) << bad.out;
+}
+
+TEST_F(FuseTest, SigtermUnmountsAndRemovesTheControlSocket) {
+  start("jetson-orin-nano", 36);
+  ASSERT_TRUE(test::is_mounted(sim_->mount()));
+  EXPECT_EQ(sim_->stop(SIGTERM), 0) << sim_->log();
+  EXPECT_FALSE(test::is_mounted(sim_->mount()));
+  EXPECT_FALSE(test::exists_no_follow(sim_->control()));
+}
+
+TEST_F(FuseTest, SigintStopsItToo) {
+  start("jetson-agx-orin", 35);
+  EXPECT_EQ(sim_->stop(SIGINT), 0) << sim_->log();
+  EXPECT_FALSE(test::is_mounted(sim_->mount()));
+}
+
+}  // namespace
+}  // namespace energy::sim
