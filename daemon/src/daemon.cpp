@@ -144,6 +144,7 @@ Status DaemonImpl::setup() {
 
 // Bounded by the stall limit: a blocked rail is quarantined by then.
 void DaemonImpl::wait_for_first_sweep() {
+  if (status_.inventory.rails.empty()) return;  // nothing to read: "no sensors" is the state to show
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (sampler_->latest().values.empty() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

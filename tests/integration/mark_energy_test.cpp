@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -126,6 +127,32 @@ TEST(MarkEnergy, BadDaemonFlagOrConfigNamesTheProblem) {
   auto c = run_command({ENERGYD_BIN, "--config", t.path() + "/bad.yaml"});
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_NE(c.err.find("sample_period_ms"), std::string::npos) << c.err;
+}
+
+}  // namespace
+}  // namespace energy::testing
+
+namespace energy::testing {
+namespace {
+
+// QUALITY H2: an unknown or empty tree starts energyd in a clear "no sensors"
+// state (not a crash loop); a run on it is an error, never 0 J.
+TEST(NoSensors, EmptyTreeServesAClearStateAndRefusesZeroJoules) {
+  TempDir t;
+  std::string root = t.path() + "/empty";
+  std::filesystem::create_directories(root);
+  std::string sock = t.path() + "/s.sock";
+  ChildProcess d({ENERGYD_BIN, "--root", root, "--state-dir", t.path() + "/state", "--socket", sock}, t.path() + "/log");
+  ASSERT_TRUE(wait_for_socket(sock, std::chrono::seconds(10))) << read_file(t.path() + "/log");
+  auto st = run_command({ENERGYCTL_BIN, "--socket", sock, "status"});
+  EXPECT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_NE(st.out.find("No power-monitor rails found"), std::string::npos) << st.out;
+  EXPECT_EQ(run_command({ENERGYCTL_BIN, "--socket", sock, "mark", "start", "r"}).exit_code, 0);
+  auto stop = run_command({ENERGYCTL_BIN, "--socket", sock, "mark", "stop", "r"});
+  EXPECT_EQ(stop.exit_code, 1);
+  EXPECT_NE(stop.err.find("no power readings"), std::string::npos) << stop.err;
+  EXPECT_TRUE(d.running());
+  EXPECT_EQ(d.stop(SIGTERM), 0);
 }
 
 }  // namespace
