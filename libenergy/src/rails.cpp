@@ -211,9 +211,9 @@ RailValue RailReader::read_lost() {
 
 RailValue RailReader::read_files() {
   switch (info_.driver) {
-    case MonitorDriver::kIna3221xIio: return read_iio();
+    case MonitorDriver::kIna3221xIio: return read_with_power_file(1000);  // in_power<c>_input is mW
     case MonitorDriver::kIna3221Hwmon: return read_hwmon();
-    case MonitorDriver::kIna238Hwmon: return read_ina238();
+    case MonitorDriver::kIna238Hwmon: return read_with_power_file(1);  // power1_input is uW
   }
   return RailValue{0, 0, 0, EINVAL};
 }
@@ -224,16 +224,17 @@ RailValue failed(const Error& e) { return RailValue{0, 0, 0, e.sys_errno != 0 ? 
 
 }  // namespace
 
-// The IIO power file comes from one conversion, so it is the power; V and I
-// are kept for display and may come from a neighbouring conversion.
-RailValue RailReader::read_iio() {
+// Drivers with a power file (IIO mW, INA238 uW): the power comes from one
+// conversion, so it is the power; V and I are kept for display and may come
+// from a neighbouring conversion.
+RailValue RailReader::read_with_power_file(int64_t unit_uw) {
   auto p = power_.read_int();
   if (!p) return failed(p.error());
   auto v = voltage_.read_int();
   auto i = current_.read_int();
   if (!v) return failed(v.error());
   if (!i) return failed(i.error());
-  return RailValue{*p * 1000, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
+  return RailValue{*p * unit_uw, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
 }
 
 // mV x mA = uW exactly; both read back to back.
@@ -243,16 +244,6 @@ RailValue RailReader::read_hwmon() {
   auto i = current_.read_int();
   if (!i) return failed(i.error());
   return RailValue{*v * *i, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
-}
-
-RailValue RailReader::read_ina238() {
-  auto p = power_.read_int();
-  if (!p) return failed(p.error());
-  auto v = voltage_.read_int();
-  auto i = current_.read_int();
-  if (!v) return failed(v.error());
-  if (!i) return failed(i.error());
-  return RailValue{*p, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
 }
 
 }  // namespace energy

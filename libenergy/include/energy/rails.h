@@ -104,9 +104,8 @@ class RailReader {
  private:
   void open_files();
   RailValue read_files();
-  RailValue read_iio();
+  RailValue read_with_power_file(int64_t unit_uw);
   RailValue read_hwmon();
-  RailValue read_ina238();
   RailValue read_lost();
 
   SysRoot root_;
