@@ -46,12 +46,19 @@ void print_total(const nlohmann::json& st) {
   std::cout << " (* = in total: " << total.value("rule", "") << ")\n";
 }
 
+// A nanosecond field of `j` as milliseconds with three decimals.
+std::string ms(const nlohmann::json& j, const char* key) {
+  return fixed(static_cast<double>(j.value(key, int64_t{0})) / 1e6, 3);
+}
+
 void print_health(const nlohmann::json& st) {
   const auto& s = member(st, "sampler");
   const auto& d = member(st, "storage");
   std::cout << "sampler: every " << s.value("period_ms", 0) << " ms, " << s.value("ticks", 0) << " ticks, "
-            << s.value("missed_ticks", 0) << " missed, max lateness "
-            << fixed(static_cast<double>(s.value("max_lateness_ns", int64_t{0})) / 1e6, 3) << " ms\n";
+            << s.value("missed_ticks", 0) << " missed; lateness p50 " << ms(s, "lateness_p50_ns") << " p99 "
+            << ms(s, "lateness_p99_ns") << " max " << ms(s, "max_lateness_ns") << " ms; sweep p50 "
+            << ms(s, "read_p50_ns") << " max " << ms(s, "max_read_ns") << " ms; " << s.value("stalls", 0)
+            << " stalled reads\n";
   std::cout << "storage: " << d.value("samples_written", 0) << " sweeps written, " << d.value("queued_samples", 0)
             << " queued, " << d.value("dropped_samples", 0) << " dropped"
             << (d.value("healthy", true) ? "" : ", FAILING: " + d.value("last_error", std::string())) << " ("

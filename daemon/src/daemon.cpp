@@ -15,6 +15,8 @@
 #include "energy/store.h"
 #include "energy/sysroot.h"
 #include "event_loop.h"
+#include "log_limit.h"
+#include "period_check.h"
 #include "runs.h"
 #include "sampler.h"
 #include "server.h"
@@ -62,7 +64,7 @@ class DaemonImpl {
 
  private:
   Status setup();
-  void discover();
+  Status discover();
   Status open_storage();
   Result<std::unique_ptr<Store>> open_writer_store();
   Result<StoreSession> open_session();
@@ -70,6 +72,7 @@ class DaemonImpl {
   Result<std::vector<RunRecord>> close_other_boots_runs(Store& store, int64_t boot);
   Status start_loop();
   void wait_for_first_sweep();
+  Status check_sweep_time();
   void handle(const protocol::Request& req, const Responder& r);
   void mark_start(const nlohmann::json& args, const Responder& r);
   void mark_stop(const nlohmann::json& args, const Responder& r);
@@ -97,6 +100,7 @@ class DaemonImpl {
   SourcePtr watchdog_;
   uint64_t watchdog_usec_ = 0;
   int64_t watchdog_ticks_ = -1;  // sampler ticks at the last ping
+  LogLimiter log_limit_{clock_, std::chrono::minutes(1)};
 };
 
 Daemon::Daemon(DaemonConfig config) : impl_(std::make_unique<DaemonImpl>(std::move(config))) {}
@@ -125,7 +129,8 @@ int DaemonImpl::run() {
 Status DaemonImpl::setup() {
   auto st = block_stop_signals();
   if (!st) return st;
-  discover();
+  st = discover();
+  if (!st) return st;
   st = open_storage();
   if (!st) return st;
   auto period = std::chrono::milliseconds(config_.sample_period_ms);
@@ -139,6 +144,8 @@ Status DaemonImpl::setup() {
   st = sampler_->start();
   if (!st) return st;
   wait_for_first_sweep();
+  st = check_sweep_time();
+  if (!st) return st;
   return server_->listen();  // clients connect once there are readings to show
 }
 
@@ -151,17 +158,32 @@ void DaemonImpl::wait_for_first_sweep() {
   }
 }
 
-void DaemonImpl::discover() {
+// A sweep that is slow at first (cold files) gets a few more sweeps to show
+// its usual time before the period is refused.
+Status DaemonImpl::check_sweep_time() {
+  constexpr int64_t kSweepsToJudge = 5;
+  size_t rails = status_.inventory.rails.size();
+  if (rails == 0) return ok_status();
+  auto fits = [&](const SamplerStats& st) {
+    return static_cast<bool>(check_period_against_sweep(config_.sample_period_ms, st.read_p50_ns, st.sweeps, rails));
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  SamplerStats st = sampler_->stats();
+  while (!fits(st) && st.sweeps < kSweepsToJudge && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    st = sampler_->stats();
+  }
+  return check_period_against_sweep(config_.sample_period_ms, st.read_p50_ns, st.sweeps, rails);
+}
+
+Status DaemonImpl::discover() {
   status_.config = config_;
   status_.board = identify_board(root_);
   status_.inventory = discover_rails(root_);
   status_.clocks = discover_clocks(root_);
   status_.started_boot_ns = clock_.boot_ns();
   log_inventory(status_.inventory);
-  if (status_.inventory.max_update_interval_ms > config_.sample_period_ms) {
-    spdlog::warn("sample period {} ms is shorter than the sensors' refresh ({} ms): readings will repeat",
-                 config_.sample_period_ms, status_.inventory.max_update_interval_ms);
-  }
+  return check_period_against_update_interval(config_.sample_period_ms, status_.inventory.max_update_interval_ms);
 }
 
 Status DaemonImpl::open_storage() {
@@ -281,7 +303,10 @@ int DaemonImpl::on_watchdog(sd_event_source* s, uint64_t usec, void* self) {
   auto stats = d->sampler_->stats();
   int64_t progress = stats.ticks + stats.extra_samples;
   if (progress != d->watchdog_ticks_) sd_notify(0, "WATCHDOG=1");
-  else spdlog::error("sampler made no progress for {} ms; not pinging the watchdog", d->watchdog_usec_ / 2000);
+  else if (auto v = d->log_limit_.allow("watchdog"); v.log) {
+    spdlog::error("sampler made no progress for {} ms; not pinging the watchdog{}", d->watchdog_usec_ / 2000,
+                  LogLimiter::suffix(v));
+  }
   d->watchdog_ticks_ = progress;
   sd_event_source_set_time(s, usec + d->watchdog_usec_ / 2);
   sd_event_source_set_enabled(s, SD_EVENT_ON);

@@ -35,6 +35,8 @@ Sampler::Sampler(const SysRoot& root, const std::vector<RailInfo>& rails, std::c
   for (const auto& r : rails) slots_.push_back(std::make_unique<Slot>(RailReader(root, r)));
   stats_.read_errors.assign(rails.size(), 0);
   stats_.last_errno.assign(rails.size(), 0);
+  stats_.rail_last_read_ns.assign(rails.size(), 0);
+  stats_.rail_max_read_ns.assign(rails.size(), 0);
 }
 
 Sampler::~Sampler() { stop(); }
@@ -96,7 +98,12 @@ Sample Sampler::latest() const {
 
 SamplerStats Sampler::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  SamplerStats st = stats_;
+  st.lateness_p50_ns = lateness_.quantile(0.5);
+  st.lateness_p99_ns = lateness_.quantile(0.99);
+  st.read_p50_ns = sweep_time_.quantile(0.5);
+  st.read_p99_ns = sweep_time_.quantile(0.99);
+  return st;
 }
 
 // Caller holds stall_mu_.
@@ -163,6 +170,7 @@ bool Sampler::on_timer_sweep(uint64_t generation) {
   stats_.ticks += 1;
   stats_.last_lateness_ns = lateness;
   stats_.max_lateness_ns = std::max(stats_.max_lateness_ns, lateness);
+  lateness_.record(lateness);
   return true;
 }
 
@@ -184,18 +192,21 @@ bool Sampler::serve_requests(uint64_t generation) {
 }
 
 // False when this thread was superseded during the read: it must exit.
-bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out) {
+bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns) {
+  int64_t started = 0;
   {
     std::lock_guard<std::mutex> lock(stall_mu_);
     if (stopping_) return false;  // no new read may start once stop() looked for stuck ones
     if (slots_[i]->quarantined) {
       out = RailValue{0, 0, 0, ETIMEDOUT};
+      read_ns = 0;
       return true;
     }
     reading_rail_ = i;
-    read_started_ns_ = clock_.mono_ns();
+    started = read_started_ns_ = clock_.mono_ns();
   }
   out = slots_[i]->reader.read();
+  read_ns = clock_.mono_ns() - started;
   std::lock_guard<std::mutex> lock(stall_mu_);
   if (generation != generation_) {
     slots_[i]->quarantined = false;
@@ -211,27 +222,32 @@ bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out) {
 std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   Sample s;
   s.values.resize(slots_.size());
+  std::vector<int64_t> read_ns(slots_.size(), 0);
   int64_t before = clock_.boot_ns();
   for (size_t i = 0; i < slots_.size(); ++i) {
-    if (!read_rail(i, generation, s.values[i])) return std::nullopt;
+    if (!read_rail(i, generation, s.values[i], read_ns[i])) return std::nullopt;
   }
   int64_t after = clock_.boot_ns();
   s.t_ns = to_stored_ns(before + (after - before) / 2);  // the raw tier's precision, so run edges match it
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);
-  record(s, after - before);
+  record(s, after - before, read_ns);
   return s;
 }
 
 // One log line per state change of a rail (failing with an errno, or back):
 // a dead sensor must not flood the journal.
-void Sampler::record(const Sample& s, int64_t sweep_ns) {
+void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns) {
   std::vector<std::pair<size_t, int32_t>> changes;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    stats_.sweeps += 1;
     stats_.last_read_ns = sweep_ns;
     stats_.max_read_ns = std::max(stats_.max_read_ns, sweep_ns);
+    sweep_time_.record(sweep_ns);
     for (size_t i = 0; i < s.values.size(); ++i) {
+      stats_.rail_last_read_ns[i] = read_ns[i];
+      stats_.rail_max_read_ns[i] = std::max(stats_.rail_max_read_ns[i], read_ns[i]);
       if (stats_.last_errno[i] != s.values[i].err) changes.emplace_back(i, s.values[i].err);
       stats_.last_errno[i] = s.values[i].err;
       if (s.values[i].err != 0) stats_.read_errors[i] += 1;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "energy/clock.h"
+#include "energy/histogram.h"
 #include "energy/rails.h"
 #include "energy/result.h"
 #include "energy/sample.h"
@@ -50,8 +51,15 @@ struct SamplerStats {
   int64_t last_read_ns = 0;       // duration of the last sweep
   int64_t max_read_ns = 0;        // longest sweep so far
   int64_t stalls = 0;             // reads that blocked past the stall limit
+  int64_t sweeps = 0;             // sweeps taken (ticks and extra samples)
+  int64_t lateness_p50_ns = 0;    // over all ticks since start (LatencyHistogram bounds)
+  int64_t lateness_p99_ns = 0;
+  int64_t read_p50_ns = 0;        // sweep duration percentiles
+  int64_t read_p99_ns = 0;
   std::vector<int64_t> read_errors;  // per rail
   std::vector<int32_t> last_errno;   // per rail, 0 if the last read succeeded
+  std::vector<int64_t> rail_last_read_ns;  // per rail: duration of its last read
+  std::vector<int64_t> rail_max_read_ns;   // per rail: its longest read
 };
 
 class Sampler {
@@ -86,8 +94,8 @@ class Sampler {
   bool on_timer_sweep(uint64_t generation);
   bool serve_requests(uint64_t generation);
   std::optional<Sample> take_sample(uint64_t generation);
-  bool read_rail(size_t i, uint64_t generation, RailValue& out);
-  void record(const Sample& s, int64_t sweep_ns);
+  bool read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns);
+  void record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns);
   void log_rail_change(size_t i, int32_t err);
   void spawn(uint64_t generation);
   bool superseded(uint64_t generation) const;
@@ -116,6 +124,8 @@ class Sampler {
   std::vector<SampleCallback> requests_;
   Sample latest_;
   SamplerStats stats_;
+  LatencyHistogram lateness_;
+  LatencyHistogram sweep_time_;
 };
 
 }  // namespace energy::daemon

@@ -18,9 +18,16 @@ nlohmann::json board_json(const BoardIdentity& b) {
           {"l4t_release", b.l4t_release}, {"l4t_board", b.l4t_board}};
 }
 
-nlohmann::json rail_json(const RailInfo& info, const RailValue& v, int64_t errors) {
+template <typename T>
+T at_or_zero(const std::vector<T>& v, size_t i) {
+  return i < v.size() ? v[i] : T{};
+}
+
+nlohmann::json rail_json(const RailInfo& info, const RailValue& v, const SamplerStats& st, size_t i) {
   nlohmann::json j = {{"label", info.label}, {"driver", driver_name(info.driver)}, {"device", info.device},
-                      {"channel", info.channel}, {"read_errors", errors}};
+                      {"channel", info.channel}, {"read_errors", at_or_zero(st.read_errors, i)},
+                      {"last_read_ns", at_or_zero(st.rail_last_read_ns, i)},
+                      {"max_read_ns", at_or_zero(st.rail_max_read_ns, i)}};
   if (v.err != 0) {
     j["errno"] = v.err;
     j["error"] = std::strerror(v.err);
@@ -41,7 +48,7 @@ nlohmann::json rails_json(const SensorInventory& inv, const Sample& latest, cons
                        {"error", "no reading yet"}, {"read_errors", 0}});
       continue;
     }
-    rails.push_back(rail_json(inv.rails[i], latest.values[i], i < st.read_errors.size() ? st.read_errors[i] : 0));
+    rails.push_back(rail_json(inv.rails[i], latest.values[i], st, i));
   }
   return rails;
 }
@@ -76,7 +83,10 @@ nlohmann::json sampler_json(const SamplerStats& st, int64_t period_ms) {
   return {{"period_ms", period_ms},       {"ticks", st.ticks},
           {"missed_ticks", st.missed_ticks}, {"extra_samples", st.extra_samples},
           {"max_lateness_ns", st.max_lateness_ns}, {"last_lateness_ns", st.last_lateness_ns},
-          {"last_read_ns", st.last_read_ns}, {"max_read_ns", st.max_read_ns}, {"stalls", st.stalls}};
+          {"lateness_p50_ns", st.lateness_p50_ns}, {"lateness_p99_ns", st.lateness_p99_ns},
+          {"last_read_ns", st.last_read_ns}, {"max_read_ns", st.max_read_ns},
+          {"read_p50_ns", st.read_p50_ns}, {"read_p99_ns", st.read_p99_ns},
+          {"sweeps", st.sweeps}, {"stalls", st.stalls}};
 }
 
 nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {

@@ -123,7 +123,10 @@ void StorageWriter::fail_marks(const Error& why) {
 void StorageWriter::note_failure(const Error& e) {
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.failed_commits;
-  if (stats_.last_error != e.describe()) spdlog::warn("storage: {}; keeping data in memory and retrying", e.describe());
+  if (stats_.last_error != e.describe()) {
+    auto v = log_limit_.allow("storage.commit");  // an error whose text alternates must not flood either
+    if (v.log) spdlog::warn("storage: {}; keeping data in memory and retrying{}", e.describe(), LogLimiter::suffix(v));
+  }
   stats_.last_error = e.describe();
 }
 
@@ -200,7 +203,9 @@ void StorageWriter::maybe_checkpoint(bool force) {
   if (now - last_checkpoint_ < options_.checkpoint_interval && !force) return;
   last_checkpoint_ = now;
   auto st = store_->checkpoint();
-  if (!st) spdlog::warn("storage: checkpoint failed ({}); will retry", st.error().describe());
+  if (st) return;
+  auto v = log_limit_.allow("storage.checkpoint");
+  if (v.log) spdlog::warn("storage: checkpoint failed ({}); will retry{}", st.error().describe(), LogLimiter::suffix(v));
 }
 
 Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done) {

@@ -28,6 +28,7 @@
 
 #include "energy/chunker.h"
 #include "energy/store.h"
+#include "log_limit.h"
 #include "sampler.h"
 
 namespace energy::daemon {
@@ -120,6 +121,8 @@ class StorageWriter final : public SampleSink {
   int64_t uncommitted_sweeps_ = 0;  // writer thread only
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
   std::thread thread_;
+  SystemClock log_clock_;
+  LogLimiter log_limit_{log_clock_, std::chrono::minutes(1)};
 
   mutable std::mutex mu_;  // guards the members below
   std::condition_variable cv_;

@@ -19,11 +19,11 @@ SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + 
     return;
   }
   std::ofstream(tmp_.path() + "/energyd.yaml") << "# written by the test fixture\nlog_level: debug\n";
-  daemon_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", tmp_.path() + "/state",
-                               "--socket", socket_, "--sample-period-ms", std::to_string(spec.sample_period_ms),
-                               "--config", tmp_.path() + "/energyd.yaml"},
-      tmp_.path() + "/energyd.log");
+  std::vector<std::string> argv = {ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", tmp_.path() + "/state",
+                                   "--socket", socket_, "--sample-period-ms", std::to_string(spec.sample_period_ms),
+                                   "--config", tmp_.path() + "/energyd.yaml"};
+  argv.insert(argv.end(), spec.daemon_args.begin(), spec.daemon_args.end());
+  daemon_ = std::make_unique<ChildProcess>(argv, tmp_.path() + "/energyd.log", spec.daemon_env);
   started_ = wait_for_socket(socket_, std::chrono::seconds(10));
   if (!started_) setup_error_ = "energyd did not start: " + log();
 }

@@ -16,6 +16,8 @@ struct BoardSpec {
   std::string l4t = "36";
   std::vector<std::string> rails;  // "LABEL=MV:MA" overrides for energyd-sim
   int sample_period_ms = 100;
+  std::vector<std::string> daemon_args;  // extra energyd arguments
+  std::vector<std::string> daemon_env;   // extra NAME=VALUE entries in energyd's environment
 };
 
 class SimulatedDaemon {

@@ -1,0 +1,242 @@
+// daemon_bench: the whole daemon's cost and timing on a simulated board.
+//
+// For each case it writes a static board tree (energyd-sim create), starts
+// the real energyd on it, lets it settle, then measures over a window:
+//   - CPU per tick: the CPU time of every energyd thread (schedstat, ns)
+//     divided by the ticks taken: sampling, storage and the event loop;
+//   - tick lateness p50/p99/max (energyd's own histogram) and missed ticks;
+//   - RSS now and at peak (VmRSS, VmHWM);
+//   - bytes written to storage per day (/proc/PID/io write_bytes) and the
+//     database's growth per day.
+// "busy" cases run one spinning thread per core during the window.
+//
+// The tree's files are regular files (reads cost what a page-cache read
+// costs, not an I2C transaction). For the 1 ms cases the hwmon
+// update_interval files are set to 1 ms (the INA3221 with samples=1 and
+// 140 us conversions), which energyd requires of a 1 ms period.
+//
+// Usage: daemon_bench [--seconds N] [--case NAME]... ; prints a Markdown table.
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "energy/client.h"
+#include "harness.h"
+
+namespace fs = std::filesystem;
+using energy::testing::ChildProcess;
+using energy::testing::run_command;
+
+namespace {
+
+struct Case {
+  std::string name;
+  std::string board;
+  std::string l4t;
+  int period_ms;
+  bool busy;
+};
+
+struct ProcSnapshot {
+  int64_t cpu_ns = 0;
+  int64_t write_bytes = 0;
+  int64_t rss_kb = 0;
+  int64_t hwm_kb = 0;
+};
+
+int64_t field_kb(const std::string& status, const std::string& key) {
+  auto at = status.find(key);
+  return at == std::string::npos ? 0 : std::stoll(status.substr(at + key.size()));
+}
+
+int64_t thread_cpu_ns(const std::string& task_dir) {
+  std::ifstream in(task_dir + "/schedstat");
+  int64_t on_cpu = 0;
+  in >> on_cpu;
+  return on_cpu;
+}
+
+ProcSnapshot snapshot(pid_t pid) {
+  ProcSnapshot s;
+  std::string proc = "/proc/" + std::to_string(pid);
+  for (const auto& t : fs::directory_iterator(proc + "/task")) s.cpu_ns += thread_cpu_ns(t.path().string());
+  std::ifstream io(proc + "/io");
+  std::string key;
+  int64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "write_bytes:") s.write_bytes = value;
+  }
+  std::stringstream status;
+  status << std::ifstream(proc + "/status").rdbuf();
+  s.rss_kb = field_kb(status.str(), "VmRSS:");
+  s.hwm_kb = field_kb(status.str(), "VmHWM:");
+  return s;
+}
+
+int64_t db_bytes(const std::string& state_dir) {
+  int64_t total = 0;
+  for (const char* f : {"/energyd.db", "/energyd.db-wal"}) {
+    std::error_code ec;
+    auto n = fs::file_size(state_dir + f, ec);
+    if (!ec) total += static_cast<int64_t>(n);
+  }
+  return total;
+}
+
+void set_update_intervals(const std::string& root, const std::string& value) {
+  for (auto it = fs::recursive_directory_iterator(root + "/sys/devices", fs::directory_options::none);
+       it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_symlink()) it.disable_recursion_pending();
+    else if (it->path().filename() == "update_interval") std::ofstream(it->path()) << value << "\n";
+  }
+}
+
+class BusyCores {
+ public:
+  explicit BusyCores(bool on) {
+    if (!on) return;
+    for (unsigned i = 0; i < std::thread::hardware_concurrency(); ++i) {
+      threads_.emplace_back([this] {
+        volatile uint64_t x = 0;
+        while (!stop_) x = x + 1;
+      });
+    }
+  }
+  ~BusyCores() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+struct Row {
+  Case c;
+  size_t rails = 0;
+  int64_t ticks = 0, missed = 0, p50 = 0, p99 = 0, max = 0;
+  double cpu_us_per_tick = 0, written_mb_day = 0, db_mb_day = 0, seconds = 0;
+  int64_t rss_kb = 0, hwm_kb = 0;
+  std::string error;
+};
+
+nlohmann::json status(const std::string& socket) {
+  auto c = energy::Client::connect(socket);
+  if (!c) return {};
+  auto r = c->call("status");
+  return r ? *r : nlohmann::json{};
+}
+
+bool wait_ready(const std::string& socket) {
+  return energy::testing::wait_for_socket(socket, std::chrono::seconds(20)) && !status(socket).is_null();
+}
+
+// A fresh board and daemon per case; the state directory is on disk.
+Row measure(const Case& c, int seconds, const std::string& energyd, const std::string& sim) {
+  Row row{c};
+  char tmpl[] = "/var/tmp/energyd-bench-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) return row.error = "mkdtemp failed", row;
+  std::string dir = tmpl;
+  auto made = run_command({sim, "create", "--board", c.board, "--l4t", c.l4t, "--root", dir + "/board"});
+  if (made.exit_code != 0) return row.error = "energyd-sim: " + made.err, row;
+  if (c.period_ms < 7) set_update_intervals(dir + "/board", "1");
+  std::string socket = dir + "/energyd.sock";
+  {
+    ChildProcess d({energyd, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket", socket,
+                    "--sample-period-ms", std::to_string(c.period_ms), "--log-level", "warn"},
+                   dir + "/energyd.log");
+    if (!wait_ready(socket)) return row.error = "energyd did not start: " + energy::testing::read_file(dir + "/energyd.log"), row;
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
+    BusyCores busy(c.busy);
+    auto s0 = status(socket);
+    auto p0 = snapshot(d.pid());
+    int64_t db0 = db_bytes(dir + "/state");
+    auto t0 = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    auto s1 = status(socket);
+    auto p1 = snapshot(d.pid());
+    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    int64_t db1 = db_bytes(dir + "/state");
+    const auto& a = s0["sampler"];
+    const auto& b = s1["sampler"];
+    row.rails = s1["rails"].size();
+    row.ticks = b["ticks"].get<int64_t>() - a["ticks"].get<int64_t>();
+    row.missed = b["missed_ticks"].get<int64_t>() - a["missed_ticks"].get<int64_t>();
+    row.p50 = b["lateness_p50_ns"];
+    row.p99 = b["lateness_p99_ns"];
+    row.max = b["max_lateness_ns"];
+    row.cpu_us_per_tick = row.ticks > 0 ? static_cast<double>(p1.cpu_ns - p0.cpu_ns) / 1e3 / static_cast<double>(row.ticks) : 0;
+    double per_day = 86400.0 / row.seconds;
+    row.written_mb_day = static_cast<double>(p1.write_bytes - p0.write_bytes) * per_day / 1e6;
+    row.db_mb_day = static_cast<double>(db1 - db0) * per_day / 1e6;
+    row.rss_kb = p1.rss_kb;
+    row.hwm_kb = p1.hwm_kb;
+    d.stop(SIGTERM);
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return row;
+}
+
+void print(const std::vector<Row>& rows) {
+  std::printf("| case | rails | period | load | ticks | missed | CPU/tick | lateness p50 / p99 / max | RSS (peak) | written/day | DB growth/day |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const auto& r : rows) {
+    if (!r.error.empty()) {
+      std::printf("| %s | error: %s |\n", r.c.name.c_str(), r.error.c_str());
+      continue;
+    }
+    std::printf("| %s | %zu | %d ms | %s | %lld | %lld | %.1f us | %.3f / %.3f / %.3f ms | %.1f (%.1f) MiB | %.1f MB | %.1f MB |\n",
+                r.c.name.c_str(), r.rails, r.c.period_ms, r.c.busy ? "all cores busy" : "idle",
+                static_cast<long long>(r.ticks), static_cast<long long>(r.missed), r.cpu_us_per_tick, r.p50 / 1e6,
+                r.p99 / 1e6, r.max / 1e6, r.rss_kb / 1024.0, r.hwm_kb / 1024.0, r.written_mb_day, r.db_mb_day);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int seconds = 30;
+  std::vector<std::string> only;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--seconds") seconds = std::stoi(argv[i + 1]);
+    else if (flag == "--case") only.push_back(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "daemon_bench: unknown option '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  const std::vector<Case> cases = {
+      {"3-rails-100ms", "jetson-orin-nano", "36", 100, false},
+      {"3-rails-100ms-busy", "jetson-orin-nano", "36", 100, true},
+      {"6-rails-100ms", ENERGY_BENCH_6_RAIL_BOARD, ENERGY_BENCH_6_RAIL_L4T, 100, false},
+      {"9-rails-100ms", ENERGY_BENCH_9_RAIL_BOARD, ENERGY_BENCH_9_RAIL_L4T, 100, false},
+      {"3-rails-1ms", "jetson-orin-nano", "36", 1, false},
+      {"3-rails-1ms-busy", "jetson-orin-nano", "36", 1, true},
+      {"6-rails-1ms", ENERGY_BENCH_6_RAIL_BOARD, ENERGY_BENCH_6_RAIL_L4T, 1, false},
+      {"9-rails-1ms", ENERGY_BENCH_9_RAIL_BOARD, ENERGY_BENCH_9_RAIL_L4T, 1, false},
+  };
+  std::vector<Row> rows;
+  for (const auto& c : cases) {
+    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    std::fprintf(stderr, "daemon_bench: %s (%d s)\n", c.name.c_str(), seconds);
+    rows.push_back(measure(c, seconds, ENERGYD_BIN, ENERGYD_SIM_BIN));
+  }
+  print(rows);
+  for (const auto& r : rows) {
+    if (!r.error.empty()) return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,25 @@
+#include "log_limit.h"
+
+namespace energy::daemon {
+
+LogLimiter::Verdict LogLimiter::allow(const std::string& cause) {
+  int64_t now = clock_.mono_ns();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, first] = causes_.try_emplace(cause);
+  Cause& c = it->second;
+  if (!first && now - c.last_logged_ns < static_cast<int64_t>(interval_.count()) * kNsPerMs) {
+    c.suppressed += 1;
+    return {};
+  }
+  Verdict v{true, c.suppressed};
+  c.last_logged_ns = now;
+  c.suppressed = 0;
+  return v;
+}
+
+std::string LogLimiter::suffix(const Verdict& v) {
+  if (v.suppressed == 0) return "";
+  return " (" + std::to_string(v.suppressed) + " similar message" + (v.suppressed == 1 ? "" : "s") + " suppressed)";
+}
+
+}  // namespace energy::daemon
