@@ -128,8 +128,10 @@ Result<std::optional<RailCursor>> Store::cursor_before(int64_t boot, int64_t rai
   for (const auto& r : *readings) {
     if (r.reading.err == 0 && r.t_ns <= t_ns) best = RailCursor{true, r.t_ns, r.reading.power_uw, r.cum_uj};
   }
-  if (best) return best;
-  return cursor_before(boot, rail_id, (*edge)->rail.first.has_last ? (*edge)->rail.first.last_t_ns - 1 : t_ns - 1);
+  if (best || readings->empty()) return best;
+  // No valid reading of this chunk is at or before t: look before the chunk
+  // (its first valid reading may be after t, so that is no place to restart).
+  return cursor_before(boot, rail_id, readings->front().t_ns - 1);
 }
 
 // The running-energy cursor at the first valid reading at or after t.
