@@ -320,17 +320,17 @@ TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
   EXPECT_EQ(energy(0, {kMin, 9 * kMin}).tier, Tier::kRaw);  // the current boot is young
 }
 
-// D5: months of history through a compressed timeline (1 s sweeps, hours
-// of raw, days of 1 s buckets, two weeks of 1 min buckets, a 2 MB budget):
+// D5: weeks of history through a compressed timeline (1 s sweeps, hours of
+// raw, a day of 1 s buckets, a week of 1 min buckets, a 1.25 MB budget):
 // after every hour written the database and its WAL stay within the budget,
 // and energy over long windows from the tiers stays within 0.1% of the
 // readings and within its stated bound.
 TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercent) {
-  constexpr int64_t kBudget = 2 * 1024 * 1024;
-  constexpr int64_t kDays = 24;
+  constexpr int64_t kBudget = 1280 * 1024;
+  constexpr int64_t kDays = 16;
   Synth synth(kSec, 3);
   start(synth);
-  RetentionPolicy p = policy(6 * kHour, 2 * kDay, 14 * kDay, kBudget);
+  RetentionPolicy p = policy(4 * kHour, kDay, 8 * kDay, kBudget);
   int64_t largest = 0;
   for (int64_t hour = 1; hour <= kDays * 24; ++hour) {
     write_until(hour * 3600);
@@ -345,7 +345,7 @@ TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercen
     ASSERT_TRUE(store_->checkpoint().ok());
     if (hour % (8 * 24) != 0) continue;
     int64_t now_ns = hour * kHour;
-    int64_t oldest = std::max<int64_t>(2 * kSec, now_ns - 13 * kDay);
+    int64_t oldest = std::max<int64_t>(2 * kSec, now_ns - 7 * kDay);
     for (size_t rail = 0; rail < 3; ++rail) {
       expect_close(rail, oldest, now_ns - 2 * kSec, 1000 * kMin, Tier::kMinute, 1e-3, 3);
     }
