@@ -60,6 +60,49 @@ Result<std::vector<Bucket>> Store::rail_buckets(int64_t boot, int64_t rail_id, T
   return TierRows(*db_).buckets(tier, boot, rail_id, w);
 }
 
+namespace {
+
+void append_range(std::vector<Bucket>& out, const std::vector<Bucket>& in, int64_t from_ns, int64_t until_ns) {
+  for (const auto& b : in) {
+    if (b.start_ns >= from_ns && b.start_ns < until_ns) out.push_back(b);
+  }
+}
+
+int64_t first_valid_ns(const std::vector<PowerPoint>& pts) {
+  for (const auto& p : pts) {
+    if (p.valid) return p.t_ns;
+  }
+  return INT64_MAX;
+}
+
+}  // namespace
+
+// Tier boundaries: the 1 min tier reaches the minute holding the first 1 s
+// row's start, the 1 s tier the second after the first raw reading
+// (retention.cpp), so each stretch is taken from exactly one tier.
+Result<Store::RailHistory> Store::rail_history(int64_t boot, int64_t rail_id, EnergyWindow w) {
+  const int64_t sec = tier_width_ns(Tier::kSecond), min = tier_width_ns(Tier::kMinute);
+  auto pts = rail_points(boot, rail_id, w);
+  if (!pts) return pts.take_error();
+  auto sec_from = TierRows(*db_).first_start(Tier::kSecond, boot, rail_id);
+  if (!sec_from) return sec_from.take_error();
+  RailHistory h;
+  int64_t raw_from = first_valid_ns(*pts);
+  if (raw_from <= w.begin_ns) return h;  // all raw
+  int64_t raw_edge = raw_from == INT64_MAX ? INT64_MAX : floor_to(raw_from, sec) + sec;
+  int64_t min_edge = sec_from->has_value() ? ceil_to(**sec_from, min) : raw_edge;
+  int64_t lo = floor_to(w.begin_ns, min), hi = std::min(w.end_ns, raw_edge);
+  auto minutes = rail_buckets(boot, rail_id, Tier::kMinute, {lo, std::min(hi, min_edge)});
+  if (!minutes) return minutes.take_error();
+  append_range(h.buckets, *minutes, lo, min_edge);
+  auto seconds = rail_buckets(boot, rail_id, Tier::kSecond, {std::max(lo, min_edge), hi});
+  if (!seconds) return seconds.take_error();
+  append_range(h.buckets, *seconds, min_edge, raw_edge);
+  h.raw_from_ns = raw_edge;
+  h.coarsest = !minutes->empty() ? Tier::kMinute : !seconds->empty() ? Tier::kSecond : Tier::kRaw;
+  return h;
+}
+
 // Live pages plus the WAL's allowance: the WAL file goes back to the
 // allowance (journal_size_limit) after each checkpoint, so counting its
 // momentary size would make retention delete data to pay for a transient.

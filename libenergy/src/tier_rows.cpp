@@ -67,6 +67,15 @@ Result<std::optional<TierRow>> TierRows::at_or_before(Tier tier, int64_t boot, i
   return std::optional<TierRow>(std::move(rows->front()));
 }
 
+Result<std::optional<int64_t>> TierRows::first_start(Tier tier, int64_t boot, int64_t rail) {
+  auto st = db_.prepare("SELECT min(t_first_ns) FROM tier_chunks WHERE tier = ?1 AND boot = ?2 AND rail = ?3");
+  if (!st) return st.take_error();
+  auto r = st->bind(1, static_cast<int64_t>(tier)).bind(2, boot).bind(3, rail).step();
+  if (!r) return r.take_error();
+  if (*r != sql::StepResult::kRow || st->null_at(0)) return std::optional<int64_t>();
+  return std::optional<int64_t>(st->int_at(0));
+}
+
 // Buckets continue the last row when it ends where they begin and has room;
 // otherwise they start a new row there.
 Status TierRows::append(Tier tier, int64_t boot, int64_t rail, const TierAppend& a) {

@@ -54,6 +54,8 @@ class TierRows {
 
   // The row of (tier, boot, rail) starting at or before t (INT64_MAX: the last one).
   Result<std::optional<TierRow>> at_or_before(Tier tier, int64_t boot, int64_t rail, int64_t t_ns);
+  // Where the tier's rows of (boot, rail) begin, or nullopt without rows.
+  Result<std::optional<int64_t>> first_start(Tier tier, int64_t boot, int64_t rail);
   Status append(Tier tier, int64_t boot, int64_t rail, const TierAppend& a);
   Result<std::vector<Bucket>> buckets(Tier tier, int64_t boot, int64_t rail, EnergyWindow w);
   // The oldest rows of a tier, all rails: by boot, then start time.

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "energy/chunker.h"
+#include "energy/report.h"
 #include "energy/store.h"
 
 namespace energy {
@@ -284,6 +285,36 @@ TEST_F(RetentionTest, BucketsOfAnOldWindowCarryCountsAndExtremes) {
   EXPECT_EQ(failed, want_failed);
   EXPECT_GT(failed, 0);
   EXPECT_FALSE(store_->rail_buckets(boot_, ids_[0], Tier::kRaw, w).ok());
+}
+
+TEST_F(RetentionTest, ReportOfARunWhoseReadingsWereDownsampledComesFromTheTiers) {
+  Synth synth(100 * kMs, 2);
+  start(synth);
+  write_until(3 * 36'000);
+  RunRecord run;
+  run.boot = boot_;
+  run.start_ns = 10 * kMin + 123 * kMs;  // the first rail's readings there become 1 s buckets
+  auto raw_report = build_run_report(*store_, run, 2 * kHour + 50 * kMin, kSec);
+  ASSERT_TRUE(raw_report.ok()) << raw_report.error().describe();
+  retain(policy(30 * kMin, 90 * kDay, 0, 0));
+  auto rep = build_run_report(*store_, run, 2 * kHour + 50 * kMin, kSec);
+  ASSERT_TRUE(rep.ok()) << rep.error().describe();
+  ASSERT_EQ(rep->rails.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const RailEnergyReport& now = rep->rails[i];
+    const RailEnergyReport& then = raw_report->rails[i];
+    EXPECT_EQ(now.resolution, Tier::kSecond);
+    EXPECT_EQ(then.resolution, Tier::kRaw);
+    EXPECT_LE(std::abs(now.stats.energy_uj - then.stats.energy_uj), now.error_bound_uj);
+    EXPECT_NEAR(static_cast<double>(now.stats.samples), static_cast<double>(then.stats.samples), 10.0);
+    EXPECT_NEAR(static_cast<double>(now.stats.failed_samples), static_cast<double>(then.stats.failed_samples), 2.0);
+    EXPECT_GE(now.stats.peak_power_uw, then.stats.peak_power_uw);  // rounded up to whole mW
+    EXPECT_LE(now.stats.peak_power_uw, then.stats.peak_power_uw + 1000);
+    EXPECT_NEAR(now.stats.coverage(), then.stats.coverage(), 1e-3);
+  }
+  auto json = report_to_json(*rep);
+  EXPECT_EQ(json["rails"][0]["resolution"], "1s");
+  EXPECT_GT(json["rails"][0]["error_bound_j"].get<double>(), 0.0);
 }
 
 TEST_F(RetentionTest, BudgetNeverTakesTheNewestChunkOrTheRecentMinutes) {

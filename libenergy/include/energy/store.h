@@ -172,6 +172,16 @@ class Store {
   Result<std::optional<EnergyAnswer>> energy(int64_t boot, int64_t rail_id, EnergyWindow window);
   // Buckets of one rail in a downsampled tier whose start is in [begin, end).
   Result<std::vector<Bucket>> rail_buckets(int64_t boot, int64_t rail_id, Tier tier, EnergyWindow window);
+  // One rail's downsampled history over a window, for reports of runs whose
+  // raw readings are gone: buckets of [begin, raw_from), each stretch from the
+  // finest tier holding it (1 min, then 1 s); from raw_from on, the raw tier
+  // holds the readings (rail_points). `coarsest` is the coarsest tier used.
+  struct RailHistory {
+    std::vector<Bucket> buckets;
+    int64_t raw_from_ns = INT64_MAX;
+    Tier coarsest = Tier::kRaw;
+  };
+  Result<RailHistory> rail_history(int64_t boot, int64_t rail_id, EnergyWindow window);
   // One bounded step of retention (at most policy.max_units_per_step raw
   // chunks or tier rows, one transaction): (a) raw chunks older than the raw
   // retention become 1 s buckets, (b) 1 s rows older than theirs become 1 min
