@@ -144,6 +144,7 @@ std::unique_ptr<Store> fill_every(const std::string& path, size_t rails, int64_t
   for (int64_t i = 0; i < sweeps; ++i) {
     Sample s = gen.next(i);
     s.t_ns = s.t_ns / kPeriodNs * period_ns + s.t_ns % kPeriodNs;
+    s.wall_ns = s.t_ns + 1'700'000'000'000'000'000;
     chunker.add(s);
     for (const auto& c : chunker.take_closed()) (void)store->put_chunk(boot, ids, c);
   }

@@ -156,7 +156,7 @@ Status TierRows::remove(int64_t row_id) {
   return st->bind(1, row_id).run();
 }
 
-// Whole buckets before t are exact (to the 1 uJ rounding); the bucket
+// Whole buckets before t are exact (to the rounding of the running energy); the bucket
 // holding t contributes its even-spread share with partial_energy's bound.
 Result<std::optional<EnergyAnswer>> TierRows::running_energy(Tier tier, int64_t boot, int64_t rail, int64_t t_ns) {
   auto row = at_or_before(tier, boot, rail, t_ns);
@@ -164,7 +164,6 @@ Result<std::optional<EnergyAnswer>> TierRows::running_energy(Tier tier, int64_t 
   if (!row->has_value() || t_ns > (*row)->t_end_ns) return std::optional<EnergyAnswer>();
   auto bs = decode_row(**row);
   if (!bs) return bs.take_error();
-  constexpr double kRoundingUj = 1.0;
   double cum = (*row)->first_cum_uj;
   for (const auto& b : *bs) {
     if (b.start_ns > t_ns) break;
@@ -173,9 +172,9 @@ Result<std::optional<EnergyAnswer>> TierRows::running_energy(Tier tier, int64_t 
       continue;
     }
     PartialEnergy p = partial_energy(b, t_ns);
-    return std::optional<EnergyAnswer>(EnergyAnswer{cum + p.energy_uj, std::max(p.bound_uj, kRoundingUj), tier});
+    return std::optional<EnergyAnswer>(EnergyAnswer{cum + p.energy_uj, std::max(p.bound_uj, kTierRoundingUj), tier});
   }
-  return std::optional<EnergyAnswer>(EnergyAnswer{cum, kRoundingUj, tier});
+  return std::optional<EnergyAnswer>(EnergyAnswer{cum, kTierRoundingUj, tier});
 }
 
 }  // namespace energy

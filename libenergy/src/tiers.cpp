@@ -107,43 +107,63 @@ bool get_signed(const std::string& in, size_t& pos, int64_t& v) {
 // The previous bucket's figures, which the next one is coded against.
 struct CodecState {
   double first_cum_uj = 0;  // the row's running energy at its start
-  int64_t q0_uj = 0;        // ... rounded
   int64_t pos_ns = 0;
-  int64_t q_uj = 0;       // running energy rounded to 1 uJ
-  int64_t energy_uj = 0;  // last bucket's energy (rounded)
+  int64_t q = 0;            // running energy since the row's start, in quanta
+  int64_t energy_q = 0;     // last bucket's energy in quanta
   int64_t min_mw = 0, max_mw = 0, samples = 0, step_ms = 0;
 };
 
+// Flags in the low bits of a bucket's head varint (above them: the number of
+// empty buckets skipped). A steady bucket has none: its head is one byte.
+constexpr uint64_t kSamplesChanged = 1, kHasFailed = 2, kHasUncovered = 4, kStepChanged = 8;
+constexpr int kFlagBits = 4;
+
+int64_t to_quanta(double uj) { return std::llround(uj / kTierEnergyQuantumUj); }
+
 void encode_one(std::string& out, CodecState& s, const Bucket& b) {
-  int64_t q = s.q0_uj + std::llround(b.cum_end_uj - s.first_cum_uj);
-  int64_t e = q - s.q_uj;
-  codec::put_varint(out, static_cast<uint64_t>((b.start_ns - s.pos_ns) / b.width_ns));
-  put_signed(out, e - s.energy_uj);
-  put_signed(out, b.min_power_uw / kUwPerMw - s.min_mw);
-  put_signed(out, b.max_power_uw / kUwPerMw - s.max_mw);
-  put_signed(out, b.samples - s.samples);
-  codec::put_varint(out, static_cast<uint64_t>(b.failed_samples));
-  codec::put_varint(out, static_cast<uint64_t>((b.width_ns - b.integrated_ns) / kNsPerUs));
-  put_signed(out, b.max_step_ns / kNsPerMs - s.step_ms);
-  s = CodecState{s.first_cum_uj, s.q0_uj, b.end_ns(), q, e, b.min_power_uw / kUwPerMw, b.max_power_uw / kUwPerMw,
-                 b.samples, b.max_step_ns / kNsPerMs};
+  int64_t q = to_quanta(b.cum_end_uj - s.first_cum_uj);
+  int64_t e = q - s.q;
+  int64_t min_mw = b.min_power_uw / kUwPerMw, max_mw = b.max_power_uw / kUwPerMw, step_ms = b.max_step_ns / kNsPerMs;
+  int64_t uncovered_us = (b.width_ns - b.integrated_ns) / kNsPerUs;
+  uint64_t flags = (b.samples != s.samples ? kSamplesChanged : 0) | (b.failed_samples != 0 ? kHasFailed : 0) |
+                   (uncovered_us != 0 ? kHasUncovered : 0) | (step_ms != s.step_ms ? kStepChanged : 0);
+  codec::put_varint(out, static_cast<uint64_t>((b.start_ns - s.pos_ns) / b.width_ns) << kFlagBits | flags);
+  put_signed(out, e - s.energy_q);
+  put_signed(out, min_mw - s.min_mw);
+  put_signed(out, max_mw - s.max_mw);
+  if ((flags & kSamplesChanged) != 0) put_signed(out, b.samples - s.samples);
+  if ((flags & kHasFailed) != 0) codec::put_varint(out, static_cast<uint64_t>(b.failed_samples));
+  if ((flags & kHasUncovered) != 0) codec::put_varint(out, static_cast<uint64_t>(uncovered_us));
+  if ((flags & kStepChanged) != 0) put_signed(out, step_ms - s.step_ms);
+  s = CodecState{s.first_cum_uj, b.end_ns(), q, e, min_mw, max_mw, b.samples, step_ms};
+}
+
+// Reads the fields a head's flags announce; absent ones keep their defaults.
+bool decode_optional(const std::string& in, size_t& pos, uint64_t flags, CodecState& s, uint64_t& failed,
+                     uint64_t& uncovered_us) {
+  int64_t d = 0;
+  if ((flags & kSamplesChanged) != 0 && !get_signed(in, pos, d)) return false;
+  s.samples += (flags & kSamplesChanged) != 0 ? d : 0;
+  if ((flags & kHasFailed) != 0 && !codec::get_varint(in, pos, failed)) return false;
+  if ((flags & kHasUncovered) != 0 && !codec::get_varint(in, pos, uncovered_us)) return false;
+  d = 0;
+  if ((flags & kStepChanged) != 0 && !get_signed(in, pos, d)) return false;
+  s.step_ms += d;
+  return true;
 }
 
 bool decode_one(const std::string& in, size_t& pos, CodecState& s, int64_t width_ns, Bucket& b) {
-  uint64_t skip = 0, failed = 0, uncovered_us = 0;
-  int64_t de = 0, dmin = 0, dmax = 0, dsamples = 0, dstep = 0;
-  if (!codec::get_varint(in, pos, skip) || !get_signed(in, pos, de) || !get_signed(in, pos, dmin) ||
-      !get_signed(in, pos, dmax) || !get_signed(in, pos, dsamples) || !codec::get_varint(in, pos, failed) ||
-      !codec::get_varint(in, pos, uncovered_us) || !get_signed(in, pos, dstep)) {
+  uint64_t head = 0, failed = 0, uncovered_us = 0;
+  int64_t de = 0, dmin = 0, dmax = 0;
+  if (!codec::get_varint(in, pos, head) || !get_signed(in, pos, de) || !get_signed(in, pos, dmin) ||
+      !get_signed(in, pos, dmax) || !decode_optional(in, pos, head & 0xf, s, failed, uncovered_us)) {
     return false;
   }
-  s.pos_ns += static_cast<int64_t>(skip) * width_ns;
-  s.energy_uj += de;
-  s.q_uj += s.energy_uj;
+  s.pos_ns += static_cast<int64_t>(head >> kFlagBits) * width_ns;
+  s.energy_q += de;
+  s.q += s.energy_q;
   s.min_mw += dmin;
   s.max_mw += dmax;
-  s.samples += dsamples;
-  s.step_ms += dstep;
   b = Bucket{s.pos_ns, width_ns, 0, 0, s.min_mw * kUwPerMw, s.max_mw * kUwPerMw, s.samples,
              static_cast<int64_t>(failed), width_ns - static_cast<int64_t>(uncovered_us) * kNsPerUs,
              s.step_ms * kNsPerMs};
@@ -231,9 +251,7 @@ std::string encode_buckets(const std::vector<Bucket>& buckets, int64_t row_start
   out.reserve(buckets.size() * 10);
   CodecState s;
   s.first_cum_uj = first_cum_uj;
-  s.q0_uj = std::llround(first_cum_uj);
   s.pos_ns = row_start_ns;
-  s.q_uj = s.q0_uj;
   for (const auto& b : buckets) {
     Bucket copy = b;
     copy.width_ns = width_ns;
@@ -247,8 +265,6 @@ Result<std::vector<Bucket>> decode_buckets(const std::string& blob, int64_t row_
   std::vector<Bucket> out;
   CodecState s;
   s.pos_ns = row_start_ns;
-  int64_t q0 = std::llround(first_cum_uj);
-  s.q_uj = q0;
   double prev_cum = first_cum_uj;
   size_t pos = 0;
   while (pos < blob.size()) {
@@ -256,7 +272,7 @@ Result<std::vector<Bucket>> decode_buckets(const std::string& blob, int64_t row_
     if (!decode_one(blob, pos, s, width_ns, b)) {
       return make_error(ErrorCode::kStorage, "corrupt tier row: truncated bucket " + std::to_string(out.size()));
     }
-    b.cum_end_uj = first_cum_uj + static_cast<double>(s.q_uj - q0);
+    b.cum_end_uj = first_cum_uj + static_cast<double>(s.q) * kTierEnergyQuantumUj;
     b.energy_uj = b.cum_end_uj - prev_cum;
     prev_cum = b.cum_end_uj;
     out.push_back(b);
@@ -274,8 +290,7 @@ PartialEnergy partial_energy(const Bucket& b, int64_t t_ns) {
   double p_min = static_cast<double>(b.min_power_uw), p_max = static_cast<double>(b.max_power_uw);
   double lo = std::min(p_min * least_ns, p_min * most_ns) / 1e9;
   double hi = std::max(p_max * least_ns, p_max * most_ns) / 1e9;
-  constexpr double kRoundingUj = 1.0;  // stored energies are differences of values rounded to 1 uJ
-  return PartialEnergy{est, std::max({est - lo, hi - est, 0.0}) + kRoundingUj};
+  return PartialEnergy{est, std::max({est - lo, hi - est, 0.0}) + kTierRoundingUj};
 }
 
 namespace {

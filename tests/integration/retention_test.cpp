@@ -116,7 +116,7 @@ TEST_F(Retention, OldRawReadingsOfAnEarlierBootAreDownsampledAndShownInStatus) {
   auto e = (*store)->energy(1, 1, {60 * kSec, 1140 * kSec});  // the earlier boot's first rail
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_EQ((*e)->tier, Tier::kSecond);
-  EXPECT_NEAR((*e)->energy_uj, 4.0 * 1080e6, 2.0);
+  EXPECT_NEAR((*e)->energy_uj, 4.0 * 1080e6, kTierEnergyQuantumUj);
 }
 
 TEST_F(Retention, ABadRetentionKeyStopsEnergydNamingIt) {

@@ -201,8 +201,8 @@ TEST_F(RetentionTest, BucketAlignedIntervalsEqualRawEnergyToRounding) {
   for (size_t i = 0; i < raw.size(); ++i) {
     EnergyAnswer a = energy(i % 2, raw[i].first);
     EXPECT_EQ(a.tier, Tier::kSecond);
-    EXPECT_NEAR(a.energy_uj, raw[i].second, 2.0) << "window from " << raw[i].first.begin_ns;
-    EXPECT_LE(a.error_bound_uj, 2.0);
+    EXPECT_NEAR(a.energy_uj, raw[i].second, kTierEnergyQuantumUj) << "window from " << raw[i].first.begin_ns;
+    EXPECT_LE(a.error_bound_uj, 2 * kTierRoundingUj);
   }
   auto sweeps = store_->sample_count();
   ASSERT_TRUE(sweeps.ok());

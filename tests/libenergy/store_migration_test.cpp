@@ -184,7 +184,7 @@ TEST(StoreMigration, Version2GainsTiersAndIncrementalVacuumKeepingEnergy) {
   auto after = (*store)->energy(1, 1, {1000'000'000, 7000'000'000'000});
   ASSERT_TRUE(after.ok() && after->has_value());
   EXPECT_EQ((*after)->tier, Tier::kSecond);
-  EXPECT_NEAR((*after)->energy_uj, 4.0 * 6999e6, 2.0);
+  EXPECT_NEAR((*after)->energy_uj, 4.0 * 6999e6, kTierEnergyQuantumUj);
   EXPECT_LT(*(*store)->sample_count(), 72'001);
   auto run = (*store)->run_by_id(1);
   ASSERT_TRUE(run.ok() && run->has_value());

@@ -85,9 +85,9 @@ TEST(Tiers, EncodingRoundTripsEveryFieldAndTheRunningEnergy) {
     EXPECT_EQ(a.failed_samples, b.failed_samples);
     EXPECT_EQ(a.integrated_ns, b.integrated_ns);
     EXPECT_EQ(a.max_step_ns, b.max_step_ns);
-    EXPECT_NEAR(a.cum_end_uj, b.cum_end_uj, 0.5 + 1e-6);  // never drifts: rounded once, not per bucket
+    EXPECT_NEAR(a.cum_end_uj, b.cum_end_uj, kTierEnergyQuantumUj / 2 + 1e-6);  // rounded once, never drifts
   }
-  EXPECT_LT(blob.size(), buckets.size() * 16);
+  EXPECT_LT(blob.size(), buckets.size() * 9);
 }
 
 TEST(Tiers, TruncatedRowIsReportedAsCorrupt) {
