@@ -63,8 +63,9 @@ int64_t Retention::age_ns(int64_t boot, int64_t t_ns, int64_t wall_offset_ns) co
 }
 
 Result<std::vector<RawChunkRef>> Retention::oldest_chunks(int64_t limit) {
-  auto st = db_.prepare("SELECT id, boot, t_first_ns, t_last_ns, wall_offset_ns FROM chunks "
-                        "ORDER BY boot, t_first_ns LIMIT ?1");
+  auto st = db_.prepare(
+      "SELECT id, boot, t_first_ns, t_last_ns, wall_offset_ns FROM chunks "
+      "ORDER BY boot, t_first_ns LIMIT ?1");
   if (!st) return st.take_error();
   st->bind(1, limit);
   std::vector<RawChunkRef> out;
@@ -103,8 +104,9 @@ Result<int64_t> Retention::raw_pass(Pass pass, int64_t limit) {
 }
 
 Status Retention::downsample_chunk(const RawChunkRef& c) {
-  auto st = db_.prepare("SELECT rail, first_t_ns, first_uw, first_cum_uj, last_t_ns, last_uw, last_cum_uj "
-                        "FROM rail_chunks WHERE chunk = ?1 ORDER BY rail");
+  auto st = db_.prepare(
+      "SELECT rail, first_t_ns, first_uw, first_cum_uj, last_t_ns, last_uw, last_cum_uj "
+      "FROM rail_chunks WHERE chunk = ?1 ORDER BY rail");
   if (!st) return st.take_error();
   st->bind(1, c.id);
   for (;;) {

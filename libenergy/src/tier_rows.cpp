@@ -83,8 +83,8 @@ Status TierRows::append(Tier tier, int64_t boot, int64_t rail, const TierAppend&
   if (!last) return last.take_error();
   if (!last->has_value() && a.buckets.empty()) return ok_status();  // nothing measured, nothing to continue
   const auto& row = *last;
-  bool fits = row && row->t_end_ns == a.begin_ns &&
-              row->buckets + static_cast<int64_t>(a.buckets.size()) <= kRowBuckets;
+  bool fits =
+      row && row->t_end_ns == a.begin_ns && row->buckets + static_cast<int64_t>(a.buckets.size()) <= kRowBuckets;
   return fits ? extend(*row, a) : insert(tier, boot, rail, a);
 }
 

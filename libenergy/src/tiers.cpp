@@ -108,8 +108,8 @@ bool get_signed(const std::string& in, size_t& pos, int64_t& v) {
 struct CodecState {
   double first_cum_uj = 0;  // the row's running energy at its start
   int64_t pos_ns = 0;
-  int64_t q = 0;            // running energy since the row's start, in quanta
-  int64_t energy_q = 0;     // last bucket's energy in quanta
+  int64_t q = 0;         // running energy since the row's start, in quanta
+  int64_t energy_q = 0;  // last bucket's energy in quanta
   int64_t min_mw = 0, max_mw = 0, samples = 0, step_ms = 0;
 };
 
@@ -164,8 +164,15 @@ bool decode_one(const std::string& in, size_t& pos, CodecState& s, int64_t width
   s.q += s.energy_q;
   s.min_mw += dmin;
   s.max_mw += dmax;
-  b = Bucket{s.pos_ns, width_ns, 0, 0, s.min_mw * kUwPerMw, s.max_mw * kUwPerMw, s.samples,
-             static_cast<int64_t>(failed), width_ns - static_cast<int64_t>(uncovered_us) * kNsPerUs,
+  b = Bucket{s.pos_ns,
+             width_ns,
+             0,
+             0,
+             s.min_mw * kUwPerMw,
+             s.max_mw * kUwPerMw,
+             s.samples,
+             static_cast<int64_t>(failed),
+             width_ns - static_cast<int64_t>(uncovered_us) * kNsPerUs,
              s.step_ms * kNsPerMs};
   s.pos_ns += width_ns;
   return true;

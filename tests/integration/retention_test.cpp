@@ -56,13 +56,14 @@ void write_old_boot(const std::string& db_path) {
 class Retention : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root",
-                             tmp_.path() + "/board"});
+    auto made = run_command(
+        {ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root", tmp_.path() + "/board"});
     ASSERT_EQ(made.exit_code, 0) << made.err;
   }
   std::vector<std::string> argv(const std::string& config) const {
-    return {ENERGYD_BIN, "--config", config, "--root", tmp_.path() + "/board", "--state-dir", state(), "--socket",
-            sock(), "--flush-interval-ms", "200"};
+    return {ENERGYD_BIN,   "--config", config,     "--root", tmp_.path() + "/board",
+            "--state-dir", state(),    "--socket", sock(),   "--flush-interval-ms",
+            "200"};
   }
   std::string state() const { return tmp_.path() + "/state"; }
   std::string sock() const { return tmp_.path() + "/s.sock"; }

@@ -39,7 +39,9 @@ class Synth {
  public:
   Synth(int64_t period_ns, size_t rails) : period_ns_(period_ns), rails_(rails) {}
 
-  int64_t t_ns(int64_t i) const { return i * period_ns_ + static_cast<int64_t>(mix(static_cast<uint64_t>(i) * 7 + 1) % 2000) * 1000; }
+  int64_t t_ns(int64_t i) const {
+    return i * period_ns_ + static_cast<int64_t>(mix(static_cast<uint64_t>(i) * 7 + 1) % 2000) * 1000;
+  }
   size_t rails() const { return rails_; }
   int64_t period_ns() const { return period_ns_; }
 
@@ -162,7 +164,8 @@ class RetentionTest : public ::testing::Test {
       EnergyAnswer a = energy(rail, w);
       EXPECT_EQ(a.tier, tier) << "window " << w.begin_ns << ".." << w.end_ns;
       double fp_slack = 1e-9 * exact;  // the raw tier's bound is 0: it is the readings' own integral
-      EXPECT_LE(std::abs(a.energy_uj - exact), a.error_bound_uj + fp_slack) << "window " << w.begin_ns << ".." << w.end_ns;
+      EXPECT_LE(std::abs(a.energy_uj - exact), a.error_bound_uj + fp_slack)
+          << "window " << w.begin_ns << ".." << w.end_ns;
       EXPECT_LE(std::abs(a.energy_uj - exact), max_rel * exact) << "window " << w.begin_ns << ".." << w.end_ns;
     }
   }
@@ -214,7 +217,8 @@ TEST_F(RetentionTest, UnalignedIntervalsOfThousandSecondBucketsStayWithinATenthO
   start(synth);
   write_until(3 * 36'000);  // 3 h, so that rail 1's runs of failed reads are inside
   retain(policy(30 * kMin, 90 * kDay, 0, 0));
-  for (size_t rail = 0; rail < 2; ++rail) expect_close(rail, 2 * kSec, 149 * kMin, 1000 * kSec, Tier::kSecond, 1e-3, 150);
+  for (size_t rail = 0; rail < 2; ++rail)
+    expect_close(rail, 2 * kSec, 149 * kMin, 1000 * kSec, Tier::kSecond, 1e-3, 150);
   std::mt19937_64 rng(5);
   for (int i = 0; i < 40; ++i) {  // the end in raw
     EnergyWindow w{100 * kMin + static_cast<int64_t>(rng() % 2'000'000'000'000), 0};
@@ -320,7 +324,7 @@ TEST_F(RetentionTest, ReportOfARunWhoseReadingsWereDownsampledComesFromTheTiers)
 TEST_F(RetentionTest, BudgetNeverTakesTheNewestChunkOrTheRecentMinutes) {
   Synth synth(100 * kMs, 2);
   start(synth);
-  write_until(30 * 600);  // 30 min
+  write_until(30 * 600);                                            // 30 min
   RetentionStep last = retain(policy(90 * kDay, 90 * kDay, 0, 1));  // a budget nothing fits in
   EXPECT_TRUE(last.over_budget);
   EnergyAnswer recent = energy(0, {21 * kMin, 29 * kMin});

@@ -42,8 +42,10 @@ TEST(Tiers, BucketEnergiesAddUpToTheIntegralOfTheReadings) {
 }
 
 TEST(Tiers, BucketKeepsCountsExtremesAndStepsOfItsInterval) {
-  std::vector<PowerPoint> pts = {{500 * kMs, 1'000'000, true},  {1000 * kMs, 3'000'000, true},
-                                 {1400 * kMs, 0, false},        {1600 * kMs, 5'000'000, true},
+  std::vector<PowerPoint> pts = {{500 * kMs, 1'000'000, true},
+                                 {1000 * kMs, 3'000'000, true},
+                                 {1400 * kMs, 0, false},
+                                 {1600 * kMs, 5'000'000, true},
                                  {2500 * kMs, 2'000'000, true}};
   auto buckets = bucketize(pts, kSec, 2 * kSec, kSec);
   ASSERT_EQ(buckets.size(), 1u);
@@ -129,8 +131,8 @@ TEST(Tiers, PartialBucketBoundAlwaysContainsTheRealIntegral) {
 }
 
 TEST(Tiers, SummaryOfBucketsReportsMissingStretchesAsGaps) {
-  std::vector<PowerPoint> pts = {{0, 1'000'000, true}, {10 * kSec, 1'000'000, true},
-                                 {20 * kSec, 1'000'000, true}, {30 * kSec, 1'000'000, true}};
+  std::vector<PowerPoint> pts = {
+      {0, 1'000'000, true}, {10 * kSec, 1'000'000, true}, {20 * kSec, 1'000'000, true}, {30 * kSec, 1'000'000, true}};
   auto buckets = bucketize(pts, 0, 30 * kSec, kSec);
   ASSERT_EQ(buckets.size(), 30u);
   buckets.erase(buckets.begin() + 10, buckets.begin() + 15);  // 5 s with no bucket

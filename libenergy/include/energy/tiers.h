@@ -45,11 +45,11 @@ int64_t tier_width_ns(Tier tier);
 struct Bucket {
   int64_t start_ns = 0;
   int64_t width_ns = 0;
-  double energy_uj = 0;       // integral over the bucket's integrated part
-  double cum_end_uj = 0;      // running energy of the rail at start + width
-  int64_t min_power_uw = 0;   // lowest power of the integrated part (a multiple of 1 mW, rounded down)
-  int64_t max_power_uw = 0;   // highest (rounded up to 1 mW)
-  int64_t samples = 0;        // valid readings in [start, start + width)
+  double energy_uj = 0;      // integral over the bucket's integrated part
+  double cum_end_uj = 0;     // running energy of the rail at start + width
+  int64_t min_power_uw = 0;  // lowest power of the integrated part (a multiple of 1 mW, rounded down)
+  int64_t max_power_uw = 0;  // highest (rounded up to 1 mW)
+  int64_t samples = 0;       // valid readings in [start, start + width)
   int64_t failed_samples = 0;
   int64_t integrated_ns = 0;  // time of the bucket spanned by trapezoids (multiple of 1 us)
   int64_t max_step_ns = 0;    // longest span between consecutive valid readings touching it (rounded up to 1 ms)
