@@ -356,16 +356,16 @@ TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
 }
 
 // D5: weeks of history through a compressed timeline (1 s sweeps, hours of
-// raw, a day of 1 s buckets, a week of 1 min buckets, a 1.25 MB budget):
+// raw, a day of 1 s buckets, 6 days of 1 min buckets, a 1.25 MB budget):
 // after every hour written the database and its WAL stay within the budget,
 // and energy over long windows from the tiers stays within 0.1% of the
 // readings and within its stated bound.
 TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercent) {
   constexpr int64_t kBudget = 1280 * 1024;
-  constexpr int64_t kDays = 16;
+  constexpr int64_t kDays = 12;
   Synth synth(kSec, 3);
   start(synth);
-  RetentionPolicy p = policy(4 * kHour, kDay, 8 * kDay, kBudget);
+  RetentionPolicy p = policy(4 * kHour, kDay, 6 * kDay, kBudget);
   int64_t largest = 0;
   for (int64_t hour = 1; hour <= kDays * 24; ++hour) {
     write_until(hour * 3600);
@@ -378,9 +378,9 @@ TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercen
     ASSERT_FALSE(last.over_budget) << "hour " << hour;
     ASSERT_LE(last.budget_bytes_used, kBudget) << "hour " << hour;
     ASSERT_TRUE(store_->checkpoint().ok());
-    if (hour % (8 * 24) != 0) continue;
+    if (hour % (6 * 24) != 0) continue;
     int64_t now_ns = hour * kHour;
-    int64_t oldest = std::max<int64_t>(2 * kSec, now_ns - 7 * kDay);
+    int64_t oldest = std::max<int64_t>(2 * kSec, now_ns - 5 * kDay);
     for (size_t rail = 0; rail < 3; ++rail) {
       expect_close(rail, oldest, now_ns - 2 * kSec, 1000 * kMin, Tier::kMinute, 1e-3, 3);
     }

@@ -110,10 +110,10 @@ void bind_cursor(sqlite3_stmt* st, int index, const RailCursor& c) {
   sqlite3_bind_double(st, index + 2, c.cum_uj);
 }
 
-// Two hours of 4 W (5000 mV x 800 mA) every 100 ms in 600-sweep chunks, as schema 2 stored them.
+// 20 minutes of 4 W (5000 mV x 800 mA) every 100 ms in 600-sweep chunks, as schema 2 stored them.
 void insert_v2_chunks(sqlite3* db) {
   Chunker chunker({ChunkRail{0}}, 600, {});
-  for (int64_t i = 0; i <= 72'000; ++i) chunker.add(Sample{i * 100'000'000, i * 100'000'000, {RailValue{4'000'000, 5000, 800, 0}}});
+  for (int64_t i = 0; i <= 12'000; ++i) chunker.add(Sample{i * 100'000'000, i * 100'000'000, {RailValue{4'000'000, 5000, 800, 0}}});
   auto chunks = chunker.take_closed();
   chunks.push_back(chunker.open_chunk());
   sqlite3_stmt* c = nullptr;
@@ -172,20 +172,20 @@ TEST(StoreMigration, Version2GainsTiersAndIncrementalVacuumKeepingEnergy) {
   ASSERT_TRUE(store.ok()) << store.error().describe();
   EXPECT_EQ(pragma(path, "PRAGMA user_version"), 3);
   EXPECT_EQ(pragma(path, "PRAGMA auto_vacuum"), 2);  // incremental: retention gives pages back
-  EXPECT_EQ(*(*store)->sample_count(), 72'001);
-  auto before = (*store)->energy(1, 1, {1000'000'000, 7000'000'000'000});
+  EXPECT_EQ(*(*store)->sample_count(), 12'001);
+  auto before = (*store)->energy(1, 1, {1000'000'000, 1100'000'000'000});
   ASSERT_TRUE(before.ok() && before->has_value());
-  EXPECT_NEAR((*before)->energy_uj, 4.0 * 6999e6, 1e-3);
+  EXPECT_NEAR((*before)->energy_uj, 4.0 * 1099e6, 1e-3);
   RetentionPolicy p;
-  p.raw_retention_ns = 3600'000'000'000;  // the first hour goes to 1 s buckets
-  auto step = (*store)->apply_retention(p, RetentionNow{1, 7200'000'000'000, 7200'000'000'000});
-  while (step.ok() && step->more) step = (*store)->apply_retention(p, RetentionNow{1, 7200'000'000'000, 7200'000'000'000});
+  p.raw_retention_ns = 600'000'000'000;  // the first 10 minutes go to 1 s buckets
+  auto step = (*store)->apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
+  while (step.ok() && step->more) step = (*store)->apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
   ASSERT_TRUE(step.ok()) << step.error().describe();
-  auto after = (*store)->energy(1, 1, {1000'000'000, 7000'000'000'000});
+  auto after = (*store)->energy(1, 1, {1000'000'000, 1100'000'000'000});
   ASSERT_TRUE(after.ok() && after->has_value());
   EXPECT_EQ((*after)->tier, Tier::kSecond);
-  EXPECT_NEAR((*after)->energy_uj, 4.0 * 6999e6, kTierEnergyQuantumUj);
-  EXPECT_LT(*(*store)->sample_count(), 72'001);
+  EXPECT_NEAR((*after)->energy_uj, 4.0 * 1099e6, kTierEnergyQuantumUj);
+  EXPECT_LT(*(*store)->sample_count(), 12'001);
   auto run = (*store)->run_by_id(1);
   ASSERT_TRUE(run.ok() && run->has_value());
   store->reset();
