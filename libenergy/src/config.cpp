@@ -18,7 +18,7 @@ constexpr int64_t kMaxRetentionDays = 36'500;
 // The budget must hold the raw data retention never takes (the newest
 // minutes of every rail) plus the WAL's allowance, with room to spare.
 constexpr int64_t kMinBudgetMb = 16;
-constexpr int64_t kMaxBudgetMb = 16 * 1024 * 1024;
+constexpr int64_t kMaxBudgetMb = int64_t{16} * 1024 * 1024;
 
 Error key_error(const std::string& source, const std::string& key, const std::string& problem) {
   return make_error(ErrorCode::kInvalid, source + ": key '" + key + "': " + problem);

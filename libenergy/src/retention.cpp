@@ -248,7 +248,7 @@ Status Retention::run(RetentionStep& s) {
 
 namespace {
 
-constexpr int64_t kMaxWalAllowanceBytes = 4 * 1024 * 1024;
+constexpr int64_t kMaxWalAllowanceBytes = int64_t{4} * 1024 * 1024;
 
 int64_t wal_allowance(const RetentionPolicy& p) {
   return p.disk_budget_bytes > 0 ? std::min(kMaxWalAllowanceBytes, p.disk_budget_bytes / 16) : kMaxWalAllowanceBytes;
