@@ -4,12 +4,19 @@
 //    hour of 100 ms sweeps (counter bytes_per_rail_sample; pages included).
 //  - BM_EnergyQuery: latency of one rail's energy over the last 1 h and over
 //    30 days of 100 ms sweeps (the running-energy lookup, O(log n)).
+//  - BM_TierBytesPerBucket: payload and database bytes per bucket of the 1 s
+//    and 1 min tiers (3 rails), and what a day of each tier costs.
+//  - BM_RetentionStep: time of one retention step (8 raw chunks of 3 or 9
+//    rails downsampled into 1 s buckets and deleted, one transaction).
+//  - BM_TierEnergyQuery: latency of one rail's energy over 30 days answered
+//    by the 1 s tier and by the 1 min tier.
 // Readings are INA3221-like: 8 mV / 8 mA steps with a random walk around a
 // base value (what the simulator produces), generated deterministically.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "energy/chunker.h"
@@ -123,6 +130,149 @@ void BM_EnergyQuery(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_EnergyQuery)->Arg(3600)->Arg(30 * 86400)->Unit(benchmark::kMicrosecond);
+
+// Writes `sweeps` sweeps of `period_ns` into a fresh database at `path`.
+std::unique_ptr<Store> fill_every(const std::string& path, size_t rails, int64_t sweeps, int64_t period_ns) {
+  auto store = std::move(Store::open(path, StoreRole::kWriter, 5000)).value();
+  int64_t boot = *store->ensure_boot("bench", 0);
+  std::vector<RailInfo> infos;
+  for (size_t i = 0; i < rails; ++i) infos.push_back(rail_info(i));
+  auto ids = *store->ensure_rails(infos);
+  Chunker chunker(std::vector<ChunkRail>(rails, ChunkRail{0}), 600, {});
+  Readings gen(rails);
+  (void)store->begin();
+  for (int64_t i = 0; i < sweeps; ++i) {
+    Sample s = gen.next(i);
+    s.t_ns = s.t_ns / kPeriodNs * period_ns + s.t_ns % kPeriodNs;
+    s.wall_ns = s.t_ns + 1'700'000'000'000'000'000;
+    chunker.add(s);
+    for (const auto& c : chunker.take_closed()) (void)store->put_chunk(boot, ids, c);
+  }
+  (void)store->put_chunk(boot, ids, chunker.open_chunk());
+  (void)store->commit();
+  return store;
+}
+
+RetentionNow now_after(int64_t sweeps, int64_t period_ns) {
+  int64_t t = sweeps * period_ns;
+  return RetentionNow{1, t, t + 1'700'000'000'000'000'000};
+}
+
+void retain_all(Store& store, const RetentionPolicy& p, RetentionNow now) {
+  for (;;) {
+    auto step = store.apply_retention(p, now);
+    if (!step.ok() || !step->more) break;
+  }
+  (void)store.checkpoint();
+}
+
+RetentionPolicy short_policy(int64_t raw_ns, int64_t second_ns) {
+  RetentionPolicy p;
+  p.raw_retention_ns = raw_ns;
+  p.second_retention_ns = second_ns;
+  p.disk_budget_bytes = 0;
+  return p;
+}
+
+double tier_buckets(Store& store, Tier tier, int64_t end_ns) {
+  double n = 0;
+  auto rails = *store.rails();
+  for (const auto& r : rails) n += static_cast<double>(store.rail_buckets(1, r.id, tier, {0, end_ns})->size());
+  return n;
+}
+
+int64_t live_bytes(const std::string& path) {
+  auto probe = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
+  auto f = *probe->footprint();
+  return f.file_bytes - f.free_bytes;
+}
+
+// Arg 1: 12 h of 100 ms sweeps, all but the last minutes downsampled into
+// 1 s buckets. Arg 2: 4 days of 1 s sweeps downsampled into 1 min buckets.
+void BM_TierBytesPerBucket(benchmark::State& state) {
+  Tier tier = static_cast<Tier>(state.range(0));
+  const int64_t period = tier == Tier::kSecond ? kPeriodNs : 1'000'000'000;
+  const int64_t sweeps = tier == Tier::kSecond ? 12 * 36'000 : 4 * 86'400;
+  double payload = 0, buckets = 0, on_disk = 0;
+  for (auto _ : state) {
+    std::string path = temp_db();
+    auto store = fill_every(path, 3, sweeps, period);
+    int64_t raw_live = live_bytes(path);
+    int64_t raw_payload = store->footprint()->tiers[0].data_bytes;
+    auto p = tier == Tier::kSecond ? short_policy(600'000'000'000, 90 * 86'400'000'000'000)
+                                   : short_policy(600'000'000'000, 1'200'000'000'000);
+    retain_all(*store, p, now_after(sweeps, period));
+    auto f = *store->footprint();
+    const auto& t = f.tiers[static_cast<size_t>(tier)];
+    buckets = tier_buckets(*store, tier, sweeps * period);
+    payload = static_cast<double>(t.data_bytes) / buckets;
+    // Database bytes the tier takes: what the raw data took, less what is left of it.
+    double raw_left = static_cast<double>(f.tiers[0].data_bytes) / static_cast<double>(raw_payload);
+    double other_tier = static_cast<double>(f.tiers[tier == Tier::kSecond ? 2 : 1].data_bytes);
+    on_disk = (static_cast<double>(f.file_bytes - f.free_bytes) - raw_left * static_cast<double>(raw_live) - other_tier) /
+              buckets;
+    store.reset();
+    std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+  }
+  double per_day = tier == Tier::kSecond ? 86'400 : 1'440;
+  state.counters["payload_bytes_per_bucket"] = payload;
+  state.counters["db_bytes_per_bucket"] = on_disk;
+  state.counters["mb_per_rail_day"] = on_disk * per_day / 1e6;
+  state.counters["buckets"] = buckets;
+}
+BENCHMARK(BM_TierBytesPerBucket)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Each iteration: one step that downsamples 8 raw chunks (8 minutes of
+// 100 ms sweeps) of every rail into 1 s buckets and deletes them.
+void BM_RetentionStep(benchmark::State& state) {
+  auto rails = static_cast<size_t>(state.range(0));
+  constexpr int64_t kSteps = 60;
+  const int64_t sweeps = (kSteps + 2) * 8 * 600;
+  std::string path = temp_db();
+  auto store = fill_every(path, rails, sweeps, kPeriodNs);
+  (void)store->checkpoint();
+  RetentionPolicy p = short_policy(60'000'000'000, 90 * 86'400'000'000'000);
+  RetentionNow now = now_after(sweeps, kPeriodNs);
+  int64_t chunks = 0;
+  for (auto _ : state) {
+    auto step = store->apply_retention(p, now);
+    if (!step.ok()) state.SkipWithError(step.error().describe().c_str());
+    if (step.ok()) chunks += step->raw_chunks_downsampled;
+  }
+  state.counters["chunks_per_step"] = static_cast<double>(chunks) / static_cast<double>(state.iterations());
+  store.reset();
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+BENCHMARK(BM_RetentionStep)->Arg(3)->Arg(9)->Iterations(60)->Unit(benchmark::kMillisecond);
+
+// One rail, 31 days of 1 s sweeps, everything older than 12 h downsampled
+// into the tier under test; the query spans 30 days ending in that tier.
+void BM_TierEnergyQuery(benchmark::State& state) {
+  Tier tier = static_cast<Tier>(state.range(0));
+  static std::map<Tier, std::unique_ptr<Store>> stores;
+  constexpr int64_t kSweeps = 31 * 86'400;
+  constexpr int64_t kSecNs = 1'000'000'000;
+  if (!stores[tier]) {
+    std::string path = temp_db();
+    auto store = fill_every(path, 1, kSweeps, kSecNs);
+    int64_t half_day = 43'200 * kSecNs;
+    retain_all(*store, short_policy(half_day, tier == Tier::kSecond ? 40 * 86'400 * kSecNs : half_day),
+               now_after(kSweeps, kSecNs));
+    store.reset();
+    stores[tier] = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
+  }
+  std::mt19937 rng(7);
+  Tier answered = Tier::kRaw;
+  for (auto _ : state) {
+    int64_t shift = static_cast<int64_t>(rng() % 100'000) * 1'000'000;  // a different window each time
+    int64_t end = 30 * 86'400 * kSecNs + 180 * kSecNs - shift;
+    auto e = stores[tier]->energy(1, 1, {end - 30 * 86'400 * kSecNs, end});
+    if (e.ok() && e->has_value()) answered = (*e)->tier;
+    benchmark::DoNotOptimize(e);
+  }
+  if (answered != tier) state.SkipWithError("the query was not answered by the tier under test");
+}
+BENCHMARK(BM_TierEnergyQuery)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace energy

@@ -193,6 +193,7 @@ Status DaemonImpl::open_storage() {
   WriterOptions options;
   options.flush_interval = std::chrono::milliseconds(config_.flush_interval_ms);
   options.checkpoint_interval = std::chrono::milliseconds(config_.checkpoint_interval_ms);
+  options.retention = retention_policy(config_);
   writer_ = std::make_unique<StorageWriter>(
       [this] { return open_session(); },
       [this](std::vector<RunRecord> runs) { poster_.post([this, runs]() { runs_->adopt(runs); }); }, options);

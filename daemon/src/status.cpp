@@ -89,12 +89,37 @@ nlohmann::json sampler_json(const SamplerStats& st, int64_t period_ms) {
           {"sweeps", st.sweeps}, {"stalls", st.stalls}};
 }
 
+nlohmann::json tier_json(const TierFootprint& t) {
+  auto opt = [](const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"tier", tier_name(t.tier)}, {"rows", t.rows}, {"data_bytes", t.data_bytes},
+          {"oldest_wall_ns", opt(t.oldest_wall_ns)}, {"newest_wall_ns", opt(t.newest_wall_ns)}};
+}
+
+nlohmann::json retention_json(const RetentionStats& r, const DaemonConfig& c) {
+  nlohmann::json j = {{"raw_retention_hours", c.raw_retention_hours}, {"second_retention_days", c.second_retention_days},
+                      {"minute_retention_days", c.minute_retention_days},
+                      {"disk_budget_bytes", retention_policy(c).disk_budget_bytes},
+                      {"budget_bytes_used", r.budget_bytes_used}, {"over_budget", r.over_budget},
+                      {"passes", r.passes}, {"steps", r.steps}, {"raw_chunks_downsampled", r.raw_chunks_downsampled},
+                      {"second_rows_downsampled", r.second_rows_downsampled},
+                      {"minute_rows_deleted", r.minute_rows_deleted}, {"errors", r.errors},
+                      {"tiers", nlohmann::json::array()}};
+  if (r.footprint) {
+    for (const auto& t : r.footprint->tiers) j["tiers"].push_back(tier_json(t));
+    j["file_bytes"] = r.footprint->file_bytes;
+    j["free_bytes"] = r.footprint->free_bytes;
+    j["wal_bytes"] = r.footprint->wal_bytes;
+  }
+  if (!r.last_error.empty()) j["last_error"] = r.last_error;
+  return j;
+}
+
 nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
   nlohmann::json j = {{"database", database_path(c)}, {"samples_written", w.samples_written},
                       {"commits", w.commits},         {"queued_samples", w.queued},
                       {"dropped_samples", w.dropped_samples}, {"failed_commits", w.failed_commits},
                       {"flush_interval_ms", c.flush_interval_ms}, {"open", w.open},
-                      {"healthy", w.open && w.last_error.empty()}};
+                      {"healthy", w.open && w.last_error.empty()}, {"retention", retention_json(w.retention, c)}};
   if (!w.last_error.empty()) j["last_error"] = w.last_error;
   return j;
 }

@@ -55,7 +55,10 @@ void StorageWriter::loop() {
     mark_waiting_ = false;
     lock.unlock();
     absorb(batch);
-    if (ensure_open() && flush()) maybe_checkpoint(last);
+    if (ensure_open() && flush()) {
+      maybe_checkpoint(last);
+      maybe_retain(last);
+    }
     lock.lock();
     if (last) break;
     next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
@@ -66,6 +69,7 @@ void StorageWriter::loop() {
 // in order behind the samples that preceded them.
 void StorageWriter::absorb(std::deque<Item>& batch) {
   for (auto& item : batch) {
+    if (auto* s = std::get_if<Sample>(&item)) newest_ = Sample{s->t_ns, s->wall_ns, {}};
     if (auto* s = std::get_if<Sample>(&item)) early_.push_back(std::move(*s));
     if (auto* m = std::get_if<MarkOp>(&item)) marks_.push_back(std::move(*m));
   }
@@ -206,6 +210,66 @@ void StorageWriter::maybe_checkpoint(bool force) {
   if (st) return;
   auto v = log_limit_.allow("storage.checkpoint");
   if (v.log) spdlog::warn("storage: checkpoint failed ({}); will retry{}", st.error().describe(), LogLimiter::suffix(v));
+}
+
+// A pass starts every retention_interval and goes on, a step (one short
+// transaction) at a time, for at most retention_slice per loop turn.
+void StorageWriter::maybe_retain(bool stopping) {
+  if (stopping || !newest_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (!retention_running_ && now >= next_retention_) {
+    retention_running_ = true;
+    next_retention_ = now + options_.retention_interval;
+  }
+  auto deadline = now + options_.retention_slice;
+  while (retention_running_ && std::chrono::steady_clock::now() < deadline) {
+    if (!retain_step()) retention_running_ = false;
+  }
+}
+
+// Returns whether the pass has more steps to take. The database is never
+// touched with mu_ held: the sampler's push_sample takes it.
+bool StorageWriter::retain_step() {
+  auto step = store_->apply_retention(options_.retention, RetentionNow{boot_, newest_->t_ns, newest_->wall_ns});
+  if (!step) {
+    note_retention_error(step.error());
+    return false;
+  }
+  std::optional<StoreFootprint> footprint;
+  if (!step->more) {
+    auto f = store_->footprint();
+    if (f) footprint = std::move(f).value();
+  }
+  record_retention(*step, std::move(footprint));
+  return step->more;
+}
+
+void StorageWriter::note_retention_error(const Error& e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RetentionStats& r = stats_.retention;
+  ++r.errors;
+  if (r.last_error != e.describe()) spdlog::warn("storage: retention failed ({}); will retry in the next pass", e.describe());
+  r.last_error = e.describe();
+}
+
+// A step without `more` ends the pass; its footprint is then known.
+void StorageWriter::record_retention(const RetentionStep& step, std::optional<StoreFootprint> footprint) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RetentionStats& r = stats_.retention;
+  ++r.steps;
+  r.raw_chunks_downsampled += step.raw_chunks_downsampled;
+  r.second_rows_downsampled += step.second_rows_downsampled;
+  r.minute_rows_deleted += step.minute_rows_deleted;
+  r.budget_bytes_used = step.budget_bytes_used;
+  if (step.over_budget && !r.over_budget) {
+    spdlog::warn("storage: the database needs more than disk_budget_mb even with every tier shortened; "
+                 "keeping the newest raw minutes");
+  }
+  r.over_budget = step.over_budget;
+  if (step.more) return;
+  ++r.passes;
+  r.last_error.clear();
+  if (footprint) r.footprint = std::move(footprint);
 }
 
 Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done) {

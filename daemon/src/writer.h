@@ -11,6 +11,11 @@
 // chunks are bounded; beyond the bound the oldest are dropped and their
 // sweeps counted.
 //
+// Retention (Store::apply_retention) runs on the same thread: a pass starts
+// every retention_interval and proceeds in bounded steps of a few chunks, at
+// most retention_slice per loop turn, so a flush is never delayed by more.
+// "Now" for retention is the newest sweep's time (the sampler's clocks).
+//
 // Thread-safety: push_* and stats from any thread; start/stop from the owner.
 #pragma once
 
@@ -42,6 +47,19 @@ struct MarkOp {
   std::function<void(Result<RunRecord>)> done;
 };
 
+struct RetentionStats {
+  int64_t passes = 0;                  // retention passes completed
+  int64_t steps = 0;                   // transactions of retention work
+  int64_t raw_chunks_downsampled = 0;  // totals since start
+  int64_t second_rows_downsampled = 0;
+  int64_t minute_rows_deleted = 0;
+  int64_t errors = 0;
+  std::string last_error;              // empty while healthy
+  bool over_budget = false;            // the last pass could not get under the budget
+  int64_t budget_bytes_used = 0;       // what the budget counts, after the last step
+  std::optional<StoreFootprint> footprint;  // after the last completed pass
+};
+
 struct WriterStats {
   int64_t samples_written = 0;   // sweeps committed
   int64_t commits = 0;
@@ -50,6 +68,7 @@ struct WriterStats {
   int64_t failed_commits = 0;
   bool open = false;             // the database is open
   std::string last_error;        // empty while healthy
+  RetentionStats retention;
 };
 
 // What opening the database yields: the store, this boot's row, the rails'
@@ -72,6 +91,9 @@ struct WriterOptions {
   std::chrono::milliseconds checkpoint_interval{10000};  // the power-loss window for samples
   std::chrono::milliseconds reopen_interval{5000};       // retry period while the database cannot be opened
   int consecutive_failures_before_reopen = 5;             // failed commits before the database is reopened
+  RetentionPolicy retention;                              // store.h; the daemon fills it from its config
+  std::chrono::milliseconds retention_interval{60000};    // how often a retention pass starts
+  std::chrono::milliseconds retention_slice{50};          // most time spent on retention per loop turn
 };
 
 class StorageWriter final : public SampleSink {
@@ -100,6 +122,10 @@ class StorageWriter final : public SampleSink {
   Status write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done);
   void bound_pending();
   void maybe_checkpoint(bool force);
+  void maybe_retain(bool stopping);
+  bool retain_step();
+  void note_retention_error(const Error& e);
+  void record_retention(const RetentionStep& step, std::optional<StoreFootprint> footprint);
   bool ensure_open();
   std::optional<std::vector<RunRecord>> try_open();
   void fail_marks(const Error& why);
@@ -120,6 +146,9 @@ class StorageWriter final : public SampleSink {
   std::deque<MarkOp> marks_;        // marks not yet committed (writer thread only)
   int64_t uncommitted_sweeps_ = 0;  // writer thread only
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point next_retention_ = std::chrono::steady_clock::now();
+  bool retention_running_ = false;  // a pass has started and has steps left
+  std::optional<Sample> newest_;    // the newest sweep's times: retention's "now" (values unused)
   std::thread thread_;
   SystemClock log_clock_;
   LogLimiter log_limit_{log_clock_, std::chrono::minutes(1)};

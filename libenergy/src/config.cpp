@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "energy/store.h"
+
 #include <fstream>
 #include <functional>
 #include <map>
@@ -12,6 +14,11 @@ namespace {
 
 constexpr int64_t kMinPeriodMs = 1;
 constexpr int64_t kMaxPeriodMs = 60'000;
+constexpr int64_t kMaxRetentionDays = 36'500;
+// The budget must hold the raw data retention never takes (the newest
+// minutes of every rail) plus the WAL's allowance, with room to spare.
+constexpr int64_t kMinBudgetMb = 16;
+constexpr int64_t kMaxBudgetMb = int64_t{16} * 1024 * 1024;
 
 Error key_error(const std::string& source, const std::string& key, const std::string& problem) {
   return make_error(ErrorCode::kInvalid, source + ": key '" + key + "': " + problem);
@@ -27,11 +34,12 @@ Setter string_key(std::string DaemonConfig::*field) {
   };
 }
 
-Setter int_key(int64_t DaemonConfig::*field) {
-  return [field](const YAML::Node& n, const std::string& where, DaemonConfig& c) -> Status {
+// `unit` names what the number counts, for the error message ("milliseconds").
+Setter int_key(int64_t DaemonConfig::*field, const char* unit) {
+  return [field, unit](const YAML::Node& n, const std::string& where, DaemonConfig& c) -> Status {
     int64_t v = 0;
     if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) {
-      return make_error(ErrorCode::kInvalid, where + ": expected an integer number of milliseconds, got '" +
+      return make_error(ErrorCode::kInvalid, where + ": expected an integer number of " + unit + ", got '" +
                                                  (n.IsScalar() ? n.Scalar() : std::string("a non-scalar")) + "'");
     }
     c.*field = v;
@@ -44,10 +52,14 @@ const std::map<std::string, Setter>& setters() {
       {"root", string_key(&DaemonConfig::root)},
       {"state_dir", string_key(&DaemonConfig::state_dir)},
       {"socket", string_key(&DaemonConfig::socket_path)},
-      {"sample_period_ms", int_key(&DaemonConfig::sample_period_ms)},
-      {"flush_interval_ms", int_key(&DaemonConfig::flush_interval_ms)},
-      {"checkpoint_interval_ms", int_key(&DaemonConfig::checkpoint_interval_ms)},
+      {"sample_period_ms", int_key(&DaemonConfig::sample_period_ms, "milliseconds")},
+      {"flush_interval_ms", int_key(&DaemonConfig::flush_interval_ms, "milliseconds")},
+      {"checkpoint_interval_ms", int_key(&DaemonConfig::checkpoint_interval_ms, "milliseconds")},
       {"log_level", string_key(&DaemonConfig::log_level)},
+      {"raw_retention_hours", int_key(&DaemonConfig::raw_retention_hours, "hours")},
+      {"second_retention_days", int_key(&DaemonConfig::second_retention_days, "days")},
+      {"minute_retention_days", int_key(&DaemonConfig::minute_retention_days, "days")},
+      {"disk_budget_mb", int_key(&DaemonConfig::disk_budget_mb, "MiB")},
   };
   return table;
 }
@@ -85,6 +97,33 @@ Result<DaemonConfig> load_config_file(const std::string& path, const DaemonConfi
   return apply_config_yaml(text.str(), path, base);
 }
 
+// Each tier keeps at least as long as the finer one before it.
+Status validate_retention(const DaemonConfig& c) {
+  if (c.raw_retention_hours < 1 || c.raw_retention_hours > kMaxRetentionDays * 24) {
+    return make_error(ErrorCode::kInvalid, "raw_retention_hours must be between 1 and " +
+                                               std::to_string(kMaxRetentionDays * 24) + ", got " +
+                                               std::to_string(c.raw_retention_hours));
+  }
+  if (c.second_retention_days * 24 < c.raw_retention_hours || c.second_retention_days > kMaxRetentionDays) {
+    return make_error(ErrorCode::kInvalid, "second_retention_days must be between raw_retention_hours / 24 and " +
+                                               std::to_string(kMaxRetentionDays) + ", got " +
+                                               std::to_string(c.second_retention_days));
+  }
+  bool keep = c.minute_retention_days == 0;
+  if (!keep && (c.minute_retention_days < c.second_retention_days || c.minute_retention_days > kMaxRetentionDays)) {
+    return make_error(ErrorCode::kInvalid, "minute_retention_days must be 0 (keep) or between second_retention_days (" +
+                                               std::to_string(c.second_retention_days) + ") and " +
+                                               std::to_string(kMaxRetentionDays) + ", got " +
+                                               std::to_string(c.minute_retention_days));
+  }
+  if (c.disk_budget_mb < kMinBudgetMb || c.disk_budget_mb > kMaxBudgetMb) {
+    return make_error(ErrorCode::kInvalid, "disk_budget_mb must be between " + std::to_string(kMinBudgetMb) + " and " +
+                                               std::to_string(kMaxBudgetMb) + ", got " +
+                                               std::to_string(c.disk_budget_mb));
+  }
+  return ok_status();
+}
+
 Status validate_config(const DaemonConfig& c) {
   if (c.sample_period_ms < kMinPeriodMs || c.sample_period_ms > kMaxPeriodMs) {
     return make_error(ErrorCode::kInvalid, "sample_period_ms must be between 1 and 60000, got " +
@@ -100,6 +139,8 @@ Status validate_config(const DaemonConfig& c) {
                                                std::to_string(c.flush_interval_ms) + ") and 3600000, got " +
                                                std::to_string(c.checkpoint_interval_ms));
   }
+  auto retention = validate_retention(c);
+  if (!retention) return retention;
   static const char* kLevels[] = {"trace", "debug", "info", "warn", "error"};
   for (const char* l : kLevels) {
     if (c.log_level == l) return ok_status();
@@ -109,5 +150,15 @@ Status validate_config(const DaemonConfig& c) {
 }
 
 std::string database_path(const DaemonConfig& c) { return c.state_dir + "/energyd.db"; }
+
+RetentionPolicy retention_policy(const DaemonConfig& c) {
+  constexpr int64_t kNsPerHour = 3'600'000'000'000;
+  RetentionPolicy p;
+  p.raw_retention_ns = c.raw_retention_hours * kNsPerHour;
+  p.second_retention_ns = c.second_retention_days * 24 * kNsPerHour;
+  p.minute_retention_ns = c.minute_retention_days * 24 * kNsPerHour;
+  p.disk_budget_bytes = c.disk_budget_mb * 1024 * 1024;
+  return p;
+}
 
 }  // namespace energy

@@ -1,10 +1,14 @@
 #include "energy/report.h"
 
+#include <algorithm>
+
 namespace energy {
 namespace {
 
-nlohmann::json stats_to_json(const EnergyStats& s) {
+nlohmann::json stats_to_json(const EnergyStats& s, Tier resolution, double error_bound_uj) {
   return {{"energy_j", s.energy_uj / 1e6},
+          {"resolution", tier_name(resolution)},
+          {"error_bound_j", error_bound_uj / 1e6},
           {"avg_power_w", s.average_power_uw() / 1e6},
           {"peak_power_w", static_cast<double>(s.peak_power_uw) / 1e6},
           {"min_power_w", static_cast<double>(s.min_power_uw) / 1e6},
@@ -20,6 +24,59 @@ struct RailSeries {
   std::vector<PowerPoint> points;
 };
 
+bool raw_covers(const std::vector<PowerPoint>& pts, EnergyWindow w) {
+  for (const auto& p : pts) {
+    if (p.valid) return p.t_ns <= w.begin_ns;
+  }
+  return false;
+}
+
+// Figures of two adjoining stretches of one window.
+EnergyStats join(const EnergyStats& a, const EnergyStats& b, int64_t window_ns) {
+  EnergyStats s;
+  s.window_ns = window_ns;
+  s.energy_uj = a.energy_uj + b.energy_uj;
+  s.covered_ns = a.covered_ns + b.covered_ns;
+  s.integrated_ns = a.integrated_ns + b.integrated_ns;
+  s.largest_gap_ns = std::max(a.largest_gap_ns, b.largest_gap_ns);
+  s.gap_ns = a.gap_ns + b.gap_ns;
+  s.samples = a.samples + b.samples;
+  s.failed_samples = a.failed_samples + b.failed_samples;
+  s.has_data = a.has_data || b.has_data;
+  s.peak_power_uw = !b.has_data ? a.peak_power_uw : !a.has_data ? b.peak_power_uw : std::max(a.peak_power_uw, b.peak_power_uw);
+  s.min_power_uw = !b.has_data ? a.min_power_uw : !a.has_data ? b.min_power_uw : std::min(a.min_power_uw, b.min_power_uw);
+  return s;
+}
+
+// A rail whose raw readings no longer reach the window's start: buckets up
+// to where the raw tier takes over, the readings after, and the energy from
+// the running energy with its bound.
+Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, const RailSeries& s, EnergyWindow w,
+                                         int64_t gap_threshold_ns) {
+  auto h = store.rail_history(run.boot, s.rail.id, w);
+  if (!h) return h.take_error();
+  if (h->buckets.empty()) {  // nothing downsampled: the window starts before the rail's first reading
+    return RailEnergyReport{s.rail.label, false, integrate_power(s.points, w, gap_threshold_ns)};
+  }
+  int64_t split = std::min(w.end_ns, h->raw_from_ns);
+  EnergyStats tiers = summarize_buckets(h->buckets, {w.begin_ns, split}, gap_threshold_ns);
+  EnergyStats raw = split < w.end_ns ? integrate_power(s.points, {split, w.end_ns}, gap_threshold_ns) : EnergyStats{};
+  RailEnergyReport r{s.rail.label, false, join(tiers, raw, w.end_ns - w.begin_ns), h->coarsest, 0};
+  auto e = store.energy(run.boot, s.rail.id, w);
+  if (!e) return e.take_error();
+  if (e->has_value()) {
+    r.stats.energy_uj = (*e)->energy_uj;
+    r.error_bound_uj = (*e)->error_bound_uj;
+  }
+  return r;
+}
+
+Result<RailEnergyReport> rail_report(Store& store, const RunRecord& run, const RailSeries& s, EnergyWindow w,
+                                     int64_t gap_threshold_ns) {
+  if (raw_covers(s.points, w)) return RailEnergyReport{s.rail.label, false, integrate_power(s.points, w, gap_threshold_ns)};
+  return rail_from_tiers(store, run, s, w, gap_threshold_ns);
+}
+
 Result<std::vector<RailSeries>> load_series(Store& store, const RunRecord& run, EnergyWindow w) {
   auto rails = store.rails();
   if (!rails) return rails.take_error();
@@ -32,18 +89,46 @@ Result<std::vector<RailSeries>> load_series(Store& store, const RunRecord& run, 
   return out;
 }
 
+// From the raw tier the total integrates the summed readings; once a total
+// rail is downsampled it is the sum of the rails' figures (peak: the sum of
+// their peaks, an upper bound).
+EnergyStats summed(const std::vector<const RailEnergyReport*>& rails) {
+  EnergyStats s = rails.front()->stats;
+  for (size_t i = 1; i < rails.size(); ++i) {
+    const EnergyStats& o = rails[i]->stats;
+    s.energy_uj += o.energy_uj;
+    s.peak_power_uw += o.peak_power_uw;
+    s.min_power_uw += o.min_power_uw;
+    s.samples = std::min(s.samples, o.samples);
+    s.failed_samples = std::max(s.failed_samples, o.failed_samples);
+    s.covered_ns = std::min(s.covered_ns, o.covered_ns);
+    s.integrated_ns = std::min(s.integrated_ns, o.integrated_ns);
+    s.gap_ns = std::max(s.gap_ns, o.gap_ns);
+    s.largest_gap_ns = std::max(s.largest_gap_ns, o.largest_gap_ns);
+  }
+  return s;
+}
+
 void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t gap_threshold_ns) {
   std::vector<std::string> labels;
   for (const auto& r : rep.rails) labels.push_back(r.label);
   TotalRule rule = select_total_rails(labels);
   rep.total_rule = rule.explanation;
   std::vector<std::vector<PowerPoint>> parts;
+  std::vector<const RailEnergyReport*> in_total;
   for (size_t i : rule.rail_indices) {
     rep.rails[i].in_total = true;
     rep.total_rails.push_back(rep.rails[i].label);
+    in_total.push_back(&rep.rails[i]);
+    rep.total_resolution = std::max(rep.total_resolution, rep.rails[i].resolution);
+    rep.total_error_bound_uj += rep.rails[i].error_bound_uj;
     for (const auto& s : series) {
       if (s.rail.label == rep.rails[i].label) parts.push_back(s.points);
     }
+  }
+  if (rep.total_resolution != Tier::kRaw && !in_total.empty()) {
+    rep.total = summed(in_total);
+    return;
   }
   rep.total = integrate_power(sum_series(parts), rep.window, gap_threshold_ns);
 }
@@ -57,9 +142,10 @@ Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t e
   auto series = load_series(store, run, rep.window);
   if (!series) return series.take_error();
   for (const auto& s : *series) {
-    EnergyStats st = integrate_power(s.points, rep.window, gap_threshold_ns);
-    if (!st.has_data) rep.missing_rails.push_back(s.rail.label);
-    if (st.has_data) rep.rails.push_back(RailEnergyReport{s.rail.label, false, st});
+    auto r = rail_report(store, run, s, rep.window, gap_threshold_ns);
+    if (!r) return r.take_error();
+    if (!r->stats.has_data) rep.missing_rails.push_back(s.rail.label);
+    if (r->stats.has_data) rep.rails.push_back(std::move(r).value());
   }
   if (rep.rails.empty()) {
     return make_error(ErrorCode::kNotFound, "run " + std::to_string(run.id) + " (" + run.name +
@@ -83,7 +169,7 @@ nlohmann::json run_to_json(const RunRecord& run) {
 nlohmann::json report_to_json(const RunReport& rep) {
   nlohmann::json rails = nlohmann::json::array();
   for (const auto& r : rep.rails) {
-    nlohmann::json j = stats_to_json(r.stats);
+    nlohmann::json j = stats_to_json(r.stats, r.resolution, r.error_bound_uj);
     j["label"] = r.label;
     j["in_total"] = r.in_total;
     rails.push_back(std::move(j));
@@ -92,7 +178,7 @@ nlohmann::json report_to_json(const RunReport& rep) {
           {"duration_s", static_cast<double>(rep.window.end_ns - rep.window.begin_ns) / 1e9},
           {"rails", std::move(rails)},
           {"missing_rails", rep.missing_rails},
-          {"total", stats_to_json(rep.total)},
+          {"total", stats_to_json(rep.total, rep.total_resolution, rep.total_error_bound_uj)},
           {"total_rails", rep.total_rails},
           {"total_rule", rep.total_rule}};
 }

@@ -47,10 +47,46 @@ Result<int64_t> Db::query_int(std::string_view sql, int64_t fallback) {
 }
 
 Result<Stmt> Db::prepare(std::string_view sql) {
-  sqlite3_stmt* s = nullptr;
+  sqlite3_stmt* s = cache_->take(sql);
+  if (s != nullptr) return Stmt(db_.get(), s, cache_.get());
   int rc = sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()), &s, nullptr);
   if (rc != SQLITE_OK) return error("cannot prepare \"" + std::string(sql.substr(0, 60)) + "\"");
-  return Stmt(db_.get(), s);
+  return Stmt(db_.get(), s, cache_.get());
+}
+
+StmtCache::~StmtCache() {
+  for (auto& [sql, s] : idle_) sqlite3_finalize(s);
+}
+
+sqlite3_stmt* StmtCache::take(std::string_view sql) {
+  auto it = idle_.find(std::string(sql));
+  if (it == idle_.end()) return nullptr;
+  sqlite3_stmt* s = it->second;
+  idle_.erase(it);
+  return s;
+}
+
+void StmtCache::give_back(sqlite3_stmt* s) {
+  const char* sql = sqlite3_sql(s);
+  if (sql == nullptr) {
+    sqlite3_finalize(s);
+    return;
+  }
+  if (idle_.size() >= kMaxStatements) {  // SQL with literals in it: make room rather than refuse the next
+    sqlite3_finalize(idle_.begin()->second);
+    idle_.erase(idle_.begin());
+  }
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  idle_.emplace(sql, s);
+}
+
+void StmtFinalizer::operator()(sqlite3_stmt* s) const {
+  if (cache != nullptr) {
+    cache->give_back(s);
+    return;
+  }
+  sqlite3_finalize(s);
 }
 
 Stmt& Stmt::bind(int index, int64_t v) {

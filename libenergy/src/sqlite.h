@@ -2,7 +2,9 @@
 //
 // Db owns a connection, Stmt a prepared statement; nothing else calls
 // sqlite3_close or sqlite3_finalize. Errors come back as Result values whose
-// message names the statement or file.
+// message names the statement or file. Db keeps finished statements of fixed
+// SQL text for reuse (parsing costs more than running most of the Store's
+// lookups); a Stmt given back is reset first, so it never pins a snapshot.
 //
 // Thread-safety: a Db and its Stmts belong to one thread at a time.
 #pragma once
@@ -13,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "energy/result.h"
 
@@ -21,8 +24,25 @@ namespace energy::sql {
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
+
+// Finished statements by SQL text, at most kMaxStatements of them.
+class StmtCache {
+ public:
+  static constexpr size_t kMaxStatements = 64;
+  StmtCache() = default;
+  StmtCache(const StmtCache&) = delete;
+  StmtCache& operator=(const StmtCache&) = delete;
+  ~StmtCache();
+  sqlite3_stmt* take(std::string_view sql);
+  void give_back(sqlite3_stmt* s);
+
+ private:
+  std::unordered_multimap<std::string, sqlite3_stmt*> idle_;
+};
+
 struct StmtFinalizer {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+  StmtCache* cache = nullptr;  // gives the statement back for reuse instead
+  void operator()(sqlite3_stmt* s) const;
 };
 
 enum class OpenMode { kReadWriteCreate, kReadOnly };
@@ -42,13 +62,14 @@ class Db {
 
  private:
   std::unique_ptr<sqlite3, DbCloser> db_;
+  std::unique_ptr<StmtCache> cache_ = std::make_unique<StmtCache>();  // destroyed before the connection closes
 };
 
 enum class StepResult { kRow, kDone };
 
 class Stmt {
  public:
-  Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), stmt_(s) {}
+  Stmt(sqlite3* db, sqlite3_stmt* s, StmtCache* cache) : db_(db), stmt_(s, StmtFinalizer{cache}) {}
   Stmt& bind(int index, int64_t v);
   Stmt& bind(int index, std::string_view v);
   Stmt& bind(int index, double v);

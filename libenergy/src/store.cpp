@@ -72,7 +72,7 @@ const char* run_state_name(RunState s) {
   return "unknown";
 }
 
-Store::Store(std::unique_ptr<sql::Db> db) : db_(std::move(db)) {}
+Store::Store(std::unique_ptr<sql::Db> db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole role, int busy_timeout_ms) {
@@ -80,10 +80,15 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   auto db = sql::Db::open(path, mode);
   if (!db) return db.take_error();
   sqlite3_busy_timeout(db->raw(), busy_timeout_ms);
-  std::unique_ptr<Store> store(new Store(std::make_unique<sql::Db>(std::move(db).value())));
+  std::unique_ptr<Store> store(new Store(std::make_unique<sql::Db>(std::move(db).value()), path));
   if (role == StoreRole::kReader) return store;
-  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
-                             "PRAGMA wal_autocheckpoint=0"}) {
+  // auto_vacuum takes effect only on a database without tables (a new one;
+  // the v2 -> v3 migration converts older files). journal_size_limit: the
+  // WAL file shrinks back to this after each checkpoint instead of keeping
+  // its largest size.
+  for (const char* pragma : {"PRAGMA auto_vacuum=INCREMENTAL", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+                             "PRAGMA foreign_keys=ON", "PRAGMA wal_autocheckpoint=0",
+                             "PRAGMA journal_size_limit=4194304"}) {
     auto st = store->db_->exec(pragma);
     if (!st) return st.take_error();
   }
@@ -125,7 +130,11 @@ Status Store::migrate() {
     auto st = db_->exec(std::string("BEGIN;") + kSchemaV1 + "PRAGMA user_version=1; COMMIT;");
     if (!st) return st;
   }
-  if (*version < 2) return migrate_v1_to_v2();
+  if (*version < 2) {
+    auto st = migrate_v1_to_v2();
+    if (!st) return st;
+  }
+  if (*version < 3) return migrate_v2_to_v3();
   return ok_status();
 }
 

@@ -128,8 +128,10 @@ Result<std::optional<RailCursor>> Store::cursor_before(int64_t boot, int64_t rai
   for (const auto& r : *readings) {
     if (r.reading.err == 0 && r.t_ns <= t_ns) best = RailCursor{true, r.t_ns, r.reading.power_uw, r.cum_uj};
   }
-  if (best) return best;
-  return cursor_before(boot, rail_id, (*edge)->rail.first.has_last ? (*edge)->rail.first.last_t_ns - 1 : t_ns - 1);
+  if (best || readings->empty()) return best;
+  // No valid reading of this chunk is at or before t: look before the chunk
+  // (its first valid reading may be after t, so that is no place to restart).
+  return cursor_before(boot, rail_id, readings->front().t_ns - 1);
 }
 
 // The running-energy cursor at the first valid reading at or after t.
@@ -187,12 +189,14 @@ Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, En
 
 // Readings inside the window, plus the nearest valid reading on each side.
 Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id, EnergyWindow w) {
-  auto start = db_->query_int("SELECT coalesce(max(t_first_ns), -9223372036854775807) FROM chunks WHERE boot = " +
-                              std::to_string(boot) + " AND t_first_ns <= " + std::to_string(w.begin_ns));
+  auto first = db_->prepare("SELECT coalesce(max(t_first_ns), -9223372036854775807) FROM chunks "
+                            "WHERE boot = ?1 AND t_first_ns <= ?2");
+  if (!first) return first.take_error();
+  auto start = first->bind(1, boot).bind(2, w.begin_ns).step();
   if (!start) return start.take_error();
   auto st = db_->prepare("SELECT id FROM chunks WHERE boot = ?1 AND t_first_ns BETWEEN ?2 AND ?3 ORDER BY t_first_ns");
   if (!st) return st.take_error();
-  st->bind(1, boot).bind(2, *start).bind(3, w.end_ns);
+  st->bind(1, boot).bind(2, first->int_at(0)).bind(3, w.end_ns);
   std::vector<PowerPoint> out;
   auto before = cursor_before(boot, rail_id, w.begin_ns - 1);
   if (!before) return before.take_error();

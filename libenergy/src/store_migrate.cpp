@@ -1,5 +1,6 @@
-// Schema migration 1 -> 2: one row per rail reading becomes chunks with
-// running energy (chunker.h). Runs inside one transaction.
+// Schema migrations 1 -> 2 (one row per rail reading becomes chunks with
+// running energy, chunker.h) and 2 -> 3 (downsampled tiers, tiers.h). Each
+// runs inside one transaction.
 #include <map>
 
 #include "energy/store.h"
@@ -20,6 +21,19 @@ CREATE TABLE rail_chunks(chunk INTEGER NOT NULL, rail INTEGER NOT NULL, data BLO
                          valid INTEGER NOT NULL, failed INTEGER NOT NULL, min_uw INTEGER NOT NULL,
                          max_uw INTEGER NOT NULL, first_t_ns INTEGER, first_uw INTEGER, first_cum_uj REAL,
                          last_t_ns INTEGER, last_uw INTEGER, last_cum_uj REAL, UNIQUE(chunk, rail));
+)sql";
+
+// Rows of consecutive buckets of one rail in one tier (1 = 1 s, 2 = 1 min);
+// running energy at the row's edges; for 1 s rows the last valid raw
+// reading integrated, which bridges to the next readings.
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE tier_chunks(id INTEGER PRIMARY KEY, tier INTEGER NOT NULL, boot INTEGER NOT NULL, rail INTEGER NOT NULL,
+                         t_first_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, buckets INTEGER NOT NULL,
+                         wall_offset_ns INTEGER NOT NULL, first_cum_uj REAL NOT NULL, last_cum_uj REAL NOT NULL,
+                         last_t_ns INTEGER, last_uw INTEGER, data BLOB NOT NULL,
+                         UNIQUE(tier, boot, rail, t_first_ns));
+CREATE INDEX tier_chunks_by_age ON tier_chunks(tier, boot, t_first_ns);
+PRAGMA user_version=3;
 )sql";
 
 struct V1Rail {
@@ -95,6 +109,21 @@ Status convert_all(sql::Db& db, Store& store) {
 }
 
 }  // namespace
+
+// A file made before schema 3 has no auto_vacuum; VACUUM rewrites it so that
+// retention can return freed pages to the file system. Best effort: without
+// the room for the copy the file stays as it is and freed pages are reused
+// from its freelist instead (the budget counts live pages either way).
+Status Store::migrate_v2_to_v3() {
+  auto st = db_->exec(std::string("BEGIN;") + kSchemaV3 + "COMMIT;");
+  if (!st) {
+    (void)db_->exec("ROLLBACK");
+    return make_error(ErrorCode::kStorage, "migration from schema 2 to 3 failed: " + st.error().message);
+  }
+  auto mode = db_->query_int("PRAGMA auto_vacuum");
+  if (mode && *mode != 2) (void)db_->exec("PRAGMA auto_vacuum=INCREMENTAL; VACUUM;");
+  return ok_status();
+}
 
 Status Store::migrate_v1_to_v2() {
   auto st = db_->exec("BEGIN");

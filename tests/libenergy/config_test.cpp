@@ -1,5 +1,7 @@
 #include "energy/config.h"
 
+#include "energy/store.h"
+
 #include <gtest/gtest.h>
 
 namespace energy {
@@ -52,6 +54,43 @@ TEST(Config, ValidationRejectsOutOfRangeValues) {
   auto st = validate_config(c);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().message.find("loud"), std::string::npos);
+}
+
+TEST(Config, RetentionKeysHaveDefaultsAndBecomeAPolicy) {
+  auto c = apply_config_yaml("raw_retention_hours: 48\nsecond_retention_days: 30\nminute_retention_days: 365\n"
+                             "disk_budget_mb: 256\n", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(validate_config(*c).ok());
+  RetentionPolicy p = retention_policy(*c);
+  EXPECT_EQ(p.raw_retention_ns, 48 * 3'600'000'000'000);
+  EXPECT_EQ(p.second_retention_ns, 30 * 86'400'000'000'000);
+  EXPECT_EQ(p.minute_retention_ns, 365 * 86'400'000'000'000);
+  EXPECT_EQ(p.disk_budget_bytes, 256LL * 1024 * 1024);
+  DaemonConfig d;
+  EXPECT_TRUE(validate_config(d).ok());
+  EXPECT_EQ(retention_policy(d).minute_retention_ns, 0);  // kept while the budget allows
+  EXPECT_EQ(retention_policy(d).disk_budget_bytes, 1024LL * 1024 * 1024);
+}
+
+TEST(Config, RetentionValuesOutOfRangeNameTheirKey) {
+  struct Case {
+    const char* yaml;
+    const char* key;
+  };
+  for (const Case& k : {Case{"raw_retention_hours: 0", "raw_retention_hours"},
+                        Case{"raw_retention_hours: 100\nsecond_retention_days: 2", "second_retention_days"},
+                        Case{"minute_retention_days: 7", "minute_retention_days"},
+                        Case{"disk_budget_mb: 4", "disk_budget_mb"}}) {
+    auto c = apply_config_yaml(k.yaml, "t.yaml", DaemonConfig{});
+    ASSERT_TRUE(c.ok()) << k.yaml;
+    auto st = validate_config(*c);
+    ASSERT_FALSE(st.ok()) << k.yaml;
+    EXPECT_NE(st.error().message.find(k.key), std::string::npos) << st.error().message;
+  }
+  auto bad = apply_config_yaml("disk_budget_mb: lots", "t.yaml", DaemonConfig{});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("'disk_budget_mb'"), std::string::npos);
+  EXPECT_NE(bad.error().message.find("MiB"), std::string::npos);
 }
 
 }  // namespace

@@ -150,6 +150,20 @@ TEST_F(StoreTest, RunningEnergyAgreesWithIntegratingTheReadings) {
   }
 }
 
+TEST_F(StoreTest, WindowEdgeBeforeAChunksFirstValidReadingFindsTheChunkBefore) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  auto ids = store_->ensure_rails(rails());
+  std::vector<Sample> sweeps;
+  for (int64_t t = 0; t <= 2000; t += 100) {  // chunks of 7: the second starts at 700 ms with a failed read
+    int32_t err = t == 700 ? EIO : 0;
+    sweeps.push_back(Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, err}, RailValue{1'000'000, 5000, 200, 0}}});
+  }
+  put(*boot, *ids, sweeps);
+  auto e = store_->energy_uj(*boot, (*ids)[0], {750 * kMs, 1500 * kMs});  // 750: after 700, before 800
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_NEAR(**e, 5.0 * 0.75e6, 1e-3);  // bridged from 600 to 800 ms at 5 W
+}
+
 TEST_F(StoreTest, EnergyOutsideTheStoredReadingsIsUnknownNotZero) {
   auto boot = store_->ensure_boot("boot-a", 0);
   auto ids = store_->ensure_rails(rails());

@@ -23,6 +23,12 @@ struct DaemonConfig {
   int64_t flush_interval_ms = 1000;                    // batched commit period
   int64_t checkpoint_interval_ms = 10000;              // WAL sync period: the power-loss window for samples
   std::string log_level = "info";                      // trace|debug|info|warn|error
+  // Retention (store.h RetentionPolicy): raw readings, then 1 s buckets, then
+  // 1 min buckets, all within a disk budget for the database and its WAL.
+  int64_t raw_retention_hours = 168;                   // 7 days of full-rate readings
+  int64_t second_retention_days = 90;                  // 1 s buckets
+  int64_t minute_retention_days = 0;                   // 1 min buckets; 0: kept while the budget allows
+  int64_t disk_budget_mb = 1024;                       // MiB for database + WAL
 };
 
 constexpr const char* kDefaultConfigPath = "/etc/energyd/energyd.yaml";
@@ -36,5 +42,8 @@ Result<DaemonConfig> apply_config_yaml(const std::string& yaml_text, const std::
 Status validate_config(const DaemonConfig& config);
 
 std::string database_path(const DaemonConfig& config);
+// The retention keys as bytes and nanoseconds.
+struct RetentionPolicy;
+RetentionPolicy retention_policy(const DaemonConfig& config);
 
 }  // namespace energy

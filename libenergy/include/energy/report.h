@@ -4,7 +4,9 @@
 //
 // Units: J in JSON as floating point (energy_j), W for power, ns for times.
 // A rail with no reading at all in the run is listed under missing_rails; a
-// run with no data on any rail is an error, never 0 J.
+// run with no data on any rail is an error, never 0 J. Runs older than the
+// raw tier's retention are reported from the downsampled tiers (tiers.h):
+// energy within its error bound, counts and extremes at bucket resolution.
 //
 // Thread-safety: reentrant; the Store belongs to the calling thread.
 #pragma once
@@ -24,6 +26,8 @@ struct RailEnergyReport {
   std::string label;
   bool in_total = false;
   EnergyStats stats;
+  Tier resolution = Tier::kRaw;  // the coarsest tier the figures come from
+  double error_bound_uj = 0;     // |energy from the raw readings - stats.energy_uj| <= this
 };
 
 struct RunReport {
@@ -32,6 +36,8 @@ struct RunReport {
   std::vector<RailEnergyReport> rails;
   std::vector<std::string> missing_rails;
   EnergyStats total;
+  Tier total_resolution = Tier::kRaw;
+  double total_error_bound_uj = 0;
   std::vector<std::string> total_rails;
   std::string total_rule;
 };

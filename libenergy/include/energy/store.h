@@ -2,7 +2,12 @@
 //
 // Raw readings live in chunks (chunker.h): one row of sweep timestamps per
 // chunk and one row per rail with its encoded readings and its running energy
-// at the chunk's edges. Owns one connection. The daemon's writer thread holds a kWriter store and
+// at the chunk's edges. Older history lives in downsampled tiers (tiers.h):
+// 1 s and 1 min buckets per rail in rows of consecutive buckets, carrying the
+// same running energy at their edges, so energy over any interval is a
+// difference of two running values whichever tier holds each edge.
+// apply_retention moves data down the tiers and keeps the database within a
+// disk budget. Owns one connection. The daemon's writer thread holds a kWriter store and
 // batches samples into transactions; queries use their own kReader store so
 // they never block the writer (WAL mode). Schema versions are migrated on
 // open by the writer.
@@ -25,6 +30,7 @@
 #include "energy/rails.h"
 #include "energy/result.h"
 #include "energy/sample.h"
+#include "energy/tiers.h"
 
 namespace energy {
 
@@ -61,9 +67,59 @@ struct StoredRail {
 // The unit of a driver's power file in uW, as the raw tier stores it.
 int64_t power_unit_uw(MonitorDriver driver);
 
+// Energy of a window from the finest tier holding each of its edges.
+struct EnergyAnswer {
+  double energy_uj = 0;
+  double error_bound_uj = 0;  // |energy from the raw readings - energy_uj| <= this (0 from raw)
+  Tier tier = Tier::kRaw;     // the coarsest tier that answered an edge
+};
+
+// What apply_retention keeps. Ages are measured from RetentionNow: by boot
+// time for the current boot (wall-clock steps change nothing), by wall
+// clock for earlier boots.
+struct RetentionPolicy {
+  int64_t raw_retention_ns = 7 * 86'400'000'000'000;     // raw chunks older than this go to 1 s buckets
+  int64_t second_retention_ns = 90 * 86'400'000'000'000;  // 1 s rows older than this go to 1 min buckets
+  int64_t minute_retention_ns = 0;                       // 1 min rows older than this are deleted; 0: kept
+  int64_t disk_budget_bytes = 1024LL * 1024 * 1024;      // database pages + WAL; 0: no budget
+  int64_t protect_recent_ns = 600'000'000'000;           // the current boot's newest raw data the budget never takes
+  int max_units_per_step = 8;                            // raw chunks or tier rows per transaction
+};
+
+struct RetentionNow {
+  int64_t boot = 0;     // row id of the current boot
+  int64_t boot_ns = 0;  // CLOCK_BOOTTIME now
+  int64_t wall_ns = 0;  // CLOCK_REALTIME now
+};
+
+struct RetentionStep {
+  int64_t raw_chunks_downsampled = 0;
+  int64_t second_rows_downsampled = 0;
+  int64_t minute_rows_deleted = 0;
+  int64_t budget_bytes_used = 0;  // what the budget counts, after the step
+  bool more = false;              // work remains: call again (after letting other writes in)
+  bool over_budget = false;       // over budget with nothing left that may be removed
+  int64_t units() const { return raw_chunks_downsampled + second_rows_downsampled + minute_rows_deleted; }
+};
+
+struct TierFootprint {
+  Tier tier = Tier::kRaw;
+  int64_t rows = 0;                      // raw: chunks; tiers: rows of buckets (all rails)
+  int64_t data_bytes = 0;                // encoded payload (blobs), without SQLite overhead
+  std::optional<int64_t> oldest_wall_ns;
+  std::optional<int64_t> newest_wall_ns;
+};
+
+struct StoreFootprint {
+  int64_t file_bytes = 0;   // database pages (page_count x page_size)
+  int64_t free_bytes = 0;   // of which on the freelist (reused before the file grows)
+  int64_t wal_bytes = 0;    // the -wal file
+  std::vector<TierFootprint> tiers;  // raw, 1s, 1min
+};
+
 class Store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // The writer checks the file (PRAGMA quick_check) before migrating; a
   // damaged file gives ErrorCode::kCorrupt.
@@ -106,10 +162,37 @@ class Store {
   // Readings of one rail in [begin, end] plus the nearest valid reading on
   // each side, so the window's edges can be interpolated.
   Result<std::vector<PowerPoint>> rail_points(int64_t boot, int64_t rail_id, EnergyWindow window);
-  // Energy of one rail over a window from the running energy: two chunk
-  // lookups (O(log n)) and at most two decoded chunks. nullopt when an edge of
-  // the window is outside the stored readings.
+  // Energy of one rail over a window from the raw tier's running energy: two
+  // chunk lookups (O(log n)) and at most two decoded chunks. nullopt when an
+  // edge of the window is outside the stored raw readings (see energy()).
   Result<std::optional<double>> energy_uj(int64_t boot, int64_t rail_id, EnergyWindow window);
+  // Energy of one rail over a window, each edge taken from the finest tier
+  // that holds it (raw, then 1 s, then 1 min): O(log n) per edge. nullopt
+  // when an edge is in no tier.
+  Result<std::optional<EnergyAnswer>> energy(int64_t boot, int64_t rail_id, EnergyWindow window);
+  // Buckets of one rail in a downsampled tier whose start is in [begin, end).
+  Result<std::vector<Bucket>> rail_buckets(int64_t boot, int64_t rail_id, Tier tier, EnergyWindow window);
+  // One rail's downsampled history over a window, for reports of runs whose
+  // raw readings are gone: buckets of [begin, raw_from), each stretch from the
+  // finest tier holding it (1 min, then 1 s); from raw_from on, the raw tier
+  // holds the readings (rail_points). `coarsest` is the coarsest tier used.
+  struct RailHistory {
+    std::vector<Bucket> buckets;
+    int64_t raw_from_ns = INT64_MAX;
+    Tier coarsest = Tier::kRaw;
+  };
+  Result<RailHistory> rail_history(int64_t boot, int64_t rail_id, EnergyWindow window);
+  // One bounded step of retention (at most policy.max_units_per_step raw
+  // chunks or tier rows, one transaction): (a) raw chunks older than the raw
+  // retention become 1 s buckets, (b) 1 s rows older than theirs become 1 min
+  // buckets, (c) 1 min rows older than theirs are deleted; (d) while over the
+  // disk budget (until 90% of it), the finest tier is shortened first, then
+  // the next. Never touches the current boot's newest raw chunk or its
+  // protected recent minutes, nor the newest 1 s row of a current-boot rail.
+  // Freed pages are returned to the file system (incremental vacuum). Call it
+  // again while `more`; it must not run inside a transaction.
+  Result<RetentionStep> apply_retention(const RetentionPolicy& policy, const RetentionNow& now);
+  Result<StoreFootprint> footprint();
   // Raw readings whose wall-clock time is in [since, until], oldest first,
   // at most `limit` of them; `rail_label` empty means every rail.
   struct ExportRow {
@@ -127,10 +210,14 @@ class Store {
   Result<std::optional<int64_t>> last_sample_ns(int64_t boot);
 
  private:
-  explicit Store(std::unique_ptr<sql::Db> db);
+  friend class Retention;
+  Store(std::unique_ptr<sql::Db> db, std::string path);
   Status migrate();
   Status quick_check();
   Status migrate_v1_to_v2();
+  Status migrate_v2_to_v3();
+  Result<std::optional<EnergyAnswer>> running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns);
+  Result<int64_t> budget_bytes_used(int64_t wal_allowance_bytes);
   struct Edge;
   Result<std::optional<double>> running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::optional<Edge>> chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns);
@@ -139,6 +226,8 @@ class Store {
   Result<std::vector<StoredReading>> decode(int64_t chunk_id, int64_t rail_id);
 
   std::unique_ptr<sql::Db> db_;
+  std::string path_;
+  bool shrinking_ = false;  // over the disk budget: retention shortens tiers until 90% of it
 };
 
 }  // namespace energy

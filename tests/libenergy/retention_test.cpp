@@ -1,0 +1,399 @@
+// Retention tiers of the Store: raw chunks downsampled into 1 s and 1 min
+// buckets, energy answered from the finest tier holding each edge, and the
+// disk budget (QUALITY.md D5). Time is synthetic: "now" is the newest
+// sweep written, so nothing here sleeps.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <random>
+
+#include "energy/chunker.h"
+#include "energy/report.h"
+#include "energy/store.h"
+
+namespace energy {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kSec = 1'000'000'000;
+constexpr int64_t kMin = 60 * kSec;
+constexpr int64_t kHour = 60 * kMin;
+constexpr int64_t kDay = 24 * kHour;
+constexpr int64_t kWallOffsetNs = 1'700'000'000 * kSec;
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
+// Deterministic bursty rails, readable at any sweep index without state:
+// each 16-sweep block switches once between two random levels (0.5..9 W,
+// INA3221-like 8 mA steps), sweeps jitter by up to 2 ms, 0.5% of reads fail
+// and rail 1 fails for 50 sweeps in a row every 20000 sweeps.
+class Synth {
+ public:
+  Synth(int64_t period_ns, size_t rails) : period_ns_(period_ns), rails_(rails) {}
+
+  int64_t t_ns(int64_t i) const {
+    return i * period_ns_ + static_cast<int64_t>(mix(static_cast<uint64_t>(i) * 7 + 1) % 2000) * 1000;
+  }
+  size_t rails() const { return rails_; }
+  int64_t period_ns() const { return period_ns_; }
+
+  RailValue value(size_t r, int64_t i) const {
+    uint64_t block = static_cast<uint64_t>(i / 16), salt = r * 1'000'003ULL;
+    bool second_half = static_cast<uint64_t>(i % 16) >= mix(block * 3 + salt) % 16;
+    int64_t level_mw = 500 + static_cast<int64_t>(mix(block * 2 + second_half + salt * 5) % 8500);
+    int32_t mv = 5000 + 8 * static_cast<int32_t>(mix(static_cast<uint64_t>(i) + salt) % 3);
+    int32_t ma = static_cast<int32_t>(level_mw * 1000 / mv / 8 * 8);
+    if (failed(r, i)) return RailValue{0, 0, 0, EIO};
+    return RailValue{int64_t{mv} * ma, mv, ma, 0};
+  }
+
+  Sample sweep(int64_t i) const {
+    Sample s{t_ns(i), t_ns(i) + kWallOffsetNs, {}};
+    for (size_t r = 0; r < rails_; ++r) s.values.push_back(value(r, i));
+    return s;
+  }
+
+  // The exact energy of the readings (what the raw tier integrates).
+  double energy_uj(size_t r, EnergyWindow w) const {
+    std::vector<PowerPoint> pts;
+    pts.reserve(static_cast<size_t>((w.end_ns - w.begin_ns) / period_ns_ + 122));
+    for (int64_t i = std::max<int64_t>(0, w.begin_ns / period_ns_ - 60); i <= w.end_ns / period_ns_ + 60; ++i) {
+      RailValue v = value(r, i);
+      pts.push_back(PowerPoint{t_ns(i), v.power_uw, v.err == 0});
+    }
+    return integrate_power(pts, w, INT64_MAX).energy_uj;
+  }
+
+ private:
+  bool failed(size_t r, int64_t i) const {
+    if (r == 1 && i % 20000 >= 10000 && i % 20000 < 10050) return true;
+    return mix(static_cast<uint64_t>(i) * 13 + r) % 200 == 0;
+  }
+
+  int64_t period_ns_;
+  size_t rails_;
+};
+
+class RetentionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/energy-retention-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto s = Store::open(path(), StoreRole::kWriter, 1000);
+    ASSERT_TRUE(s.ok()) << s.error().describe();
+    store_ = std::move(s).value();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  std::string path() const { return dir_ + "/energyd.db"; }
+
+  // Starts a boot with the synthetic rails.
+  void start(const Synth& synth, const std::string& boot_id = "boot-a") {
+    synth_ = &synth;
+    auto boot = store_->ensure_boot(boot_id, 0);
+    ASSERT_TRUE(boot.ok());
+    boot_ = *boot;
+    std::vector<RailInfo> infos;
+    for (size_t r = 0; r < synth.rails(); ++r) {
+      RailInfo info;
+      info.label = "RAIL" + std::to_string(r);
+      info.device = "1-0040";
+      info.channel = static_cast<int>(r);
+      infos.push_back(info);
+    }
+    auto ids = store_->ensure_rails(infos);
+    ASSERT_TRUE(ids.ok());
+    ids_ = *ids;
+    chunker_.emplace(std::vector<ChunkRail>(synth.rails(), ChunkRail{0}), 600, std::vector<RailCursor>{});
+    next_ = 0;
+  }
+
+  // Writes sweeps [next, until) in one transaction, as the daemon's writer does.
+  void write_until(int64_t until) {
+    for (; next_ < until; ++next_) chunker_->add(synth_->sweep(next_));
+    ASSERT_TRUE(store_->begin().ok());
+    for (const auto& c : chunker_->take_closed()) ASSERT_TRUE(store_->put_chunk(boot_, ids_, c).ok());
+    ASSERT_TRUE(store_->put_chunk(boot_, ids_, chunker_->open_chunk()).ok());
+    ASSERT_TRUE(store_->commit().ok());
+  }
+
+  RetentionNow now() const {
+    int64_t t = synth_->t_ns(next_ - 1);
+    return RetentionNow{boot_, t, t + kWallOffsetNs};
+  }
+
+  // Runs retention steps until none is left; returns the last step.
+  RetentionStep retain(const RetentionPolicy& policy) {
+    RetentionStep last;
+    for (int i = 0; i < 1'000'000; ++i) {
+      auto step = store_->apply_retention(policy, now());
+      EXPECT_TRUE(step.ok()) << step.error().describe();
+      if (!step.ok()) break;
+      last = *step;
+      if (!step->more) break;
+    }
+    return last;
+  }
+
+  EnergyAnswer energy(size_t rail, EnergyWindow w) {
+    auto e = store_->energy(boot_, ids_[rail], w);
+    EXPECT_TRUE(e.ok() && e->has_value()) << "no energy for [" << w.begin_ns << ", " << w.end_ns << "]";
+    return e.ok() && e->has_value() ? **e : EnergyAnswer{};
+  }
+
+  // Random windows of at least min_len inside [lo, hi]: each within
+  // max_rel of the exact energy and inside its own error bound.
+  void expect_close(size_t rail, int64_t lo, int64_t hi, int64_t min_len, Tier tier, double max_rel, int count) {
+    std::mt19937_64 rng(static_cast<uint64_t>(lo) ^ static_cast<uint64_t>(rail));
+    for (int i = 0; i < count; ++i) {
+      int64_t len = min_len + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo - min_len));
+      int64_t begin = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo - len));
+      EnergyWindow w{begin, begin + len};
+      double exact = synth_->energy_uj(rail, w);
+      EnergyAnswer a = energy(rail, w);
+      EXPECT_EQ(a.tier, tier) << "window " << w.begin_ns << ".." << w.end_ns;
+      double fp_slack = 1e-9 * exact;  // the raw tier's bound is 0: it is the readings' own integral
+      EXPECT_LE(std::abs(a.energy_uj - exact), a.error_bound_uj + fp_slack)
+          << "window " << w.begin_ns << ".." << w.end_ns;
+      EXPECT_LE(std::abs(a.energy_uj - exact), max_rel * exact) << "window " << w.begin_ns << ".." << w.end_ns;
+    }
+  }
+
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+  const Synth* synth_ = nullptr;
+  int64_t boot_ = 0;
+  std::vector<int64_t> ids_;
+  std::optional<Chunker> chunker_;
+  int64_t next_ = 0;
+};
+
+RetentionPolicy policy(int64_t raw_ns, int64_t second_ns, int64_t minute_ns, int64_t budget_bytes) {
+  RetentionPolicy p;
+  p.raw_retention_ns = raw_ns;
+  p.second_retention_ns = second_ns;
+  p.minute_retention_ns = minute_ns;
+  p.disk_budget_bytes = budget_bytes;
+  return p;
+}
+
+TEST_F(RetentionTest, BucketAlignedIntervalsEqualRawEnergyToRounding) {
+  Synth synth(100 * kMs, 2);
+  start(synth);
+  write_until(2 * 36'000);  // 2 h
+  std::mt19937_64 rng(3);
+  std::vector<std::pair<EnergyWindow, double>> raw;
+  for (int i = 0; i < 200; ++i) {
+    int64_t a = 1 + static_cast<int64_t>(rng() % 4000), b = a + 1 + static_cast<int64_t>(rng() % 800);
+    EnergyWindow w{a * kSec, b * kSec};
+    raw.emplace_back(w, energy(static_cast<size_t>(i % 2), w).energy_uj);
+  }
+  RetentionStep last = retain(policy(30 * kMin, 90 * kDay, 0, 0));
+  EXPECT_FALSE(last.over_budget);
+  for (size_t i = 0; i < raw.size(); ++i) {
+    EnergyAnswer a = energy(i % 2, raw[i].first);
+    EXPECT_EQ(a.tier, Tier::kSecond);
+    EXPECT_NEAR(a.energy_uj, raw[i].second, kTierEnergyQuantumUj) << "window from " << raw[i].first.begin_ns;
+    EXPECT_LE(a.error_bound_uj, 2 * kTierRoundingUj);
+  }
+  auto sweeps = store_->sample_count();
+  ASSERT_TRUE(sweeps.ok());
+  EXPECT_LE(*sweeps, 31 * 600);  // 30 min of raw sweeps plus the chunk across the line
+}
+
+TEST_F(RetentionTest, UnalignedIntervalsOfThousandSecondBucketsStayWithinATenthOfAPercent) {
+  Synth synth(100 * kMs, 2);
+  start(synth);
+  write_until(3 * 36'000);  // 3 h, so that rail 1's runs of failed reads are inside
+  retain(policy(30 * kMin, 90 * kDay, 0, 0));
+  for (size_t rail = 0; rail < 2; ++rail)
+    expect_close(rail, 2 * kSec, 149 * kMin, 1000 * kSec, Tier::kSecond, 1e-3, 150);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 40; ++i) {  // the end in raw
+    EnergyWindow w{100 * kMin + static_cast<int64_t>(rng() % 2'000'000'000'000), 0};
+    w.end_ns = 155 * kMin + static_cast<int64_t>(rng() % 1'000'000'000'000);
+    EnergyAnswer a = energy(static_cast<size_t>(i % 2), w);
+    double exact = synth.energy_uj(static_cast<size_t>(i % 2), w);
+    EXPECT_EQ(a.tier, Tier::kSecond);
+    EXPECT_LE(std::abs(a.energy_uj - exact), std::min(a.error_bound_uj + 1e-9 * exact, 1e-3 * exact));
+  }
+}
+
+TEST_F(RetentionTest, MinuteTierKeepsEnergyWithinATenthOfAPercent) {
+  Synth synth(kSec, 2);
+  start(synth);
+  write_until(24 * 3600);
+  retain(policy(kHour, 2 * kHour, 0, 0));
+  for (size_t rail = 0; rail < 2; ++rail) {
+    expect_close(rail, 2 * kSec, 21 * kHour, 1000 * kMin, Tier::kMinute, 1e-3, 60);
+  }
+}
+
+TEST_F(RetentionTest, EnergyFallsBackToTheFinestTierHoldingEachEdge) {
+  Synth synth(kSec, 1);
+  start(synth);
+  write_until(12 * 3600);
+  retain(policy(kHour, 3 * kHour, 0, 0));
+  EnergyAnswer raw = energy(0, {11 * kHour + 10 * kMin, 11 * kHour + 40 * kMin});
+  EXPECT_EQ(raw.tier, Tier::kRaw);
+  EXPECT_EQ(raw.error_bound_uj, 0);
+  EXPECT_EQ(energy(0, {9 * kHour + 17 * kSec, 10 * kHour + 3 * kSec}).tier, Tier::kSecond);
+  EXPECT_EQ(energy(0, {9 * kHour + 17 * kSec, 11 * kHour + 30 * kMin}).tier, Tier::kSecond);
+  EXPECT_EQ(energy(0, {kHour + 17 * kSec, 11 * kHour + 30 * kMin}).tier, Tier::kMinute);
+  auto before = store_->energy(boot_, ids_[0], {-10 * kSec, kHour});
+  ASSERT_TRUE(before.ok());
+  EXPECT_FALSE(before->has_value());
+  auto after = store_->energy(boot_, ids_[0], {kHour, 13 * kHour});
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(after->has_value());
+}
+
+TEST_F(RetentionTest, BucketsOfAnOldWindowCarryCountsAndExtremes) {
+  Synth synth(100 * kMs, 2);
+  start(synth);
+  write_until(36'000);
+  retain(policy(10 * kMin, 90 * kDay, 0, 0));
+  EnergyWindow w{10 * kMin, 20 * kMin};
+  auto buckets = store_->rail_buckets(boot_, ids_[0], Tier::kSecond, w);
+  ASSERT_TRUE(buckets.ok()) << buckets.error().describe();
+  ASSERT_EQ(buckets->size(), 600u);
+  int64_t valid = 0, failed = 0, i = w.begin_ns / synth.period_ns() - 5;
+  for (const auto& b : *buckets) {
+    valid += b.samples;
+    failed += b.failed_samples;
+    for (; synth.t_ns(i) < b.end_ns(); ++i) {
+      if (synth.t_ns(i) < b.start_ns) continue;
+      RailValue v = synth.value(0, i);
+      if (v.err != 0) continue;
+      EXPECT_GE(v.power_uw, b.min_power_uw);
+      EXPECT_LE(v.power_uw, b.max_power_uw);
+    }
+  }
+  int64_t want_valid = 0, want_failed = 0;
+  for (int64_t j = 0; j < 36'000; ++j) {
+    if (synth.t_ns(j) < w.begin_ns || synth.t_ns(j) >= w.end_ns) continue;
+    (synth.value(0, j).err == 0 ? want_valid : want_failed)++;
+  }
+  EXPECT_EQ(valid, want_valid);
+  EXPECT_EQ(failed, want_failed);
+  EXPECT_GT(failed, 0);
+  EXPECT_FALSE(store_->rail_buckets(boot_, ids_[0], Tier::kRaw, w).ok());
+}
+
+TEST_F(RetentionTest, ReportOfARunWhoseReadingsWereDownsampledComesFromTheTiers) {
+  Synth synth(100 * kMs, 2);
+  start(synth);
+  write_until(3 * 36'000);
+  RunRecord run;
+  run.boot = boot_;
+  run.start_ns = 10 * kMin + 123 * kMs;  // the first rail's readings there become 1 s buckets
+  auto raw_report = build_run_report(*store_, run, 2 * kHour + 50 * kMin, kSec);
+  ASSERT_TRUE(raw_report.ok()) << raw_report.error().describe();
+  retain(policy(30 * kMin, 90 * kDay, 0, 0));
+  auto rep = build_run_report(*store_, run, 2 * kHour + 50 * kMin, kSec);
+  ASSERT_TRUE(rep.ok()) << rep.error().describe();
+  ASSERT_EQ(rep->rails.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const RailEnergyReport& now = rep->rails[i];
+    const RailEnergyReport& then = raw_report->rails[i];
+    EXPECT_EQ(now.resolution, Tier::kSecond);
+    EXPECT_EQ(then.resolution, Tier::kRaw);
+    EXPECT_LE(std::abs(now.stats.energy_uj - then.stats.energy_uj), now.error_bound_uj);
+    EXPECT_NEAR(static_cast<double>(now.stats.samples), static_cast<double>(then.stats.samples), 10.0);
+    EXPECT_NEAR(static_cast<double>(now.stats.failed_samples), static_cast<double>(then.stats.failed_samples), 2.0);
+    EXPECT_GE(now.stats.peak_power_uw, then.stats.peak_power_uw);  // rounded up to whole mW
+    EXPECT_LE(now.stats.peak_power_uw, then.stats.peak_power_uw + 1000);
+    EXPECT_NEAR(now.stats.coverage(), then.stats.coverage(), 1e-3);
+  }
+  auto json = report_to_json(*rep);
+  EXPECT_EQ(json["rails"][0]["resolution"], "1s");
+  EXPECT_GT(json["rails"][0]["error_bound_j"].get<double>(), 0.0);
+}
+
+TEST_F(RetentionTest, BudgetNeverTakesTheNewestChunkOrTheRecentMinutes) {
+  Synth synth(100 * kMs, 2);
+  start(synth);
+  write_until(30 * 600);                                            // 30 min
+  RetentionStep last = retain(policy(90 * kDay, 90 * kDay, 0, 1));  // a budget nothing fits in
+  EXPECT_TRUE(last.over_budget);
+  EnergyAnswer recent = energy(0, {21 * kMin, 29 * kMin});
+  EXPECT_EQ(recent.tier, Tier::kRaw);
+  EXPECT_NEAR(recent.energy_uj, synth.energy_uj(0, {21 * kMin, 29 * kMin}), 1.0);
+  write_until(31 * 600);  // the open chunk is still written to
+  EXPECT_EQ(energy(0, {21 * kMin, 30 * kMin + 50 * kSec}).tier, Tier::kRaw);
+}
+
+TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
+  Synth synth(kSec, 1);
+  start(synth, "boot-old");
+  write_until(3 * 3600 + 17);  // ends mid-chunk: its last chunk has no successor
+  int64_t old_boot = boot_, old_rail = ids_[0];
+  Synth later(kSec, 1);
+  start(later, "boot-new");
+  write_until(600);
+  RetentionNow n = now();
+  n.wall_ns = kWallOffsetNs + 30 * kDay;  // the old boot ended a month ago by the wall clock
+  auto step = store_->apply_retention(policy(kDay, 90 * kDay, 0, 0), n);
+  ASSERT_TRUE(step.ok());
+  while (step.ok() && step->more) step = store_->apply_retention(policy(kDay, 90 * kDay, 0, 0), n);
+  auto e = store_->energy(old_boot, old_rail, {10 * kSec, 3 * kHour + 10 * kSec});
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_EQ((*e)->tier, Tier::kSecond);
+  double exact = synth.energy_uj(0, {10 * kSec, 3 * kHour + 10 * kSec});
+  EXPECT_NEAR((*e)->energy_uj, exact, 1e-3 * exact);
+  EXPECT_EQ(energy(0, {kMin, 9 * kMin}).tier, Tier::kRaw);  // the current boot is young
+}
+
+// D5: weeks of history through a compressed timeline (1 s sweeps, hours of
+// raw, a day of 1 s buckets, 6 days of 1 min buckets, a 1.25 MB budget):
+// after every hour written the database and its WAL stay within the budget,
+// and energy over long windows from the tiers stays within 0.1% of the
+// readings and within its stated bound.
+TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercent) {
+  constexpr int64_t kBudget = 1280 * 1024;
+  constexpr int64_t kDays = 12;
+  Synth synth(kSec, 3);
+  start(synth);
+  RetentionPolicy p = policy(4 * kHour, kDay, 6 * kDay, kBudget);
+  int64_t largest = 0;
+  for (int64_t hour = 1; hour <= kDays * 24; ++hour) {
+    write_until(hour * 3600);
+    std::error_code no_wal;
+    int64_t wal = static_cast<int64_t>(std::filesystem::file_size(path() + "-wal", no_wal));
+    int64_t on_disk = static_cast<int64_t>(std::filesystem::file_size(path())) + (no_wal ? 0 : wal);
+    largest = std::max(largest, on_disk);
+    ASSERT_LE(on_disk, kBudget) << "hour " << hour;
+    RetentionStep last = retain(p);
+    ASSERT_FALSE(last.over_budget) << "hour " << hour;
+    ASSERT_LE(last.budget_bytes_used, kBudget) << "hour " << hour;
+    ASSERT_TRUE(store_->checkpoint().ok());
+    if (hour % (6 * 24) != 0) continue;
+    int64_t now_ns = hour * kHour;
+    int64_t oldest = std::max<int64_t>(2 * kSec, now_ns - 5 * kDay);
+    for (size_t rail = 0; rail < 3; ++rail) {
+      expect_close(rail, oldest, now_ns - 2 * kSec, 1000 * kMin, Tier::kMinute, 1e-3, 3);
+    }
+  }
+  EXPECT_GT(largest, kBudget * 8 / 10) << "the budget never came into play";
+  auto gone = store_->energy(boot_, ids_[0], {kHour, 2 * kHour});  // older than the 1 min retention
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+  auto f = store_->footprint();
+  ASSERT_TRUE(f.ok());
+  EXPECT_GT(f->tiers[2].rows, 0);
+  EXPECT_LT(f->free_bytes, kBudget / 4);  // freed pages went back to the file system
+}
+
+}  // namespace
+}  // namespace energy
