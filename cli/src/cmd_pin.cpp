@@ -44,17 +44,20 @@ Result<int64_t> parse_duration_ms(const std::string& text) {
   size_t end = 0;
   while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])) != 0) ++end;
   std::string unit = text.substr(end);
-  const std::pair<const char*, int64_t> units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000}};
+  const std::pair<const char*, int64_t> units[] = {
+      {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000}};
   for (const auto& [name, ms] : units) {
     if (end == 0 || end > 9 || unit != name) continue;
     int64_t n = std::stoll(text.substr(0, end));
     if (n > 0) return n * ms;
   }
-  return make_error(ErrorCode::kInvalid, "duration '" + text + "' is not a positive number with a unit (ms, s, m, h, d), e.g. 90s");
+  return make_error(ErrorCode::kInvalid,
+                    "duration '" + text + "' is not a positive number with a unit (ms, s, m, h, d), e.g. 90s");
 }
 
 Status set_lease(PinCli& p, const std::string& kind, const std::string& value) {
-  if (p.args.contains("lease") || p.hold) return make_error(ErrorCode::kInvalid, "choose one lease: --for, --run or --hold");
+  if (p.args.contains("lease") || p.hold)
+    return make_error(ErrorCode::kInvalid, "choose one lease: --for, --run or --hold");
   if (kind == "hold") {
     p.hold = true;
     p.args["lease"] = "connection";
@@ -72,7 +75,8 @@ Status set_lease(PinCli& p, const std::string& kind, const std::string& value) {
 }
 
 Status set_domain(PinCli& p, const std::string& name, const std::string& spec) {
-  if (name.empty() || spec.empty()) return make_error(ErrorCode::kInvalid, "--domain needs NAME=FREQ, e.g. cpu4=1.2GHz");
+  if (name.empty() || spec.empty())
+    return make_error(ErrorCode::kInvalid, "--domain needs NAME=FREQ, e.g. cpu4=1.2GHz");
   if (p.args["domains"].contains(name)) return make_error(ErrorCode::kInvalid, "domain '" + name + "' given twice");
   p.args["domains"][name] = spec;
   return ok_status();
@@ -99,16 +103,22 @@ Result<PinCli> parse_pin(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     Status st = ok_status();
-    if (a == "--hold") st = set_lease(p, "hold", "");
-    else if (a == "--allow-offline-cpus") p.args["allow_offline_cpus"] = true;
-    else if (i + 1 < args.size()) st = parse_option(p, a, args[++i]);
-    else st = make_error(ErrorCode::kInvalid, "option '" + a + "' needs a value");
+    if (a == "--hold")
+      st = set_lease(p, "hold", "");
+    else if (a == "--allow-offline-cpus")
+      p.args["allow_offline_cpus"] = true;
+    else if (i + 1 < args.size())
+      st = parse_option(p, a, args[++i]);
+    else
+      st = make_error(ErrorCode::kInvalid, "option '" + a + "' needs a value");
     if (!st) return st.take_error();
   }
-  if (p.args["domains"].empty()) return make_error(ErrorCode::kInvalid, "pin needs a domain: --cpu, --gpu, --emc or --domain");
+  if (p.args["domains"].empty())
+    return make_error(ErrorCode::kInvalid, "pin needs a domain: --cpu, --gpu, --emc or --domain");
   if (!p.args.contains("lease")) {
-    return make_error(ErrorCode::kInvalid, "pin needs a lease saying when to put the clocks back: --for DURATION, "
-                                           "--run ID|NAME or --hold");
+    return make_error(ErrorCode::kInvalid,
+                      "pin needs a lease saying when to put the clocks back: --for DURATION, "
+                      "--run ID|NAME or --hold");
   }
   return p;
 }
@@ -123,13 +133,17 @@ std::string lease_owner(const json& lease) {
 void print_pin(const json& res) {
   const json& lease = member(res, "lease");
   std::cout << "lease " << lease.value("id", 0) << ": pinned " << lease_owner(lease) << "\n";
-  Table t({{"DOMAIN"}, {"REQUESTED MHz", Align::kRight}, {"ACHIEVED MHz", Align::kRight}, {"CUR MHz", Align::kRight},
+  Table t({{"DOMAIN"},
+           {"REQUESTED MHz", Align::kRight},
+           {"ACHIEVED MHz", Align::kRight},
+           {"CUR MHz", Align::kRight},
            {"GOVERNOR"}});
   for (const auto& d : member(res, "domains")) {
     const json& q = member(d, "requested");
     const json& a = member(d, "achieved");
     std::string gov = a.value("governor", "");
-    if (!q.value("governor", "").empty() && q.value("governor", "") != gov) gov += " (asked " + q.value("governor", "") + ")";
+    if (!q.value("governor", "").empty() && q.value("governor", "") != gov)
+      gov += " (asked " + q.value("governor", "") + ")";
     t.add_row({d.value("domain", ""), range_text(member(q, "min_hz"), member(q, "max_hz")),
                range_text(member(a, "min_hz"), member(a, "max_hz")), mhz_text(member(a, "cur_hz")), gov});
   }
@@ -147,8 +161,11 @@ int print_unpin(const Context& ctx, const json& res) {
     return code;
   }
   for (const auto& r : member(res, "released")) {
-    if (r.value("restored", false)) std::cout << "lease " << r.value("lease", 0) << ": clocks restored\n";
-    else std::cout << "lease " << r.value("lease", 0) << ": NOT restored: " << r.value("error", "") << " (energyd retries)\n";
+    if (r.value("restored", false))
+      std::cout << "lease " << r.value("lease", 0) << ": clocks restored\n";
+    else
+      std::cout << "lease " << r.value("lease", 0) << ": NOT restored: " << r.value("error", "")
+                << " (energyd retries)\n";
   }
   return code;
 }
@@ -170,8 +187,10 @@ int hold(const Context& ctx, const json& args) {
   if (!client) return report(client.error(), kExitUnreachable);
   auto res = client->call("clocks.pin", args);
   if (!res) return report(res.error(), kExitFailed);
-  if (ctx.json) print_json(*res);
-  else print_pin(*res);
+  if (ctx.json)
+    print_json(*res);
+  else
+    print_pin(*res);
   std::cout.flush();
   std::fprintf(stderr, "holding the pin; Ctrl-C restores the clocks\n");
   pollfd p[2] = {{sfd.get(), POLLIN, 0}, {client->native_handle(), POLLIN, 0}};
@@ -218,8 +237,10 @@ int cmd_pin(const Context& ctx, const std::vector<std::string>& args) {
   if (p->hold) return hold(ctx, p->args);
   auto out = call_daemon(ctx, "clocks.pin", p->args);
   if (out.exit_code != kExitOk) return out.exit_code;
-  if (ctx.json) print_json(out.result);
-  else print_pin(out.result);
+  if (ctx.json)
+    print_json(out.result);
+  else
+    print_pin(out.result);
   return kExitOk;
 }
 

@@ -38,8 +38,9 @@ std::string lease_owner_text(const LeaseRecord& l) {
   return "";
 }
 
+// A file that cannot be read is "changed" too: its pinned value is no longer known to hold.
 std::string trimmed_text(const Result<std::string>& r) {
-  if (!r) return "";
+  if (!r) return "(unreadable: " + r.error().describe() + ")";
   std::string s = *r;
   while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
   return s;
@@ -48,8 +49,8 @@ std::string trimmed_text(const Result<std::string>& r) {
 }  // namespace
 
 json clock_event_json(const ClockEvent& e) {
-  json j = {{"boot_ns", e.boot_ns}, {"wall_ns", e.wall_ns}, {"lease", e.lease}, {"kind", e.kind},
-            {"message", e.message}};
+  json j = {
+      {"boot_ns", e.boot_ns}, {"wall_ns", e.wall_ns}, {"lease", e.lease}, {"kind", e.kind}, {"message", e.message}};
   if (!e.domain.empty()) j["domain"] = e.domain;
   if (!e.path.empty()) {
     j["path"] = e.path;
@@ -110,7 +111,8 @@ void PinEngine::recover(const std::set<int64_t>& open_runs) {
       continue;
     }
     event(l.id, "adopted", "", "lease " + std::to_string(l.id) + " continues after a restart, " + lease_owner_text(l));
-    spdlog::info("clock lease {} ({}) continues after the restart; re-verifying its files", l.id, lease_kind_name(l.kind));
+    spdlog::info("clock lease {} ({}) continues after the restart; re-verifying its files", l.id,
+                 lease_kind_name(l.kind));
     verify(l);
   }
   for (int64_t id : restore_ids) release(id, "energyd restarted without its owner");
@@ -148,13 +150,14 @@ Result<nlohmann::json> PinEngine::pin(const PinOrder& order) {
   LeaseRecord& lease = journal_.leases.back();
   if (auto st = save(); !st) {
     journal_.leases.pop_back();
-    return make_error(ErrorCode::kStorage, "cannot record the lease durably, so nothing was pinned: " +
-                                               st.error().describe());
+    return make_error(ErrorCode::kStorage,
+                      "cannot record the lease durably, so nothing was pinned: " + st.error().describe());
   }
   watch_[lease.id];
   if (auto st = apply(lease); !st) return st.take_error();
   lease.state = LeaseState::kActive;
-  if (auto st = save(); !st) spdlog::warn("clock lease {} is applied but not marked active on disk: {}", lease.id, st.error().describe());
+  if (auto st = save(); !st)
+    spdlog::warn("clock lease {} is applied but not marked active on disk: {}", lease.id, st.error().describe());
   event(lease.id, "pinned", "", "lease " + std::to_string(lease.id) + " pinned, " + lease_owner_text(lease));
   spdlog::info("clock lease {} pinned {} domain(s), {}", lease.id, lease.domains.size(), lease_owner_text(lease));
   return json{{"lease", lease_json(lease)}, {"domains", achieved_json(lease)}};
@@ -174,8 +177,8 @@ Result<std::vector<PinEngine::Target>> PinEngine::select(const PinOrder& order) 
       out.emplace_back(&d, r);
     }
     if (out.size() == before) {
-      return make_error(ErrorCode::kNotFound, "no clock domain '" + req.domain + "' on this board (domains: " +
-                                                  domain_names(clocks_) + ")");
+      return make_error(ErrorCode::kNotFound,
+                        "no clock domain '" + req.domain + "' on this board (domains: " + domain_names(clocks_) + ")");
     }
   }
   return out;
@@ -276,8 +279,8 @@ json PinEngine::release(int64_t id, const std::string& reason) {
   }
   json domains = json::array();
   for (const auto& d : lease->domains) domains.push_back(d.domain);
-  journal_.leases.erase(std::find_if(journal_.leases.begin(), journal_.leases.end(),
-                                     [id](const LeaseRecord& l) { return l.id == id; }));
+  journal_.leases.erase(
+      std::find_if(journal_.leases.begin(), journal_.leases.end(), [id](const LeaseRecord& l) { return l.id == id; }));
   watch_.erase(id);
   if (auto saved = save(); !saved) {
     spdlog::warn("clock lease {} restored but still in the journal ({}); the next start restores it again", id,
@@ -310,8 +313,9 @@ void PinEngine::release_matching(const std::function<bool(const LeaseRecord&)>& 
 }
 
 void PinEngine::release_connection(uint64_t connection) {
-  release_matching([connection](const LeaseRecord& l) { return l.kind == LeaseKind::kConnection && l.connection == connection; },
-                   "its client's connection closed");
+  release_matching(
+      [connection](const LeaseRecord& l) { return l.kind == LeaseKind::kConnection && l.connection == connection; },
+      "its client's connection closed");
 }
 
 void PinEngine::release_run(int64_t run_id) {
@@ -327,8 +331,8 @@ void PinEngine::release_all(const std::string& reason) {
 
 void PinEngine::tick() {
   int64_t now = clock_.boot_ns();
-  release_matching(
-      [now](const LeaseRecord& l) { return l.kind == LeaseKind::kDuration && l.expires_boot_ns <= now; }, "expired");
+  release_matching([now](const LeaseRecord& l) { return l.kind == LeaseKind::kDuration && l.expires_boot_ns <= now; },
+                   "expired");
   release_matching([](const LeaseRecord& l) { return l.state == LeaseState::kReleasing; }, "retrying the restore");
   for (const auto& l : journal_.leases) {
     if (l.state == LeaseState::kActive) verify(l);
@@ -345,8 +349,15 @@ void PinEngine::verify(const LeaseRecord& lease) {
       bool changed = found != f.pinned;
       bool known = w.diverged.count(f.path) != 0;
       if (changed == known) continue;
-      ClockEvent e{clock_.boot_ns(), clock_.wall_ns(), lease.id, changed ? "external_change" : "external_change_cleared",
-                   d.domain, f.path, f.pinned, found, ""};
+      ClockEvent e{clock_.boot_ns(),
+                   clock_.wall_ns(),
+                   lease.id,
+                   changed ? "external_change" : "external_change_cleared",
+                   d.domain,
+                   f.path,
+                   f.pinned,
+                   found,
+                   ""};
       e.message = changed ? f.path + " was changed by another writer: pinned '" + f.pinned + "', now '" + found + "'"
                           : f.path + " holds its pinned value '" + f.pinned + "' again";
       if (changed) {
@@ -383,10 +394,12 @@ json PinEngine::achieved_json(const LeaseRecord& lease) const {
                            [&](const ClockDomain& d) { return d.name == pin.domain; });
     if (it == clocks_.domains.end()) continue;
     DomainState s = read_domain(root_, *it);
-    json achieved = {{"min_hz", s.min_hz ? json(*s.min_hz) : json()}, {"max_hz", s.max_hz ? json(*s.max_hz) : json()},
-                     {"cur_hz", s.cur_hz ? json(*s.cur_hz) : json()}, {"governor", s.governor}};
-    json requested = {{"min_hz", pin.requested_min_hz}, {"max_hz", pin.requested_max_hz},
-                      {"governor", pin.requested_governor}};
+    json achieved = {{"min_hz", s.min_hz ? json(*s.min_hz) : json()},
+                     {"max_hz", s.max_hz ? json(*s.max_hz) : json()},
+                     {"cur_hz", s.cur_hz ? json(*s.cur_hz) : json()},
+                     {"governor", s.governor}};
+    json requested = {
+        {"min_hz", pin.requested_min_hz}, {"max_hz", pin.requested_max_hz}, {"governor", pin.requested_governor}};
     out.push_back({{"domain", pin.domain}, {"requested", requested}, {"achieved", achieved}});
   }
   return out;
@@ -399,15 +412,24 @@ json PinEngine::lease_json(const LeaseRecord& l) const {
     json files = json::array();
     for (const auto& f : d.files) {
       bool changed = found != watch_.end() && found->second.diverged.count(f.path) != 0;
-      files.push_back({{"role", pin_role_name(f.role)}, {"path", f.path}, {"saved", f.saved}, {"pinned", f.pinned},
+      files.push_back({{"role", pin_role_name(f.role)},
+                       {"path", f.path},
+                       {"saved", f.saved},
+                       {"pinned", f.pinned},
                        {"external_change", changed}});
     }
-    domains.push_back({{"domain", d.domain}, {"requested_min_hz", d.requested_min_hz},
-                       {"requested_max_hz", d.requested_max_hz}, {"requested_governor", d.requested_governor},
+    domains.push_back({{"domain", d.domain},
+                       {"requested_min_hz", d.requested_min_hz},
+                       {"requested_max_hz", d.requested_max_hz},
+                       {"requested_governor", d.requested_governor},
                        {"files", files}});
   }
-  json j = {{"id", l.id}, {"kind", lease_kind_name(l.kind)}, {"state", lease_state_name(l.state)},
-            {"created_boot_ns", l.created_boot_ns}, {"created_wall_ns", l.created_wall_ns}, {"domains", domains}};
+  json j = {{"id", l.id},
+            {"kind", lease_kind_name(l.kind)},
+            {"state", lease_state_name(l.state)},
+            {"created_boot_ns", l.created_boot_ns},
+            {"created_wall_ns", l.created_wall_ns},
+            {"domains", domains}};
   if (l.kind == LeaseKind::kConnection) j["connection"] = l.connection;
   if (l.kind == LeaseKind::kRun) j["run"] = l.run_id;
   if (l.kind == LeaseKind::kDuration) {

@@ -36,11 +36,11 @@ struct ClockEvent {
   int64_t boot_ns = 0;  // CLOCK_BOOTTIME, comparable with run start_ns / stop_ns
   int64_t wall_ns = 0;
   int64_t lease = 0;
-  std::string kind;     // pinned, restored, restore_failed, external_change, external_change_cleared, adopted
-  std::string domain;   // empty for lease-wide events
-  std::string path;     // external changes: the file
-  std::string expected; // external changes: the pinned text
-  std::string found;    // external changes: what the file holds now
+  std::string kind;      // pinned, restored, restore_failed, external_change, external_change_cleared, adopted
+  std::string domain;    // empty for lease-wide events
+  std::string path;      // external changes: the file
+  std::string expected;  // external changes: the pinned text
+  std::string found;     // external changes: what the file holds now
   std::string message;
 };
 nlohmann::json clock_event_json(const ClockEvent& e);
@@ -92,7 +92,7 @@ class PinEngine {
 
  private:
   struct Watch {
-    std::set<std::string> diverged;    // files seen changed by someone else (logged once)
+    std::set<std::string> diverged;  // files seen changed by someone else (logged once)
     bool restore_failure_logged = false;
   };
   using Target = std::pair<const ClockDomain*, PinRequest>;

@@ -17,8 +17,9 @@ constexpr uint64_t kTimerAccuracyUs = 50000;
 Result<std::vector<PinRequest>> parse_domains(const json& args) {
   auto it = args.find("domains");
   if (it == args.end() || !it->is_object() || it->empty()) {
-    return make_error(ErrorCode::kInvalid, "argument \"domains\" must be an object naming at least one domain, "
-                                           "e.g. {\"cpu\": \"max\", \"gpu\": \"612MHz\"}");
+    return make_error(ErrorCode::kInvalid,
+                      "argument \"domains\" must be an object naming at least one domain, "
+                      "e.g. {\"cpu\": \"max\", \"gpu\": \"612MHz\"}");
   }
   std::string governor;
   if (args.contains("governor")) {
@@ -27,7 +28,8 @@ Result<std::vector<PinRequest>> parse_domains(const json& args) {
   }
   std::vector<PinRequest> out;
   for (const auto& [name, spec] : it->items()) {
-    if (!spec.is_string()) return make_error(ErrorCode::kInvalid, "domain \"" + name + "\": the frequency must be a string");
+    if (!spec.is_string())
+      return make_error(ErrorCode::kInvalid, "domain \"" + name + "\": the frequency must be a string");
     auto range = parse_freq_range(spec.get<std::string>());
     if (!range) return make_error(ErrorCode::kInvalid, name + ": " + range.error().message);
     out.push_back(PinRequest{name, *range, governor});
@@ -73,7 +75,8 @@ Result<PinArgs> parse_pin_args(const json& args) {
   out.order.requests = std::move(requests).value();
   if (auto st = parse_lease(args, out); !st) return st.take_error();
   json allow = args.value("allow_offline_cpus", json(false));
-  if (!allow.is_boolean()) return make_error(ErrorCode::kInvalid, "argument \"allow_offline_cpus\" must be true or false");
+  if (!allow.is_boolean())
+    return make_error(ErrorCode::kInvalid, "argument \"allow_offline_cpus\" must be true or false");
   out.order.offline = allow.get<bool>() ? OfflineCpus::kAllow : OfflineCpus::kRefuse;
   return out;
 }
@@ -83,7 +86,8 @@ Result<std::vector<int64_t>> parse_unpin_args(const json& args) {
   json list = args.contains("lease") ? json::array({args["lease"]}) : args.value("leases", json::array());
   if (!list.is_array()) return make_error(ErrorCode::kInvalid, "argument \"leases\" must be an array of lease ids");
   for (const auto& id : list) {
-    if (!id.is_number_integer()) return make_error(ErrorCode::kInvalid, "a lease id must be an integer, got " + id.dump());
+    if (!id.is_number_integer())
+      return make_error(ErrorCode::kInvalid, "a lease id must be an integer, got " + id.dump());
     ids.push_back(id.get<int64_t>());
   }
   bool all = args.value("all", false);
@@ -186,9 +190,10 @@ void PinManager::run_stopped(int64_t run_id) {
 void PinManager::stop(std::chrono::milliseconds wait) {
   timer_.reset();
   if (!wait_for([](PinEngine& e) { e.release_all("energyd is stopping"); }, wait)) {
-    spdlog::error("clock leases were not all restored within {} ms; their records stay in the journal and the next "
-                  "start restores them",
-                  wait.count());
+    spdlog::error(
+        "clock leases were not all restored within {} ms; their records stay in the journal and the next "
+        "start restores them",
+        wait.count());
   }
   worker_.stop(std::chrono::milliseconds(100));
 }

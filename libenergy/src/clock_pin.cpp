@@ -18,7 +18,8 @@ constexpr size_t kMaxDigits = 18;  // keeps every intermediate below 2^63
 std::string lower_trimmed(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c)) == 0) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isspace(static_cast<unsigned char>(c)) == 0)
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
 }
@@ -54,7 +55,8 @@ Result<int64_t> scaled_decimal(const std::string& number, int64_t multiplier, st
   int64_t divisor = 1;
   for (size_t i = 0; i < decimals; ++i) divisor *= 10;
   if (multiplier > 1 && value > INT64_MAX / multiplier) return make_error(ErrorCode::kInvalid, what + " is too large");
-  if ((value * multiplier) % divisor != 0) return make_error(ErrorCode::kInvalid, what + " is not a whole number of Hz");
+  if ((value * multiplier) % divisor != 0)
+    return make_error(ErrorCode::kInvalid, what + " is not a whole number of Hz");
   if (value == 0) return make_error(ErrorCode::kInvalid, what + " must be above zero");
   return value * multiplier / divisor;
 }
@@ -75,8 +77,9 @@ Error unlisted_error(const ClockDomain& d, int64_t hz) {
     if (n > 0) near.push_back(format_mhz(n));
   }
   std::string list = near.size() == 2 ? near[0] + " and " + near[1] : near.at(0);
-  return make_error(ErrorCode::kInvalid, d.name + ": " + format_mhz(hz) + " is not a listed frequency; nearest listed: " +
-                                             list + " (energyctl clocks lists them all)");
+  return make_error(ErrorCode::kInvalid, d.name + ": " + format_mhz(hz) +
+                                             " is not a listed frequency; nearest listed: " + list +
+                                             " (energyctl clocks lists them all)");
 }
 
 std::string min_file(const ClockDomain& d) { return d.kind == DomainKind::kCpu ? "scaling_min_freq" : "min_freq"; }
@@ -129,8 +132,8 @@ Status check_governor(const ClockDomain& d, const DomainState& now, const std::s
                                                (list.empty() ? "none listed" : list) + ")");
   }
   if (now.governor.empty()) {
-    return make_error(ErrorCode::kIo, d.name + ": cannot read " + join_path(d.dir, governor_file(d)) +
-                                          " to save it before the pin");
+    return make_error(ErrorCode::kIo,
+                      d.name + ": cannot read " + join_path(d.dir, governor_file(d)) + " to save it before the pin");
   }
   return ok_status();
 }
@@ -191,8 +194,8 @@ Result<FreqBound> parse_freq_bound(std::string_view text) {
   while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) != 0 || t[end] == '.')) ++end;
   std::string number = t.substr(0, end);
   if (number.empty() || std::count(number.begin(), number.end(), '.') > 1) {
-    return make_error(ErrorCode::kInvalid, "frequency '" + std::string(text) +
-                                               "' is not min, max or a number with a unit (e.g. 1.2GHz)");
+    return make_error(ErrorCode::kInvalid,
+                      "frequency '" + std::string(text) + "' is not min, max or a number with a unit (e.g. 1.2GHz)");
   }
   auto mult = unit_multiplier(t.substr(end), text);
   if (!mult) return mult.take_error();
@@ -271,7 +274,8 @@ std::vector<FileWrite> plan_writes(const DomainPin& pin, PinDirection direction,
   if (min == nullptr || max == nullptr) return out;
   // A new minimum above today's maximum would be refused: raise the maximum first.
   bool max_first = units_of(target(*min)) > current_max_units;
-  for (const PinnedFile* f : max_first ? std::vector<const PinnedFile*>{max, min} : std::vector<const PinnedFile*>{min, max}) {
+  for (const PinnedFile* f :
+       max_first ? std::vector<const PinnedFile*>{max, min} : std::vector<const PinnedFile*>{min, max}) {
     out.push_back({f->path, target(*f)});
   }
   return out;
@@ -289,11 +293,13 @@ Status write_verified(const SysRoot& root, const FileWrite& w) {
   }
   fd.reset();
   auto back = root.read_text(w.path);
-  if (!back) return make_error(back.error().code, "wrote '" + w.text + "' to " + w.path + " but cannot read it back: " +
-                                                      back.error().describe(), back.error().sys_errno);
+  if (!back)
+    return make_error(back.error().code,
+                      "wrote '" + w.text + "' to " + w.path + " but cannot read it back: " + back.error().describe(),
+                      back.error().sys_errno);
   if (trimmed(*back) != w.text) {
-    return make_error(ErrorCode::kState, "wrote '" + w.text + "' to " + w.path + " but it reads back '" +
-                                             trimmed(*back) + "'");
+    return make_error(ErrorCode::kState,
+                      "wrote '" + w.text + "' to " + w.path + " but it reads back '" + trimmed(*back) + "'");
   }
   return ok_status();
 }

@@ -27,9 +27,12 @@ json file_to_json(const PinnedFile& f) {
 json domain_to_json(const DomainPin& d) {
   json files = json::array();
   for (const auto& f : d.files) files.push_back(file_to_json(f));
-  return {{"domain", d.domain},           {"hz_per_unit", d.hz_per_unit},
-          {"requested_min_hz", d.requested_min_hz}, {"requested_max_hz", d.requested_max_hz},
-          {"requested_governor", d.requested_governor}, {"files", files}};
+  return {{"domain", d.domain},
+          {"hz_per_unit", d.hz_per_unit},
+          {"requested_min_hz", d.requested_min_hz},
+          {"requested_max_hz", d.requested_max_hz},
+          {"requested_governor", d.requested_governor},
+          {"files", files}};
 }
 
 json lease_to_json(const LeaseRecord& l) {
@@ -71,8 +74,8 @@ DomainPin domain_from_json(const json& j) {
   for (const auto& f : j.at("files")) {
     auto role = parse_role(f.at("role").get<std::string>());
     if (!role) throw std::invalid_argument(role.error().message);
-    d.files.push_back({*role, f.at("path").get<std::string>(), f.at("saved").get<std::string>(),
-                       f.at("pinned").get<std::string>()});
+    d.files.push_back(
+        {*role, f.at("path").get<std::string>(), f.at("saved").get<std::string>(), f.at("pinned").get<std::string>()});
   }
   return d;
 }
@@ -145,18 +148,22 @@ const char* lease_state_name(LeaseState state) {
 std::string journal_to_text(const LeaseJournal& journal) {
   json leases = json::array();
   for (const auto& l : journal.leases) leases.push_back(lease_to_json(l));
-  json j = {{"format", kFormat}, {"version", kVersion},          {"boot_id", journal.boot_id},
-            {"next_lease", journal.next_lease}, {"leases", leases}};
+  json j = {{"format", kFormat},
+            {"version", kVersion},
+            {"boot_id", journal.boot_id},
+            {"next_lease", journal.next_lease},
+            {"leases", leases}};
   return j.dump(2) + "\n";
 }
 
 Result<LeaseJournal> journal_from_text(const std::string& text, const std::string& what) {
   try {
     json j = json::parse(text);
-    if (j.at("format").get<std::string>() != kFormat) return make_error(ErrorCode::kParse, what + ": not a lease journal");
+    if (j.at("format").get<std::string>() != kFormat)
+      return make_error(ErrorCode::kParse, what + ": not a lease journal");
     if (j.at("version").get<int>() != kVersion) {
-      return make_error(ErrorCode::kParse, what + ": journal version " + j.at("version").dump() + " is not " +
-                                               std::to_string(kVersion));
+      return make_error(ErrorCode::kParse,
+                        what + ": journal version " + j.at("version").dump() + " is not " + std::to_string(kVersion));
     }
     LeaseJournal out;
     out.boot_id = j.at("boot_id").get<std::string>();

@@ -49,9 +49,9 @@ class ClockPins : public ::testing::Test {
     ::umount2(mnt().c_str(), MNT_DETACH);  // in case the simulator could not unmount
   }
   void start_daemon() {
-    daemon_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{ENERGYD_BIN, "--root", mnt(), "--state-dir", tmp_.path() + "/state", "--socket", sock()},
-        tmp_.path() + "/energyd.log");
+    daemon_ = std::make_unique<ChildProcess>(std::vector<std::string>{ENERGYD_BIN, "--root", mnt(), "--state-dir",
+                                                                      tmp_.path() + "/state", "--socket", sock()},
+                                             tmp_.path() + "/energyd.log");
   }
   std::string mnt() const { return tmp_.path() + "/board"; }
   std::string sock() const { return tmp_.path() + "/s.sock"; }
@@ -143,7 +143,7 @@ TEST_F(ClockPins, DaemonStopRestoresEveryPin) {
 }
 
 TEST_F(ClockPins, KillNineThenRestartRestoresWithinTwoSecondsOfReadyAndKeepsLiveLeases) {
-  auto holder = hold_cpu();                                   // connection lease: its owner dies with the daemon
+  auto holder = hold_cpu();                                      // connection lease: its owner dies with the daemon
   auto timed = ctl({"pin", "--gpu", "408MHz", "--for", "10m"});  // duration lease: outlives the crash
   daemon_->stop(SIGKILL);
   daemon_.reset();
@@ -151,12 +151,15 @@ TEST_F(ClockPins, KillNineThenRestartRestoresWithinTwoSecondsOfReadyAndKeepsLive
   start_daemon();
   ASSERT_TRUE(wait_for_socket(sock(), seconds(10))) << log();
   auto ready = Clock::now();
-  ASSERT_TRUE(eventually([&] {
-    for (const char* f : {"/scaling_min_freq", "/scaling_max_freq"}) {
-      if (board(kPolicy0 + std::string(f)) != before_[kPolicy0 + std::string(f)]) return false;
-    }
-    return true;
-  }, seconds(2))) << log();
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const char* f : {"/scaling_min_freq", "/scaling_max_freq"}) {
+          if (board(kPolicy0 + std::string(f)) != before_[kPolicy0 + std::string(f)]) return false;
+        }
+        return true;
+      },
+      seconds(2)))
+      << log();
   auto restored_after = std::chrono::duration_cast<milliseconds>(Clock::now() - ready);
   RecordProperty("restored_ms_after_ready", static_cast<int>(restored_after.count()));
   EXPECT_LE(restored_after.count(), 2000);

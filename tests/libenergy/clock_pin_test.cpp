@@ -119,7 +119,8 @@ TEST(PlanPin, PinsMinAndMaxToOneListedFrequencyInFileUnits) {
 }
 
 TEST(PlanPin, MinAboveMaxIsAnError) {
-  auto p = plan_pin(cpu_policy(), cpu_state(729600000, 1510400000), request("1510.4MHz:729.6MHz"), OfflineCpus::kRefuse);
+  auto p =
+      plan_pin(cpu_policy(), cpu_state(729600000, 1510400000), request("1510.4MHz:729.6MHz"), OfflineCpus::kRefuse);
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error().message.find("minimum 1510.4 MHz is above the requested maximum 729.6 MHz"), std::string::npos)
       << p.error().message;
@@ -170,8 +171,10 @@ TEST(PlanPin, DevfreqFilesAreInHz) {
 bool order_keeps_min_le_max(const DomainPin& pin, const std::vector<FileWrite>& writes, int64_t min, int64_t max) {
   for (const auto& w : writes) {
     int64_t v = std::stoll(w.text);
-    if (w.path == pin.files[0].path) min = v;
-    else max = v;
+    if (w.path == pin.files[0].path)
+      min = v;
+    else
+      max = v;
     if (min > max) return false;
   }
   return true;
@@ -195,7 +198,8 @@ TEST(PlanWrites, KeepMinAtOrBelowMaxAfterEveryWriteWhenRaisingLoweringAndRestori
 }
 
 TEST(PlanWrites, TheGovernorIsWrittenFirst) {
-  auto p = plan_pin(cpu_policy(), cpu_state(729600000, 1036800000), request("max", "performance"), OfflineCpus::kRefuse);
+  auto p =
+      plan_pin(cpu_policy(), cpu_state(729600000, 1036800000), request("max", "performance"), OfflineCpus::kRefuse);
   ASSERT_TRUE(p.ok());
   auto w = plan_writes(*p, PinDirection::kApply, 1036800);
   ASSERT_EQ(w.size(), 3u);
@@ -216,8 +220,8 @@ TEST(LeaseJournal, RoundTripsEveryField) {
   l.expires_boot_ns = 123;
   l.created_boot_ns = 100;
   l.created_wall_ns = 1700000000000000000;
-  l.domains.push_back(*plan_pin(cpu_policy(), cpu_state(729600000, 1510400000), request("max", "performance"),
-                                OfflineCpus::kRefuse));
+  l.domains.push_back(
+      *plan_pin(cpu_policy(), cpu_state(729600000, 1510400000), request("max", "performance"), OfflineCpus::kRefuse));
   j.leases.push_back(l);
   auto back = journal_from_text(journal_to_text(j), "test");
   ASSERT_TRUE(back.ok()) << back.error().message;
@@ -227,7 +231,8 @@ TEST(LeaseJournal, RoundTripsEveryField) {
 
 TEST(LeaseJournal, DamagedTextIsAParseErrorNamingTheField) {
   auto bad = journal_from_text(R"({"format":"energyd-clock-leases","version":1,"boot_id":"x","next_lease":1,
-      "leases":[{"id":1,"kind":"forever"}]})", "journal");
+      "leases":[{"id":1,"kind":"forever"}]})",
+                               "journal");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, ErrorCode::kParse);
   EXPECT_NE(bad.error().message.find("forever"), std::string::npos) << bad.error().message;

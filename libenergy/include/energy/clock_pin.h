@@ -55,7 +55,7 @@ std::string format_mhz(int64_t hz);
 
 // What the caller asks of one domain.
 struct PinRequest {
-  std::string domain;    // the domain's name: "cpu0", "gpu", "emc"
+  std::string domain;  // the domain's name: "cpu0", "gpu", "emc"
   FreqRange range;
   std::string governor;  // empty: leave the governor alone
 };

@@ -49,8 +49,8 @@ struct LeaseRecord {
 };
 
 struct LeaseJournal {
-  std::string boot_id;      // the boot whose clocks the leases changed
-  int64_t next_lease = 1;   // lease ids are never reused within a journal
+  std::string boot_id;     // the boot whose clocks the leases changed
+  int64_t next_lease = 1;  // lease ids are never reused within a journal
   std::vector<LeaseRecord> leases;
 };
 
