@@ -58,11 +58,14 @@ int cmd_clocks(const Context& ctx, const std::vector<std::string>& args) {
   if (!args.empty()) return usage_error("clocks takes no arguments, got '" + args.front() + "'");
   auto out = call_daemon(ctx, "clocks", nlohmann::json::object());
   if (out.exit_code != kExitOk) return out.exit_code;
+  auto leases = call_daemon(ctx, "clocks.leases", nlohmann::json::object());
+  if (leases.exit_code != kExitOk) return leases.exit_code;
+  out.result["leases"] = member(leases.result, "leases");
   if (ctx.json) {
     print_json(out.result);
     return kExitOk;
   }
-  std::cout << domains_table(out.result) << "\n" << thermal_table(out.result);
+  std::cout << domains_table(out.result) << "\n" << render_leases(leases.result) << "\n" << thermal_table(out.result);
   for (const auto& n : member(out.result, "notes")) std::cout << "note: " << n.get<std::string>() << "\n";
   return kExitOk;
 }

@@ -44,6 +44,11 @@ int cmd_mark(const Context& ctx, const std::vector<std::string>& args);
 int cmd_rails(const Context& ctx, const std::vector<std::string>& args);
 int cmd_clocks(const Context& ctx, const std::vector<std::string>& args);
 int cmd_export(const Context& ctx, const std::vector<std::string>& args);
+int cmd_pin(const Context& ctx, const std::vector<std::string>& args);
+int cmd_unpin(const Context& ctx, const std::vector<std::string>& args);
+
+// Renders the clock leases (the reply of clocks.leases) as text.
+std::string render_leases(const nlohmann::json& leases);
 
 // Renders a run report (the reply of mark.stop) as text.
 std::string render_report(const nlohmann::json& report);

@@ -19,6 +19,10 @@ constexpr const char* kUsage =
     "  clocks                          CPU/GPU/EMC clock domains, governors, frequencies; temperatures\n"
     "  mark start NAME [--tag K=V]...  open a run; prints its id\n"
     "  mark stop NAME|ID               close a run; prints its energy per rail and in total\n"
+    "  pin [--cpu F] [--gpu F] [--emc F] [--domain NAME=F]... [--governor G] [--allow-offline-cpus]\n"
+    "      (--for DURATION | --run ID|NAME | --hold)\n"
+    "                                  pin clocks under a lease; F: min, max, 1.2GHz, 624.75MHz or LO:HI\n"
+    "  unpin LEASE...|--all            restore the clocks a lease pinned\n"
     "  export [--since T] [--until T] [--rail R] [--format csv|json]\n"
     "                                  raw readings; T: now, -15m, @EPOCH or 2026-11-22T03:00:00Z\n\n"
     "Options:\n"
@@ -29,7 +33,7 @@ constexpr const char* kUsage =
 using Command = std::function<int(const Context&, const std::vector<std::string>&)>;
 
 const std::map<std::string, Command>& commands() {
-  static const std::map<std::string, Command> table = {{"status", cmd_status}, {"mark", cmd_mark}, {"rails", cmd_rails}, {"clocks", cmd_clocks}, {"export", cmd_export}};
+  static const std::map<std::string, Command> table = {{"status", cmd_status}, {"mark", cmd_mark}, {"rails", cmd_rails}, {"clocks", cmd_clocks}, {"export", cmd_export}, {"pin", cmd_pin}, {"unpin", cmd_unpin}};
   return table;
 }
 

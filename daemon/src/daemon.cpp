@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -17,6 +18,7 @@
 #include "event_loop.h"
 #include "log_limit.h"
 #include "period_check.h"
+#include "pins.h"
 #include "runs.h"
 #include "sampler.h"
 #include "server.h"
@@ -32,6 +34,10 @@ constexpr int kBusyTimeoutMs = 5000;
 // A read blocked longer than max(period / 2, this) is quarantined. INA3221
 // hwmon reads legitimately wait up to two conversion periods (~14 ms).
 constexpr int64_t kMinStallLimitMs = 20;
+// Restoring the lease journal at start waits this long before serving (H3: 2 s after ready).
+constexpr auto kLeaseRecoveryWait = std::chrono::milliseconds(1500);
+// At stop, every pinned clock is restored before the process exits, waiting at most this long.
+constexpr auto kLeaseRestoreWait = std::chrono::milliseconds(5000);
 // sd-event coalesces timers within their accuracy (default 250 ms): too coarse for a watchdog.
 constexpr uint64_t kWatchdogAccuracyUs = 1000;
 
@@ -77,6 +83,9 @@ class DaemonImpl {
   void mark_start(const nlohmann::json& args, const Responder& r);
   void mark_stop(const nlohmann::json& args, const Responder& r);
   void clocks(const Responder& r);
+  void clocks_pin(const nlohmann::json& args, const Responder& r);
+  void clocks_unpin(const nlohmann::json& args, const Responder& r);
+  Status start_pins();
   void export_readings(const nlohmann::json& args, const Responder& r);
   void shutdown();
   static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
@@ -94,6 +103,7 @@ class DaemonImpl {
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
+  std::unique_ptr<PinManager> pins_;
   std::unique_ptr<TaskRunner> blocking_reads_;
   SourcePtr sigterm_;
   SourcePtr sigint_;
@@ -140,6 +150,8 @@ Status DaemonImpl::setup() {
   if (!st) return st;
   auto open_runs = writer_->open_now();  // runs left open are known before the first request
   if (open_runs) runs_->adopt(std::move(*open_runs));
+  st = start_pins();  // pinned clocks of a crashed daemon are restored before clients connect
+  if (!st) return st;
   writer_->start();
   st = sampler_->start();
   if (!st) return st;
@@ -282,6 +294,9 @@ Status DaemonImpl::start_loop() {
   runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
   server_ = std::make_unique<Server>(loop_.get(), config_.socket_path,
                                      [this](const protocol::Request& q, const Responder& r) { handle(q, r); });
+  pins_ = std::make_unique<PinManager>(loop_.get(), poster_, root_, status_.clocks, clock_,
+                                       config_.state_dir + "/clock-leases.json");
+  server_->set_close_hook([this](uint64_t conn) { pins_->connection_closed(conn); });
   return arm_watchdog();
 }
 
@@ -326,6 +341,9 @@ void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
   if (req.verb == "export") return export_readings(req.args, r);
   if (req.verb == "mark.start") return mark_start(req.args, r);
   if (req.verb == "mark.stop") return mark_stop(req.args, r);
+  if (req.verb == "clocks.pin") return clocks_pin(req.args, r);
+  if (req.verb == "clocks.unpin") return clocks_unpin(req.args, r);
+  if (req.verb == "clocks.leases") return r.reply(pins_->leases_json());
   r.fail(make_error(ErrorCode::kInvalid, "unknown verb '" + req.verb + "'"));
 }
 
@@ -344,9 +362,48 @@ void DaemonImpl::mark_start(const nlohmann::json& args, const Responder& r) {
 void DaemonImpl::mark_stop(const nlohmann::json& args, const Responder& r) {
   auto key = protocol::arg_string(args, "run");
   if (!key) return r.fail(key.error());
-  runs_->stop(*key, [r](Result<nlohmann::json> rep) {
+  runs_->stop(*key, [this, r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());
+    const auto& run = (*rep)["run"];
+    pins_->run_stopped(run.value("id", int64_t{0}));  // run leases end with their run
+    nlohmann::json events = nlohmann::json::array();
+    for (const auto& e : pins_->events_between(run.value("start_ns", int64_t{0}), run.value("stop_ns", INT64_MAX))) {
+      events.push_back(clock_event_json(e));
+    }
+    (*rep)["clock_events"] = events;
     r.reply(*rep);
+  });
+}
+
+Status DaemonImpl::start_pins() {
+  std::set<int64_t> open;
+  for (const auto& run : runs_->open_runs()) open.insert(run.id);
+  return pins_->start(open, kLeaseRecoveryWait);
+}
+
+// Clock-changing verbs all start with "clocks.pin" / "clocks.unpin" (the clock privilege).
+void DaemonImpl::clocks_pin(const nlohmann::json& args, const Responder& r) {
+  auto parsed = parse_pin_args(args);
+  if (!parsed) return r.fail(parsed.error());
+  PinOrder order = std::move(parsed->order);
+  order.connection = r.connection();
+  if (order.kind == LeaseKind::kRun) {
+    auto id = runs_->open_run_id(parsed->run_key);
+    if (!id) return r.fail(id.error());
+    order.run_id = *id;
+  }
+  pins_->pin(std::move(order), [r](Result<nlohmann::json> res) {
+    if (!res) return r.fail(res.error());
+    r.reply(*res);
+  });
+}
+
+void DaemonImpl::clocks_unpin(const nlohmann::json& args, const Responder& r) {
+  auto ids = parse_unpin_args(args);
+  if (!ids) return r.fail(ids.error());
+  pins_->unpin(std::move(ids).value(), [r](Result<nlohmann::json> res) {
+    if (!res) return r.fail(res.error());
+    r.reply(*res);
   });
 }
 
@@ -383,6 +440,7 @@ void DaemonImpl::export_readings(const nlohmann::json& args, const Responder& r)
 
 void DaemonImpl::shutdown() {
   server_.reset();     // no new requests; the socket file goes away
+  if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
   if (sampler_) sampler_->stop();
   if (sampler_ && !sampler_->stopped_cleanly()) {

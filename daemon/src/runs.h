@@ -40,6 +40,8 @@ class RunManager {
   void start(const std::string& name, const nlohmann::json& tags, RunDone done);
   void stop(const std::string& name_or_id, ReportDone done);
   std::vector<RunRecord> open_runs() const;
+  // The id of the open run named or numbered `name_or_id` (as stop resolves it).
+  Result<int64_t> open_run_id(const std::string& name_or_id) const { return resolve(name_or_id); }
 
  private:
   Result<int64_t> resolve(const std::string& name_or_id) const;

@@ -155,6 +155,9 @@ void Server::flush(Connection& c) {
   sd_event_source_set_io_events(c.source.get(), c.out.empty() ? EPOLLIN : (EPOLLIN | EPOLLOUT));
 }
 
-void Server::close(uint64_t id) { conns_.erase(id); }
+void Server::close(uint64_t id) {
+  conns_.erase(id);
+  if (close_hook_) close_hook_(id);
+}
 
 }  // namespace energy::daemon

@@ -31,6 +31,8 @@ class Responder {
   Responder(Server* server, uint64_t conn, int64_t request_id) : server_(server), conn_(conn), id_(request_id) {}
   void reply(nlohmann::json result) const;
   void fail(const Error& error) const;
+  // The connection the request came on (ids are never reused by a Server).
+  uint64_t connection() const { return conn_; }
 
  private:
   Server* server_;
@@ -41,12 +43,16 @@ class Responder {
 class Server {
  public:
   using Handler = std::function<void(const protocol::Request&, const Responder&)>;
+  using CloseHook = std::function<void(uint64_t conn)>;
 
   Server(sd_event* loop, std::string socket_path, Handler handler);
   ~Server();
   Status listen();
   void send(uint64_t conn, const nlohmann::json& message);
   size_t connection_count() const { return conns_.size(); }
+  // Called on the loop thread after a client's connection is closed (not at
+  // Server destruction); clock leases tied to the connection end there.
+  void set_close_hook(CloseHook hook) { close_hook_ = std::move(hook); }
 
  private:
   struct Connection;
@@ -62,6 +68,7 @@ class Server {
   sd_event* loop_;
   std::string path_;
   Handler handler_;
+  CloseHook close_hook_;
   UniqueFd listen_fd_;
   SourcePtr listen_source_;
   uint64_t next_conn_ = 1;

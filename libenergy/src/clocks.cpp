@@ -97,7 +97,7 @@ void discover_devfreq(const SysRoot& root, ClockInventory& inv) {
     d.dir = join_path(kDevfreq, n);
     d.available_hz = read_freq_list(root, join_path(d.dir, "available_frequencies"), 1);
     d.governors = read_words(root, join_path(d.dir, "available_governors"));
-    d.writable = gpu && root.exists(join_path(d.dir, "min_freq")) && root.exists(join_path(d.dir, "max_freq"));
+    d.writable = root.exists(join_path(d.dir, "min_freq")) && root.exists(join_path(d.dir, "max_freq"));
     if (gpu) d.load_file = find_gpu_load(root, d.dir);
     inv.domains.push_back(std::move(d));
   }

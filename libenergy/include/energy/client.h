@@ -27,6 +27,9 @@ class Client {
                                 std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
   Result<nlohmann::json> call(const std::string& verb, const nlohmann::json& args = nlohmann::json::object());
   const std::string& socket_path() const { return path_; }
+  // The connected socket, for waiting on it (poll) while holding a
+  // connection-scoped clock lease; owned by the Client.
+  int native_handle() const { return fd_.get(); }
 
  private:
   Client(UniqueFd fd, std::string path, std::chrono::milliseconds timeout);

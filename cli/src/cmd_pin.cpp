@@ -1,0 +1,267 @@
+// energyctl pin / unpin: clock pins held as leases (docs/CLOCKS.md), and the
+// leases table `energyctl clocks` shows.
+//
+//   energyctl pin [--cpu F] [--gpu F] [--emc F] [--domain NAME=F]... [--governor G]
+//                 [--allow-offline-cpus] (--for DURATION | --run ID|NAME | --hold)
+//   energyctl unpin LEASE... | --all
+// F is min, max, a frequency with a unit (1.2GHz, 624.75MHz) or LO:HI.
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "command.h"
+#include "table.h"
+
+namespace energy::cli {
+namespace {
+
+using nlohmann::json;
+
+struct PinCli {
+  json args = {{"domains", json::object()}};
+  bool hold = false;
+};
+
+std::string mhz_text(const json& hz) {
+  if (!hz.is_number_integer()) return "-";
+  int64_t v = hz.get<int64_t>();
+  std::string s = fixed(static_cast<double>(v) / 1e6, 3);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string range_text(const json& lo, const json& hi) {
+  return lo == hi ? mhz_text(lo) : mhz_text(lo) + ".." + mhz_text(hi);
+}
+
+// "90s", "15m", "2h", "1d", "500ms" -> milliseconds.
+Result<int64_t> parse_duration_ms(const std::string& text) {
+  size_t end = 0;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])) != 0) ++end;
+  std::string unit = text.substr(end);
+  const std::pair<const char*, int64_t> units[] = {
+      {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000}};
+  for (const auto& [name, ms] : units) {
+    if (end == 0 || end > 9 || unit != name) continue;
+    int64_t n = std::stoll(text.substr(0, end));
+    if (n > 0) return n * ms;
+  }
+  return make_error(ErrorCode::kInvalid,
+                    "duration '" + text + "' is not a positive number with a unit (ms, s, m, h, d), e.g. 90s");
+}
+
+Status set_lease(PinCli& p, const std::string& kind, const std::string& value) {
+  if (p.args.contains("lease") || p.hold)
+    return make_error(ErrorCode::kInvalid, "choose one lease: --for, --run or --hold");
+  if (kind == "hold") {
+    p.hold = true;
+    p.args["lease"] = "connection";
+    return ok_status();
+  }
+  p.args["lease"] = kind;
+  if (kind == "run") {
+    p.args["run"] = value;
+    return ok_status();
+  }
+  auto ms = parse_duration_ms(value);
+  if (!ms) return ms.take_error();
+  p.args["duration_ms"] = *ms;
+  return ok_status();
+}
+
+Status set_domain(PinCli& p, const std::string& name, const std::string& spec) {
+  if (name.empty() || spec.empty())
+    return make_error(ErrorCode::kInvalid, "--domain needs NAME=FREQ, e.g. cpu4=1.2GHz");
+  if (p.args["domains"].contains(name)) return make_error(ErrorCode::kInvalid, "domain '" + name + "' given twice");
+  p.args["domains"][name] = spec;
+  return ok_status();
+}
+
+Status parse_option(PinCli& p, const std::string& opt, const std::string& value) {
+  if (opt == "--cpu" || opt == "--gpu" || opt == "--emc") return set_domain(p, opt.substr(2), value);
+  if (opt == "--domain") {
+    size_t eq = value.find('=');
+    if (eq == std::string::npos) return make_error(ErrorCode::kInvalid, "--domain needs NAME=FREQ, e.g. cpu4=1.2GHz");
+    return set_domain(p, value.substr(0, eq), value.substr(eq + 1));
+  }
+  if (opt == "--governor") {
+    p.args["governor"] = value;
+    return ok_status();
+  }
+  if (opt == "--for") return set_lease(p, "duration", value);
+  if (opt == "--run") return set_lease(p, "run", value);
+  return make_error(ErrorCode::kInvalid, "unknown pin option '" + opt + "'");
+}
+
+Result<PinCli> parse_pin(const std::vector<std::string>& args) {
+  PinCli p;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    Status st = ok_status();
+    if (a == "--hold")
+      st = set_lease(p, "hold", "");
+    else if (a == "--allow-offline-cpus")
+      p.args["allow_offline_cpus"] = true;
+    else if (i + 1 < args.size())
+      st = parse_option(p, a, args[++i]);
+    else
+      st = make_error(ErrorCode::kInvalid, "option '" + a + "' needs a value");
+    if (!st) return st.take_error();
+  }
+  if (p.args["domains"].empty())
+    return make_error(ErrorCode::kInvalid, "pin needs a domain: --cpu, --gpu, --emc or --domain");
+  if (!p.args.contains("lease")) {
+    return make_error(ErrorCode::kInvalid,
+                      "pin needs a lease saying when to put the clocks back: --for DURATION, "
+                      "--run ID|NAME or --hold");
+  }
+  return p;
+}
+
+std::string lease_owner(const json& lease) {
+  std::string kind = lease.value("kind", "");
+  if (kind == "run") return "until run " + std::to_string(lease.value("run", 0)) + " stops";
+  if (kind == "duration") return "for " + duration_text(lease.value("expires_in_ms", 0) / 1000.0) + " more";
+  return "while client connection " + std::to_string(lease.value("connection", 0)) + " stays open";
+}
+
+void print_pin(const json& res) {
+  const json& lease = member(res, "lease");
+  std::cout << "lease " << lease.value("id", 0) << ": pinned " << lease_owner(lease) << "\n";
+  Table t({{"DOMAIN"},
+           {"REQUESTED MHz", Align::kRight},
+           {"ACHIEVED MHz", Align::kRight},
+           {"CUR MHz", Align::kRight},
+           {"GOVERNOR"}});
+  for (const auto& d : member(res, "domains")) {
+    const json& q = member(d, "requested");
+    const json& a = member(d, "achieved");
+    std::string gov = a.value("governor", "");
+    if (!q.value("governor", "").empty() && q.value("governor", "") != gov)
+      gov += " (asked " + q.value("governor", "") + ")";
+    t.add_row({d.value("domain", ""), range_text(member(q, "min_hz"), member(q, "max_hz")),
+               range_text(member(a, "min_hz"), member(a, "max_hz")), mhz_text(member(a, "cur_hz")), gov});
+  }
+  std::cout << t.render();
+}
+
+// Exit 1 when a lease could not be restored (its record is kept and retried).
+int print_unpin(const Context& ctx, const json& res) {
+  int code = kExitOk;
+  for (const auto& r : member(res, "released")) {
+    if (!r.value("restored", false)) code = kExitFailed;
+  }
+  if (ctx.json) {
+    print_json(res);
+    return code;
+  }
+  for (const auto& r : member(res, "released")) {
+    if (r.value("restored", false))
+      std::cout << "lease " << r.value("lease", 0) << ": clocks restored\n";
+    else
+      std::cout << "lease " << r.value("lease", 0) << ": NOT restored: " << r.value("error", "")
+                << " (energyd retries)\n";
+  }
+  return code;
+}
+
+int report(const Error& e, int exit_code) {
+  std::fprintf(stderr, "energyctl: %s\n", e.describe().c_str());
+  return exit_code;
+}
+
+// Waits for Ctrl-C / SIGTERM (then unpins) or for energyd to close the connection.
+int hold(const Context& ctx, const json& args) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+  UniqueFd sfd(::signalfd(-1, &set, SFD_CLOEXEC));
+  auto client = Client::connect(ctx.socket_path);
+  if (!client) return report(client.error(), kExitUnreachable);
+  auto res = client->call("clocks.pin", args);
+  if (!res) return report(res.error(), kExitFailed);
+  if (ctx.json)
+    print_json(*res);
+  else
+    print_pin(*res);
+  std::cout.flush();
+  std::fprintf(stderr, "holding the pin; Ctrl-C restores the clocks\n");
+  pollfd p[2] = {{sfd.get(), POLLIN, 0}, {client->native_handle(), POLLIN, 0}};
+  while (::poll(p, 2, -1) < 0 && errno == EINTR) {
+  }
+  if ((p[0].revents & POLLIN) == 0) {
+    std::fprintf(stderr, "energyctl: energyd closed the connection; the lease has ended\n");
+    return kExitFailed;
+  }
+  auto done = client->call("clocks.unpin", {{"lease", member(*res, "lease").value("id", 0)}});
+  if (!done) return report(done.error(), kExitFailed);
+  return print_unpin(ctx, *done);
+}
+
+std::string files_changed(const json& lease) {
+  std::string out;
+  for (const auto& d : member(lease, "domains")) {
+    for (const auto& f : member(d, "files")) {
+      if (f.value("external_change", false)) out += (out.empty() ? "" : ", ") + f.value("path", "");
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+std::string render_leases(const json& res) {
+  if (member(res, "leases").empty()) return "no clock leases (nothing pinned)\n";
+  Table t({{"LEASE", Align::kRight}, {"STATE"}, {"HELD"}, {"DOMAINS"}, {"CHANGED BY OTHERS"}});
+  for (const auto& l : member(res, "leases")) {
+    std::string domains;
+    for (const auto& d : member(l, "domains")) {
+      domains += (domains.empty() ? "" : " ") + d.value("domain", "") + "=" +
+                 range_text(member(d, "requested_min_hz"), member(d, "requested_max_hz"));
+    }
+    t.add_row({std::to_string(l.value("id", 0)), l.value("state", ""), lease_owner(l), domains, files_changed(l)});
+  }
+  return t.render();
+}
+
+int cmd_pin(const Context& ctx, const std::vector<std::string>& args) {
+  auto p = parse_pin(args);
+  if (!p) return usage_error(p.error().message);
+  if (p->hold) return hold(ctx, p->args);
+  auto out = call_daemon(ctx, "clocks.pin", p->args);
+  if (out.exit_code != kExitOk) return out.exit_code;
+  if (ctx.json)
+    print_json(out.result);
+  else
+    print_pin(out.result);
+  return kExitOk;
+}
+
+int cmd_unpin(const Context& ctx, const std::vector<std::string>& args) {
+  if (args.empty()) return usage_error("unpin needs lease ids or --all (energyctl clocks lists the leases)");
+  json req = json::object();
+  if (args.size() == 1 && args[0] == "--all") {
+    req["all"] = true;
+  } else {
+    json ids = json::array();
+    for (const auto& a : args) {
+      if (a.empty() || a.find_first_not_of("0123456789") != std::string::npos || a.size() > 18) {
+        return usage_error("'" + a + "' is not a lease id");
+      }
+      ids.push_back(std::stoll(a));
+    }
+    req["leases"] = ids;
+  }
+  auto out = call_daemon(ctx, "clocks.unpin", req);
+  if (out.exit_code != kExitOk) return out.exit_code;
+  return print_unpin(ctx, out.result);
+}
+
+}  // namespace energy::cli

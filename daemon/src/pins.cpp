@@ -1,0 +1,205 @@
+#include "pins.h"
+
+#include <future>
+
+#include <spdlog/spdlog.h>
+
+#include "energy/protocol.h"
+
+namespace energy::daemon {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMaxDurationMs = int64_t{30} * 24 * 3600 * 1000;  // a month: longer is a forgotten pin
+constexpr uint64_t kTimerAccuracyUs = 50000;
+
+Result<std::vector<PinRequest>> parse_domains(const json& args) {
+  auto it = args.find("domains");
+  if (it == args.end() || !it->is_object() || it->empty()) {
+    return make_error(ErrorCode::kInvalid,
+                      "argument \"domains\" must be an object naming at least one domain, "
+                      "e.g. {\"cpu\": \"max\", \"gpu\": \"612MHz\"}");
+  }
+  std::string governor;
+  if (args.contains("governor")) {
+    if (!args["governor"].is_string()) return make_error(ErrorCode::kInvalid, "argument \"governor\" must be a string");
+    governor = args["governor"].get<std::string>();
+  }
+  std::vector<PinRequest> out;
+  for (const auto& [name, spec] : it->items()) {
+    if (!spec.is_string())
+      return make_error(ErrorCode::kInvalid, "domain \"" + name + "\": the frequency must be a string");
+    auto range = parse_freq_range(spec.get<std::string>());
+    if (!range) return make_error(ErrorCode::kInvalid, name + ": " + range.error().message);
+    out.push_back(PinRequest{name, *range, governor});
+  }
+  return out;
+}
+
+Status parse_lease(const json& args, PinArgs& out) {
+  json kind = args.value("lease", json("connection"));
+  if (!kind.is_string()) return make_error(ErrorCode::kInvalid, "argument \"lease\" must be a string");
+  auto k = parse_lease_kind(kind.get<std::string>());
+  if (!k) return k.take_error();
+  out.order.kind = *k;
+  if (*k == LeaseKind::kDuration) {
+    auto ms = protocol::arg_optional_int(args, "duration_ms");
+    if (!ms) return ms.take_error();
+    if (!ms->has_value() || **ms <= 0 || **ms > kMaxDurationMs) {
+      return make_error(ErrorCode::kInvalid, "a duration lease needs \"duration_ms\" between 1 and " +
+                                                 std::to_string(kMaxDurationMs) + " (30 days)");
+    }
+    out.order.duration_ns = **ms * kNsPerMs;
+  }
+  if (*k == LeaseKind::kRun) {
+    auto run = protocol::arg_string(args, "run");
+    if (!run) return make_error(ErrorCode::kInvalid, "a run lease needs \"run\": the run's id or name");
+    out.run_key = *run;
+  }
+  return ok_status();
+}
+
+void publish(PinEngine& engine, std::mutex& mu, json& snapshot) {
+  json s = engine.snapshot();
+  std::lock_guard<std::mutex> lock(mu);
+  snapshot = std::move(s);
+}
+
+}  // namespace
+
+Result<PinArgs> parse_pin_args(const json& args) {
+  PinArgs out;
+  auto requests = parse_domains(args);
+  if (!requests) return requests.take_error();
+  out.order.requests = std::move(requests).value();
+  if (auto st = parse_lease(args, out); !st) return st.take_error();
+  json allow = args.value("allow_offline_cpus", json(false));
+  if (!allow.is_boolean())
+    return make_error(ErrorCode::kInvalid, "argument \"allow_offline_cpus\" must be true or false");
+  out.order.offline = allow.get<bool>() ? OfflineCpus::kAllow : OfflineCpus::kRefuse;
+  return out;
+}
+
+Result<std::vector<int64_t>> parse_unpin_args(const json& args) {
+  std::vector<int64_t> ids;
+  json list = args.contains("lease") ? json::array({args["lease"]}) : args.value("leases", json::array());
+  if (!list.is_array()) return make_error(ErrorCode::kInvalid, "argument \"leases\" must be an array of lease ids");
+  for (const auto& id : list) {
+    if (!id.is_number_integer())
+      return make_error(ErrorCode::kInvalid, "a lease id must be an integer, got " + id.dump());
+    ids.push_back(id.get<int64_t>());
+  }
+  bool all = args.value("all", false);
+  if (ids.empty() && !all) {
+    return make_error(ErrorCode::kInvalid, "clocks.unpin needs \"lease\", \"leases\" or \"all\": true");
+  }
+  return ids;
+}
+
+PinManager::PinManager(sd_event* loop, Poster& poster, const SysRoot& root, const ClockInventory& clocks,
+                       const Clock& clock, std::string journal_path)
+    : loop_(loop),
+      poster_(poster),
+      shared_(std::make_shared<Shared>()),
+      engine_(std::make_shared<PinEngine>(root, clocks, clock, std::move(journal_path), shared_->events)) {
+  shared_->snapshot = {{"leases", json::array()}, {"events", json::array()}};
+}
+
+PinManager::~PinManager() { timer_.reset(); }
+
+void PinManager::run(std::function<void(PinEngine&)> task) {
+  worker_.post([engine = engine_, shared = shared_, task = std::move(task)] {
+    task(*engine);
+    publish(*engine, shared->mu, shared->snapshot);
+  });
+}
+
+bool PinManager::wait_for(std::function<void(PinEngine&)> task, std::chrono::milliseconds wait) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto fut = done->get_future();
+  run([task = std::move(task), done](PinEngine& e) {
+    task(e);
+    done->set_value();
+  });
+  return fut.wait_for(wait) == std::future_status::ready;
+}
+
+Status PinManager::start(const std::set<int64_t>& open_runs, std::chrono::milliseconds wait) {
+  if (!wait_for([open_runs](PinEngine& e) { e.recover(open_runs); }, wait)) {
+    spdlog::warn("restoring the clock lease journal takes longer than {} ms; serving meanwhile", wait.count());
+  }
+  return arm_timer();
+}
+
+Status PinManager::arm_timer() {
+  uint64_t now = 0;
+  sd_event_now(loop_, CLOCK_MONOTONIC, &now);
+  sd_event_source* s = nullptr;
+  auto period_us = static_cast<uint64_t>(std::chrono::microseconds(kWatchPeriod).count());
+  int r = sd_event_add_time(loop_, &s, CLOCK_MONOTONIC, now + period_us, kTimerAccuracyUs, &PinManager::on_timer, this);
+  if (r < 0) return make_error(ErrorCode::kIo, "cannot arm the clock lease timer", -r);
+  timer_.reset(s);
+  return ok_status();
+}
+
+int PinManager::on_timer(sd_event_source* s, uint64_t usec, void* self) {
+  auto* m = static_cast<PinManager*>(self);
+  if (!m->shared_->tick_busy.exchange(true)) {
+    m->run([shared = m->shared_](PinEngine& e) {
+      e.tick();
+      shared->tick_busy = false;
+    });
+  }
+  sd_event_source_set_time(s, usec + static_cast<uint64_t>(std::chrono::microseconds(kWatchPeriod).count()));
+  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  return 0;
+}
+
+void PinManager::pin(PinOrder order, Done done) {
+  if (order.kind == LeaseKind::kConnection) lease_connections_.insert(order.connection);
+  Poster* poster = &poster_;
+  run([order = std::move(order), done = std::move(done), poster](PinEngine& e) {
+    auto result = e.pin(order);
+    poster->post([done, result]() { done(result); });
+  });
+}
+
+void PinManager::unpin(std::vector<int64_t> ids, Done done) {
+  Poster* poster = &poster_;
+  run([ids = std::move(ids), done = std::move(done), poster](PinEngine& e) {
+    auto result = e.unpin(ids, "unpinned by a client");
+    poster->post([done, result]() { done(result); });
+  });
+}
+
+json PinManager::leases_json() const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  return shared_->snapshot;
+}
+
+void PinManager::connection_closed(uint64_t connection) {
+  if (lease_connections_.erase(connection) == 0) return;
+  run([connection](PinEngine& e) { e.release_connection(connection); });
+}
+
+void PinManager::run_stopped(int64_t run_id) {
+  run([run_id](PinEngine& e) { e.release_run(run_id); });
+}
+
+void PinManager::stop(std::chrono::milliseconds wait) {
+  timer_.reset();
+  if (!wait_for([](PinEngine& e) { e.release_all("energyd is stopping"); }, wait)) {
+    spdlog::error(
+        "clock leases were not all restored within {} ms; their records stay in the journal and the next "
+        "start restores them",
+        wait.count());
+  }
+  worker_.stop(std::chrono::milliseconds(100));
+}
+
+std::vector<ClockEvent> PinManager::events_between(int64_t from_boot_ns, int64_t to_boot_ns) const {
+  return shared_->events.between(from_boot_ns, to_boot_ns);
+}
+
+}  // namespace energy::daemon

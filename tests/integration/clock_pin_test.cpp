@@ -1,0 +1,242 @@
+// QUALITY H3 on a live simulated board (energyd-sim run, FUSE, whose clock
+// files refuse writes as the strictest kernel does): pins are read back, and
+// every pinned value is restored on unpin, daemon stop, kill -9 + restart
+// (within 2 s of the daemon being ready), client death, lease expiry and run
+// stop; an external writer is detected, logged once and reported in the
+// lease and the run; offline CPUs, unlisted frequencies and min > max are
+// clear errors that change nothing.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+namespace energy::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kPolicy0 = "/sys/devices/system/cpu/cpufreq/policy0";
+
+class ClockPins : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(::access("/dev/fuse", R_OK | W_OK), 0) << "these tests need /dev/fuse (FUSE) and root";
+    sim_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{ENERGYD_SIM_BIN, "run", "--board", "jetson-orin-nano", "--l4t", "36", "--mount", mnt(),
+                                 "--control", tmp_.path() + "/sim.ctl", "--cpu-load", "0"},
+        tmp_.path() + "/sim.log");
+    ASSERT_TRUE(wait_for_socket(tmp_.path() + "/sim.ctl", seconds(15))) << read_file(tmp_.path() + "/sim.log");
+    start_daemon();
+    ASSERT_TRUE(wait_for_socket(sock(), seconds(10))) << log();
+    auto clocks = ctl({"clocks"});
+    for (const auto& d : clocks["domains"]) {
+      if (d["kind"] == "gpu") gpu_dir_ = d["dir"].get<std::string>();
+    }
+    ASSERT_FALSE(gpu_dir_.empty()) << clocks.dump();
+    before_ = clock_files();
+  }
+  void TearDown() override {
+    if (daemon_) daemon_->stop(SIGTERM);
+    if (sim_) sim_->stop(SIGTERM);
+    ::umount2(mnt().c_str(), MNT_DETACH);  // in case the simulator could not unmount
+  }
+  void start_daemon() {
+    daemon_ = std::make_unique<ChildProcess>(std::vector<std::string>{ENERGYD_BIN, "--root", mnt(), "--state-dir",
+                                                                      tmp_.path() + "/state", "--socket", sock()},
+                                             tmp_.path() + "/energyd.log");
+  }
+  std::string mnt() const { return tmp_.path() + "/board"; }
+  std::string sock() const { return tmp_.path() + "/s.sock"; }
+  std::string log() const { return read_file(tmp_.path() + "/energyd.log"); }
+  std::string board(const std::string& path) const {
+    std::string s = read_file(mnt() + path);
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+  void write_board(const std::string& path, const std::string& text) const {
+    std::ofstream(mnt() + path) << text << "\n";
+  }
+  // Every file a pin of cpu0 and the GPU touches, with its text now.
+  std::map<std::string, std::string> clock_files() const {
+    std::map<std::string, std::string> out;
+    for (const char* f : {"/scaling_min_freq", "/scaling_max_freq", "/scaling_governor"}) {
+      out[kPolicy0 + std::string(f)] = board(kPolicy0 + std::string(f));
+    }
+    for (const char* f : {"/min_freq", "/max_freq", "/governor"}) out[gpu_dir_ + f] = board(gpu_dir_ + f);
+    return out;
+  }
+  CommandResult run_ctl(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", sock(), "--json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_command(argv);
+  }
+  nlohmann::json ctl(const std::vector<std::string>& args) const {
+    auto r = run_ctl(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  }
+  nlohmann::json leases() const { return ctl({"clocks"})["leases"]; }
+  template <typename Pred>
+  static bool eventually(Pred pred, milliseconds timeout) {
+    auto end = Clock::now() + timeout;
+    while (Clock::now() < end) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(milliseconds(50));
+    }
+    return pred();
+  }
+  bool restored() const { return clock_files() == before_; }
+  std::unique_ptr<ChildProcess> hold_cpu() {
+    auto child = std::make_unique<ChildProcess>(
+        std::vector<std::string>{ENERGYCTL_BIN, "--socket", sock(), "pin", "--cpu", "max", "--hold"},
+        tmp_.path() + "/hold.log");
+    std::string min_file = kPolicy0 + std::string("/scaling_min_freq");
+    EXPECT_TRUE(eventually([&] { return board(min_file) != before_[min_file]; }, seconds(10)))
+        << read_file(tmp_.path() + "/hold.log");
+    return child;
+  }
+  static size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  }
+
+  TempDir tmp_;
+  std::unique_ptr<ChildProcess> sim_;
+  std::unique_ptr<ChildProcess> daemon_;
+  std::string gpu_dir_;
+  std::map<std::string, std::string> before_;
+};
+
+TEST_F(ClockPins, APinIsReadBackAndUnpinRestoresEveryFile) {
+  auto res = ctl({"pin", "--cpu", "max", "--gpu", "408MHz", "--governor", "performance", "--for", "10m"});
+  ASSERT_EQ(res["domains"].size(), 3u) << res.dump();  // cpu0, cpu4, gpu
+  for (const auto& d : res["domains"]) {
+    EXPECT_EQ(d["requested"]["min_hz"], d["achieved"]["min_hz"]) << d.dump();
+    EXPECT_EQ(d["requested"]["max_hz"], d["achieved"]["max_hz"]) << d.dump();
+    EXPECT_EQ(d["achieved"]["governor"], "performance");
+  }
+  EXPECT_EQ(board(gpu_dir_ + "/min_freq"), "408000000");
+  EXPECT_EQ(board(gpu_dir_ + "/max_freq"), "408000000");
+  EXPECT_EQ(board(kPolicy0 + std::string("/scaling_min_freq")), board(kPolicy0 + std::string("/scaling_max_freq")));
+  auto un = ctl({"unpin", std::to_string(res["lease"]["id"].get<int>())});
+  EXPECT_TRUE(un["released"][0]["restored"].get<bool>()) << un.dump();
+  EXPECT_TRUE(restored());
+  EXPECT_TRUE(leases().empty());
+}
+
+TEST_F(ClockPins, DaemonStopRestoresEveryPin) {
+  ctl({"pin", "--cpu", "max", "--gpu", "min", "--governor", "performance", "--for", "10m"});
+  ASSERT_FALSE(restored());
+  EXPECT_EQ(daemon_->stop(SIGTERM), 0);
+  daemon_.reset();
+  EXPECT_TRUE(restored()) << log();
+  EXPECT_EQ(count(read_file(tmp_.path() + "/state/clock-leases.json"), "\"domain\""), 0u);
+}
+
+TEST_F(ClockPins, KillNineThenRestartRestoresWithinTwoSecondsOfReadyAndKeepsLiveLeases) {
+  auto holder = hold_cpu();                                      // connection lease: its owner dies with the daemon
+  auto timed = ctl({"pin", "--gpu", "408MHz", "--for", "10m"});  // duration lease: outlives the crash
+  daemon_->stop(SIGKILL);
+  daemon_.reset();
+  EXPECT_NE(board(kPolicy0 + std::string("/scaling_min_freq")), before_[kPolicy0 + std::string("/scaling_min_freq")]);
+  start_daemon();
+  ASSERT_TRUE(wait_for_socket(sock(), seconds(10))) << log();
+  auto ready = Clock::now();
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const char* f : {"/scaling_min_freq", "/scaling_max_freq"}) {
+          if (board(kPolicy0 + std::string(f)) != before_[kPolicy0 + std::string(f)]) return false;
+        }
+        return true;
+      },
+      seconds(2)))
+      << log();
+  auto restored_after = std::chrono::duration_cast<milliseconds>(Clock::now() - ready);
+  RecordProperty("restored_ms_after_ready", static_cast<int>(restored_after.count()));
+  EXPECT_LE(restored_after.count(), 2000);
+  auto now = leases();
+  ASSERT_EQ(now.size(), 1u) << now.dump();
+  EXPECT_EQ(now[0]["id"], timed["lease"]["id"]);
+  EXPECT_EQ(now[0]["external_changes"], 0);  // re-verified: still what it pinned
+  EXPECT_EQ(board(gpu_dir_ + "/min_freq"), "408000000");
+  EXPECT_NE(log().find("continues after the restart"), std::string::npos) << log();
+}
+
+TEST_F(ClockPins, ClientDeathReleasesItsConnectionLease) {
+  auto holder = hold_cpu();
+  ASSERT_EQ(leases().size(), 1u);
+  holder->stop(SIGKILL);
+  EXPECT_TRUE(eventually([&] { return restored(); }, seconds(5))) << log();
+  EXPECT_TRUE(leases().empty());
+  EXPECT_NE(log().find("connection closed"), std::string::npos) << log();
+}
+
+TEST_F(ClockPins, ADurationLeaseExpires) {
+  ctl({"pin", "--gpu", "max", "--for", "1s"});
+  ASSERT_FALSE(restored());
+  EXPECT_TRUE(eventually([&] { return restored(); }, seconds(5))) << log();
+  EXPECT_TRUE(leases().empty());
+  EXPECT_NE(log().find("released (expired)"), std::string::npos) << log();
+}
+
+TEST_F(ClockPins, StoppingTheRunReleasesItsRunLease) {
+  ctl({"mark", "start", "sweep"});
+  auto pin = ctl({"pin", "--cpu", "max", "--gpu", "408MHz", "--run", "sweep"});
+  EXPECT_EQ(pin["lease"]["kind"], "run");
+  ASSERT_FALSE(restored());
+  auto rep = ctl({"mark", "stop", "sweep"});
+  ASSERT_TRUE(rep.contains("clock_events")) << rep.dump();
+  EXPECT_EQ(rep["clock_events"][0]["kind"], "pinned");
+  EXPECT_TRUE(eventually([&] { return restored(); }, seconds(5))) << log();
+  EXPECT_TRUE(leases().empty());
+}
+
+TEST_F(ClockPins, AnExternalWriterIsDetectedLoggedOnceAndReportedInTheLeaseAndTheRun) {
+  ctl({"mark", "start", "watched"});
+  ctl({"pin", "--cpu", "max", "--for", "10m"});
+  std::string min_file = kPolicy0 + std::string("/scaling_min_freq");
+  write_board(min_file, before_[min_file]);  // what nvpmodel or jetson_clocks --restore would do
+  ASSERT_TRUE(eventually([&] { return leases()[0]["external_changes"] == 1; }, seconds(5))) << log();
+  std::this_thread::sleep_for(milliseconds(1200));  // two more watch periods
+  EXPECT_EQ(count(log(), "changed by another writer"), 1u) << log();
+  auto rep = ctl({"mark", "stop", "watched"});
+  bool reported = false;
+  for (const auto& e : rep["clock_events"]) {
+    reported = reported || (e["kind"] == "external_change" && e["path"] == min_file && e["found"] == before_[min_file]);
+  }
+  EXPECT_TRUE(reported) << rep["clock_events"].dump();
+}
+
+TEST_F(ClockPins, OfflineCpusUnlistedFrequenciesAndMinAboveMaxAreClearErrorsThatChangeNothing) {
+  write_board("/sys/devices/system/cpu/cpu2/online", "0");
+  auto offline = run_ctl({"pin", "--cpu", "max", "--for", "1m"});
+  EXPECT_EQ(offline.exit_code, 1);
+  EXPECT_NE(offline.err.find("cpu0: CPU 2 of this policy is offline (/sys/devices/system/cpu/cpu2/online is 0)"),
+            std::string::npos)
+      << offline.err;
+  write_board("/sys/devices/system/cpu/cpu2/online", "1");
+  auto unlisted = run_ctl({"pin", "--gpu", "500MHz", "--for", "1m"});
+  EXPECT_EQ(unlisted.exit_code, 1);
+  EXPECT_NE(unlisted.err.find("gpu: 500 MHz is not a listed frequency; nearest listed: 408 MHz and 510 MHz"),
+            std::string::npos)
+      << unlisted.err;
+  auto inverted = run_ctl({"pin", "--gpu", "max:min", "--for", "1m"});
+  EXPECT_EQ(inverted.exit_code, 1);
+  EXPECT_NE(inverted.err.find("gpu: the requested minimum 624.75 MHz is above the requested maximum 306 MHz"),
+            std::string::npos)
+      << inverted.err;
+  EXPECT_TRUE(restored());
+  EXPECT_TRUE(leases().empty());
+}
+
+}  // namespace
+}  // namespace energy::testing
