@@ -44,6 +44,7 @@ int cmd_mark(const Context& ctx, const std::vector<std::string>& args);
 int cmd_rails(const Context& ctx, const std::vector<std::string>& args);
 int cmd_clocks(const Context& ctx, const std::vector<std::string>& args);
 int cmd_export(const Context& ctx, const std::vector<std::string>& args);
+int cmd_run(const Context& ctx, const std::vector<std::string>& args);
 
 // Renders a run report (the reply of mark.stop) as text.
 std::string render_report(const nlohmann::json& report);
