@@ -11,8 +11,7 @@
 // `energyctl --help`.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
+#include <memory>
 #include <optional>
 
 #include "command.h"
@@ -223,22 +222,26 @@ void execute(const Context& ctx, const RunArgs& a, RunDocument& doc) {
   doc.exit_status = final_status(doc, measurement_exit);
 }
 
-int write_output(const RunArgs& a, const RunDocument& doc) {
+using FilePtr = std::unique_ptr<FILE, int (*)(FILE*)>;
+
+int no_close(FILE*) { return 0; }
+
+// Where the report goes, opened before the command runs so that a bad path
+// costs no measurement; "e": the command does not inherit the descriptor.
+Result<FilePtr> open_output(const std::string& output) {
+  if (output.empty()) return FilePtr(stderr, no_close);
+  if (output == "-") return FilePtr(stdout, no_close);
+  FILE* f = std::fopen(output.c_str(), "we");
+  if (f == nullptr) return errno_error("cannot open the report file " + output);
+  return FilePtr(f, std::fclose);
+}
+
+int write_output(const RunArgs& a, const RunDocument& doc, FILE* out) {
   std::string text = a.json ? run_document_json(doc).dump(2) + "\n" : render_run_text(doc);
-  if (a.output.empty()) {
-    std::fputs(text.c_str(), stderr);
-  } else if (a.output == "-") {
-    std::cout << text << std::flush;
-  } else {
-    std::ofstream f(a.output, std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) {
-      std::fprintf(stderr, "energyctl: cannot write the report to %s\n%s", a.output.c_str(), text.c_str());
-      return kExitFailed;
-    }
-  }
-  return kExitOk;
+  bool written = std::fputs(text.c_str(), out) >= 0 && std::fflush(out) == 0;
+  if (written) return kExitOk;
+  std::fprintf(stderr, "energyctl: cannot write the report to %s\n%s", a.output.c_str(), text.c_str());
+  return kExitFailed;
 }
 
 }  // namespace
@@ -246,6 +249,11 @@ int write_output(const RunArgs& a, const RunDocument& doc) {
 int cmd_run(const Context& ctx, const std::vector<std::string>& args) {
   auto a = parse(ctx, args);
   if (!a) return usage_error(a.error().message);
+  auto out = open_output(a->output);
+  if (!out) {
+    std::fprintf(stderr, "energyctl: %s\n", out.error().describe().c_str());
+    return kExitFailed;
+  }
   RunDocument doc;
   doc.name = default_name(*a);
   doc.command = a->command;
@@ -253,7 +261,7 @@ int cmd_run(const Context& ctx, const std::vector<std::string>& args) {
   doc.items = a->items;
   execute(ctx, *a, doc);
   if (doc.repeats.empty()) return doc.exit_status;
-  int written = write_output(*a, doc);
+  int written = write_output(*a, doc, out->get());
   return doc.exit_status == kExitOk ? written : doc.exit_status;
 }
 

@@ -51,6 +51,11 @@ void decode(int status, ChildOutcome& out) {
   }
 }
 
+void wait_failed(int err, ChildOutcome& out) {
+  out.exit_status = 1;
+  out.exec_error = std::string("cannot wait for the command: ") + std::strerror(err);
+}
+
 // Waits for `pid`, forwarding signals; SIGCHLD (blocked) wakes the wait at once.
 void wait_forwarding(pid_t pid, ChildOutcome& out) {
   sigset_t wake = forwarded_set();
@@ -58,7 +63,8 @@ void wait_forwarding(pid_t pid, ChildOutcome& out) {
   for (;;) {
     int status = 0;
     pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR)) return decode(status, out);
+    if (r == pid) return decode(status, out);
+    if (r < 0 && errno != EINTR) return wait_failed(errno, out);
     siginfo_t info{};
     timespec tick{0, 200 * 1000 * 1000};
     int sig = ::sigtimedwait(&wake, &info, &tick);
@@ -89,14 +95,20 @@ int spawn(const std::vector<std::string>& argv, const sigset_t& mask, pid_t& pid
 
 }  // namespace
 
+// SIGCHLD inherited as ignored would have the kernel reap the command
+// itself, and its exit status would be lost.
 SignalBlock::SignalBlock() : blocked_(forwarded_set()) {
   sigaddset(&blocked_, SIGCHLD);
   ::sigprocmask(SIG_BLOCK, &blocked_, &previous_);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(SIGCHLD, &dfl, &previous_sigchld_);
 }
 
 SignalBlock::~SignalBlock() {
   while (take_pending() != 0) {
   }
+  ::sigaction(SIGCHLD, &previous_sigchld_, nullptr);
   ::sigprocmask(SIG_SETMASK, &previous_, nullptr);
 }
 

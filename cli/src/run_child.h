@@ -22,9 +22,10 @@ namespace energy::cli {
 constexpr int kExitNotFound = 127;
 constexpr int kExitNotExecutable = 126;
 
-// Blocks the forwarded signals and SIGCHLD for its lifetime; on destruction
-// discards those still pending (energyctl has already acted on them) and
-// restores the previous mask.
+// Blocks the forwarded signals and SIGCHLD for its lifetime (and makes
+// SIGCHLD's action the default); on destruction discards those still pending
+// (energyctl has already acted on them) and restores the previous mask and
+// SIGCHLD action.
 class SignalBlock {
  public:
   SignalBlock();
@@ -40,6 +41,7 @@ class SignalBlock {
  private:
   sigset_t blocked_;
   sigset_t previous_;
+  struct sigaction previous_sigchld_ {};
 };
 
 struct ChildOutcome {

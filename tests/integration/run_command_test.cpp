@@ -244,6 +244,16 @@ TEST_F(RunCommand, BadUsageIsExitCodeTwoAndRunsNothing) {
   EXPECT_NE(items.err.find("--items must be a positive number, got 'lots'"), std::string::npos) << items.err;
 }
 
+TEST_F(RunCommand, UnwritableReportFileFailsBeforeTheCommandRuns) {
+  std::string marker = tmp_.path() + "/ran";
+  auto r = d().ctl({"run", "--output", tmp_.path() + "/no-such-dir/r.json", "--", "touch", marker});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot open the report file " + tmp_.path() + "/no-such-dir/r.json"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  EXPECT_TRUE(open_run_names().empty());
+}
+
 TEST(RunCommandUnreachable, UnreachableDaemonDoesNotRunTheCommand) {
   TempDir t;
   std::string marker = t.path() + "/ran";
