@@ -104,7 +104,7 @@ Result<RunArgs> parse(const Context& ctx, const std::vector<std::string>& args) 
       out.json = true;
       continue;
     }
-    if (flag.rfind("-", 0) != 0) break;
+    if (flag.rfind('-', 0) != 0) break;
     std::string value;
     size_t eq = flag.find('=');
     if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -148,11 +148,24 @@ nlohmann::json run_tags(const RunArgs& a, int index) {
   return tags;
 }
 
-void note_stop_failure(const Context& ctx, Repeat& r, const CallOutcome& stop) {
-  r.stop_error = "mark.stop failed (see energyctl's error above)";
-  if (stop.exit_code != kExitUnreachable) return;
+// Closes the run; a failure is printed and kept in the report. Returns
+// energyctl's exit code for the measurement.
+int stop_run(const Context& ctx, Repeat& r) {
+  auto client = Client::connect(ctx.socket_path);
+  auto report = client ? client->mark_stop(r.run_id) : Result<nlohmann::json>(client.take_error());
+  if (report) {
+    r.report = std::move(report).value();
+    return kExitOk;
+  }
+  const Error& e = report.error();
+  r.stop_error = e.describe();
+  std::fprintf(stderr, "energyctl: cannot close run %lld: %s\n", static_cast<long long>(r.run_id),
+               r.stop_error.c_str());
+  bool transport = e.code == ErrorCode::kIo || e.code == ErrorCode::kTimeout;
+  if (!transport) return kExitFailed;
   std::fprintf(stderr, "energyctl: run %lld may still be open; close it with 'energyctl --socket %s mark stop %lld'\n",
                static_cast<long long>(r.run_id), ctx.socket_path.c_str(), static_cast<long long>(r.run_id));
+  return kExitUnreachable;
 }
 
 void record_child(const ChildOutcome& child, Repeat& r) {
@@ -184,12 +197,7 @@ Step run_once(const Context& ctx, const RunArgs& a, const std::string& name, con
     record_child(child, r);
     step.signal = child.received_signal;
   }
-  auto stop = call_daemon(ctx, "mark.stop", {{"run", std::to_string(r.run_id)}});
-  if (stop.exit_code == kExitOk)
-    r.report = std::move(stop.result);
-  else
-    note_stop_failure(ctx, r, stop);
-  step.exit_code = stop.exit_code;
+  step.exit_code = stop_run(ctx, r);
   if (step.signal == 0) step.signal = block.take_pending();
   doc.repeats.push_back(std::move(r));
   return step;

@@ -66,7 +66,7 @@ void wait_forwarding(pid_t pid, ChildOutcome& out) {
     if (r == pid) return decode(status, out);
     if (r < 0 && errno != EINTR) return wait_failed(errno, out);
     siginfo_t info{};
-    timespec tick{0, 200 * 1000 * 1000};
+    timespec tick{0, 200L * 1000 * 1000};  // a fallback: SIGCHLD normally wakes the wait
     int sig = ::sigtimedwait(&wake, &info, &tick);
     if (!is_forwarded(sig)) continue;
     out.received_signal = sig;
@@ -76,6 +76,7 @@ void wait_forwarding(pid_t pid, ChildOutcome& out) {
 
 std::vector<char*> c_argv(const std::vector<std::string>& argv) {
   std::vector<char*> out;
+  out.reserve(argv.size() + 1);
   for (const auto& a : argv) out.push_back(const_cast<char*>(a.c_str()));
   out.push_back(nullptr);
   return out;

@@ -254,6 +254,26 @@ TEST_F(RunCommand, UnwritableReportFileFailsBeforeTheCommandRuns) {
   EXPECT_TRUE(open_run_names().empty());
 }
 
+// QUALITY M2 through `energyctl run`: a board without readings gives an
+// error and a failing exit status, never 0 J.
+TEST(RunCommandNoSensors, RunWithoutReadingsFailsTheMeasurementNotTheCommand) {
+  TempDir t;
+  std::filesystem::create_directories(t.path() + "/empty");
+  std::string sock = t.path() + "/s.sock", file = t.path() + "/r.json";
+  ChildProcess d({ENERGYD_BIN, "--root", t.path() + "/empty", "--state-dir", t.path() + "/state", "--socket", sock},
+                 t.path() + "/log");
+  ASSERT_TRUE(wait_for_socket(sock, std::chrono::seconds(10))) << read_file(t.path() + "/log");
+  auto r = run_command({ENERGYCTL_BIN, "--socket", sock, "--json", "run", "--output", file, "--", "true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot close run"), std::string::npos) << r.err;
+  auto doc = parse_json(read_file(file));
+  EXPECT_EQ(doc["runs"][0]["exit_status"], 0);
+  EXPECT_FALSE(doc["runs"][0].contains("report"));
+  EXPECT_NE(doc["runs"][0]["error"].get<std::string>().find("no power readings"), std::string::npos) << doc.dump(2);
+  EXPECT_TRUE(doc["summary"].is_null());
+  EXPECT_EQ(d.stop(SIGTERM), 0);
+}
+
 TEST(RunCommandUnreachable, UnreachableDaemonDoesNotRunTheCommand) {
   TempDir t;
   std::string marker = t.path() + "/ran";
