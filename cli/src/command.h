@@ -49,6 +49,7 @@ int cmd_unpin(const Context& ctx, const std::vector<std::string>& args);
 
 // Renders the clock leases (the reply of clocks.leases) as text.
 std::string render_leases(const nlohmann::json& leases);
+int cmd_run(const Context& ctx, const std::vector<std::string>& args);
 
 // Renders a run report (the reply of mark.stop) as text.
 std::string render_report(const nlohmann::json& report);

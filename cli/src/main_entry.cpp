@@ -24,7 +24,13 @@ constexpr const char* kUsage =
     "                                  pin clocks under a lease; F: min, max, 1.2GHz, 624.75MHz or LO:HI\n"
     "  unpin LEASE...|--all            restore the clocks a lease pinned\n"
     "  export [--since T] [--until T] [--rail R] [--format csv|json]\n"
-    "                                  raw readings; T: now, -15m, @EPOCH or 2026-11-22T03:00:00Z\n\n"
+    "                                  raw readings; T: now, -15m, @EPOCH or 2026-11-22T03:00:00Z\n"
+    "  run [--name N] [--tag K=V]... [--repeat K] [--items N] [--output FILE|-] [--] CMD [ARGS...]\n"
+    "                                  measure CMD in a run (stdin/stdout/stderr and signals passed\n"
+    "                                  through); report on stderr, in FILE, or on stdout after CMD (-);\n"
+    "                                  --json: the report as JSON; --repeat: mean, stddev, 95% CI;\n"
+    "                                  --items: energy per item. Exits with CMD's status (128+N\n"
+    "                                  signal, 127 not found, 126 not executable)\n\n"
     "Options:\n"
     "  --socket PATH   energyd's socket\n"
     "  --json          print the daemon's JSON instead of tables\n"
@@ -33,7 +39,9 @@ constexpr const char* kUsage =
 using Command = std::function<int(const Context&, const std::vector<std::string>&)>;
 
 const std::map<std::string, Command>& commands() {
-  static const std::map<std::string, Command> table = {{"status", cmd_status}, {"mark", cmd_mark}, {"rails", cmd_rails}, {"clocks", cmd_clocks}, {"export", cmd_export}, {"pin", cmd_pin}, {"unpin", cmd_unpin}};
+  static const std::map<std::string, Command> table = {
+      {"status", cmd_status}, {"mark", cmd_mark},   {"rails", cmd_rails}, {"clocks", cmd_clocks},
+      {"export", cmd_export}, {"pin", cmd_pin},     {"unpin", cmd_unpin}, {"run", cmd_run}};
   return table;
 }
 

@@ -1,0 +1,276 @@
+// energyctl run [--name N] [--tag K=V]... [--repeat K] [--items N]
+//               [--output FILE|-] [--json] [--] CMD [ARGS...]
+//
+// Opens a run, executes CMD with energyctl's stdin, stdout and stderr,
+// forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to it, and closes the run whatever
+// happens to CMD; K times with --repeat, then statistics over the runs.
+// The report goes to stderr (as `perf stat` and `time` do) so that CMD's
+// stdout stays CMD's; --output FILE writes it to FILE instead, `--output -`
+// to stdout after CMD has finished. Exit status: CMD's (128+N for a signal,
+// 127 not found, 126 not executable). Documented in README.md and
+// `energyctl --help`.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "command.h"
+#include "run_child.h"
+#include "run_report.h"
+
+namespace energy::cli {
+namespace {
+
+constexpr int kMaxRepeat = 10000;
+constexpr size_t kMaxNameChars = 200;         // the daemon's limit
+constexpr size_t kMaxCommandTagChars = 1000;  // keeps the mark.start frame far below 64 KiB
+
+struct RunArgs {
+  std::string name;
+  nlohmann::json tags = nlohmann::json::object();
+  int repeat = 1;
+  std::optional<double> items;
+  bool json = false;
+  std::string output;  // empty: stderr; "-": stdout
+  std::vector<std::string> command;
+};
+
+Result<int> parse_repeat(const std::string& v) {
+  char* end = nullptr;
+  long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 1 || n > kMaxRepeat) {
+    return make_error(ErrorCode::kInvalid,
+                      "--repeat must be a whole number from 1 to " + std::to_string(kMaxRepeat) + ", got '" + v + "'");
+  }
+  return static_cast<int>(n);
+}
+
+Result<double> parse_items(const std::string& v) {
+  char* end = nullptr;
+  double n = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !std::isfinite(n) || n <= 0) {
+    return make_error(ErrorCode::kInvalid, "--items must be a positive number, got '" + v + "'");
+  }
+  return n;
+}
+
+Status add_tag(const std::string& kv, nlohmann::json& tags) {
+  size_t eq = kv.find('=');
+  if (eq == 0 || eq == std::string::npos) return make_error(ErrorCode::kInvalid, "tag '" + kv + "' is not KEY=VALUE");
+  tags[kv.substr(0, eq)] = kv.substr(eq + 1);
+  return ok_status();
+}
+
+// Applies one option taking a value; false when `flag` is not one.
+Result<bool> apply_valued(const std::string& flag, const std::string& value, RunArgs& out) {
+  if (flag == "--name")
+    out.name = value;
+  else if (flag == "--output" || flag == "-o")
+    out.output = value;
+  else if (flag == "--tag") {
+    auto t = add_tag(value, out.tags);
+    if (!t) return t.take_error();
+  } else if (flag == "--repeat") {
+    auto r = parse_repeat(value);
+    if (!r) return r.take_error();
+    out.repeat = *r;
+  } else if (flag == "--items") {
+    auto n = parse_items(value);
+    if (!n) return n.take_error();
+    out.items = *n;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool takes_value(const std::string& flag) {
+  return flag == "--name" || flag == "--output" || flag == "-o" || flag == "--tag" || flag == "--repeat" ||
+         flag == "--items";
+}
+
+// Options up to "--" or the first word that is not an option; the rest is CMD.
+Result<RunArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
+  RunArgs out;
+  out.json = ctx.json;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    std::string flag = args[i];
+    if (flag == "--") {
+      ++i;
+      break;
+    }
+    if (flag == "--json") {
+      out.json = true;
+      continue;
+    }
+    if (flag.rfind('-', 0) != 0) break;
+    std::string value;
+    size_t eq = flag.find('=');
+    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (takes_value(flag)) {
+      if (i + 1 >= args.size()) return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
+      value = args[++i];
+    }
+    auto applied = apply_valued(flag, value, out);
+    if (!applied) return applied.take_error();
+    if (!*applied) return make_error(ErrorCode::kInvalid, "unknown option '" + flag + "' for run");
+  }
+  out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (out.command.empty()) {
+    return make_error(ErrorCode::kInvalid, "run needs a command: energyctl run [OPTIONS] -- CMD [ARGS...]");
+  }
+  return out;
+}
+
+std::string basename_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  return base.empty() ? path : base;
+}
+
+std::string default_name(const RunArgs& a) {
+  std::string name = a.name.empty() ? basename_of(a.command.front()) : a.name;
+  return name.substr(0, kMaxNameChars);
+}
+
+// The user's tags, plus the command line (and the repeat) unless the user set them.
+nlohmann::json run_tags(const RunArgs& a, int index) {
+  nlohmann::json tags = a.tags;
+  std::string line;
+  for (const auto& w : a.command) line += (line.empty() ? "" : " ") + w;
+  if (!tags.contains("command")) tags["command"] = line.substr(0, kMaxCommandTagChars);
+  if (a.repeat > 1 && !tags.contains("repeat")) {
+    tags["repeat"] = std::to_string(index) + "/" + std::to_string(a.repeat);
+  }
+  return tags;
+}
+
+// Closes the run; a failure is printed and kept in the report. Returns
+// energyctl's exit code for the measurement.
+int stop_run(const Context& ctx, Repeat& r) {
+  auto client = Client::connect(ctx.socket_path);
+  auto report = client ? client->mark_stop(r.run_id) : Result<nlohmann::json>(client.take_error());
+  if (report) {
+    r.report = std::move(report).value();
+    return kExitOk;
+  }
+  const Error& e = report.error();
+  r.stop_error = e.describe();
+  std::fprintf(stderr, "energyctl: cannot close run %lld: %s\n", static_cast<long long>(r.run_id),
+               r.stop_error.c_str());
+  bool transport = e.code == ErrorCode::kIo || e.code == ErrorCode::kTimeout;
+  if (!transport) return kExitFailed;
+  std::fprintf(stderr, "energyctl: run %lld may still be open; close it with 'energyctl --socket %s mark stop %lld'\n",
+               static_cast<long long>(r.run_id), ctx.socket_path.c_str(), static_cast<long long>(r.run_id));
+  return kExitUnreachable;
+}
+
+void record_child(const ChildOutcome& child, Repeat& r) {
+  r.exit_status = child.exit_status;
+  r.died_of_signal = child.died_of_signal;
+  r.exec_error = child.exec_error;
+  if (!child.exec_error.empty()) std::fprintf(stderr, "energyctl: %s\n", child.exec_error.c_str());
+}
+
+struct Step {
+  int exit_code = kExitOk;  // energyctl's own failure (mark.start/stop); kExitOk when measured
+  int signal = 0;           // a forwarded-kind signal arrived: stop repeating
+};
+
+// One repeat: mark start, CMD, mark stop (always, once the run is open).
+Step run_once(const Context& ctx, const RunArgs& a, const std::string& name, const SignalBlock& block,
+              RunDocument& doc) {
+  Repeat r;
+  r.index = static_cast<int>(doc.repeats.size()) + 1;
+  auto start = call_daemon(ctx, "mark.start", {{"name", name}, {"tags", run_tags(a, r.index)}});
+  if (start.exit_code != kExitOk) return {start.exit_code, 0};
+  r.run_id = start.result.value("id", int64_t{-1});
+  Step step;
+  step.signal = block.take_pending();
+  if (step.signal != 0) {
+    r.exit_status = 128 + step.signal;
+  } else {
+    auto child = run_child(a.command, block);
+    record_child(child, r);
+    step.signal = child.received_signal;
+  }
+  step.exit_code = stop_run(ctx, r);
+  if (step.signal == 0) step.signal = block.take_pending();
+  doc.repeats.push_back(std::move(r));
+  return step;
+}
+
+// CMD's status; a measurement failure turns a success into energyctl's error code.
+int final_status(const RunDocument& doc, int measurement_exit) {
+  if (doc.repeats.empty()) return measurement_exit;
+  int cmd = doc.repeats.back().exit_status;
+  return cmd == 0 && measurement_exit != kExitOk ? measurement_exit : cmd;
+}
+
+bool keep_repeating(const Step& step, const RunDocument& doc, size_t repeats_before) {
+  if (step.signal != 0 || step.exit_code != kExitOk) return false;
+  return doc.repeats.size() > repeats_before && doc.repeats.back().exit_status == 0;
+}
+
+// Repeats stop at the first interruption, failed command or failed mark:
+// their statistics would describe a different workload.
+void execute(const Context& ctx, const RunArgs& a, RunDocument& doc) {
+  SignalBlock block;
+  int measurement_exit = kExitOk;
+  for (int i = 0; i < a.repeat; ++i) {
+    size_t before = doc.repeats.size();
+    Step step = run_once(ctx, a, doc.name, block, doc);
+    if (step.exit_code != kExitOk) measurement_exit = step.exit_code;
+    if (step.signal != 0) doc.interrupted_by = signal_name(step.signal);
+    if (!keep_repeating(step, doc, before)) break;
+  }
+  doc.exit_status = final_status(doc, measurement_exit);
+}
+
+using FilePtr = std::unique_ptr<FILE, int (*)(FILE*)>;
+
+int no_close(FILE*) { return 0; }
+
+// Where the report goes, opened before the command runs so that a bad path
+// costs no measurement; "e": the command does not inherit the descriptor.
+Result<FilePtr> open_output(const std::string& output) {
+  if (output.empty()) return FilePtr(stderr, no_close);
+  if (output == "-") return FilePtr(stdout, no_close);
+  FILE* f = std::fopen(output.c_str(), "we");
+  if (f == nullptr) return errno_error("cannot open the report file " + output);
+  return FilePtr(f, std::fclose);
+}
+
+int write_output(const RunArgs& a, const RunDocument& doc, FILE* out) {
+  std::string text = a.json ? run_document_json(doc).dump(2) + "\n" : render_run_text(doc);
+  bool written = std::fputs(text.c_str(), out) >= 0 && std::fflush(out) == 0;
+  if (written) return kExitOk;
+  std::fprintf(stderr, "energyctl: cannot write the report to %s\n%s", a.output.c_str(), text.c_str());
+  return kExitFailed;
+}
+
+}  // namespace
+
+int cmd_run(const Context& ctx, const std::vector<std::string>& args) {
+  auto a = parse(ctx, args);
+  if (!a) return usage_error(a.error().message);
+  auto out = open_output(a->output);
+  if (!out) {
+    std::fprintf(stderr, "energyctl: %s\n", out.error().describe().c_str());
+    return kExitFailed;
+  }
+  RunDocument doc;
+  doc.name = default_name(*a);
+  doc.command = a->command;
+  doc.repeat = a->repeat;
+  doc.items = a->items;
+  execute(ctx, *a, doc);
+  if (doc.repeats.empty()) return doc.exit_status;
+  int written = write_output(*a, doc, out->get());
+  return doc.exit_status == kExitOk ? written : doc.exit_status;
+}
+
+}  // namespace energy::cli

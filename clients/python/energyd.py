@@ -1,0 +1,385 @@
+"""Client for energyd, the Jetson energy daemon: mark runs and read their energy.
+
+One module, standard library only, Python 3.8 or newer (JetPack 5 runs
+Ubuntu 20.04 with Python 3.8). Copy it next to your code or put its folder on
+PYTHONPATH.
+
+    import energyd
+
+    with energyd.run("resnet50", items=3200, tags={"batch": "8"}) as r:
+        infer()                       # the run is closed even if this raises
+    print(r.energy_j, r.avg_power_w, r.energy_per_item_j)
+    print(r.report["rails"])          # the daemon's full report (a dict)
+
+    c = energyd.Client()              # $ENERGYD_SOCKET or /run/energyd/energyd.sock
+    print(c.status()["total"]["power_w"])
+    info = c.mark_start("warmup")
+    report = c.mark_stop(info)        # by the dict, its id, or a unique name
+
+Every failure raises EnergydError with the daemon's error code ("not_found",
+"state", "invalid", "denied", ...) or a transport code ("io", "timeout",
+"protocol"). The wire protocol is documented in energyd's docs/PROTOCOL.md:
+4-byte big-endian length, then a UTF-8 JSON object; requests up to 64 KiB,
+replies up to 64 MiB.
+
+Thread-safety: a Client may be shared between threads; calls are serialised.
+"""
+
+import json
+import os
+import socket as _socket
+import struct
+import threading
+from typing import Any, Dict, Mapping, Optional, Union
+
+__all__ = [
+    "Client",
+    "EnergydError",
+    "Run",
+    "run",
+    "default_socket_path",
+    "DEFAULT_SOCKET",
+    "MAX_REQUEST_BYTES",
+    "MAX_REPLY_BYTES",
+]
+
+PROTOCOL_VERSION = 1
+DEFAULT_SOCKET = "/run/energyd/energyd.sock"
+MAX_REQUEST_BYTES = 64 * 1024
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+DEFAULT_TIMEOUT_S = 10.0
+_HEADER = struct.Struct(">I")
+
+
+class EnergydError(Exception):
+    """A failed request or connection.
+
+    Attributes:
+        code: the daemon's error code ("not_found", "state", "invalid",
+            "denied", "storage", ...) or, for transport failures, "io",
+            "timeout" or "protocol".
+        message: what was wrong, for people.
+        errno: the system error number when a system call failed, else None.
+    """
+
+    def __init__(self, code: str, message: str, errno: Optional[int] = None) -> None:
+        super().__init__("{}: {}".format(code, message))
+        self.code = code
+        self.message = message
+        self.errno = errno
+
+
+def default_socket_path() -> str:
+    """$ENERGYD_SOCKET when set and not empty, else /run/energyd/energyd.sock."""
+    return os.environ.get("ENERGYD_SOCKET") or DEFAULT_SOCKET
+
+
+def encode_frame(message: Mapping[str, Any]) -> bytes:
+    """One frame: the payload's length (4 bytes, big-endian), then the JSON payload."""
+    payload = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _HEADER.pack(len(payload)) + payload
+
+
+def decode_payload(payload: bytes) -> Dict[str, Any]:
+    """The JSON object in a frame's payload; anything else is a protocol error."""
+    try:
+        message = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise EnergydError("protocol", "reply is not valid JSON: {}".format(e)) from None
+    if not isinstance(message, dict):
+        raise EnergydError("protocol", "reply is not a JSON object")
+    return message
+
+
+def _run_key(run: Union[int, str, Mapping[str, Any]]) -> str:
+    """mark.stop's `run` argument from an id, a name or mark_start's result."""
+    if isinstance(run, Mapping):
+        if "id" not in run:
+            raise EnergydError("invalid", "run dict has no 'id' (pass mark_start's result)")
+        run = run["id"]
+    if isinstance(run, bool) or not isinstance(run, (int, str)):
+        raise EnergydError("invalid", "run must be an id, a name or mark_start's result, not {!r}".format(run))
+    return str(run)
+
+
+class Client:
+    """A connection to energyd's Unix socket.
+
+    Args:
+        socket: the socket path; default $ENERGYD_SOCKET, else
+            /run/energyd/energyd.sock.
+        timeout: seconds to wait for the connection and for each reply
+            (marks wait for a sample and a database commit).
+
+    Raises EnergydError("io") when energyd cannot be reached. After a
+    transport failure the connection is dropped and the next call reconnects.
+    Usable as a context manager (closes on exit).
+    """
+
+    def __init__(self, socket: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        self.socket_path = socket or default_socket_path()
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._sock = None  # type: Optional[_socket.socket]
+        self._next_id = 1
+        self._connect()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the connection; a later call reconnects."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def call(self, verb: str, **args: Any) -> Dict[str, Any]:
+        """Sends one request and returns its result (a dict).
+
+        Raises EnergydError with the daemon's code when it refuses the request.
+        """
+        with self._lock:
+            request_id = self._next_id
+            self._next_id += 1
+            frame = encode_frame({"v": PROTOCOL_VERSION, "id": request_id, "verb": verb, "args": args})
+            if len(frame) - _HEADER.size > MAX_REQUEST_BYTES:
+                raise EnergydError(
+                    "invalid",
+                    "{} request of {} bytes exceeds the protocol's limit of {} bytes".format(
+                        verb, len(frame) - _HEADER.size, MAX_REQUEST_BYTES
+                    ),
+                )
+            reply = self._exchange(frame)
+        return _result_of(reply, request_id)
+
+    def status(self) -> Dict[str, Any]:
+        """Board, rails with live readings, sampler and storage health, open runs."""
+        return self.call("status")
+
+    def rails(self) -> Dict[str, Any]:
+        """Rails with their files, and which rails form the module total."""
+        return self.call("rails")
+
+    def mark_start(self, name: str, tags: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Opens a run; returns it ({"id", "name", "tags", "start_ns", ...}).
+
+        The daemon samples every rail and stores the mark durably before it
+        answers. Tag values are sent as strings.
+        """
+        string_tags = {str(k): str(v) for k, v in (tags or {}).items()}
+        return self.call("mark.start", name=name, tags=string_tags)
+
+    def mark_stop(self, run: Union[int, str, Mapping[str, Any]]) -> Dict[str, Any]:
+        """Closes a run and returns its report (see docs/PROTOCOL.md, mark.stop).
+
+        `run` is mark_start's result, the run's id, or its name when exactly
+        one open run has it. Raises EnergydError("not_found") for an unknown
+        run and EnergydError("state") for one already stopped.
+        """
+        return self.call("mark.stop", run=_run_key(run))
+
+    def _connect(self) -> None:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.socket_path)
+        except OSError as e:
+            sock.close()
+            hint = " (is energyd running?)" if isinstance(e, (FileNotFoundError, ConnectionRefusedError)) else ""
+            raise EnergydError(
+                "io", "cannot connect to {}{}: {}".format(self.socket_path, hint, e.strerror or e), e.errno
+            ) from None
+        self._sock = sock
+
+    def _exchange(self, frame: bytes) -> Dict[str, Any]:
+        if self._sock is None:
+            self._connect()
+        try:
+            assert self._sock is not None
+            self._sock.sendall(frame)
+            return self._receive()
+        except _socket.timeout:
+            self.close()
+            raise EnergydError("timeout", "no reply from {} within {} s".format(self.socket_path, self.timeout)) from None
+        except OSError as e:
+            self.close()
+            raise EnergydError("io", "lost the connection to {}: {}".format(self.socket_path, e), e.errno) from None
+        except EnergydError:
+            self.close()  # the stream is out of step
+            raise
+
+    def _receive(self) -> Dict[str, Any]:
+        (length,) = _HEADER.unpack(self._read_exactly(_HEADER.size))
+        if length > MAX_REPLY_BYTES:
+            raise EnergydError(
+                "protocol", "reply of {} bytes exceeds the limit of {} bytes".format(length, MAX_REPLY_BYTES)
+            )
+        return decode_payload(self._read_exactly(length))
+
+    def _read_exactly(self, n: int) -> bytes:
+        assert self._sock is not None
+        chunks = []
+        while n > 0:
+            chunk = self._sock.recv(min(n, 1 << 20))
+            if not chunk:
+                raise EnergydError("io", "energyd closed the connection {}".format(self.socket_path))
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+
+def _result_of(reply: Dict[str, Any], request_id: int) -> Dict[str, Any]:
+    """The result of a reply, or its error raised as EnergydError."""
+    if reply.get("id") != request_id:
+        raise EnergydError("protocol", "reply does not answer request {}".format(request_id))
+    ok = reply.get("ok")
+    if ok is True:
+        result = reply.get("result", {})
+        return result if isinstance(result, dict) else {"value": result}
+    if ok is not False:
+        raise EnergydError("protocol", 'reply has no boolean field "ok"')
+    error = reply.get("error")
+    if not isinstance(error, dict):
+        raise EnergydError("protocol", 'error reply has no object field "error"')
+    errno = error.get("errno")
+    raise EnergydError(
+        str(error.get("code", "protocol")),
+        str(error.get("message", "unspecified error")),
+        errno if isinstance(errno, int) else None,
+    )
+
+
+class Run:
+    """A run measured around a block of code; see run().
+
+    While open: `info` (mark_start's result) and `id`. After the block:
+    `report` (the daemon's full report, a dict) and the shortcuts below, or
+    `error` (an EnergydError) when stopping failed while the block was
+    raising its own exception (which then propagates unchanged).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        items: Optional[float] = None,
+        tags: Optional[Mapping[str, Any]] = None,
+        socket: Optional[str] = None,
+        client: Optional[Client] = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        if items is not None and (isinstance(items, bool) or not isinstance(items, (int, float)) or not items > 0):
+            raise ValueError("items must be a positive number, got {!r}".format(items))
+        self.name = name
+        self.items = items
+        self.tags = dict(tags or {})
+        self.info = None  # type: Optional[Dict[str, Any]]
+        self.report = None  # type: Optional[Dict[str, Any]]
+        self.error = None  # type: Optional[EnergydError]
+        self._socket = socket
+        self._timeout = timeout
+        self._client = client
+        self._owns_client = client is None
+
+    def __enter__(self) -> "Run":
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        try:
+            self.stop()
+        except EnergydError as e:
+            self.error = e
+            if exc_type is None:
+                raise
+        return False
+
+    @property
+    def id(self) -> int:
+        """The daemon's run id."""
+        if self.info is None:
+            raise EnergydError("state", "run '{}' has not been started".format(self.name))
+        return int(self.info["id"])
+
+    def start(self) -> Dict[str, Any]:
+        """Opens the run (the context manager calls this)."""
+        if self.info is not None:
+            raise EnergydError("state", "run '{}' was already started (id {})".format(self.name, self.id))
+        if self._client is None:
+            self._client = Client(self._socket, self._timeout)
+        self.info = self._client.mark_start(self.name, self.tags)
+        return self.info
+
+    def stop(self) -> Dict[str, Any]:
+        """Closes the run once and returns its report (the context manager calls this)."""
+        if self.report is not None:
+            return self.report
+        if self.info is None or self._client is None:
+            raise EnergydError("state", "run '{}' has not been started".format(self.name))
+        try:
+            self.report = self._client.mark_stop(self.id)
+        finally:
+            if self._owns_client:
+                self._client.close()
+        return self.report
+
+    def _total(self, key: str) -> float:
+        if self.report is None:
+            raise EnergydError("state", "run '{}' has no report yet: it is still open or failed to stop".format(self.name))
+        value = self.report.get("total", {}).get(key)
+        if not isinstance(value, (int, float)):
+            raise EnergydError("protocol", "report of run {} has no total {}".format(self.id, key))
+        return float(value)
+
+    @property
+    def energy_j(self) -> float:
+        """Module energy over the run, J (trapezoidal, interpolated at both edges)."""
+        return self._total("energy_j")
+
+    @property
+    def avg_power_w(self) -> float:
+        """Average module power over the run, W."""
+        return self._total("avg_power_w")
+
+    @property
+    def peak_power_w(self) -> float:
+        """Highest module power sampled in the run, W."""
+        return self._total("peak_power_w")
+
+    @property
+    def duration_s(self) -> float:
+        """Stop minus start, s."""
+        if self.report is None:
+            raise EnergydError("state", "run '{}' has no report yet".format(self.name))
+        return float(self.report["duration_s"])
+
+    @property
+    def energy_per_item_j(self) -> float:
+        """energy_j / items, J per item (e.g. per inference); needs items."""
+        if self.items is None:
+            raise EnergydError("invalid", "run '{}' was started without items".format(self.name))
+        return self.energy_j / self.items
+
+
+def run(
+    name: str,
+    items: Optional[float] = None,
+    tags: Optional[Mapping[str, Any]] = None,
+    socket: Optional[str] = None,
+    client: Optional[Client] = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> Run:
+    """A context manager that measures its block as a run named `name`.
+
+        with energyd.run("resnet50", items=3200, tags={"batch": 8}) as r:
+            infer()
+        r.energy_j, r.avg_power_w, r.energy_per_item_j, r.report
+
+    The run is stopped even when the block raises (also KeyboardInterrupt);
+    the block's exception propagates. `items`: work done in the block, for
+    energy_per_item_j. `client`: an existing Client to use (else one is
+    opened on `socket` and closed afterwards).
+    """
+    return Run(name, items=items, tags=tags, socket=socket, client=client, timeout=timeout)

@@ -1,0 +1,323 @@
+"""Tests of the Python client (clients/python/energyd.py), standard library only.
+
+FakeDaemonTest talks to an in-process fake daemon (framing, limits, errors).
+LiveDaemonTest starts a simulated board and the real energyd, as the C++
+board fixture does; ctest passes the binaries in $ENERGYD_BIN and
+$ENERGYD_SIM_BIN and the client's folder in $ENERGYD_PYTHON_CLIENT.
+
+Run: ENERGYD_BIN=... ENERGYD_SIM_BIN=... python3 -m unittest -v test_client
+"""
+
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(
+    0, os.environ.get("ENERGYD_PYTHON_CLIENT", os.path.join(os.path.dirname(__file__), "..", "..", "clients", "python"))
+)
+import energyd  # noqa: E402
+
+
+def frame(message):
+    payload = json.dumps(message).encode("utf-8")
+    return struct.pack(">I", len(payload)) + payload
+
+
+def ok_reply(request, result):
+    return frame({"v": 1, "id": request["id"], "ok": True, "result": result})
+
+
+def error_reply(request, code, message, errno=None):
+    error = {"code": code, "message": message}
+    if errno is not None:
+        error["errno"] = errno
+    return frame({"v": 1, "id": request["id"], "ok": False, "error": error})
+
+
+class FakeDaemon:
+    """Serves a temporary Unix socket; handler(request) returns the raw bytes to answer."""
+
+    def __init__(self, handler):
+        self.handler = handler
+        self.requests = []
+        self.dir = tempfile.mkdtemp(prefix="energyd-py-fake-")
+        self.path = os.path.join(self.dir, "energyd.sock")
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.path)
+        self.listener.listen(4)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.listener.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn:
+                self._serve_connection(conn)
+
+    def _serve_connection(self, conn):
+        while True:
+            header = conn.recv(4, socket.MSG_WAITALL)
+            if len(header) < 4:
+                return
+            (length,) = struct.unpack(">I", header)
+            request = json.loads(conn.recv(length, socket.MSG_WAITALL).decode("utf-8"))
+            self.requests.append(request)
+            try:
+                conn.sendall(self.handler(request))
+            except OSError:  # the client gave up first (timeouts, refused replies)
+                return
+
+
+class FakeDaemonTest(unittest.TestCase):
+    def serve(self, handler):
+        d = FakeDaemon(handler)
+        self.addCleanup(d.close)
+        return d
+
+    def test_call_sends_a_versioned_request_and_returns_the_result(self):
+        d = self.serve(lambda r: ok_reply(r, {"echo": r["args"]}))
+        with energyd.Client(d.path) as c:
+            self.assertEqual(c.call("status", detail="x"), {"echo": {"detail": "x"}})
+        self.assertEqual(d.requests[0]["v"], 1)
+        self.assertEqual(d.requests[0]["verb"], "status")
+        self.assertIsInstance(d.requests[0]["id"], int)
+
+    def test_daemon_error_becomes_energyd_error_with_code_message_and_errno(self):
+        d = self.serve(lambda r: error_reply(r, "storage", "database is locked", errno=5))
+        with energyd.Client(d.path) as c, self.assertRaises(energyd.EnergydError) as caught:
+            c.mark_start("x")
+        self.assertEqual(caught.exception.code, "storage")
+        self.assertEqual(caught.exception.message, "database is locked")
+        self.assertEqual(caught.exception.errno, 5)
+
+    def test_mark_stop_accepts_mark_starts_result_an_id_or_a_name(self):
+        d = self.serve(lambda r: ok_reply(r, {"id": 12, "name": "w"} if r["verb"] == "mark.start" else {}))
+        c = energyd.Client(d.path)
+        self.addCleanup(c.close)
+        info = c.mark_start("w", tags={"batch": 8})
+        c.mark_stop(info)
+        c.mark_stop(12)
+        c.mark_stop("w")
+        self.assertEqual(d.requests[0]["args"], {"name": "w", "tags": {"batch": "8"}})
+        self.assertEqual([r["args"]["run"] for r in d.requests[1:]], ["12", "12", "w"])
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.mark_stop({"name": "no id"})
+        self.assertEqual(caught.exception.code, "invalid")
+
+    def test_oversized_reply_is_refused_from_its_header(self):
+        d = self.serve(lambda r: struct.pack(">I", energyd.MAX_REPLY_BYTES + 1))
+        with self.assertRaises(energyd.EnergydError) as caught:
+            with energyd.Client(d.path) as c:
+                c.status()
+        self.assertEqual(caught.exception.code, "protocol")
+        self.assertIn("exceeds the limit", caught.exception.message)
+
+    def test_oversized_request_is_refused_before_sending(self):
+        d = self.serve(lambda r: ok_reply(r, {}))
+        with self.assertRaises(energyd.EnergydError) as caught:
+            with energyd.Client(d.path) as c:
+                c.mark_start("big", tags={"blob": "x" * energyd.MAX_REQUEST_BYTES})
+        self.assertEqual(caught.exception.code, "invalid")
+        self.assertEqual(d.requests, [])
+
+    def test_reply_that_is_not_a_json_object_is_a_protocol_error(self):
+        d = self.serve(lambda r: struct.pack(">I", 3) + b"[1]")
+        with self.assertRaises(energyd.EnergydError) as caught:
+            with energyd.Client(d.path) as c:
+                c.status()
+        self.assertEqual(caught.exception.code, "protocol")
+
+    def test_reply_to_another_request_is_a_protocol_error(self):
+        d = self.serve(lambda r: frame({"v": 1, "id": r["id"] + 100, "ok": True, "result": {}}))
+        with self.assertRaises(energyd.EnergydError) as caught:
+            with energyd.Client(d.path) as c:
+                c.status()
+        self.assertEqual(caught.exception.code, "protocol")
+
+    def test_no_reply_within_the_timeout_is_a_timeout_error(self):
+        gate = threading.Event()
+        self.addCleanup(gate.set)
+        d = self.serve(lambda r: b"" if gate.wait(30) else b"")
+        with self.assertRaises(energyd.EnergydError) as caught:
+            with energyd.Client(d.path, timeout=0.2) as c:
+                c.status()
+        self.assertEqual(caught.exception.code, "timeout")
+
+    def test_unreachable_socket_is_an_io_error_that_names_the_path(self):
+        path = os.path.join(tempfile.gettempdir(), "energyd-py-none-{}.sock".format(os.getpid()))
+        with self.assertRaises(energyd.EnergydError) as caught:
+            energyd.Client(path)
+        self.assertEqual(caught.exception.code, "io")
+        self.assertIn(path, caught.exception.message)
+        self.assertIn("is energyd running?", caught.exception.message)
+
+    def test_socket_comes_from_the_environment_when_not_given(self):
+        d = self.serve(lambda r: ok_reply(r, {"version": "fake"}))
+        old = os.environ.get("ENERGYD_SOCKET")
+        os.environ["ENERGYD_SOCKET"] = d.path
+        try:
+            self.assertEqual(energyd.default_socket_path(), d.path)
+            with energyd.Client() as c:
+                self.assertEqual(c.status(), {"version": "fake"})
+        finally:
+            if old is None:
+                del os.environ["ENERGYD_SOCKET"]
+            else:
+                os.environ["ENERGYD_SOCKET"] = old
+        saved = os.environ.pop("ENERGYD_SOCKET", None)
+        try:
+            self.assertEqual(energyd.default_socket_path(), "/run/energyd/energyd.sock")
+        finally:
+            if saved is not None:
+                os.environ["ENERGYD_SOCKET"] = saved
+
+    def test_failed_stop_during_an_exception_keeps_the_error_and_lets_the_exception_through(self):
+        def handler(r):
+            if r["verb"] == "mark.start":
+                return ok_reply(r, {"id": 4, "name": "w"})
+            return error_reply(r, "storage", "disk full")
+
+        d = self.serve(handler)
+        r = energyd.run("w", socket=d.path)
+        with self.assertRaises(ZeroDivisionError):
+            with r:
+                1 / 0
+        self.assertEqual(r.error.code, "storage")
+        self.assertEqual(d.requests[-1]["verb"], "mark.stop")
+        with self.assertRaises(energyd.EnergydError) as caught:
+            r.energy_j
+        self.assertEqual(caught.exception.code, "state")
+
+    def test_items_must_be_positive(self):
+        for bad in (0, -1, "many", True):
+            with self.assertRaises(ValueError):
+                energyd.run("w", items=bad)
+
+
+def start_board_and_daemon(tmp):
+    """A constant-power Orin Nano (VDD_IN exactly 5.000 W) and energyd on it; returns (process, socket)."""
+    board = os.path.join(tmp, "board")
+    subprocess.run(
+        [os.environ["ENERGYD_SIM_BIN"], "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root", board,
+         "--rail", "VDD_IN=5000:1000", "--rail", "VDD_CPU_GPU_CV=5000:200", "--rail", "VDD_SOC=5000:400"],
+        check=True, stdout=subprocess.DEVNULL)
+    config = os.path.join(tmp, "energyd.yaml")
+    with open(config, "w") as f:
+        f.write("# written by tests/python/test_client.py\nlog_level: debug\n")
+    sock = os.path.join(tmp, "energyd.sock")
+    log = open(os.path.join(tmp, "energyd.log"), "w")
+    proc = subprocess.Popen(
+        [os.environ["ENERGYD_BIN"], "--root", board, "--state-dir", os.path.join(tmp, "state"), "--socket", sock,
+         "--sample-period-ms", "100", "--config", config],
+        stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            energyd.Client(sock, timeout=5).close()
+            return proc, sock
+        except energyd.EnergydError:
+            time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    with open(os.path.join(tmp, "energyd.log")) as f:
+        raise RuntimeError("energyd did not start:\n" + f.read())
+
+
+@unittest.skipUnless(
+    os.environ.get("ENERGYD_BIN") and os.environ.get("ENERGYD_SIM_BIN"),
+    "needs ENERGYD_BIN and ENERGYD_SIM_BIN (ctest sets them)")
+class LiveDaemonTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="energyd-py-it-")
+        cls.proc, cls.sock = start_board_and_daemon(cls.tmp)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proc.terminate()
+        cls.proc.wait(timeout=20)
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def client(self):
+        c = energyd.Client(self.sock)
+        self.addCleanup(c.close)
+        return c
+
+    def open_run_names(self):
+        return [r["name"] for r in self.client().status()["open_runs"]]
+
+    def test_context_manager_measures_the_block(self):
+        with energyd.run("resnet50", items=3200, tags={"batch": 8}, socket=self.sock) as r:
+            self.assertEqual(self.open_run_names(), ["resnet50"])
+            time.sleep(0.5)
+        self.assertGreaterEqual(r.duration_s, 0.5)
+        self.assertAlmostEqual(r.avg_power_w, 5.0, delta=0.05)
+        self.assertAlmostEqual(r.energy_j, 5.0 * r.duration_s, delta=0.01 * 5.0 * r.duration_s)
+        self.assertAlmostEqual(r.energy_per_item_j, r.energy_j / 3200)
+        self.assertEqual(r.report["run"]["state"], "stopped")
+        self.assertEqual(r.report["run"]["tags"], {"batch": "8"})
+        self.assertEqual({x["label"] for x in r.report["rails"]}, {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"})
+        self.assertEqual(self.open_run_names(), [])
+
+    def test_run_is_stopped_when_the_block_raises(self):
+        with self.assertRaises(RuntimeError):
+            with energyd.run("failing", socket=self.sock) as r:
+                raise RuntimeError("workload crashed")
+        self.assertEqual(r.report["run"]["state"], "stopped")
+        self.assertIsNone(r.error)
+        self.assertEqual(self.open_run_names(), [])
+
+    def test_run_on_a_shared_client_leaves_it_open(self):
+        c = self.client()
+        with energyd.run("shared", client=c) as r:
+            pass
+        self.assertEqual(r.report["run"]["name"], "shared")
+        self.assertIn("rails", c.status())
+
+    def test_unknown_run_is_not_found(self):
+        with self.assertRaises(energyd.EnergydError) as caught:
+            self.client().mark_stop("no-such-run")
+        self.assertEqual(caught.exception.code, "not_found")
+        self.assertIn("no open run named or numbered 'no-such-run'", caught.exception.message)
+
+    def test_stopping_twice_is_a_state_error(self):
+        c = self.client()
+        info = c.mark_start("twice")
+        report = c.mark_stop(info)
+        self.assertEqual(report["run"]["id"], info["id"])
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.mark_stop(info["id"])
+        self.assertEqual(caught.exception.code, "state")
+        self.assertIn("already stopped", caught.exception.message)
+
+    def test_invalid_name_is_an_invalid_error(self):
+        with self.assertRaises(energyd.EnergydError) as caught:
+            self.client().mark_start("")
+        self.assertEqual(caught.exception.code, "invalid")
+
+    def test_status_shows_the_board_rails_and_total(self):
+        st = self.client().status()
+        self.assertIn("Orin Nano", st["board"]["model"])
+        self.assertEqual(len(st["rails"]), 3)
+        self.assertEqual(st["total"]["rails"], ["VDD_IN"])
+        self.assertAlmostEqual(st["total"]["power_w"], 5.0, places=6)
+
+
+if __name__ == "__main__":
+    unittest.main()
