@@ -27,11 +27,11 @@ Setter string_key(std::string DaemonConfig::*field) {
   };
 }
 
-Setter int_key(int64_t DaemonConfig::*field) {
-  return [field](const YAML::Node& n, const std::string& where, DaemonConfig& c) -> Status {
+Setter int_key(int64_t DaemonConfig::*field, const char* what = "an integer number of milliseconds") {
+  return [field, what](const YAML::Node& n, const std::string& where, DaemonConfig& c) -> Status {
     int64_t v = 0;
     if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) {
-      return make_error(ErrorCode::kInvalid, where + ": expected an integer number of milliseconds, got '" +
+      return make_error(ErrorCode::kInvalid, where + ": expected " + what + ", got '" +
                                                  (n.IsScalar() ? n.Scalar() : std::string("a non-scalar")) + "'");
     }
     c.*field = v;
@@ -48,6 +48,11 @@ const std::map<std::string, Setter>& setters() {
       {"flush_interval_ms", int_key(&DaemonConfig::flush_interval_ms)},
       {"checkpoint_interval_ms", int_key(&DaemonConfig::checkpoint_interval_ms)},
       {"log_level", string_key(&DaemonConfig::log_level)},
+      {"read_group", string_key(&DaemonConfig::read_group)},
+      {"clock_group", string_key(&DaemonConfig::clock_group)},
+      {"max_connections_per_user", int_key(&DaemonConfig::max_connections_per_user, "a whole number")},
+      {"client_deadline_ms", int_key(&DaemonConfig::client_deadline_ms)},
+      {"client_output_limit_bytes", int_key(&DaemonConfig::client_output_limit_bytes, "a number of bytes")},
   };
   return table;
 }
@@ -85,7 +90,25 @@ Result<DaemonConfig> load_config_file(const std::string& path, const DaemonConfi
   return apply_config_yaml(text.str(), path, base);
 }
 
+namespace {
+
+Status check_range(const char* key, int64_t value, int64_t lo, int64_t hi) {
+  if (value >= lo && value <= hi) return ok_status();
+  return make_error(ErrorCode::kInvalid, std::string(key) + " must be between " + std::to_string(lo) + " and " +
+                                             std::to_string(hi) + ", got " + std::to_string(value));
+}
+
+Status validate_client_limits(const DaemonConfig& c) {
+  auto st = check_range("max_connections_per_user", c.max_connections_per_user, 1, 4096);
+  if (st) st = check_range("client_deadline_ms", c.client_deadline_ms, 100, 3'600'000);
+  if (st) st = check_range("client_output_limit_bytes", c.client_output_limit_bytes, 64 << 10, int64_t{1} << 30);
+  return st;
+}
+
+}  // namespace
+
 Status validate_config(const DaemonConfig& c) {
+  if (auto st = validate_client_limits(c); !st) return st;
   if (c.sample_period_ms < kMinPeriodMs || c.sample_period_ms > kMaxPeriodMs) {
     return make_error(ErrorCode::kInvalid, "sample_period_ms must be between 1 and 60000, got " +
                                                std::to_string(c.sample_period_ms));

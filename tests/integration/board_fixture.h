@@ -16,6 +16,7 @@ struct BoardSpec {
   std::string l4t = "36";
   std::vector<std::string> rails;  // "LABEL=MV:MA" overrides for energyd-sim
   int sample_period_ms = 100;
+  std::string extra_config;  // YAML lines appended to the daemon's config file
 };
 
 class SimulatedDaemon {
