@@ -104,8 +104,9 @@ depends="$(dpkg-deb -f "$DEB" Depends)"
 for need in libsystemd0 libsqlite3 libyaml-cpp systemd init-system-helpers; do
   [[ "$depends" == *"$need"* ]] || die "$DEB: Depends lacks $need (got: $depends)"
 done
+control_files="$(dpkg-deb --ctrl-tarfile "$DEB" | tar -t)"
 for f in postinst prerm postrm conffiles; do
-  dpkg-deb --ctrl-tarfile "$DEB" | tar -t | grep -qx "./$f" || die "$DEB has no $f"
+  grep -Eqx "(\./)?$f" <<<"$control_files" || die "$DEB has no $f (control: $(echo $control_files))"
 done
 dpkg-deb --contents "$DEB" | awk '{ print $6 }' >"$BUILD_DIR/energyd.files"
 for f in ./usr/sbin/energyd ./usr/bin/energyctl ./etc/energyd/energyd.yaml ./usr/lib/sysusers.d/energyd.conf \
