@@ -11,6 +11,11 @@
 #      simulated board and driven with energyctl by root, a member of the
 #      read group and another user; then `dpkg --purge` and a check that the
 #      files, state, enablement and groups are gone.
+#   4. the same root booted under systemd-nspawn (a real systemd as PID 1):
+#      the package installed, the unit started by its postinst with the whole
+#      sandbox, pointed at a simulated board by a drop-in and driven with
+#      energyctl; no capabilities, watchdog armed, restart after kill -9,
+#      `systemd-analyze security` on the live unit; purged; powered off.
 #
 # Environment:
 #   BUILD_DIR        build directory to package from (default build/, reused
@@ -61,6 +66,10 @@ cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   [[ -n "${DAEMON_STARTED:-}" ]] && in_work 'kill "$(cat /tmp/energyd.pid)" || true' >/dev/null 2>&1
+  if [[ -n "${NSPAWN_PID:-}" ]] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
+    kill "$NSPAWN_PID" 2>/dev/null || true
+    wait "$NSPAWN_PID" 2>/dev/null || true
+  fi
   unmount_all
   [[ -z "$(mounts_under)" ]] && rm -rf --one-file-system -- "$WORK"
   exit "$rc"
@@ -76,7 +85,7 @@ in_work() {
 
 # --- 0. tools ---------------------------------------------------------------
 banner "tools (systemd-analyze, man, dpkg-shlibdeps, debootstrap)"
-bash "$ROOT/scripts/install-deps.sh" systemd man-db dpkg-dev debootstrap \
+bash "$ROOT/scripts/install-deps.sh" systemd systemd-container man-db dpkg-dev debootstrap \
   || die "installing the packaging tools failed"
 phase_done "tools"
 
@@ -196,5 +205,81 @@ in_work '
 ' || die "purge left things behind (see above)"
 phase_done "purge"
 
-banner "OK: unit checked, packages built, installed, used and purged"
+# --- 4. boot it under systemd-nspawn ----------------------------------------------
+banner "systemd-nspawn --boot: the packaged unit under a real systemd"
+unmount_all
+cp "$DEB" "$SIM_DEB" "$WORK/root/"  # /tmp is a tmpfs once systemd runs
+rm -f "$WORK/etc/resolv.conf" && cp -L /etc/resolv.conf "$WORK/etc/resolv.conf"
+# --keep-unit --register=no: the host need not run systemd or machined.
+timeout 600 systemd-nspawn -D "$WORK" --boot --register=no --keep-unit --console=read-only \
+  --machine=energyd-ci >"$BUILD_DIR/nspawn.log" 2>&1 &
+NSPAWN_PID=$!
+# The container's PID 1 is the grandchild of systemd-nspawn.
+init_pid=""
+for _ in $(seq 300); do
+  for child in $(pgrep -P "$NSPAWN_PID" || true); do init_pid="$(pgrep -x -P "$child" systemd || true)"; done
+  [[ -n "$init_pid" ]] && break
+  kill -0 "$NSPAWN_PID" 2>/dev/null || { tail -n 30 "$BUILD_DIR/nspawn.log" >&2; die "systemd-nspawn exited"; }
+  sleep 0.1
+done
+[[ -n "$init_pid" ]] || die "no systemd inside the container after 30 s (log: $BUILD_DIR/nspawn.log)"
+in_boot() {
+  nsenter -t "$init_pid" -a /usr/bin/env -i HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+    PATH=/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -euo pipefail -c "$1"
+}
+in_boot 'for i in $(seq 120); do
+           s="$(systemctl is-system-running 2>/dev/null || true)"
+           case "$s" in running | degraded) echo "container: $s"; exit 0 ;; esac
+           sleep 0.5
+         done; echo "container did not finish booting: $s"; exit 1' || die "the container did not boot"
+phase_done "boot"
+
+in_boot '
+  apt-get -q -y install /root/energyd_*.deb /root/energyd-sim_*.deb >/root/apt.log 2>&1 || { tail -n 30 /root/apt.log; exit 1; }
+  systemctl is-enabled energyd
+  systemctl is-active energyd || { journalctl -u energyd --no-pager | tail -n 20; exit 1; }
+  mkdir -p /etc/systemd/system/energyd.service.d
+  printf "[Service]\nExecStart=\nExecStart=/usr/sbin/energyd --config /etc/energyd/energyd.yaml --root /srv/board\n" \
+    >/etc/systemd/system/energyd.service.d/simulated-board.conf
+  energyd-sim create --board jetson-orin-nano --l4t 36 --root /srv/board >/dev/null
+  systemctl daemon-reload
+  systemctl restart energyd
+  systemctl show energyd -p StatusText -p WatchdogUSec -p Restart -p RestartUSec
+  pid="$(systemctl show -p MainPID --value energyd)"
+  grep -q "^CapEff:[[:space:]]*0*$" "/proc/$pid/status" || { grep Cap "/proc/$pid/status"; echo "energyd has capabilities"; exit 1; }
+  energyctl status >/root/status.out && head -n 2 /root/status.out
+  useradd --no-create-home --groups energyd reader
+  useradd --no-create-home other
+  as() { setpriv --reuid="$1" --regid="$1" --init-groups -- "${@:2}"; }
+  as reader energyctl mark start boot-test >/dev/null
+  sleep 0.5
+  as reader energyctl mark stop boot-test >/root/stop.out && tail -n 2 /root/stop.out
+  if as other energyctl status >/root/other.out 2>&1; then echo "another user could read"; exit 1; fi
+  kill -9 "$pid"
+  for i in $(seq 100); do
+    [ "$(systemctl show -p NRestarts --value energyd)" -ge 1 ] && systemctl is-active -q energyd && break
+    sleep 0.2
+  done
+  echo "after kill -9: NRestarts=$(systemctl show -p NRestarts --value energyd), $(systemctl is-active energyd)"
+  [ "$(systemctl show -p NRestarts --value energyd)" -ge 1 ] || { echo "not restarted"; exit 1; }
+  for i in $(seq 100); do energyctl status >/dev/null 2>&1 && break; sleep 0.1; done
+  energyctl status >/dev/null
+  systemd-analyze security energyd | tail -n 1
+  userdel reader; userdel other
+  rm -rf /etc/systemd/system/energyd.service.d /srv/board
+  apt-get -q -y purge energyd-sim energyd >/root/purge.log 2>&1 || { tail -n 20 /root/purge.log; exit 1; }
+  if systemctl cat energyd >/dev/null 2>&1; then echo "unit still known after purge"; exit 1; fi
+  if getent group energyd >/dev/null || getent group energyd-clock >/dev/null; then echo "groups left"; exit 1; fi
+  if [ -e /var/lib/energyd ] || [ -e /run/energyd ]; then echo "state left"; exit 1; fi
+  echo "booted: installed, started by postinst, driven, restarted after kill -9, purged"
+' || { journalctl_tail="$(in_boot 'journalctl -u energyd --no-pager | tail -n 30' 2>&1 || true)"
+       echo "$journalctl_tail" >&2; die "the packaged unit under systemd-nspawn failed (see above)"; }
+in_boot 'systemctl poweroff' >/dev/null 2>&1 || true
+for _ in $(seq 300); do kill -0 "$NSPAWN_PID" 2>/dev/null || break; sleep 0.1; done
+kill "$NSPAWN_PID" 2>/dev/null || true
+wait "$NSPAWN_PID" 2>/dev/null || true
+NSPAWN_PID=
+phase_done "nspawn boot test"
+
+banner "OK: unit checked, packages built, installed, used and purged, booted under systemd"
 printf '   %s\n' "${TIMINGS[@]}"

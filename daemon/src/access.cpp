@@ -1,6 +1,5 @@
 #include "access.h"
 
-#include <grp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -10,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include <grp.h>
 
 namespace energy::daemon {
 namespace {
@@ -141,8 +142,8 @@ Result<std::optional<gid_t>> resolve_group(const std::string& key, const std::st
   int r = ::getgrnam_r(spec.c_str(), &g, buf.data(), buf.size(), &found);
   if (r != 0) return make_error(ErrorCode::kIo, key + ": cannot look up group '" + spec + "'", r);
   if (found == nullptr) {
-    return make_error(ErrorCode::kNotFound, key + ": no group named '" + spec +
-                                                "' (create it with systemd-sysusers, or give a numeric GID)");
+    return make_error(ErrorCode::kNotFound,
+                      key + ": no group named '" + spec + "' (create it with systemd-sysusers, or give a numeric GID)");
   }
   return std::optional<gid_t>(g.gr_gid);
 }

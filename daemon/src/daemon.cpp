@@ -9,12 +9,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "access.h"
 #include "energy/board.h"
 #include "energy/rails.h"
 #include "energy/report.h"
 #include "energy/store.h"
 #include "energy/sysroot.h"
-#include "access.h"
 #include "event_loop.h"
 #include "runs.h"
 #include "sampler.h"

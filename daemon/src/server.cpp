@@ -23,8 +23,8 @@ struct Server::Connection {
   PeerCredentials peer;
   uint64_t partial_since_us = 0;  // a frame has been started but not finished since (0: none)
   uint64_t stalled_since_us = 0;  // replies have waited unsent since (0: none waiting)
-  bool closing = false;  // close once `out` is written
-  bool dead = false;     // to be destroyed by handle_io or the sweep (never while dispatching)
+  bool closing = false;           // close once `out` is written
+  bool dead = false;              // to be destroyed by handle_io or the sweep (never while dispatching)
 };
 
 namespace {
@@ -120,7 +120,8 @@ void Server::accept_all() {
 void Server::admit(UniqueFd fd) {
   auto peer = read_peer_credentials(fd.get());
   std::string refusal;
-  if (!peer) refusal = "cannot identify the client: " + peer.error().describe();
+  if (!peer)
+    refusal = "cannot identify the client: " + peer.error().describe();
   else if (connections_of(peer->uid) >= options_.max_connections_per_user) {
     refusal = "too many connections from uid " + std::to_string(peer->uid) + " (max_connections_per_user is " +
               std::to_string(options_.max_connections_per_user) + ")";
@@ -147,9 +148,8 @@ void Server::admit(UniqueFd fd) {
 }
 
 size_t Server::connections_of(uid_t uid) const {
-  return static_cast<size_t>(std::count_if(conns_.begin(), conns_.end(), [uid](const auto& kv) {
-    return kv.second->peer.uid == uid && !kv.second->dead;
-  }));
+  return static_cast<size_t>(std::count_if(
+      conns_.begin(), conns_.end(), [uid](const auto& kv) { return kv.second->peer.uid == uid && !kv.second->dead; }));
 }
 
 int Server::on_sweep(sd_event_source* s, uint64_t usec, void* self) {
@@ -163,7 +163,8 @@ int Server::on_sweep(sd_event_source* s, uint64_t usec, void* self) {
 // Cuts off clients past a deadline and destroys connections marked dead
 // outside handle_io (e.g. by a reply posted from another thread).
 void Server::sweep(uint64_t now) {
-  auto limit = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(options_.client_deadline).count());
+  auto limit =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(options_.client_deadline).count());
   std::vector<uint64_t> gone;
   for (auto& [id, c] : conns_) {
     if (!c->dead && c->partial_since_us != 0 && now - c->partial_since_us > limit) {
@@ -201,8 +202,10 @@ void Server::handle_io(Connection& c, uint32_t revents) {
     bool open = read_some(c);
     dispatch(c);
     if (!open) c.closing = true;
-    if (c.decoder.buffered() == 0) c.partial_since_us = 0;
-    else if (c.partial_since_us == 0) c.partial_since_us = now_us();
+    if (c.decoder.buffered() == 0)
+      c.partial_since_us = 0;
+    else if (c.partial_since_us == 0)
+      c.partial_since_us = now_us();
   }
   flush(c);
   if ((revents & (EPOLLHUP | EPOLLERR)) != 0 && c.out.empty()) c.dead = true;
@@ -254,8 +257,8 @@ bool Server::permitted(Connection& c, const protocol::Request& req) {
   if (options_.policy.permits(c.peer, needed)) return true;
   uint64_t dropped = 0;
   if (denial_log_.allow(now_us(), dropped)) {
-    spdlog::warn("refused '{}' from {}: needs the {} privilege{}", req.verb, peer_name(c.peer),
-                 privilege_name(needed), dropped ? " (" + std::to_string(dropped) + " more refusals not logged)" : "");
+    spdlog::warn("refused '{}' from {}: needs the {} privilege{}", req.verb, peer_name(c.peer), privilege_name(needed),
+                 dropped ? " (" + std::to_string(dropped) + " more refusals not logged)" : "");
   }
   std::string group = needed == Privilege::kClock ? options_.policy.clock_group : options_.policy.read_group;
   c.out += protocol::encode_frame(protocol::make_error_reply(

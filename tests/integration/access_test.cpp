@@ -7,7 +7,7 @@
 // groups (setgroups/setgid/setuid), so the test needs root; the daemon is
 // configured with numeric group ids, so no /etc/group entries are needed.
 #include <fcntl.h>
-#include <grp.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -16,14 +16,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <grp.h>
 
 #include "board_fixture.h"
 #include "energy/protocol.h"
@@ -180,8 +180,10 @@ std::vector<VerbCase> all_verbs() {
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out(1);
   for (char c : s) {
-    if (c == sep) out.emplace_back();
-    else out.back() += c;
+    if (c == sep)
+      out.emplace_back();
+    else
+      out.back() += c;
   }
   return out;
 }
@@ -224,8 +226,10 @@ class Access : public ::testing::Test {
     auto verbs = all_verbs();
     for (size_t i = 0; i < verbs.size(); ++i) {
       bool ok = verbs[i].clock ? clock_ok : read_ok;
-      if (ok) EXPECT_NE(got[i].first, "denied") << who.name << " x " << verbs[i].verb;
-      else EXPECT_EQ(got[i].first, "denied") << who.name << " x " << verbs[i].verb;
+      if (ok)
+        EXPECT_NE(got[i].first, "denied") << who.name << " x " << verbs[i].verb;
+      else
+        EXPECT_EQ(got[i].first, "denied") << who.name << " x " << verbs[i].verb;
       EXPECT_EQ(got[i].first.rfind("connect:", 0), std::string::npos) << who.name << " x " << verbs[i].verb;
       if (!ok) {
         std::string line = "refused '" + std::string(verbs[i].verb) + "' from uid " + std::to_string(who.uid) +
@@ -287,7 +291,8 @@ TEST_F(Access, ConnectionsPerUserAreCapped) {
     std::vector<int> held;
     for (int i = 0; i < kCap; ++i) {
       int fd = connect_to(sock);
-      if (fd < 0 || outcome(call(fd, "status")) != "ok") return std::string("connection ") + std::to_string(i) + " failed";
+      if (fd < 0 || outcome(call(fd, "status")) != "ok")
+        return std::string("connection ") + std::to_string(i) + " failed";
       held.push_back(fd);
     }
     int extra = connect_to(sock);
@@ -345,7 +350,7 @@ TEST_F(Access, AClientThatNeverReadsIsCutOffAndOthersAreServed) {
     ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     std::string frame = protocol::encode_frame(protocol::make_request(1, "rails", nlohmann::json::object()));
     int sent = 0;
-    while (sent < 5000 && send_all(fd, frame)) ++sent;  // a rails reply is ~2 KB: far past every buffer
+    while (sent < 5000 && send_all(fd, frame)) ++sent;     // a rails reply is ~2 KB: far past every buffer
     std::this_thread::sleep_for(std::chrono::seconds(3));  // past the 1 s deadline, checked every 250 ms
     int replies = 0;
     std::string last;
