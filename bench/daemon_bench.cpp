@@ -15,12 +15,17 @@
 // update_interval files are set to 1 ms (the INA3221 with samples=1 and
 // 140 us conversions), which energyd requires of a 1 ms period.
 //
+// Boards: Orin Nano L4T 36 (3 hwmon rails), AGX Xavier L4T 35 (6 hwmon
+// rails), TX2 L4T 32 (12 IIO rails; no board in the reference has 9).
+//
 // Usage: daemon_bench [--seconds N] [--case NAME]... ; prints a Markdown table.
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -221,12 +226,12 @@ int main(int argc, char** argv) {
   const std::vector<Case> cases = {
       {"3-rails-100ms", "jetson-orin-nano", "36", 100, false},
       {"3-rails-100ms-busy", "jetson-orin-nano", "36", 100, true},
-      {"6-rails-100ms", ENERGY_BENCH_6_RAIL_BOARD, ENERGY_BENCH_6_RAIL_L4T, 100, false},
-      {"9-rails-100ms", ENERGY_BENCH_9_RAIL_BOARD, ENERGY_BENCH_9_RAIL_L4T, 100, false},
+      {"6-rails-100ms", "jetson-agx-xavier", "35", 100, false},
+      {"12-rails-100ms", "jetson-tx2", "32", 100, false},
       {"3-rails-1ms", "jetson-orin-nano", "36", 1, false},
       {"3-rails-1ms-busy", "jetson-orin-nano", "36", 1, true},
-      {"6-rails-1ms", ENERGY_BENCH_6_RAIL_BOARD, ENERGY_BENCH_6_RAIL_L4T, 1, false},
-      {"9-rails-1ms", ENERGY_BENCH_9_RAIL_BOARD, ENERGY_BENCH_9_RAIL_L4T, 1, false},
+      {"6-rails-1ms", "jetson-agx-xavier", "35", 1, false},
+      {"12-rails-1ms", "jetson-tx2", "32", 1, false},
   };
   std::vector<Row> rows;
   for (const auto& c : cases) {

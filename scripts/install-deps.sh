@@ -11,7 +11,8 @@
 # Runs as root directly, otherwise through sudo.
 set -euo pipefail
 
-# The one list of packages needed to build and test natively.
+# The one list of packages needed to build and test natively (systemd: its
+# systemd-analyze checks the unit in CTest systemd_unit_check).
 PACKAGES=(
   build-essential cmake pkg-config
   libsystemd-dev libspdlog-dev libyaml-cpp-dev nlohmann-json3-dev
@@ -19,6 +20,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libfuse3-dev fuse3
   python3
+  systemd
 )
 PACKAGES+=("$@")
 

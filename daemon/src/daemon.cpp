@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "access.h"
 #include "energy/board.h"
 #include "energy/rails.h"
 #include "energy/report.h"
@@ -59,6 +60,30 @@ void log_inventory(const SensorInventory& inv) {
                  s.reason);
   }
   for (const auto& n : inv.notes) spdlog::warn("{}", n);
+}
+
+// A named group that does not exist leaves its privilege to root (and the
+// other group) rather than stopping the daemon: a fresh build run by hand has
+// no energyd groups. A malformed value is an error.
+Result<std::optional<gid_t>> configured_group(const std::string& key, const std::string& spec) {
+  auto gid = resolve_group(key, spec);
+  if (gid || gid.error().code != ErrorCode::kNotFound) return gid;
+  spdlog::warn("{}; only root{} will have this privilege", gid.error().message,
+               key == "read_group" ? " and the clock group" : "");
+  return std::optional<gid_t>();
+}
+
+Result<ServerOptions> server_options(const DaemonConfig& c) {
+  ServerOptions o;
+  auto read = configured_group("read_group", c.read_group);
+  if (!read) return read.take_error();
+  auto clock = configured_group("clock_group", c.clock_group);
+  if (!clock) return clock.take_error();
+  o.policy = AccessPolicy{*read, *clock, ::getuid(), c.read_group, c.clock_group};
+  o.max_connections_per_user = static_cast<size_t>(c.max_connections_per_user);
+  o.client_deadline = std::chrono::milliseconds(c.client_deadline_ms);
+  o.output_limit_bytes = static_cast<size_t>(c.client_output_limit_bytes);
+  return o;
 }
 
 }  // namespace
@@ -292,8 +317,11 @@ Status DaemonImpl::start_loop() {
   int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
   blocking_reads_ = std::make_unique<TaskRunner>();
   runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
-  server_ = std::make_unique<Server>(loop_.get(), config_.socket_path,
-                                     [this](const protocol::Request& q, const Responder& r) { handle(q, r); });
+  auto options = server_options(config_);
+  if (!options) return options.take_error();
+  server_ = std::make_unique<Server>(
+      loop_.get(), config_.socket_path, [this](const protocol::Request& q, const Responder& r) { handle(q, r); },
+      std::move(options).value());
   pins_ = std::make_unique<PinManager>(loop_.get(), poster_, root_, status_.clocks, clock_,
                                        config_.state_dir + "/clock-leases.json");
   server_->set_close_hook([this](uint64_t conn) { pins_->connection_closed(conn); });

@@ -5,6 +5,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -19,15 +20,41 @@ struct Server::Connection {
   SourcePtr source;
   protocol::FrameDecoder decoder{protocol::kMaxRequestBytes};
   std::string out;
-  bool closing = false;  // close once `out` is written
-  bool dead = false;     // to be destroyed by handle_io (never while dispatching)
+  PeerCredentials peer;
+  uint64_t partial_since_us = 0;  // a frame has been started but not finished since (0: none)
+  uint64_t stalled_since_us = 0;  // replies have waited unsent since (0: none waiting)
+  bool closing = false;           // close once `out` is written
+  bool dead = false;              // to be destroyed by handle_io or the sweep (never while dispatching)
 };
+
+namespace {
+
+std::string peer_name(const PeerCredentials& p) {
+  return "uid " + std::to_string(p.uid) + " pid " + std::to_string(p.pid);
+}
+
+}  // namespace
+
+bool LogBurstLimit::allow(uint64_t now_us, uint64_t& suppressed) {
+  if (now_us - window_start_us_ >= kWindowUs) {
+    window_start_us_ = now_us;
+    in_window_ = 0;
+  }
+  suppressed = 0;
+  if (in_window_ >= kBurst) {
+    ++dropped_;
+    return false;
+  }
+  ++in_window_;
+  suppressed = std::exchange(dropped_, 0);
+  return true;
+}
 
 void Responder::reply(nlohmann::json result) const { server_->send(conn_, protocol::make_ok(id_, std::move(result))); }
 void Responder::fail(const Error& error) const { server_->send(conn_, protocol::make_error_reply(id_, error)); }
 
-Server::Server(sd_event* loop, std::string socket_path, Handler handler)
-    : loop_(loop), path_(std::move(socket_path)), handler_(std::move(handler)) {}
+Server::Server(sd_event* loop, std::string socket_path, Handler handler, ServerOptions options)
+    : loop_(loop), path_(std::move(socket_path)), handler_(std::move(handler)), options_(std::move(options)) {}
 
 Server::~Server() {
   conns_.clear();
@@ -47,13 +74,32 @@ Status Server::listen() {
   if (::bind(listen_fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     return errno_error("cannot bind socket " + path_);
   }
-  ::chmod(path_.c_str(), 0660);
+  if (auto perms = restrict_socket_file(path_, options_.policy); !perms) {
+    spdlog::warn("{}; clients outside the socket's group may be unable to connect", perms.error().describe());
+  }
   if (::listen(listen_fd_.get(), 64) != 0) return errno_error("cannot listen on " + path_);
   sd_event_source* s = nullptr;
   int r = sd_event_add_io(loop_, &s, listen_fd_.get(), EPOLLIN, &Server::on_accept, this);
   if (r < 0) return make_error(ErrorCode::kIo, "cannot watch socket " + path_, -r);
   listen_source_.reset(s);
+  r = sd_event_add_time(loop_, &s, CLOCK_MONOTONIC, now_us() + sweep_every_us(), 0, &Server::on_sweep, this);
+  if (r < 0) return make_error(ErrorCode::kIo, "cannot arm the client deadline timer", -r);
+  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  sweep_source_.reset(s);
   return ok_status();
+}
+
+// Deadlines are enforced to within a quarter of their length.
+uint64_t Server::sweep_every_us() const {
+  auto every = std::clamp<std::chrono::microseconds>(options_.client_deadline / 4, std::chrono::milliseconds(25),
+                                                     std::chrono::seconds(1));
+  return static_cast<uint64_t>(every.count());
+}
+
+uint64_t Server::now_us() const {
+  uint64_t now = 0;
+  sd_event_now(loop_, CLOCK_MONOTONIC, &now);
+  return now;
 }
 
 int Server::on_accept(sd_event_source*, int, uint32_t, void* self) {
@@ -65,15 +111,81 @@ void Server::accept_all() {
   for (;;) {
     UniqueFd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (!fd) return;  // EAGAIN, or a transient error: the next readiness retries
-    auto c = std::make_unique<Connection>();
-    c->id = next_conn_++;
-    c->server = this;
-    c->fd = std::move(fd);
-    sd_event_source* s = nullptr;
-    if (sd_event_add_io(loop_, &s, c->fd.get(), EPOLLIN, &Server::on_io, c.get()) < 0) continue;
-    c->source.reset(s);
-    conns_[c->id] = std::move(c);
+    admit(std::move(fd));
   }
+}
+
+// A refused connection gets one error frame (best effort: its buffer is
+// empty, so it fits) and is closed at once.
+void Server::admit(UniqueFd fd) {
+  auto peer = read_peer_credentials(fd.get());
+  std::string refusal;
+  if (!peer)
+    refusal = "cannot identify the client: " + peer.error().describe();
+  else if (connections_of(peer->uid) >= options_.max_connections_per_user) {
+    refusal = "too many connections from uid " + std::to_string(peer->uid) + " (max_connections_per_user is " +
+              std::to_string(options_.max_connections_per_user) + ")";
+  }
+  if (!refusal.empty()) {
+    uint64_t dropped = 0;
+    if (limit_log_.allow(now_us(), dropped)) {
+      spdlog::warn("refusing a connection{}: {}{}", peer ? " from " + peer_name(*peer) : "", refusal,
+                   dropped ? " (" + std::to_string(dropped) + " more not logged)" : "");
+    }
+    std::string frame = protocol::encode_frame(protocol::make_error_reply(0, make_error(ErrorCode::kDenied, refusal)));
+    (void)::send(fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    return;
+  }
+  auto c = std::make_unique<Connection>();
+  c->id = next_conn_++;
+  c->server = this;
+  c->fd = std::move(fd);
+  c->peer = std::move(peer).value();
+  sd_event_source* s = nullptr;
+  if (sd_event_add_io(loop_, &s, c->fd.get(), EPOLLIN, &Server::on_io, c.get()) < 0) return;
+  c->source.reset(s);
+  conns_[c->id] = std::move(c);
+}
+
+size_t Server::connections_of(uid_t uid) const {
+  return static_cast<size_t>(std::count_if(
+      conns_.begin(), conns_.end(), [uid](const auto& kv) { return kv.second->peer.uid == uid && !kv.second->dead; }));
+}
+
+int Server::on_sweep(sd_event_source* s, uint64_t usec, void* self) {
+  auto* server = static_cast<Server*>(self);
+  server->sweep(usec);
+  sd_event_source_set_time(s, usec + server->sweep_every_us());
+  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  return 0;
+}
+
+// Cuts off clients past a deadline and destroys connections marked dead
+// outside handle_io (e.g. by a reply posted from another thread).
+void Server::sweep(uint64_t now) {
+  auto limit =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(options_.client_deadline).count());
+  std::vector<uint64_t> gone;
+  for (auto& [id, c] : conns_) {
+    if (!c->dead && c->partial_since_us != 0 && now - c->partial_since_us > limit) {
+      cut_off(*c, "sent part of a request frame and not the rest within client_deadline_ms");
+    }
+    if (!c->dead && c->stalled_since_us != 0 && now - c->stalled_since_us > limit) {
+      cut_off(*c, "did not read its replies within client_deadline_ms");
+    }
+    if (c->dead) gone.push_back(id);
+  }
+  for (uint64_t id : gone) close(id);
+}
+
+void Server::cut_off(Connection& c, const std::string& why) {
+  uint64_t dropped = 0;
+  if (limit_log_.allow(now_us(), dropped)) {
+    spdlog::warn("cutting off client {} ({}): {}{}", c.id, peer_name(c.peer), why,
+                 dropped ? " (" + std::to_string(dropped) + " more not logged)" : "");
+  }
+  c.out.clear();
+  c.dead = true;
 }
 
 int Server::on_io(sd_event_source*, int, uint32_t revents, void* conn) {
@@ -82,14 +194,18 @@ int Server::on_io(sd_event_source*, int, uint32_t revents, void* conn) {
   return 0;
 }
 
-// The only place a connection is destroyed: level-triggered epoll reports a
-// dead or finished peer again, so a connection marked dead elsewhere is
-// closed on its next event.
+// Connections are destroyed here and in sweep() only: level-triggered epoll
+// reports a dead or finished peer again, so a connection marked dead
+// elsewhere is closed on its next event or by the next sweep.
 void Server::handle_io(Connection& c, uint32_t revents) {
   if ((revents & EPOLLIN) != 0 && !c.closing && !c.dead) {
     bool open = read_some(c);
     dispatch(c);
     if (!open) c.closing = true;
+    if (c.decoder.buffered() == 0)
+      c.partial_since_us = 0;
+    else if (c.partial_since_us == 0)
+      c.partial_since_us = now_us();
   }
   flush(c);
   if ((revents & (EPOLLHUP | EPOLLERR)) != 0 && c.out.empty()) c.dead = true;
@@ -121,21 +237,46 @@ void Server::dispatch(Connection& c) {
       return;
     }
     if (!msg->has_value()) return;
+    c.partial_since_us = 0;  // a frame was completed; what is left starts the next one
     auto req = protocol::parse_request(**msg);
     int64_t rid = (**msg).value("id", int64_t{0});
     if (!req) {
       c.out += protocol::encode_frame(protocol::make_error_reply(rid, req.error()));
       continue;
     }
+    if (!permitted(c, *req)) continue;
+    if (c.out.size() >= options_.output_limit_bytes) {
+      return cut_off(c, "left more than client_output_limit_bytes of replies unread");
+    }
     handler_(*req, Responder(this, c.id, req->id));
   }
 }
 
+bool Server::permitted(Connection& c, const protocol::Request& req) {
+  Privilege needed = verb_privilege(req.verb);
+  if (options_.policy.permits(c.peer, needed)) return true;
+  uint64_t dropped = 0;
+  if (denial_log_.allow(now_us(), dropped)) {
+    spdlog::warn("refused '{}' from {}: needs the {} privilege{}", req.verb, peer_name(c.peer), privilege_name(needed),
+                 dropped ? " (" + std::to_string(dropped) + " more refusals not logged)" : "");
+  }
+  std::string group = needed == Privilege::kClock ? options_.policy.clock_group : options_.policy.read_group;
+  c.out += protocol::encode_frame(protocol::make_error_reply(
+      req.id, make_error(ErrorCode::kDenied, "permission denied: '" + req.verb + "' needs the " +
+                                                 privilege_name(needed) + " privilege (root or group " +
+                                                 (group.empty() ? std::string("none configured") : group) + ")")));
+  return false;
+}
+
 void Server::send(uint64_t conn, const nlohmann::json& message) {
   auto it = conns_.find(conn);
-  if (it == conns_.end()) return;  // the client left before its answer was ready
-  it->second->out += protocol::encode_frame(message);
-  flush(*it->second);
+  if (it == conns_.end() || it->second->dead) return;  // the client left before its answer was ready
+  Connection& c = *it->second;
+  if (c.out.size() >= options_.output_limit_bytes) {
+    return cut_off(c, "left more than client_output_limit_bytes of replies unread");
+  }
+  c.out += protocol::encode_frame(message);
+  flush(c);
 }
 
 void Server::flush(Connection& c) {
@@ -149,7 +290,10 @@ void Server::flush(Connection& c) {
       return;
     }
     c.out.erase(0, static_cast<size_t>(n));
+    c.stalled_since_us = 0;  // progress: the client is reading
   }
+  if (!c.out.empty() && c.stalled_since_us == 0) c.stalled_since_us = now_us();
+  if (c.out.empty()) c.stalled_since_us = 0;
   if (c.out.empty() && c.closing) c.dead = true;
   if (c.dead) return;
   sd_event_source_set_io_events(c.source.get(), c.out.empty() ? EPOLLIN : (EPOLLIN | EPOLLOUT));

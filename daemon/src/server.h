@@ -7,10 +7,19 @@
 // dropped. A malformed or oversized frame gets an error reply and the
 // connection is closed.
 //
+// Every connection is checked against ServerOptions (docs/SECURITY.md): the
+// peer's credentials are read when it connects and each request's verb must
+// be permitted by the AccessPolicy (refusals answer `denied` and are logged,
+// rate limited, with uid, pid and verb); a uid may hold at most
+// max_connections_per_user connections; a partial frame must be completed,
+// and queued replies must start draining, within client_deadline; a client
+// whose unsent replies exceed output_limit_bytes is cut off.
+//
 // Thread-safety: loop thread only. Responder::reply must be called on the
 // loop thread (use Poster from other threads).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -19,12 +28,34 @@
 
 #include <nlohmann/json.hpp>
 
+#include "access.h"
 #include "energy/protocol.h"
 #include "event_loop.h"
 
 namespace energy::daemon {
 
 class Server;
+
+struct ServerOptions {
+  AccessPolicy policy;
+  size_t max_connections_per_user = 16;
+  std::chrono::milliseconds client_deadline{10000};
+  size_t output_limit_bytes = 8u << 20;  // one reply is always queued, however large
+};
+
+// At most kBurst log lines per window; the next line allowed says how many were dropped.
+class LogBurstLimit {
+ public:
+  static constexpr int kBurst = 20;
+  static constexpr uint64_t kWindowUs = 10'000'000;
+  // True if a line may be written now; `suppressed` gets the lines dropped since the last one.
+  bool allow(uint64_t now_us, uint64_t& suppressed);
+
+ private:
+  uint64_t window_start_us_ = 0;
+  int in_window_ = 0;
+  uint64_t dropped_ = 0;
+};
 
 class Responder {
  public:
@@ -45,7 +76,7 @@ class Server {
   using Handler = std::function<void(const protocol::Request&, const Responder&)>;
   using CloseHook = std::function<void(uint64_t conn)>;
 
-  Server(sd_event* loop, std::string socket_path, Handler handler);
+  Server(sd_event* loop, std::string socket_path, Handler handler, ServerOptions options = {});
   ~Server();
   Status listen();
   void send(uint64_t conn, const nlohmann::json& message);
@@ -59,6 +90,14 @@ class Server {
   static int on_accept(sd_event_source* s, int fd, uint32_t revents, void* self);
   static int on_io(sd_event_source* s, int fd, uint32_t revents, void* conn);
   void accept_all();
+  void admit(UniqueFd fd);
+  size_t connections_of(uid_t uid) const;
+  static int on_sweep(sd_event_source* s, uint64_t usec, void* self);
+  void sweep(uint64_t now_us);
+  bool permitted(Connection& c, const protocol::Request& req);
+  void cut_off(Connection& c, const std::string& why);
+  uint64_t now_us() const;
+  uint64_t sweep_every_us() const;
   void handle_io(Connection& c, uint32_t revents);
   bool read_some(Connection& c);
   void dispatch(Connection& c);
@@ -69,6 +108,10 @@ class Server {
   std::string path_;
   Handler handler_;
   CloseHook close_hook_;
+  ServerOptions options_;
+  LogBurstLimit denial_log_;
+  LogBurstLimit limit_log_;
+  SourcePtr sweep_source_;
   UniqueFd listen_fd_;
   SourcePtr listen_source_;
   uint64_t next_conn_ = 1;

@@ -60,6 +60,11 @@ const std::map<std::string, Setter>& setters() {
       {"second_retention_days", int_key(&DaemonConfig::second_retention_days, "days")},
       {"minute_retention_days", int_key(&DaemonConfig::minute_retention_days, "days")},
       {"disk_budget_mb", int_key(&DaemonConfig::disk_budget_mb, "MiB")},
+      {"read_group", string_key(&DaemonConfig::read_group)},
+      {"clock_group", string_key(&DaemonConfig::clock_group)},
+      {"max_connections_per_user", int_key(&DaemonConfig::max_connections_per_user, "connections")},
+      {"client_deadline_ms", int_key(&DaemonConfig::client_deadline_ms, "milliseconds")},
+      {"client_output_limit_bytes", int_key(&DaemonConfig::client_output_limit_bytes, "bytes")},
   };
   return table;
 }
@@ -124,7 +129,25 @@ Status validate_retention(const DaemonConfig& c) {
   return ok_status();
 }
 
+namespace {
+
+Status check_range(const char* key, int64_t value, int64_t lo, int64_t hi) {
+  if (value >= lo && value <= hi) return ok_status();
+  return make_error(ErrorCode::kInvalid, std::string(key) + " must be between " + std::to_string(lo) + " and " +
+                                             std::to_string(hi) + ", got " + std::to_string(value));
+}
+
+Status validate_client_limits(const DaemonConfig& c) {
+  auto st = check_range("max_connections_per_user", c.max_connections_per_user, 1, 4096);
+  if (st) st = check_range("client_deadline_ms", c.client_deadline_ms, 100, 3'600'000);
+  if (st) st = check_range("client_output_limit_bytes", c.client_output_limit_bytes, 64 << 10, int64_t{1} << 30);
+  return st;
+}
+
+}  // namespace
+
 Status validate_config(const DaemonConfig& c) {
+  if (auto st = validate_client_limits(c); !st) return st;
   if (c.sample_period_ms < kMinPeriodMs || c.sample_period_ms > kMaxPeriodMs) {
     return make_error(ErrorCode::kInvalid, "sample_period_ms must be between 1 and 60000, got " +
                                                std::to_string(c.sample_period_ms));

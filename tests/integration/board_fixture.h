@@ -18,6 +18,7 @@ struct BoardSpec {
   int sample_period_ms = 100;
   std::vector<std::string> daemon_args;  // extra energyd arguments
   std::vector<std::string> daemon_env;   // extra NAME=VALUE entries in energyd's environment
+  std::string extra_config;  // YAML lines appended to the daemon's config file
 };
 
 class SimulatedDaemon {

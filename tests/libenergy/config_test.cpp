@@ -91,6 +91,26 @@ TEST(Config, RetentionValuesOutOfRangeNameTheirKey) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("'disk_budget_mb'"), std::string::npos);
   EXPECT_NE(bad.error().message.find("MiB"), std::string::npos);
+TEST(Config, AccessKeysTakeNamesOrNumbersAndLimitsAreChecked) {
+  auto c = apply_config_yaml("read_group: \"4242\"\nclock_group: wheel\nmax_connections_per_user: 3\n"
+                             "client_deadline_ms: 500\nclient_output_limit_bytes: 70000\n",
+                             "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->read_group, "4242");
+  EXPECT_EQ(c->clock_group, "wheel");
+  EXPECT_EQ(c->max_connections_per_user, 3);
+  EXPECT_TRUE(validate_config(*c).ok());
+  DaemonConfig bad = *c;
+  bad.max_connections_per_user = 0;
+  auto st = validate_config(bad);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("max_connections_per_user"), std::string::npos);
+  bad = *c;
+  bad.client_deadline_ms = 5;
+  EXPECT_FALSE(validate_config(bad).ok());
+  auto typed = apply_config_yaml("max_connections_per_user: many\n", "t.yaml", DaemonConfig{});
+  ASSERT_FALSE(typed.ok());
+  EXPECT_NE(typed.error().message.find("many"), std::string::npos);
 }
 
 }  // namespace

@@ -29,6 +29,13 @@ struct DaemonConfig {
   int64_t second_retention_days = 90;                  // 1 s buckets
   int64_t minute_retention_days = 0;                   // 1 min buckets; 0: kept while the budget allows
   int64_t disk_budget_mb = 1024;                       // MiB for database + WAL
+  // Access control and client limits (docs/SECURITY.md). Groups are names or
+  // numeric GIDs; an empty string disables that group (root only).
+  std::string read_group = "energyd";                  // status, rails, clocks, export, mark.*
+  std::string clock_group = "energyd-clock";           // clocks.pin*, clocks.unpin* (and every read verb)
+  int64_t max_connections_per_user = 16;               // open connections per client uid
+  int64_t client_deadline_ms = 10000;                  // to finish a frame, or to take a pending reply
+  int64_t client_output_limit_bytes = 8 << 20;         // unsent replies per connection before it is cut off
 };
 
 constexpr const char* kDefaultConfigPath = "/etc/energyd/energyd.yaml";

@@ -1,0 +1,41 @@
+# Debian packages with CPack (`cpack -G DEB` in a build configured with
+# -DCMAKE_INSTALL_PREFIX=/usr; scripts/ci-package.sh builds, installs and
+# purges them in a fresh Debian chroot):
+#   energyd      the daemon, energyctl, units, groups, config, man pages,
+#                completion; maintainer scripts in packaging/deb/
+#   energyd-sim  the board simulator (needs FUSE), for trying energyd without a board
+# Depends come from dpkg-shlibdeps plus what the maintainer scripts run.
+# Each description's first line is the package synopsis (no
+# CPACK_PACKAGE_DESCRIPTION_SUMMARY, which CPack would put in front of both).
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME energyd)
+set(CPACK_PACKAGE_VENDOR "energyd")
+set(CPACK_PACKAGE_CONTACT "energyd maintainers <energyd@localhost>")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL energyd sim)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+
+set(CPACK_DEBIAN_ENERGYD_PACKAGE_NAME energyd)
+set(CPACK_DEBIAN_ENERGYD_DESCRIPTION
+  "energy measurement daemon for NVIDIA Jetson boards\nenergyd samples the board's power monitors (INA3221, INA238) through sysfs,\nstores the readings and serves energyctl: live power, marked runs with their\nenergy per rail, raw exports and clock pinning under leases.")
+# systemd-sysusers/-tmpfiles and deb-systemd-helper/-invoke in the maintainer scripts.
+set(CPACK_DEBIAN_ENERGYD_PACKAGE_DEPENDS "systemd (>= 245), init-system-helpers (>= 1.52)")
+set(CPACK_DEBIAN_ENERGYD_PACKAGE_CONTROL_EXTRA
+  ${PROJECT_SOURCE_DIR}/packaging/deb/postinst
+  ${PROJECT_SOURCE_DIR}/packaging/deb/prerm
+  ${PROJECT_SOURCE_DIR}/packaging/deb/postrm
+  ${PROJECT_SOURCE_DIR}/packaging/deb/conffiles)
+
+set(CPACK_DEBIAN_SIM_PACKAGE_NAME energyd-sim)
+set(CPACK_DEBIAN_SIM_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_SIM_DESCRIPTION
+  "simulated NVIDIA Jetson boards for energyd\nenergyd-sim builds the sysfs trees of every Jetson board and L4T release and\nserves them live over FUSE with a power model, for trying and testing energyd\nwithout hardware.")
+set(CPACK_DEBIAN_SIM_PACKAGE_DEPENDS "fuse3")
+
+include(CPack)

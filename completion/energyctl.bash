@@ -1,0 +1,33 @@
+# bash completion for energyctl(1)
+_energyctl() {
+  local cur prev words cword
+  _init_completion 2>/dev/null || {
+    cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"
+    words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
+  }
+  case "$prev" in
+    --socket | --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W "csv json" -- "$cur")); return ;;
+    --since | --until) COMPREPLY=($(compgen -W "now -15m -1h -1d" -- "$cur")); return ;;
+    --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max" -- "$cur")); return ;;
+  esac
+  local i command="" sub=""
+  for ((i = 1; i < cword; i++)); do
+    case "${words[i]}" in
+      --socket) ((i++)) ;;
+      -*) ;;
+      *) if [[ -z "$command" ]]; then command="${words[i]}"; elif [[ -z "$sub" ]]; then sub="${words[i]}"; fi ;;
+    esac
+  done
+  case "$command" in
+    "") COMPREPLY=($(compgen -W "status rails clocks mark run export pin unpin --socket --json --help" -- "$cur")) ;;
+    mark)
+      if [[ -z "$sub" ]]; then COMPREPLY=($(compgen -W "start stop" -- "$cur"))
+      elif [[ "$sub" == start ]]; then COMPREPLY=($(compgen -W "--tag" -- "$cur")); fi ;;
+    export) COMPREPLY=($(compgen -W "--since --until --rail --format" -- "$cur")) ;;
+    run) COMPREPLY=($(compgen -W "--name --tag --repeat --items --output --" -- "$cur")) ;;
+    pin) COMPREPLY=($(compgen -W "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold" -- "$cur")) ;;
+    unpin) COMPREPLY=($(compgen -W "--all" -- "$cur")) ;;
+  esac
+}
+complete -F _energyctl energyctl
