@@ -149,7 +149,8 @@ bool wait_ready(const std::string& socket) {
 
 // A fresh board and daemon per case; the state directory is on disk.
 Row measure(const Case& c, int seconds, const std::string& energyd, const std::string& sim) {
-  Row row{c};
+  Row row;
+  row.c = c;
   char tmpl[] = "/var/tmp/energyd-bench-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) return row.error = "mkdtemp failed", row;
   std::string dir = tmpl;
@@ -194,6 +195,9 @@ Row measure(const Case& c, int seconds, const std::string& energyd, const std::s
   return row;
 }
 
+double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double mib(int64_t kb) { return static_cast<double>(kb) / 1024.0; }
+
 void print(const std::vector<Row>& rows) {
   std::printf("| case | rails | period | load | ticks | missed | CPU/tick | lateness p50 / p99 / max | RSS (peak) | written/day | DB growth/day |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -204,8 +208,8 @@ void print(const std::vector<Row>& rows) {
     }
     std::printf("| %s | %zu | %d ms | %s | %lld | %lld | %.1f us | %.3f / %.3f / %.3f ms | %.1f (%.1f) MiB | %.1f MB | %.1f MB |\n",
                 r.c.name.c_str(), r.rails, r.c.period_ms, r.c.busy ? "all cores busy" : "idle",
-                static_cast<long long>(r.ticks), static_cast<long long>(r.missed), r.cpu_us_per_tick, r.p50 / 1e6,
-                r.p99 / 1e6, r.max / 1e6, r.rss_kb / 1024.0, r.hwm_kb / 1024.0, r.written_mb_day, r.db_mb_day);
+                static_cast<long long>(r.ticks), static_cast<long long>(r.missed), r.cpu_us_per_tick, ms(r.p50), ms(r.p99),
+                ms(r.max), mib(r.rss_kb), mib(r.hwm_kb), r.written_mb_day, r.db_mb_day);
   }
 }
 

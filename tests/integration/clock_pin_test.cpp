@@ -175,16 +175,15 @@ TEST_F(ClockPins, ClientDeathReleasesItsConnectionLease) {
   auto holder = hold_cpu();
   ASSERT_EQ(leases().size(), 1u);
   holder->stop(SIGKILL);
-  EXPECT_TRUE(eventually([&] { return restored(); }, seconds(5))) << log();
-  EXPECT_TRUE(leases().empty());
+  EXPECT_TRUE(eventually([&] { return restored() && leases().empty(); }, seconds(5))) << log();
   EXPECT_NE(log().find("connection closed"), std::string::npos) << log();
 }
 
 TEST_F(ClockPins, ADurationLeaseExpires) {
   ctl({"pin", "--gpu", "max", "--for", "1s"});
   ASSERT_FALSE(restored());
-  EXPECT_TRUE(eventually([&] { return restored(); }, seconds(5))) << log();
-  EXPECT_TRUE(leases().empty());
+  // The record goes only after the restore reads back: wait for both.
+  EXPECT_TRUE(eventually([&] { return restored() && leases().empty(); }, seconds(5))) << log();
   EXPECT_NE(log().find("released (expired)"), std::string::npos) << log();
 }
 
@@ -196,8 +195,7 @@ TEST_F(ClockPins, StoppingTheRunReleasesItsRunLease) {
   auto rep = ctl({"mark", "stop", "sweep"});
   ASSERT_TRUE(rep.contains("clock_events")) << rep.dump();
   EXPECT_EQ(rep["clock_events"][0]["kind"], "pinned");
-  EXPECT_TRUE(eventually([&] { return restored(); }, seconds(5))) << log();
-  EXPECT_TRUE(leases().empty());
+  EXPECT_TRUE(eventually([&] { return restored() && leases().empty(); }, seconds(5))) << log();
 }
 
 TEST_F(ClockPins, AnExternalWriterIsDetectedLoggedOnceAndReportedInTheLeaseAndTheRun) {
