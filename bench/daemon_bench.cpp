@@ -4,6 +4,7 @@
 // the real energyd on it, lets it settle, then measures over a window:
 //   - CPU per tick: the CPU time of every energyd thread (schedstat, ns)
 //     divided by the ticks taken: sampling, storage and the event loop;
+//     beside it the floor (floor_us_per_tick) and their ratio;
 //   - tick lateness p50/p99/max (energyd's own histogram) and missed ticks;
 //   - RSS now and at peak (VmRSS, VmHWM);
 //   - bytes written to storage per day (/proc/PID/io write_bytes) and the
@@ -20,6 +21,8 @@
 //
 // Usage: daemon_bench [--seconds N] [--case NAME]... ; prints a Markdown table.
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/timerfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +30,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -50,6 +54,7 @@ struct Case {
   std::string l4t;
   int period_ms;
   bool busy;
+  std::vector<std::string> flags = {};  // extra energyd flags
 };
 
 struct ProcSnapshot {
@@ -127,8 +132,59 @@ class BusyCores {
   std::vector<std::thread> threads_;
 };
 
+// The floor: one thread that wakes on a timerfd at the same period and
+// preads the same rail files the daemon reads, nothing else. Its CPU per tick
+// is what any sampler at that period pays on this machine (wake-up, syscalls);
+// the daemon's own work is what it costs beyond this.
+double floor_us_per_tick(const std::vector<std::string>& files, int period_ms, int64_t ticks) {
+  std::vector<int> fds;
+  for (const auto& f : files) fds.push_back(::open(f.c_str(), O_RDONLY | O_CLOEXEC));
+  int tfd = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+  itimerspec spec{{period_ms / 1000, (period_ms % 1000) * 1000000L}, {0, 1}};
+  ::timerfd_settime(tfd, 0, &spec, nullptr);
+  auto cpu = [] {
+    std::ifstream in("/proc/thread-self/schedstat");
+    int64_t ns = 0;
+    in >> ns;
+    return ns;
+  };
+  int64_t before = cpu();
+  long sink = 0;
+  for (int64_t i = 0; i < ticks; ++i) {
+    uint64_t n = 0;
+    if (::read(tfd, &n, sizeof n) != static_cast<ssize_t>(sizeof n)) break;
+    for (int fd : fds) {
+      char buf[32];
+      ssize_t got = ::pread(fd, buf, sizeof buf - 1, 0);
+      buf[got > 0 ? got : 0] = '\0';
+      sink += std::strtol(buf, nullptr, 10);
+    }
+  }
+  int64_t after = cpu();
+  ::close(tfd);
+  for (int fd : fds) ::close(fd);
+  (void)sink;
+  return static_cast<double>(after - before) / 1e3 / static_cast<double>(ticks);
+}
+
+std::vector<std::string> rail_files(const std::string& socket, const std::string& root) {
+  std::vector<std::string> files;
+  auto c = energy::Client::connect(socket);
+  if (!c) return files;
+  auto r = c->call("rails");
+  if (!r) return files;
+  for (const auto& rail : (*r)["rails"]) {
+    for (const char* k : {"voltage", "current", "power"}) {
+      std::string f = rail["files"].value(k, "");
+      if (!f.empty()) files.push_back(root + f);
+    }
+  }
+  return files;
+}
+
 struct Row {
   Case c;
+  double floor_us_per_tick = 0;
   size_t rails = 0;
   int64_t ticks = 0, missed = 0, p50 = 0, p99 = 0, max = 0;
   double cpu_us_per_tick = 0, written_mb_day = 0, db_mb_day = 0, seconds = 0;
@@ -159,9 +215,10 @@ Row measure(const Case& c, int seconds, const std::string& energyd, const std::s
   if (c.period_ms < 7) set_update_intervals(dir + "/board", "1");
   std::string socket = dir + "/energyd.sock";
   {
-    ChildProcess d({energyd, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket", socket,
-                    "--sample-period-ms", std::to_string(c.period_ms), "--log-level", "warn"},
-                   dir + "/energyd.log");
+    std::vector<std::string> argv = {energyd, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket",
+                                     socket, "--sample-period-ms", std::to_string(c.period_ms), "--log-level", "warn"};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    ChildProcess d(argv, dir + "/energyd.log");
     if (!wait_ready(socket)) return row.error = "energyd did not start: " + energy::testing::read_file(dir + "/energyd.log"), row;
     std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
     BusyCores busy(c.busy);
@@ -188,7 +245,10 @@ Row measure(const Case& c, int seconds, const std::string& energyd, const std::s
     row.db_mb_day = static_cast<double>(db1 - db0) * per_day / 1e6;
     row.rss_kb = p1.rss_kb;
     row.hwm_kb = p1.hwm_kb;
+    auto files = rail_files(socket, dir + "/board");
     d.stop(SIGTERM);
+    int64_t floor_ticks = std::max<int64_t>(30, 3000 / c.period_ms);
+    row.floor_us_per_tick = floor_us_per_tick(files, c.period_ms, floor_ticks);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -199,16 +259,17 @@ double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 double mib(int64_t kb) { return static_cast<double>(kb) / 1024.0; }
 
 void print(const std::vector<Row>& rows) {
-  std::printf("| case | rails | period | load | ticks | missed | CPU/tick | lateness p50 / p99 / max | RSS (peak) | written/day | DB growth/day |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| case | rails | period | load | ticks | missed | CPU/tick | floor/tick | daemon/floor | lateness p50 / p99 / max | RSS (peak) | written/day | DB growth/day |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : rows) {
     if (!r.error.empty()) {
       std::printf("| %s | error: %s |\n", r.c.name.c_str(), r.error.c_str());
       continue;
     }
-    std::printf("| %s | %zu | %d ms | %s | %lld | %lld | %.1f us | %.3f / %.3f / %.3f ms | %.1f (%.1f) MiB | %.1f MB | %.1f MB |\n",
+    std::printf("| %s | %zu | %d ms | %s | %lld | %lld | %.1f us | %.1f us | %.2f | %.3f / %.3f / %.3f ms | %.1f (%.1f) MiB | %.1f MB | %.1f MB |\n",
                 r.c.name.c_str(), r.rails, r.c.period_ms, r.c.busy ? "all cores busy" : "idle",
-                static_cast<long long>(r.ticks), static_cast<long long>(r.missed), r.cpu_us_per_tick, ms(r.p50), ms(r.p99),
+                static_cast<long long>(r.ticks), static_cast<long long>(r.missed), r.cpu_us_per_tick,
+                r.floor_us_per_tick, r.floor_us_per_tick > 0 ? r.cpu_us_per_tick / r.floor_us_per_tick : 0.0, ms(r.p50), ms(r.p99),
                 ms(r.max), mib(r.rss_kb), mib(r.hwm_kb), r.written_mb_day, r.db_mb_day);
   }
 }
@@ -230,6 +291,8 @@ int main(int argc, char** argv) {
   const std::vector<Case> cases = {
       {"3-rails-100ms", "jetson-orin-nano", "36", 100, false},
       {"3-rails-100ms-busy", "jetson-orin-nano", "36", 100, true},
+      {"3-rails-100ms-flush-10s", "jetson-orin-nano", "36", 100, false,
+       {"--flush-interval-ms", "10000", "--checkpoint-interval-ms", "30000"}},
       {"6-rails-100ms", "jetson-agx-xavier", "35", 100, false},
       {"12-rails-100ms", "jetson-tx2", "32", 100, false},
       {"3-rails-1ms", "jetson-orin-nano", "36", 1, false},

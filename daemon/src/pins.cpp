@@ -111,6 +111,7 @@ PinManager::~PinManager() { timer_.reset(); }
 void PinManager::run(std::function<void(PinEngine&)> task) {
   worker_.post([engine = engine_, shared = shared_, task = std::move(task)] {
     task(*engine);
+    shared->leases = engine->lease_count();
     publish(*engine, shared->mu, shared->snapshot);
   });
 }
@@ -145,7 +146,7 @@ Status PinManager::arm_timer() {
 
 int PinManager::on_timer(sd_event_source* s, uint64_t usec, void* self) {
   auto* m = static_cast<PinManager*>(self);
-  if (!m->shared_->tick_busy.exchange(true)) {
+  if (m->shared_->leases > 0 && !m->shared_->tick_busy.exchange(true)) {
     m->run([shared = m->shared_](PinEngine& e) {
       e.tick();
       shared->tick_busy = false;

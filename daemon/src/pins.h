@@ -75,6 +75,7 @@ class PinManager {
   struct Shared {
     ClockEventLog events;
     std::atomic<bool> tick_busy{false};
+    std::atomic<size_t> leases{0};  // lease records after the last task: no tick work without one
     std::mutex mu;
     nlohmann::json snapshot = nlohmann::json::object();
   };

@@ -3,6 +3,7 @@
 #include "energy/chunker.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 
@@ -44,7 +45,9 @@ Sampler::~Sampler() { stop(); }
 Status Sampler::start() {
   timer_fd_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
   wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!timer_fd_ || !wake_fd_) return errno_error("cannot create sampler timer");
+  stall_fd_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+  watch_stop_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!timer_fd_ || !wake_fd_ || !stall_fd_ || !watch_stop_fd_) return errno_error("cannot create sampler timers");
   int64_t period_ns = static_cast<int64_t>(period_.count()) * kNsPerMs;
   first_deadline_ns_ = clock_.mono_ns() + period_ns;
   itimerspec spec{to_timespec(period_ns), to_timespec(first_deadline_ns_)};
@@ -65,7 +68,7 @@ void Sampler::stop() {
   stopping_ = true;
   uint64_t one = 1;
   (void)!::write(wake_fd_.get(), &one, sizeof one);
-  stall_cv_.notify_all();
+  (void)!::write(watch_stop_fd_.get(), &one, sizeof one);
   watchdog_.join();
   std::unique_lock<std::mutex> lock(stall_mu_);
   bool stuck = read_started_ns_ != 0;
@@ -118,6 +121,7 @@ bool Sampler::superseded(uint64_t generation) const {
 }
 
 void Sampler::loop(uint64_t generation) {
+  pthread_setname_np(pthread_self(), "sample");
   // A new generation first delivers the sweep its stuck predecessor owed.
   if (generation > 0 && !on_timer_sweep(generation)) return;
   if (generation == 0 && !take_sample(generation)) return;  // readings for status at once
@@ -131,23 +135,44 @@ void Sampler::loop(uint64_t generation) {
   serve_requests(generation);  // answer marks that raced with stop
 }
 
+// Sleeps on the stall timer, which each sweep arms at its start and disarms
+// at its end: a healthy sampler never wakes the watchdog (a wake-up costs more
+// CPU than a whole sweep on a virtual machine). When the timer fires, the read
+// in progress is quarantined if it has passed the stall limit, or the timer
+// is re-armed for when it would.
 void Sampler::watch() {
-  std::unique_lock<std::mutex> lock(stall_mu_);
-  auto step = std::max(std::chrono::milliseconds(1), stall_limit_ / 4);
+  pthread_setname_np(pthread_self(), "sample-watch");
+  const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
+  pollfd fds[2] = {{stall_fd_.get(), POLLIN, 0}, {watch_stop_fd_.get(), POLLIN, 0}};
   while (!stopping_) {
-    stall_cv_.wait_for(lock, step);
-    if (read_started_ns_ == 0 || clock_.mono_ns() - read_started_ns_ < stall_limit_.count() * kNsPerMs) continue;
-    slots_[reading_rail_]->quarantined = true;
-    read_started_ns_ = 0;
-    ++generation_;
-    spdlog::warn("rail {}: read blocked for more than {} ms; sampling the other rails without it",
-                 slots_[reading_rail_]->reader.label(), stall_limit_.count());
-    {
-      std::lock_guard<std::mutex> stats_lock(mu_);
-      ++stats_.stalls;
-    }
-    spawn(generation_);
+    if (::poll(fds, 2, -1) < 0 || (fds[0].revents & POLLIN) == 0) continue;
+    drain(stall_fd_.get());
+    std::lock_guard<std::mutex> lock(stall_mu_);
+    if (read_started_ns_ == 0 || stopping_) continue;  // the sweep ended meanwhile
+    int64_t left = read_started_ns_ + limit_ns - clock_.mono_ns();
+    if (left > 0) arm_stall_timer(left);
+    else quarantine_current_read();
   }
+}
+
+// 0 disarms.
+void Sampler::arm_stall_timer(int64_t after_ns) {
+  itimerspec spec{timespec{0, 0}, to_timespec(after_ns)};
+  (void)::timerfd_settime(stall_fd_.get(), 0, &spec, nullptr);
+}
+
+// Caller holds stall_mu_.
+void Sampler::quarantine_current_read() {
+  slots_[reading_rail_]->quarantined = true;
+  read_started_ns_ = 0;
+  ++generation_;
+  spdlog::warn("rail {}: read blocked for more than {} ms; sampling the other rails without it",
+               slots_[reading_rail_]->reader.label(), stall_limit_.count());
+  {
+    std::lock_guard<std::mutex> stats_lock(mu_);
+    ++stats_.stalls;
+  }
+  spawn(generation_);
 }
 
 bool Sampler::on_timer(uint64_t generation) {
@@ -223,11 +248,13 @@ std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   Sample s;
   s.values.resize(slots_.size());
   std::vector<int64_t> read_ns(slots_.size(), 0);
+  arm_stall_timer(static_cast<int64_t>(stall_limit_.count()) * kNsPerMs);
   int64_t before = clock_.boot_ns();
   for (size_t i = 0; i < slots_.size(); ++i) {
-    if (!read_rail(i, generation, s.values[i], read_ns[i])) return std::nullopt;
+    if (!read_rail(i, generation, s.values[i], read_ns[i])) return std::nullopt;  // superseded: not ours to disarm
   }
   int64_t after = clock_.boot_ns();
+  if (period_ >= stall_limit_) arm_stall_timer(0);  // else the next sweep re-arms it before it can fire
   s.t_ns = to_stored_ns(before + (after - before) / 2);  // the raw tier's precision, so run edges match it
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);

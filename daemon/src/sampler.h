@@ -6,7 +6,8 @@
 // for an immediate sample (marks) are served between ticks.
 //
 // Blocking reads: sysfs reads can hang (an INA3221 waiting for a conversion,
-// a wedged I2C bus). A watchdog thread notices a read that takes longer than
+// a wedged I2C bus). A watchdog thread, woken by a timer each sweep arms at
+// its start and disarms at its end, notices a read that takes longer than
 // the stall limit, quarantines that rail (it reads as a gap with ETIMEDOUT)
 // and starts a new sampling thread that carries on with the other rails. The
 // stuck thread exits when its read returns, and the rail is sampled again.
@@ -90,6 +91,8 @@ class Sampler {
 
   void loop(uint64_t generation);
   void watch();
+  void quarantine_current_read();
+  void arm_stall_timer(int64_t after_ns);
   bool on_timer(uint64_t generation);
   bool on_timer_sweep(uint64_t generation);
   bool serve_requests(uint64_t generation);
@@ -107,12 +110,13 @@ class Sampler {
   SampleSink& sink_;
   UniqueFd timer_fd_;
   UniqueFd wake_fd_;
+  UniqueFd stall_fd_;       // armed while a sweep is in progress (watch())
+  UniqueFd watch_stop_fd_;  // wakes the watchdog at stop
   std::atomic<bool> stopping_{false};
   int64_t first_deadline_ns_ = 0;
   std::atomic<int64_t> expirations_{0};
 
   mutable std::mutex stall_mu_;  // guards the members below and Slot::quarantined
-  std::condition_variable stall_cv_;
   uint64_t generation_ = 0;
   int64_t read_started_ns_ = 0;  // 0 when no read is in progress
   size_t reading_rail_ = 0;

@@ -112,7 +112,16 @@ void Server::accept_all() {
     UniqueFd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (!fd) return;  // EAGAIN, or a transient error: the next readiness retries
     admit(std::move(fd));
+    wake_sweep();
   }
+}
+
+// The deadline sweep sleeps while there are no clients (on_sweep).
+void Server::wake_sweep() {
+  int enabled = SD_EVENT_OFF;
+  if (sd_event_source_get_enabled(sweep_source_.get(), &enabled) < 0 || enabled != SD_EVENT_OFF) return;
+  sd_event_source_set_time(sweep_source_.get(), now_us() + sweep_every_us());
+  sd_event_source_set_enabled(sweep_source_.get(), SD_EVENT_ON);
 }
 
 // A refused connection gets one error frame (best effort: its buffer is
@@ -156,7 +165,8 @@ int Server::on_sweep(sd_event_source* s, uint64_t usec, void* self) {
   auto* server = static_cast<Server*>(self);
   server->sweep(usec);
   sd_event_source_set_time(s, usec + server->sweep_every_us());
-  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  // Without clients there is nothing to sweep: accept_all() turns it back on.
+  sd_event_source_set_enabled(s, server->conns_.empty() ? SD_EVENT_OFF : SD_EVENT_ON);
   return 0;
 }
 

@@ -90,6 +90,7 @@ class Server {
   static int on_accept(sd_event_source* s, int fd, uint32_t revents, void* self);
   static int on_io(sd_event_source* s, int fd, uint32_t revents, void* conn);
   void accept_all();
+  void wake_sweep();
   void admit(UniqueFd fd);
   size_t connections_of(uid_t uid) const;
   static int on_sweep(sd_event_source* s, uint64_t usec, void* self);

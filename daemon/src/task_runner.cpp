@@ -1,5 +1,7 @@
 #include "task_runner.h"
 
+#include <pthread.h>
+
 namespace energy::daemon {
 
 struct TaskRunner::Shared {
@@ -32,7 +34,10 @@ void worker(const std::shared_ptr<TaskRunner::Shared>& s) {
 }  // namespace
 
 TaskRunner::TaskRunner() : shared_(std::make_shared<Shared>()) {
-  thread_ = std::thread([s = shared_] { worker(s); });
+  thread_ = std::thread([s = shared_] {
+    pthread_setname_np(pthread_self(), "task");
+    worker(s);
+  });
 }
 
 TaskRunner::~TaskRunner() { stop(std::chrono::milliseconds(2000)); }

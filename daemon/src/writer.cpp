@@ -1,5 +1,7 @@
 #include "writer.h"
 
+#include <pthread.h>
+
 #include <spdlog/spdlog.h>
 
 namespace energy::daemon {
@@ -10,7 +12,12 @@ StorageWriter::StorageWriter(StoreOpener opener, std::function<void(std::vector<
 
 StorageWriter::~StorageWriter() { stop(); }
 
-void StorageWriter::start() { thread_ = std::thread([this] { loop(); }); }
+void StorageWriter::start() {
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "store");
+    loop();
+  });
+}
 
 void StorageWriter::stop() {
   if (!thread_.joinable()) return;
