@@ -155,5 +155,20 @@ TEST(Timing, OneSecondFsyncStallDelaysNoTickAndDropsNoSample) {
   EXPECT_GE(report["total"]["samples"].get<int64_t>(), static_cast<int64_t>(duration * 10) - 1);
 }
 
+// The L4T 36 Orin Nano's INA3221 reports update_interval 7 ms: a 5 ms period
+// would make every read wait for a conversion.
+TEST(Timing, APeriodTheSensorsCannotDeliverIsRefusedAtStart) {
+  TempDir t;
+  auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root",
+                           t.path() + "/board"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::ofstream(t.path() + "/energyd.yaml") << "log_level: info\n";
+  auto r = run_command({ENERGYD_BIN, "--root", t.path() + "/board", "--state-dir", t.path() + "/state", "--socket",
+                        t.path() + "/s.sock", "--config", t.path() + "/energyd.yaml", "--sample-period-ms", "5"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("sample_period_ms 5 is shorter than the sensors can deliver"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("use at least 7 ms"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace energy::testing
