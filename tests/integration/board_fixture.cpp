@@ -18,9 +18,7 @@ SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + 
     setup_error_ = "energyd-sim failed: " + made.err;
     return;
   }
-  std::ofstream(tmp_.path() + "/energyd.yaml") << "# written by the test fixture
-log_level: debug
-"
+  std::ofstream(tmp_.path() + "/energyd.yaml") << "# written by the test fixture\nlog_level: debug\n"
                                                 << spec.extra_config;
   std::vector<std::string> argv = {ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", tmp_.path() + "/state",
                                    "--socket", socket_, "--sample-period-ms", std::to_string(spec.sample_period_ms),
