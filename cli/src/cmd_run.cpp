@@ -37,7 +37,7 @@ struct RunArgs {
   int repeat = 1;
   std::optional<double> items;
   bool json = false;
-  std::string output;  // empty: stderr; "-": stdout
+  std::string output;                     // empty: stderr; "-": stdout
   nlohmann::json pin = empty_pin_args();  // clocks.pin arguments without the lease
   std::vector<std::string> command;
 };

@@ -33,7 +33,8 @@ std::string clock_pins_text(const nlohmann::json& pins) {
       std::string gov = d.value("achieved_governor", "");
       std::string asked = d.value("requested_governor", "");
       if (!asked.empty() && asked != gov) gov += " (asked " + asked + ")";
-      t.add_row({d.value("domain", ""), lease_text(p), range_text(member(d, "requested_min_hz"), member(d, "requested_max_hz")),
+      t.add_row({d.value("domain", ""), lease_text(p),
+                 range_text(member(d, "requested_min_hz"), member(d, "requested_max_hz")),
                  range_text(member(d, "achieved_min_hz"), member(d, "achieved_max_hz")), gov});
     }
   }

@@ -17,14 +17,10 @@ json domain_entry(const json& d) {
   json a = field(d, "achieved");
   if (!q.is_object()) q = json::object();
   if (!a.is_object()) a = json::object();
-  return {{"domain", d.value("domain", "")},
-          {"requested_min_hz", field(q, "min_hz")},
-          {"requested_max_hz", field(q, "max_hz")},
-          {"requested_governor", q.value("governor", "")},
-          {"achieved_min_hz", field(a, "min_hz")},
-          {"achieved_max_hz", field(a, "max_hz")},
-          {"achieved_cur_hz", field(a, "cur_hz")},
-          {"achieved_governor", a.value("governor", "")}};
+  return {{"domain", d.value("domain", "")},        {"requested_min_hz", field(q, "min_hz")},
+          {"requested_max_hz", field(q, "max_hz")}, {"requested_governor", q.value("governor", "")},
+          {"achieved_min_hz", field(a, "min_hz")},  {"achieved_max_hz", field(a, "max_hz")},
+          {"achieved_cur_hz", field(a, "cur_hz")},  {"achieved_governor", a.value("governor", "")}};
 }
 
 }  // namespace

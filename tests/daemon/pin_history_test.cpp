@@ -11,9 +11,10 @@ using nlohmann::json;
 json pin_reply(int64_t lease, int64_t created_boot_ns, int64_t run_id) {
   json l = {{"id", lease}, {"kind", run_id != 0 ? "run" : "duration"}, {"created_boot_ns", created_boot_ns}};
   if (run_id != 0) l["run"] = run_id;
-  json d = {{"domain", "gpu"},
-            {"requested", {{"min_hz", 408000000}, {"max_hz", 408000000}, {"governor", ""}}},
-            {"achieved", {{"min_hz", 408000000}, {"max_hz", 408000000}, {"cur_hz", 408000000}, {"governor", "nvhost"}}}};
+  json d = {
+      {"domain", "gpu"},
+      {"requested", {{"min_hz", 408000000}, {"max_hz", 408000000}, {"governor", ""}}},
+      {"achieved", {{"min_hz", 408000000}, {"max_hz", 408000000}, {"cur_hz", 408000000}, {"governor", "nvhost"}}}};
   return {{"lease", l}, {"domains", json::array({d})}};
 }
 
@@ -32,7 +33,7 @@ TEST(PinHistory, OtherLeasesCountOnlyWhileInForceDuringTheRun) {
   PinHistory h;
   h.pinned(pin_reply(1, 100, 0), 100);  // released at 200: before the run
   h.sync({}, 200);
-  h.pinned(pin_reply(2, 300, 0), 300);  // live through the run
+  h.pinned(pin_reply(2, 300, 0), 300);    // live through the run
   h.pinned(pin_reply(3, 3000, 0), 3000);  // pinned after the run
   h.sync({2, 3}, 3100);
   auto pins = h.for_run(9, 1000, 2000);
