@@ -91,6 +91,8 @@ TEST(Config, RetentionValuesOutOfRangeNameTheirKey) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("'disk_budget_mb'"), std::string::npos);
   EXPECT_NE(bad.error().message.find("MiB"), std::string::npos);
+}
+
 TEST(Config, AccessKeysTakeNamesOrNumbersAndLimitsAreChecked) {
   auto c = apply_config_yaml("read_group: \"4242\"\nclock_group: wheel\nmax_connections_per_user: 3\n"
                              "client_deadline_ms: 500\nclient_output_limit_bytes: 70000\n",
