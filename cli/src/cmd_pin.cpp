@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "pin_args.h"
 #include "table.h"
 
 namespace energy::cli {
@@ -22,22 +23,9 @@ namespace {
 using nlohmann::json;
 
 struct PinCli {
-  json args = {{"domains", json::object()}};
+  json args = empty_pin_args();
   bool hold = false;
 };
-
-std::string mhz_text(const json& hz) {
-  if (!hz.is_number_integer()) return "-";
-  int64_t v = hz.get<int64_t>();
-  std::string s = fixed(static_cast<double>(v) / 1e6, 3);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
-
-std::string range_text(const json& lo, const json& hi) {
-  return lo == hi ? mhz_text(lo) : mhz_text(lo) + ".." + mhz_text(hi);
-}
 
 // "90s", "15m", "2h", "1d", "500ms" -> milliseconds.
 Result<int64_t> parse_duration_ms(const std::string& text) {
@@ -74,25 +62,8 @@ Status set_lease(PinCli& p, const std::string& kind, const std::string& value) {
   return ok_status();
 }
 
-Status set_domain(PinCli& p, const std::string& name, const std::string& spec) {
-  if (name.empty() || spec.empty())
-    return make_error(ErrorCode::kInvalid, "--domain needs NAME=FREQ, e.g. cpu4=1.2GHz");
-  if (p.args["domains"].contains(name)) return make_error(ErrorCode::kInvalid, "domain '" + name + "' given twice");
-  p.args["domains"][name] = spec;
-  return ok_status();
-}
-
 Status parse_option(PinCli& p, const std::string& opt, const std::string& value) {
-  if (opt == "--cpu" || opt == "--gpu" || opt == "--emc") return set_domain(p, opt.substr(2), value);
-  if (opt == "--domain") {
-    size_t eq = value.find('=');
-    if (eq == std::string::npos) return make_error(ErrorCode::kInvalid, "--domain needs NAME=FREQ, e.g. cpu4=1.2GHz");
-    return set_domain(p, value.substr(0, eq), value.substr(eq + 1));
-  }
-  if (opt == "--governor") {
-    p.args["governor"] = value;
-    return ok_status();
-  }
+  if (is_pin_option(opt)) return apply_pin_option(opt, value, p.args);
   if (opt == "--for") return set_lease(p, "duration", value);
   if (opt == "--run") return set_lease(p, "run", value);
   return make_error(ErrorCode::kInvalid, "unknown pin option '" + opt + "'");
@@ -105,15 +76,15 @@ Result<PinCli> parse_pin(const std::vector<std::string>& args) {
     Status st = ok_status();
     if (a == "--hold")
       st = set_lease(p, "hold", "");
-    else if (a == "--allow-offline-cpus")
-      p.args["allow_offline_cpus"] = true;
+    else if (is_pin_flag(a))
+      st = apply_pin_option(a, "", p.args);
     else if (i + 1 < args.size())
       st = parse_option(p, a, args[++i]);
     else
       st = make_error(ErrorCode::kInvalid, "option '" + a + "' needs a value");
     if (!st) return st.take_error();
   }
-  if (p.args["domains"].empty())
+  if (!pins_anything(p.args))
     return make_error(ErrorCode::kInvalid, "pin needs a domain: --cpu, --gpu, --emc or --domain");
   if (!p.args.contains("lease")) {
     return make_error(ErrorCode::kInvalid,

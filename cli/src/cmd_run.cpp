@@ -1,5 +1,10 @@
 // energyctl run [--name N] [--tag K=V]... [--repeat K] [--items N]
-//               [--output FILE|-] [--json] [--] CMD [ARGS...]
+//               [--output FILE|-] [--json] [CLOCK OPTIONS] [--] CMD [ARGS...]
+//
+// CLOCK OPTIONS (--cpu F, --gpu F, --emc F, --domain NAME=F, --governor G,
+// --allow-offline-cpus; pin_args.h) pin the clocks for each run with a run
+// lease, after mark start and before CMD; the daemon restores them when the
+// run stops. A refused pin stops the run and exits 1 without running CMD.
 //
 // Opens a run, executes CMD with energyctl's stdin, stdout and stderr,
 // forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to it, and closes the run whatever
@@ -15,6 +20,7 @@
 #include <optional>
 
 #include "command.h"
+#include "pin_args.h"
 #include "run_child.h"
 #include "run_report.h"
 
@@ -31,7 +37,8 @@ struct RunArgs {
   int repeat = 1;
   std::optional<double> items;
   bool json = false;
-  std::string output;  // empty: stderr; "-": stdout
+  std::string output;                     // empty: stderr; "-": stdout
+  nlohmann::json pin = empty_pin_args();  // clocks.pin arguments without the lease
   std::vector<std::string> command;
 };
 
@@ -63,7 +70,10 @@ Status add_tag(const std::string& kv, nlohmann::json& tags) {
 
 // Applies one option taking a value; false when `flag` is not one.
 Result<bool> apply_valued(const std::string& flag, const std::string& value, RunArgs& out) {
-  if (flag == "--name")
+  if (is_pin_option(flag) || is_pin_flag(flag)) {
+    auto st = apply_pin_option(flag, value, out.pin);
+    if (!st) return st.take_error();
+  } else if (flag == "--name")
     out.name = value;
   else if (flag == "--output" || flag == "-o")
     out.output = value;
@@ -86,7 +96,7 @@ Result<bool> apply_valued(const std::string& flag, const std::string& value, Run
 
 bool takes_value(const std::string& flag) {
   return flag == "--name" || flag == "--output" || flag == "-o" || flag == "--tag" || flag == "--repeat" ||
-         flag == "--items";
+         flag == "--items" || is_pin_option(flag);
 }
 
 // Options up to "--" or the first word that is not an option; the rest is CMD.
@@ -180,7 +190,22 @@ struct Step {
   int signal = 0;           // a forwarded-kind signal arrived: stop repeating
 };
 
-// One repeat: mark start, CMD, mark stop (always, once the run is open).
+// Pins the clocks with a lease on run `r`; on failure closes the run (its
+// report is not wanted: CMD never ran) and returns the exit code.
+int pin_for_run(const Context& ctx, const RunArgs& a, Repeat& r) {
+  if (!pins_anything(a.pin)) return kExitOk;
+  nlohmann::json args = a.pin;
+  args["lease"] = "run";
+  args["run"] = std::to_string(r.run_id);
+  auto pin = call_daemon(ctx, "clocks.pin", args);
+  if (pin.exit_code == kExitOk) return kExitOk;
+  std::fprintf(stderr, "energyctl: the clocks could not be pinned; run %lld is closed and the command was not run\n",
+               static_cast<long long>(r.run_id));
+  stop_run(ctx, r);
+  return pin.exit_code;
+}
+
+// One repeat: mark start, pin, CMD, mark stop (always, once the run is open).
 Step run_once(const Context& ctx, const RunArgs& a, const std::string& name, const SignalBlock& block,
               RunDocument& doc) {
   Repeat r;
@@ -188,6 +213,7 @@ Step run_once(const Context& ctx, const RunArgs& a, const std::string& name, con
   auto start = call_daemon(ctx, "mark.start", {{"name", name}, {"tags", run_tags(a, r.index)}});
   if (start.exit_code != kExitOk) return {start.exit_code, 0};
   r.run_id = start.result.value("id", int64_t{-1});
+  if (int pinned = pin_for_run(ctx, a, r); pinned != kExitOk) return {pinned, 0};
   Step step;
   step.signal = block.take_pending();
   if (step.signal != 0) {

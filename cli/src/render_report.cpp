@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "command.h"
+#include "pin_args.h"
 #include "table.h"
 
 namespace energy::cli {
@@ -15,6 +16,29 @@ std::vector<std::string> stats_row(const std::string& name, const nlohmann::json
           std::to_string(s.value("samples", 0)),
           percent(s.value("coverage", 0.0)),
           fixed(static_cast<double>(s.value("largest_gap_ns", int64_t{0})) / 1e6, 1)};
+}
+
+std::string lease_text(const nlohmann::json& pin) {
+  std::string text = std::to_string(pin.value("lease", 0));
+  if (pin.contains("run")) text += " (this run)";
+  return text;
+}
+
+// The clocks pinned during the run (mark.stop's clock_pins); empty when none.
+std::string clock_pins_text(const nlohmann::json& pins) {
+  if (!pins.is_array() || pins.empty()) return "";
+  Table t({{"CLOCK"}, {"LEASE"}, {"REQUESTED MHz", Align::kRight}, {"ACHIEVED MHz", Align::kRight}, {"GOVERNOR"}});
+  for (const auto& p : pins) {
+    for (const auto& d : member(p, "domains")) {
+      std::string gov = d.value("achieved_governor", "");
+      std::string asked = d.value("requested_governor", "");
+      if (!asked.empty() && asked != gov) gov += " (asked " + asked + ")";
+      t.add_row({d.value("domain", ""), lease_text(p),
+                 range_text(member(d, "requested_min_hz"), member(d, "requested_max_hz")),
+                 range_text(member(d, "achieved_min_hz"), member(d, "achieved_max_hz")), gov});
+    }
+  }
+  return "\nclocks pinned during the run (achieved = read back after the pin):\n" + t.render();
 }
 
 }  // namespace
@@ -32,6 +56,7 @@ std::string render_report(const nlohmann::json& rep) {
   t.add_row(stats_row("TOTAL", member(rep, "total")));
   out << t.render() << "\n* = in total: " << rep.value("total_rule", "") << "\n";
   for (const auto& m : member(rep, "missing_rails")) out << "missing: " << m.get<std::string>() << " has no readings in this run\n";
+  out << clock_pins_text(member(rep, "clock_pins"));
   return out.str();
 }
 

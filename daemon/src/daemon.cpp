@@ -399,6 +399,8 @@ void DaemonImpl::mark_stop(const nlohmann::json& args, const Responder& r) {
       events.push_back(clock_event_json(e));
     }
     (*rep)["clock_events"] = events;
+    (*rep)["clock_pins"] = pins_->pins_for_run(run.value("id", int64_t{0}), run.value("start_ns", int64_t{0}),
+                                               run.value("stop_ns", INT64_MAX));
     r.reply(*rep);
   });
 }

@@ -60,8 +60,16 @@ Status parse_lease(const json& args, PinArgs& out) {
   return ok_status();
 }
 
-void publish(PinEngine& engine, std::mutex& mu, json& snapshot) {
+std::set<int64_t> live_leases(const json& snapshot) {
+  std::set<int64_t> ids;
+  for (const auto& l : snapshot["leases"]) ids.insert(l.value("id", int64_t{0}));
+  return ids;
+}
+
+// After every task: the leases view, and the release time of leases that left the journal.
+void publish(PinEngine& engine, PinHistory& history, const Clock& clock, std::mutex& mu, json& snapshot) {
   json s = engine.snapshot();
+  history.sync(live_leases(s), clock.boot_ns());
   std::lock_guard<std::mutex> lock(mu);
   snapshot = std::move(s);
 }
@@ -101,6 +109,7 @@ PinManager::PinManager(sd_event* loop, Poster& poster, const SysRoot& root, cons
                        const Clock& clock, std::string journal_path)
     : loop_(loop),
       poster_(poster),
+      clock_(clock),
       shared_(std::make_shared<Shared>()),
       engine_(std::make_shared<PinEngine>(root, clocks, clock, std::move(journal_path), shared_->events)) {
   shared_->snapshot = {{"leases", json::array()}, {"events", json::array()}};
@@ -109,10 +118,10 @@ PinManager::PinManager(sd_event* loop, Poster& poster, const SysRoot& root, cons
 PinManager::~PinManager() { timer_.reset(); }
 
 void PinManager::run(std::function<void(PinEngine&)> task) {
-  worker_.post([engine = engine_, shared = shared_, task = std::move(task)] {
+  worker_.post([engine = engine_, shared = shared_, clock = &clock_, task = std::move(task)] {
     task(*engine);
     shared->leases = engine->lease_count();
-    publish(*engine, shared->mu, shared->snapshot);
+    publish(*engine, shared->history, *clock, shared->mu, shared->snapshot);
   });
 }
 
@@ -160,8 +169,10 @@ int PinManager::on_timer(sd_event_source* s, uint64_t usec, void* self) {
 void PinManager::pin(PinOrder order, Done done) {
   if (order.kind == LeaseKind::kConnection) lease_connections_.insert(order.connection);
   Poster* poster = &poster_;
-  run([order = std::move(order), done = std::move(done), poster](PinEngine& e) {
+  const Clock* clock = &clock_;
+  run([order = std::move(order), done = std::move(done), poster, clock, shared = shared_](PinEngine& e) {
     auto result = e.pin(order);
+    if (result) shared->history.pinned(*result, clock->boot_ns());
     poster->post([done, result]() { done(result); });
   });
 }
@@ -201,6 +212,10 @@ void PinManager::stop(std::chrono::milliseconds wait) {
 
 std::vector<ClockEvent> PinManager::events_between(int64_t from_boot_ns, int64_t to_boot_ns) const {
   return shared_->events.between(from_boot_ns, to_boot_ns);
+}
+
+json PinManager::pins_for_run(int64_t run_id, int64_t from_boot_ns, int64_t to_boot_ns) const {
+  return shared_->history.for_run(run_id, from_boot_ns, to_boot_ns);
 }
 
 }  // namespace energy::daemon

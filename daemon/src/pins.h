@@ -9,8 +9,8 @@
 // failed restores are retried and pinned files are re-read for external
 // writers (skipped while the previous tick still runs).
 //
-// Thread-safety: every method on the loop thread, except events_between,
-// which any thread may call. Completions run on the loop thread.
+// Thread-safety: every method on the loop thread, except events_between
+// and pins_for_run, which any thread may call. Completions run on the loop thread.
 #pragma once
 
 #include <atomic>
@@ -26,6 +26,7 @@
 
 #include "event_loop.h"
 #include "pin_engine.h"
+#include "pin_history.h"
 #include "task_runner.h"
 
 namespace energy::daemon {
@@ -63,6 +64,8 @@ class PinManager {
   void stop(std::chrono::milliseconds wait);
   // Clock events (external changes, pins, restores) on CLOCK_BOOTTIME, for run reports.
   std::vector<ClockEvent> events_between(int64_t from_boot_ns, int64_t to_boot_ns) const;
+  // The run's `clock_pins` (PinHistory::for_run); any thread.
+  nlohmann::json pins_for_run(int64_t run_id, int64_t from_boot_ns, int64_t to_boot_ns) const;
 
  private:
   static int on_timer(sd_event_source* s, uint64_t usec, void* self);
@@ -74,6 +77,7 @@ class PinManager {
   // stop and may outlive the manager.
   struct Shared {
     ClockEventLog events;
+    PinHistory history;
     std::atomic<bool> tick_busy{false};
     std::atomic<size_t> leases{0};  // lease records after the last task: no tick work without one
     std::mutex mu;
@@ -82,6 +86,7 @@ class PinManager {
 
   sd_event* loop_;
   Poster& poster_;
+  const Clock& clock_;
   std::set<uint64_t> lease_connections_;  // connections that asked for a connection lease
   std::shared_ptr<Shared> shared_;
   std::shared_ptr<PinEngine> engine_;

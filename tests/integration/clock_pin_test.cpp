@@ -236,5 +236,61 @@ TEST_F(ClockPins, OfflineCpusUnlistedFrequenciesAndMinAboveMaxAreClearErrorsThat
   EXPECT_TRUE(leases().empty());
 }
 
+TEST_F(ClockPins, RunWithAPinRunsTheCommandAtThePinnedClockAndReportsIt) {
+  std::string seen = tmp_.path() + "/seen";
+  std::string report = tmp_.path() + "/report.json";
+  auto r = run_ctl({"run", "--output", report, "--gpu", "408MHz", "--", "sh", "-c",
+                    "cat " + mnt() + gpu_dir_ + "/min_freq > " + seen});
+  ASSERT_EQ(r.exit_code, 0) << r.err << log();
+  EXPECT_EQ(read_file(seen), "408000000\n");  // the command ran with the pin in force
+  auto doc = nlohmann::json::parse(read_file(report), nullptr, false);
+  const auto& rep = doc["runs"][0]["report"];
+  ASSERT_TRUE(rep.contains("clock_pins")) << doc.dump();
+  ASSERT_EQ(rep["clock_pins"].size(), 1u) << rep["clock_pins"].dump();
+  const auto& pin = rep["clock_pins"][0];
+  EXPECT_EQ(pin["run"], doc["runs"][0]["run_id"]);
+  ASSERT_EQ(pin["domains"].size(), 1u) << pin.dump();
+  const auto& gpu = pin["domains"][0];
+  EXPECT_EQ(gpu["domain"], "gpu");
+  EXPECT_EQ(gpu["requested_min_hz"], 408000000);
+  EXPECT_EQ(gpu["requested_max_hz"], 408000000);
+  EXPECT_EQ(gpu["achieved_min_hz"], gpu["requested_min_hz"]) << gpu.dump();
+  EXPECT_EQ(gpu["achieved_max_hz"], gpu["requested_max_hz"]) << gpu.dump();
+  EXPECT_TRUE(eventually([&] { return restored(); }, seconds(5))) << log();
+  EXPECT_TRUE(leases().empty());
+}
+
+TEST_F(ClockPins, RunsReportClocksPinnedByOthersDuringThemAndTheTextShowsThem) {
+  auto held = ctl({"pin", "--cpu", "max", "--for", "10m"});
+  auto r = run_ctl({"run", "--output", tmp_.path() + "/report.json", "--", "true"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(read_file(tmp_.path() + "/report.json"), nullptr, false);
+  const auto& pins = doc["runs"][0]["report"]["clock_pins"];
+  ASSERT_EQ(pins.size(), 1u) << doc.dump();
+  EXPECT_EQ(pins[0]["lease"], held["lease"]["id"]);
+  EXPECT_FALSE(pins[0].contains("run"));
+  auto text = run_command({ENERGYCTL_BIN, "--socket", sock(), "run", "--", "true"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.err.find("clocks pinned during the run"), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find("cpu0"), std::string::npos) << text.err;
+  ctl({"unpin", "--all"});
+  auto later = run_ctl({"run", "--output", tmp_.path() + "/later.json", "--", "true"});
+  ASSERT_EQ(later.exit_code, 0) << later.err;
+  auto after = nlohmann::json::parse(read_file(tmp_.path() + "/later.json"), nullptr, false);
+  EXPECT_TRUE(after["runs"][0]["report"]["clock_pins"].empty()) << after.dump();  // released before this run
+}
+
+TEST_F(ClockPins, RunWithAnUnlistedFrequencyFailsWithoutRunningTheCommandOrLeavingARun) {
+  std::string marker = tmp_.path() + "/ran";
+  auto r = run_ctl({"run", "--gpu", "500MHz", "--", "touch", marker});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("gpu: 500 MHz is not a listed frequency"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the command was not run"), std::string::npos) << r.err;
+  EXPECT_NE(::access(marker.c_str(), F_OK), 0) << "the command ran";
+  EXPECT_TRUE(ctl({"status"})["open_runs"].empty());
+  EXPECT_TRUE(restored());
+  EXPECT_TRUE(leases().empty());
+}
+
 }  // namespace
 }  // namespace energy::testing
