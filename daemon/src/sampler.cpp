@@ -26,7 +26,6 @@ void drain(int fd) {
   }
 }
 
-constexpr int kPollTimeoutMs = 200;  // re-check stop and supersession at least this often
 
 }  // namespace
 
@@ -127,7 +126,9 @@ void Sampler::loop(uint64_t generation) {
   if (generation == 0 && !take_sample(generation)) return;  // readings for status at once
   pollfd fds[2] = {{timer_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
   while (!stopping_ && !superseded(generation)) {
-    if (::poll(fds, 2, kPollTimeoutMs) < 0 && errno != EINTR) break;
+    // No timeout: stop() writes wake_fd_, and a thread is superseded only
+    // inside a read, never here. A timeout would cost a wake-up per period.
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
     if ((fds[1].revents & POLLIN) != 0) drain(wake_fd_.get());
     if ((fds[0].revents & POLLIN) != 0 && !on_timer(generation)) return;
     if (!serve_requests(generation)) return;
