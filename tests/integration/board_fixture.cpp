@@ -6,6 +6,19 @@
 
 namespace energy::testing {
 
+BoardSpec constant_orin_nano() {
+  BoardSpec s;
+  s.rails = {"VDD_IN=5000:1000", "VDD_CPU_GPU_CV=5000:200", "VDD_SOC=5000:400"};
+  return s;
+}
+
+const nlohmann::json* report_rail(const nlohmann::json& report, const std::string& label) {
+  for (const auto& r : report["rails"]) {
+    if (r["label"] == label) return &r;
+  }
+  return nullptr;
+}
+
 SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + "/energyd.sock") {
   std::vector<std::string> sim = {ENERGYD_SIM_BIN, "create", "--board", spec.board, "--l4t", spec.l4t,
                                   "--root", tmp_.path() + "/board"};

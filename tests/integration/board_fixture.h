@@ -21,6 +21,14 @@ struct BoardSpec {
   std::string extra_config;  // YAML lines appended to the daemon's config file
 };
 
+// Orin Nano (L4T 36, hwmon ina3221, 5 mOhm shunts): 5000 mV and 1000/200/400 mA
+// are exactly representable (8 mV and 8 mA steps), so the rails read
+// VDD_IN 5.000 W, VDD_CPU_GPU_CV 1.000 W and VDD_SOC 2.000 W.
+BoardSpec constant_orin_nano();
+
+// The entry of `label` in a run report's "rails", or nullptr.
+const nlohmann::json* report_rail(const nlohmann::json& report, const std::string& label);
+
 class SimulatedDaemon {
  public:
   explicit SimulatedDaemon(const BoardSpec& spec);

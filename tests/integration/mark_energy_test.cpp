@@ -12,21 +12,6 @@
 namespace energy::testing {
 namespace {
 
-// Orin Nano (L4T 36, hwmon ina3221, 5 mOhm shunts): 5000 mV and 1000/200/400 mA
-// are exactly representable (8 mV and 8 mA steps), so the rails read
-// 5.000 W, 1.000 W and 2.000 W.
-BoardSpec constant_orin_nano() {
-  BoardSpec s;
-  s.rails = {"VDD_IN=5000:1000", "VDD_CPU_GPU_CV=5000:200", "VDD_SOC=5000:400"};
-  return s;
-}
-
-const nlohmann::json* rail(const nlohmann::json& report, const std::string& label) {
-  for (const auto& r : report["rails"]) {
-    if (r["label"] == label) return &r;
-  }
-  return nullptr;
-}
 
 TEST(MarkEnergy, ConstantPowerRunReportsPowerTimesDurationWithinOnePercent) {
   SimulatedDaemon d(constant_orin_nano());
@@ -38,8 +23,8 @@ TEST(MarkEnergy, ConstantPowerRunReportsPowerTimesDurationWithinOnePercent) {
   ASSERT_TRUE(report.contains("total")) << report.dump();
   double duration = report["duration_s"].get<double>();
   EXPECT_GT(duration, 1.4);
-  const nlohmann::json* in = rail(report, "VDD_IN");
-  const nlohmann::json* soc = rail(report, "VDD_SOC");
+  const nlohmann::json* in = report_rail(report, "VDD_IN");
+  const nlohmann::json* soc = report_rail(report, "VDD_SOC");
   ASSERT_NE(in, nullptr);
   ASSERT_NE(soc, nullptr);
   EXPECT_NEAR((*in)["energy_j"].get<double>(), 5.0 * duration, 0.01 * 5.0 * duration);

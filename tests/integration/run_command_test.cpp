@@ -19,12 +19,6 @@
 namespace energy::testing {
 namespace {
 
-// Orin Nano with VDD_IN at exactly 5.000 W (see mark_energy_test.cpp).
-BoardSpec constant_board() {
-  BoardSpec s;
-  s.rails = {"VDD_IN=5000:1000", "VDD_CPU_GPU_CV=5000:200", "VDD_SOC=5000:400"};
-  return s;
-}
 
 // energyctl with `input` on its stdin; stdout and stderr captured.
 CommandResult run_with_input(const std::vector<std::string>& argv, const std::string& input) {
@@ -64,7 +58,7 @@ nlohmann::json parse_json(const std::string& text) {
 
 class RunCommand : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { daemon_ = std::make_unique<SimulatedDaemon>(constant_board()); }
+  static void SetUpTestSuite() { daemon_ = std::make_unique<SimulatedDaemon>(constant_orin_nano()); }
   static void TearDownTestSuite() { daemon_.reset(); }
   void SetUp() override { ASSERT_TRUE(daemon_->started()) << daemon_->setup_error(); }
 

@@ -42,18 +42,6 @@ class ShimControl {
   std::string path_;
 };
 
-BoardSpec constant_board() {
-  BoardSpec s;
-  s.rails = {"VDD_IN=5000:1000", "VDD_CPU_GPU_CV=5000:200", "VDD_SOC=5000:400"};
-  return s;
-}
-
-const nlohmann::json* rail(const nlohmann::json& report, const std::string& label) {
-  for (const auto& r : report["rails"]) {
-    if (r["label"] == label) return &r;
-  }
-  return nullptr;
-}
 
 double median(std::vector<int64_t> v) {
   std::sort(v.begin(), v.end());
@@ -97,7 +85,7 @@ TEST(Timing, TicksFollowAbsoluteDeadlinesWithoutDrift) {
 TEST(Timing, WallClockStepsChangeNoEnergyFigureAndLoseNoSample) {
   TempDir shim_dir;
   ShimControl shim(shim_dir.path() + "/control");
-  BoardSpec spec = constant_board();
+  BoardSpec spec = constant_orin_nano();
   spec.daemon_env = shim.env();
   SimulatedDaemon d(spec);
   ASSERT_TRUE(d.started()) << d.setup_error();
@@ -120,7 +108,7 @@ TEST(Timing, WallClockStepsChangeNoEnergyFigureAndLoseNoSample) {
   double duration = report["duration_s"].get<double>();
   EXPECT_GT(duration * 1e9, 2.8e9);
   EXPECT_LT(duration * 1e9, static_cast<double>(after_stop - before_start)) << "duration follows the wall clock";
-  const nlohmann::json* in = rail(report, "VDD_IN");
+  const nlohmann::json* in = report_rail(report, "VDD_IN");
   ASSERT_NE(in, nullptr);
   EXPECT_NEAR((*in)["energy_j"].get<double>(), 5.0 * duration, 0.005 * 5.0 * duration);
   EXPECT_DOUBLE_EQ(report["total"]["coverage"].get<double>(), 1.0);
@@ -131,7 +119,7 @@ TEST(Timing, WallClockStepsChangeNoEnergyFigureAndLoseNoSample) {
 TEST(Timing, OneSecondFsyncStallDelaysNoTickAndDropsNoSample) {
   TempDir shim_dir;
   ShimControl shim(shim_dir.path() + "/control");
-  BoardSpec spec = constant_board();
+  BoardSpec spec = constant_orin_nano();
   spec.daemon_env = shim.env();
   spec.daemon_args = {"--checkpoint-interval-ms", "1000"};  // checkpoints sync too: stall them every second
   SimulatedDaemon d(spec);
