@@ -28,7 +28,7 @@ CREATE INDEX runs_by_state ON runs(state);
 )sql";
 
 constexpr const char* kRunColumns =
-    "SELECT id, name, tags, boot, start_ns, start_wall_ns, stop_ns, stop_wall_ns, state FROM runs ";
+    "SELECT id, name, tags, boot, start_ns, start_wall_ns, stop_ns, stop_wall_ns, state, clocks FROM runs ";
 
 RunState parse_state(const std::string& s) {
   if (s == "open") return RunState::kOpen;
@@ -47,6 +47,7 @@ RunRecord run_from_row(const sql::Stmt& st) {
   if (!st.null_at(6)) r.stop_ns = st.int_at(6);
   if (!st.null_at(7)) r.stop_wall_ns = st.int_at(7);
   r.state = parse_state(st.text_at(8));
+  if (!st.null_at(9)) r.clocks_json = st.text_at(9);
   return r;
 }
 
@@ -134,7 +135,11 @@ Status Store::migrate() {
     auto st = migrate_v1_to_v2();
     if (!st) return st;
   }
-  if (*version < 3) return migrate_v2_to_v3();
+  if (*version < 3) {
+    auto st = migrate_v2_to_v3();
+    if (!st) return st;
+  }
+  if (*version < 4) return migrate_v3_to_v4();
   return ok_status();
 }
 
@@ -202,6 +207,12 @@ Status Store::finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunS
   auto st = db_->prepare("UPDATE runs SET stop_ns = ?2, stop_wall_ns = ?3, state = ?4 WHERE id = ?1");
   if (!st) return st.take_error();
   return st->bind(1, id).bind(2, stop_ns).bind(3, stop_wall_ns).bind(4, run_state_name(state)).run();
+}
+
+Status Store::set_run_clocks(int64_t id, const std::string& clocks_json) {
+  auto st = db_->prepare("UPDATE runs SET clocks = ?2 WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, clocks_json).run();
 }
 
 Result<std::vector<RunRecord>> Store::runs_in_state(RunState state) {

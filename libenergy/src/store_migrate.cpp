@@ -36,6 +36,20 @@ CREATE INDEX tier_chunks_by_age ON tier_chunks(tier, boot, t_first_ns);
 PRAGMA user_version=3;
 )sql";
 
+// Runs keep what mark.stop reported about clocks (JSON: clock_pins and
+// clock_events). context is a change log of polled board state: a row each
+// time a source's value differs from its previous row in that boot (kind
+// `clock`: cur Hz in value; `governor`: text; `thermal`: m°C in value, null
+// when unreadable or gated). context_sources names the sources.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE runs ADD COLUMN clocks TEXT;
+CREATE INDEX runs_by_start ON runs(start_wall_ns);
+CREATE TABLE context_sources(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, UNIQUE(kind, name));
+CREATE TABLE context(boot INTEGER NOT NULL, source INTEGER NOT NULL, t_ns INTEGER NOT NULL, value INTEGER, text TEXT,
+                     PRIMARY KEY(boot, source, t_ns)) WITHOUT ROWID;
+PRAGMA user_version=4;
+)sql";
+
 struct V1Rail {
   int64_t id;
   int64_t unit;
@@ -122,6 +136,15 @@ Status Store::migrate_v2_to_v3() {
   }
   auto mode = db_->query_int("PRAGMA auto_vacuum");
   if (mode && *mode != 2) (void)db_->exec("PRAGMA auto_vacuum=INCREMENTAL; VACUUM;");
+  return ok_status();
+}
+
+Status Store::migrate_v3_to_v4() {
+  auto st = db_->exec(std::string("BEGIN;") + kSchemaV4 + "COMMIT;");
+  if (!st) {
+    (void)db_->exec("ROLLBACK");
+    return make_error(ErrorCode::kStorage, "migration from schema 3 to 4 failed: " + st.error().message);
+  }
   return ok_status();
 }
 

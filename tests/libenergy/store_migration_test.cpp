@@ -170,7 +170,7 @@ TEST(StoreMigration, Version2GainsTiersAndIncrementalVacuumKeepingEnergy) {
   ASSERT_EQ(pragma(path, "PRAGMA auto_vacuum"), 0);
   auto store = Store::open(path, StoreRole::kWriter, 1000);
   ASSERT_TRUE(store.ok()) << store.error().describe();
-  EXPECT_EQ(pragma(path, "PRAGMA user_version"), 3);
+  EXPECT_EQ(pragma(path, "PRAGMA user_version"), Store::kSchemaVersion);
   EXPECT_EQ(pragma(path, "PRAGMA auto_vacuum"), 2);  // incremental: retention gives pages back
   EXPECT_EQ(*(*store)->sample_count(), 12'001);
   auto before = (*store)->energy(1, 1, {1000'000'000, 1100'000'000'000});

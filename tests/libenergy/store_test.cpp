@@ -196,5 +196,23 @@ TEST_F(StoreTest, OpenRunsAreListedByState) {
   EXPECT_EQ(open->front().name, "a");
 }
 
+TEST_F(StoreTest, StoppedRunKeepsItsClocks) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  RunRecord run;
+  run.name = "a";
+  run.boot = *boot;
+  auto id = store_->insert_run(run);
+  ASSERT_TRUE(id.ok());
+  auto before = store_->run_by_id(*id);
+  ASSERT_TRUE(before.ok() && before->has_value());
+  EXPECT_FALSE((*before)->clocks_json.has_value());  // nothing recorded yet: absent, not empty
+  ASSERT_TRUE(store_->finish_run(*id, 10, 10, RunState::kStopped).ok());
+  ASSERT_TRUE(store_->set_run_clocks(*id, R"({"clock_pins":[{"lease":3}],"clock_events":[]})").ok());
+  auto after = store_->run_by_id(*id);
+  ASSERT_TRUE(after.ok() && after->has_value());
+  ASSERT_TRUE((*after)->clocks_json.has_value());
+  EXPECT_EQ(*(*after)->clocks_json, R"({"clock_pins":[{"lease":3}],"clock_events":[]})");
+}
+
 }  // namespace
 }  // namespace energy

@@ -53,6 +53,7 @@ struct RunRecord {
   std::optional<int64_t> stop_ns;
   std::optional<int64_t> stop_wall_ns;
   RunState state = RunState::kOpen;
+  std::optional<std::string> clocks_json;  // stopped runs: {"clock_pins": [...], "clock_events": [...]}
 };
 
 struct StoredRail {
@@ -119,7 +120,7 @@ struct StoreFootprint {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // The writer checks the file (PRAGMA quick_check) before migrating; a
   // damaged file gives ErrorCode::kCorrupt.
@@ -155,6 +156,8 @@ class Store {
 
   Result<int64_t> insert_run(const RunRecord& run);
   Status finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state);
+  // What the run's report said about clocks (JSON object), kept with the run.
+  Status set_run_clocks(int64_t id, const std::string& clocks_json);
   Result<std::vector<RunRecord>> runs_in_state(RunState state);
   Result<std::optional<RunRecord>> run_by_id(int64_t id);
 
@@ -216,6 +219,7 @@ class Store {
   Status quick_check();
   Status migrate_v1_to_v2();
   Status migrate_v2_to_v3();
+  Status migrate_v3_to_v4();
   Result<std::optional<EnergyAnswer>> running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<int64_t> budget_bytes_used(int64_t wal_allowance_bytes);
   struct Edge;
