@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 
 #include <pthread.h>
 
@@ -158,12 +159,13 @@ void advance(SteadyClock::time_point& next, std::chrono::milliseconds period, St
   if (next <= now) next = now + period;  // held up: skip the missed polls rather than catch up
 }
 
-SteadyClock::time_point next_wake(const PollWork& w, SteadyClock::time_point clock_at,
-                                  SteadyClock::time_point thermal_at) {
+// When the next poll is due; none when both schedules are off.
+std::optional<SteadyClock::time_point> next_wake(const PollWork& w, SteadyClock::time_point clock_at,
+                                                 SteadyClock::time_point thermal_at) {
   if (w.clocks_on() && w.thermal_on()) return std::min(clock_at, thermal_at);
   if (w.clocks_on()) return clock_at;
   if (w.thermal_on()) return thermal_at;
-  return SteadyClock::time_point::max();
+  return std::nullopt;
 }
 
 // One turn: the polls that are due (or asked for). False when stopping.
@@ -196,7 +198,12 @@ void poll_loop(ContextPoller::Shared& s, PollWork& w) {
   auto thermal_at = clock_at;
   std::unique_lock<std::mutex> lock(s.mu);
   while (!s.stopping) {
-    s.cv.wait_until(lock, next_wake(w, clock_at, thermal_at), [&] { return s.stopping || s.requested; });
+    auto woken = [&] { return s.stopping || s.requested; };
+    auto wake = next_wake(w, clock_at, thermal_at);
+    if (wake)
+      s.cv.wait_until(lock, *wake, woken);
+    else
+      s.cv.wait(lock, woken);  // nothing to poll: only a stop ends the wait
     if (s.stopping) break;
     bool asked = s.requested;
     s.requested = false;

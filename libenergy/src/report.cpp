@@ -152,9 +152,10 @@ Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t e
                                                 ") has no power readings: no energy can be reported");
   }
   add_total(rep, *series, gap_threshold_ns);
-  auto context = store.context_window(run.boot, rep.window);
-  if (!context) return context.take_error();
-  rep.context = summarize_context(*context, rep.window);
+  ContextSummary context(rep.window);
+  auto scanned = store.scan_context(run.boot, rep.window, context);
+  if (!scanned) return scanned.take_error();
+  rep.context = context.finish();
   return rep;
 }
 

@@ -225,7 +225,8 @@ Result<int64_t> Retention::minute_pass(Pass pass, int64_t limit) {
 }
 
 // Age first (every tier), then, if nothing was old and the budget is
-// exceeded, the finest tier that still has something to give.
+// exceeded, board context older than the raw readings, then the finest tier
+// that still has something to give.
 Status Retention::run(RetentionStep& s) {
   const int64_t k = std::max(1, policy_.max_units_per_step);
   auto raw = raw_pass(Pass::kAge, k);
@@ -238,6 +239,11 @@ Status Retention::run(RetentionStep& s) {
   if (!min) return min.take_error();
   s.minute_rows_deleted = *min;
   if (s.units() > 0 || !store_.shrinking_) return ok_status();
+  // Over budget: board context beyond the raw readings' reach goes before any reading is downsampled.
+  auto ctx = store_.retain_context(policy_, now_, Store::ContextReach::kRawTier);
+  if (!ctx) return ctx.take_error();
+  s.context_rows_deleted = ctx->rows_deleted;
+  if (ctx->rows_deleted > 0) return ok_status();
   if (!(raw = raw_pass(Pass::kBudget, k))) return raw.take_error();
   s.raw_chunks_downsampled = *raw;
   if (s.units() > 0) return ok_status();
@@ -276,8 +282,8 @@ Result<RetentionStep> Store::apply_retention(const RetentionPolicy& policy, cons
   // Board context goes with the 1 s tier; looked at once the tiers' work of
   // this pass fits in a step (so once per pass, plus the steps it needs).
   bool context_more = false;
-  if (st && step.units() < policy.max_units_per_step) {
-    auto ctx = retain_context(policy, now);
+  if (st && step.units() < policy.max_units_per_step && step.context_rows_deleted == 0) {
+    auto ctx = retain_context(policy, now, ContextReach::kSecondTier);
     if (ctx) {
       step.context_rows_deleted = ctx->rows_deleted;
       context_more = ctx->more;

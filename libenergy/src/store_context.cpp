@@ -48,7 +48,7 @@ Result<std::optional<ContextRow>> row_at_or_before(sql::Db& db, int64_t boot, in
   return std::optional<ContextRow>(row_at(*st));
 }
 
-Status rows_after(sql::Db& db, int64_t boot, int64_t source, EnergyWindow w, std::vector<ContextRow>& out) {
+Status rows_after(sql::Db& db, int64_t boot, int64_t source, EnergyWindow w, ContextRowSink& sink) {
   auto st = db.prepare(
       "SELECT t_ns, value, text FROM context WHERE boot = ?1 AND source = ?2 AND t_ns > ?3 AND t_ns <= ?4 "
       "ORDER BY t_ns");
@@ -58,9 +58,17 @@ Status rows_after(sql::Db& db, int64_t boot, int64_t source, EnergyWindow w, std
     auto r = st->step();
     if (!r) return r.take_error();
     if (*r == sql::StepResult::kDone) return ok_status();
-    out.push_back(row_at(*st));
+    sink.row(row_at(*st));
   }
 }
+
+// Collects the streamed rows into series.
+class SeriesCollector final : public ContextRowSink {
+ public:
+  void source(ContextKind kind, const std::string& name) override { out.push_back(ContextSeries{kind, name, {}}); }
+  void row(const ContextRow& r) override { out.back().rows.push_back(r); }
+  std::vector<ContextSeries> out;
+};
 
 Status insert_row(sql::Db& db, int64_t boot, int64_t source, const ContextRow& row) {
   auto st = db.prepare("INSERT OR REPLACE INTO context(boot, source, t_ns, value, text) VALUES(?1, ?2, ?3, ?4, ?5)");
@@ -124,26 +132,31 @@ Status Store::put_context_row(int64_t boot, int64_t source, const ContextRow& ro
   return insert_row(*db_, boot, source, row);
 }
 
-Result<std::vector<ContextSeries>> Store::context_window(int64_t boot, EnergyWindow window) {
+Status Store::scan_context(int64_t boot, EnergyWindow window, ContextRowSink& sink) {
   auto sources = all_sources(*db_);
   if (!sources) return sources.take_error();
   auto any = db_->prepare("SELECT 1 FROM context WHERE boot = ?1 AND source = ?2 LIMIT 1");
   if (!any) return any.take_error();
-  std::vector<ContextSeries> out;
   for (const auto& s : *sources) {
     auto polled = any->bind(1, boot).bind(2, s.id).step();
     if (!polled) return polled.take_error();
     any->reset();
     if (*polled == sql::StepResult::kDone) continue;  // not a source of this boot
-    ContextSeries series{s.kind, s.name, {}};
+    sink.source(s.kind, s.name);
     auto first = row_at_or_before(*db_, boot, s.id, window.begin_ns);
     if (!first) return first.take_error();
-    if (first->has_value()) series.rows.push_back(**first);
-    auto st = rows_after(*db_, boot, s.id, window, series.rows);
-    if (!st) return st.take_error();
-    out.push_back(std::move(series));
+    if (first->has_value()) sink.row(**first);
+    auto st = rows_after(*db_, boot, s.id, window, sink);
+    if (!st) return st;
   }
-  return out;
+  return ok_status();
+}
+
+Result<std::vector<ContextSeries>> Store::context_window(int64_t boot, EnergyWindow window) {
+  SeriesCollector collect;
+  auto st = scan_context(boot, window, collect);
+  if (!st) return st.take_error();
+  return std::move(collect.out);
 }
 
 Result<int64_t> Store::close_context(int64_t boot, int64_t stopped_ns) {
@@ -163,20 +176,24 @@ Result<int64_t> Store::close_context(int64_t boot, int64_t stopped_ns) {
 }
 
 // Where a boot's context stops being kept: where its 1 s (or raw) history
-// starts. A boot with none left keeps only each source's last row; the
-// current boot with no history at all (no rails) ages by the 1 s retention.
-Result<int64_t> Store::context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now) {
+// starts (kRawTier: its raw readings). A boot with none left keeps only
+// each source's last row; the current boot with no history at all (no
+// rails) ages by the 1 s retention.
+Result<int64_t> Store::context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now,
+                                   ContextReach reach) {
   const std::string b = std::to_string(boot);
   auto raw = db_->query_int("SELECT min(t_first_ns) FROM chunks WHERE boot = " + b, INT64_MAX);
   if (!raw) return raw.take_error();
   auto second = db_->query_int("SELECT min(t_first_ns) FROM tier_chunks WHERE tier = 1 AND boot = " + b, INT64_MAX);
   if (!second) return second.take_error();
-  int64_t cut = std::min(*raw, *second);
-  if (cut != INT64_MAX || boot != now.boot) return cut;
+  int64_t history = std::min(*raw, *second);
+  int64_t cut = reach == ContextReach::kRawTier ? *raw : history;
+  if (history != INT64_MAX || boot != now.boot) return cut;
   return now.boot_ns - policy.second_retention_ns;
 }
 
-Result<Store::ContextRetention> Store::retain_context(const RetentionPolicy& policy, const RetentionNow& now) {
+Result<Store::ContextRetention> Store::retain_context(const RetentionPolicy& policy, const RetentionNow& now,
+                                                      ContextReach reach) {
   auto boots = boot_ids(*db_);
   if (!boots) return boots.take_error();
   auto sources = all_sources(*db_);
@@ -184,7 +201,7 @@ Result<Store::ContextRetention> Store::retain_context(const RetentionPolicy& pol
   ContextRetention out;
   const int64_t budget = std::max<int64_t>(1, policy.max_context_rows_per_step);
   for (int64_t boot : *boots) {
-    auto cut = context_cut(boot, policy, now);
+    auto cut = context_cut(boot, policy, now, reach);
     if (!cut) return cut.take_error();
     for (const auto& s : *sources) {
       auto keep = row_at_or_before(*db_, boot, s.id, *cut);

@@ -140,5 +140,18 @@ TEST_F(ContextPollerTest, AScheduleThatIsOffAnnouncesItsSourcesAsUnknown) {
   EXPECT_EQ(p->stats().clock_polls, 0);
 }
 
+TEST_F(ContextPollerTest, WithBothSchedulesOffEverySourceIsUnknownAndStopStillEnds) {
+  auto p = poller(milliseconds(0), milliseconds(0));
+  p->start();
+  auto rows = sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
+  ASSERT_EQ(rows.size(), sources());
+  for (const auto& r : rows) EXPECT_EQ(r.v, ContextValue::unknown()) << r.name;
+  p->poll_now();  // nothing to poll
+  p->stop(milliseconds(2000));
+  EXPECT_EQ(p->stats().clock_polls, 0);
+  EXPECT_EQ(p->stats().thermal_polls, 0);
+  EXPECT_EQ(sink_.rows().size(), sources());  // already unknown: stopping adds nothing
+}
+
 }  // namespace
 }  // namespace energy::daemon

@@ -224,5 +224,48 @@ TEST_F(StoreContextTest, AnEarlierBootWithoutHistoryKeepsOnlyEachSourcesLastRow)
   EXPECT_EQ(find(window(boot_, {0, 100 * kSec}), ContextKind::kClock, "gpu")->rows.size(), 1u);
 }
 
+TEST_F(StoreContextTest, OverBudgetContextOlderThanTheRawReadingsGoesBeforeAnyReading) {
+  int64_t gpu = source(ContextKind::kClock, "gpu");
+  sweeps(boot_, 0, 2 * kHour);
+  ASSERT_TRUE(store_->begin().ok());
+  for (int64_t t = 50'000'000; t < 2 * kHour; t += 100'000'000) {
+    put(boot_, gpu, t, ContextValue::of_number(t % 7));  // a change at every 100 ms poll: the context dominates
+  }
+  ASSERT_TRUE(store_->commit().ok());
+  RetentionPolicy p;
+  p.raw_retention_ns = kHour;  // raw readings from about 1 h on, 1 s buckets before
+  p.second_retention_ns = 30 * 24 * kHour;
+  p.disk_budget_bytes = 0;
+  RetentionNow now{boot_, 2 * kHour, 2 * kHour};
+  retain(p, now);
+  auto sweeps_before = store_->sample_count();
+  ASSERT_TRUE(sweeps_before.ok());
+  auto in_window = [&](EnergyWindow w) { return find(window(boot_, w), ContextKind::kClock, "gpu")->rows.size(); };
+  size_t all_rows = in_window({0, 2 * kHour});
+  ASSERT_GT(all_rows, 70'000u);  // age alone kept it: it goes with the 1 s tier
+  // A budget the readings fit in, but not with all the context.
+  auto pages = store_->footprint();
+  ASSERT_TRUE(pages.ok());
+  p.disk_budget_bytes = (pages->file_bytes - pages->free_bytes) * 8 / 10;
+  p.max_context_rows_per_step = 20'000;
+  auto last = retain(p, now);
+  EXPECT_FALSE(last.over_budget);
+  auto sweeps_after = store_->sample_count();
+  ASSERT_TRUE(sweeps_after.ok());
+  EXPECT_EQ(*sweeps_after, *sweeps_before);  // no raw reading was downsampled for it
+  auto rails = store_->rails();
+  ASSERT_TRUE(rails.ok());
+  auto raw_from = store_->rail_points(boot_, rails->front().id, {kHour, kHour + kMin});
+  ASSERT_TRUE(raw_from.ok() && !raw_from->empty());
+  int64_t raw_start = 2 * kHour;
+  for (const auto& pt : *raw_from) raw_start = std::min(raw_start, pt.t_ns);
+  // Context from the raw readings' start on is all there, and the state there is known.
+  size_t kept = in_window({raw_start, 2 * kHour});
+  EXPECT_GE(kept, static_cast<size_t>((2 * kHour - raw_start) / 100'000'000));
+  EXPECT_LE(in_window({0, 2 * kHour}), kept + 1);
+  auto at_start = summarize_context(window(boot_, {raw_start, raw_start + kSec}), {raw_start, raw_start + kSec});
+  EXPECT_EQ(at_start.clocks[0].unknown_ns, 0);
+}
+
 }  // namespace
 }  // namespace energy

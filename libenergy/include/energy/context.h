@@ -61,6 +61,15 @@ struct ContextSeries {
   std::vector<ContextRow> rows;
 };
 
+// Receives a window's rows one source at a time (Store::scan_context): a
+// source, then its rows oldest first, then the next source.
+class ContextRowSink {
+ public:
+  virtual ~ContextRowSink() = default;
+  virtual void source(ContextKind kind, const std::string& name) = 0;
+  virtual void row(const ContextRow& row) = 0;
+};
+
 // A row as the poller hands it to storage: the source by kind and name.
 struct ContextChange {
   ContextKind kind = ContextKind::kClock;

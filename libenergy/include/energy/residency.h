@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,22 @@ struct RunContext {
   int64_t window_ns = 0;
   std::vector<DomainResidency> clocks;  // by domain name
   std::vector<ThermalRange> thermal;    // by zone name
+};
+
+// The same summary built from rows streamed one source at a time (a
+// ContextRowSink for Store::scan_context): memory grows with the distinct
+// values of a run, not with its rows.
+class ContextSummary final : public ContextRowSink {
+ public:
+  explicit ContextSummary(EnergyWindow window);
+  ~ContextSummary() override;
+  void source(ContextKind kind, const std::string& name) override;
+  void row(const ContextRow& row) override;  // oldest first within a source
+  RunContext finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 // `series`: any mix of sources (clock, governor, thermal), rows oldest first.

@@ -198,6 +198,8 @@ class Store {
   // Board context rows older than where a boot's 1 s (or raw) history starts
   // are deleted except each source's newest one before that point (at most
   // max_context_rows_per_step per step; once the tiers' work fits a step).
+  // Over the budget, context older than the raw readings goes before any
+  // raw chunk is downsampled (the readings are worth more than old context).
   // Freed pages are returned to the file system (incremental vacuum). Call it
   // again while `more`; it must not run inside a transaction.
   Result<RetentionStep> apply_retention(const RetentionPolicy& policy, const RetentionNow& now);
@@ -222,6 +224,8 @@ class Store {
   // before the window's start (the state the window starts in) and its rows
   // after that, up to the window's end (none: unknown all along, e.g. aged out).
   Result<std::vector<ContextSeries>> context_window(int64_t boot, EnergyWindow window);
+  // The same rows streamed into `sink` (a long run's rows need not be held at once).
+  Status scan_context(int64_t boot, EnergyWindow window, ContextRowSink& sink);
   // Ends an earlier daemon's polling in this boot (it crashed or stopped):
   // every source whose last row in the boot holds a value gets an unknown
   // row at max(stopped_ns, that row + 1 ns). Returns how many were added.
@@ -243,9 +247,12 @@ class Store {
     int64_t rows_deleted = 0;
     bool more = false;
   };
-  // Board context older than the 1 s tier's reach, keeping each source's newest row before the cut.
-  Result<ContextRetention> retain_context(const RetentionPolicy& policy, const RetentionNow& now);
-  Result<int64_t> context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now);
+  // How far back a boot's board context is kept: as far as its 1 s (or raw)
+  // history reaches, or, over the disk budget, as far as its raw readings do.
+  enum class ContextReach { kSecondTier, kRawTier };
+  // Board context beyond that reach, keeping each source's newest row before the cut.
+  Result<ContextRetention> retain_context(const RetentionPolicy& policy, const RetentionNow& now, ContextReach reach);
+  Result<int64_t> context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now, ContextReach reach);
   Result<std::optional<EnergyAnswer>> running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<int64_t> budget_bytes_used(int64_t wal_allowance_bytes);
   struct Edge;
