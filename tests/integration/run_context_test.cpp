@@ -138,16 +138,17 @@ TEST_F(LiveOrin, ResidencyShowsBothGpuFrequenciesWithTheSharesOfTheRunTheyHeld) 
   EXPECT_EQ(res[0]["hz"].get<int64_t>(), top);
   EXPECT_EQ(res[1]["hz"].get<int64_t>(), mid);
   // The top frequency held from the start until the pin, and until the next
-  // poll saw it (one poll period; a poll more than 2.5 periods late leaves a
-  // gap, unknown, instead).
+  // poll saw it (one poll period, up to 2.5 when the poller is held up; a
+  // poll later than that leaves a gap, unknown rather than credited to either).
   double lo = static_cast<double>(before_pin - start_ns) / 1e9 / d;
   double hi = (static_cast<double>(after_pin - start_ns) / 1e9 + 2.5 * kPollS) / d;
   double top_share = res[0]["share"].get<double>();
-  EXPECT_GE(top_share, lo - 0.01) << g->dump(1);
+  double unknown_share = (*g)["unknown_s"].get<double>() / d;
+  EXPECT_GE(top_share + unknown_share, lo - 0.01) << g->dump(1);
   EXPECT_LE(top_share, hi + 0.01) << g->dump(1);
-  EXPECT_NEAR(top_share, 0.5, 0.15);
-  EXPECT_NEAR(top_share + res[1]["share"].get<double>() + (*g)["unknown_s"].get<double>() / d, 1.0, 1e-6);
-  EXPECT_LE((*g)["unknown_s"].get<double>(), 2.5 * kPollS);
+  EXPECT_NEAR(top_share, 0.5, 0.2);
+  EXPECT_NEAR(top_share + res[1]["share"].get<double>() + unknown_share, 1.0, 1e-6);
+  EXPECT_LE((*g)["unknown_s"].get<double>(), 0.5) << "polls were held up for long: " << g->dump(1);
   EXPECT_EQ((*g)["changes"], 1);
   EXPECT_EQ((*g)["min_hz"].get<int64_t>(), mid);
   EXPECT_EQ((*g)["max_hz"].get<int64_t>(), top);
@@ -160,7 +161,7 @@ TEST_F(LiveOrin, ResidencyShowsBothGpuFrequenciesWithTheSharesOfTheRunTheyHeld) 
     ASSERT_NE(c, nullptr) << cpu;
     EXPECT_EQ((*c)["residency"].size(), 1u) << c->dump();
     EXPECT_EQ((*c)["governors"][0]["governor"], "schedutil");
-    EXPECT_DOUBLE_EQ((*c)["known_share"].get<double>(), 1.0) << c->dump();
+    EXPECT_GE((*c)["known_share"].get<double>(), 0.75) << c->dump();  // 1 unless polls were held up
   }
 
   // Temperatures: exactly the simulator's (its zones hold their idle values);
