@@ -3,6 +3,7 @@
 
 #include "command.h"
 #include "pin_args.h"
+#include "render_context.h"
 #include "table.h"
 
 namespace energy::cli {
@@ -56,6 +57,7 @@ std::string render_report(const nlohmann::json& rep) {
   t.add_row(stats_row("TOTAL", member(rep, "total")));
   out << t.render() << "\n* = in total: " << rep.value("total_rule", "") << "\n";
   for (const auto& m : member(rep, "missing_rails")) out << "missing: " << m.get<std::string>() << " has no readings in this run\n";
+  out << render_run_context(rep);
   out << clock_pins_text(member(rep, "clock_pins"));
   return out.str();
 }

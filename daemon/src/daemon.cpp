@@ -11,6 +11,8 @@
 #include <spdlog/spdlog.h>
 
 #include "access.h"
+#include "context_poller.h"
+#include "context_status.h"
 #include "energy/board.h"
 #include "energy/rails.h"
 #include "energy/report.h"
@@ -111,6 +113,7 @@ class DaemonImpl {
   void clocks_pin(const nlohmann::json& args, const Responder& r);
   void clocks_unpin(const nlohmann::json& args, const Responder& r);
   Status start_pins();
+  void start_context();
   void export_readings(const nlohmann::json& args, const Responder& r);
   void shutdown();
   static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
@@ -130,6 +133,7 @@ class DaemonImpl {
   std::unique_ptr<Server> server_;
   std::unique_ptr<PinManager> pins_;
   std::unique_ptr<TaskRunner> blocking_reads_;
+  std::unique_ptr<ContextPoller> context_;
   SourcePtr sigterm_;
   SourcePtr sigint_;
   SourcePtr watchdog_;
@@ -178,6 +182,7 @@ Status DaemonImpl::setup() {
   st = start_pins();  // pinned clocks of a crashed daemon are restored before clients connect
   if (!st) return st;
   writer_->start();
+  start_context();
   st = sampler_->start();
   if (!st) return st;
   wait_for_first_sweep();
@@ -363,7 +368,12 @@ int DaemonImpl::on_signal(sd_event_source* s, const signalfd_siginfo*, void*) {
 }
 
 void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
-  if (req.verb == "status") return r.reply(status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_));
+  if (req.verb == "status") {
+    auto j = status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_);
+    j["context"] =
+        context_status_json(config_.clock_poll_ms, config_.thermal_poll_ms, context_->stats(), writer_->stats());
+    return r.reply(j);
+  }
   if (req.verb == "rails") return r.reply(rails_verb_json(status_, *sampler_));
   if (req.verb == "clocks") return clocks(r);
   if (req.verb == "export") return export_readings(req.args, r);
@@ -409,6 +419,16 @@ Status DaemonImpl::start_pins() {
   std::set<int64_t> open;
   for (const auto& run : runs_->open_runs()) open.insert(run.id);
   return pins_->start(open, kLeaseRecoveryWait);
+}
+
+// Board context for run reports: polled on its own thread, pushed to the
+// writer; a mark asks for a fresh poll (not waiting for it).
+void DaemonImpl::start_context() {
+  ContextPollerOptions o{std::chrono::milliseconds(config_.clock_poll_ms),
+                         std::chrono::milliseconds(config_.thermal_poll_ms)};
+  context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
+  runs_->set_mark_hook([this] { context_->poll_now(); });
+  context_->start();
 }
 
 // Clock-changing verbs all start with "clocks.pin" / "clocks.unpin" (the clock privilege).
@@ -472,6 +492,7 @@ void DaemonImpl::shutdown() {
   server_.reset();     // no new requests; the socket file goes away
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
+  if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
   if (sampler_) sampler_->stop();
   if (sampler_ && !sampler_->stopped_cleanly()) {
     spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");
