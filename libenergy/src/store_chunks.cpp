@@ -277,4 +277,35 @@ Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int6
   return out;
 }
 
+Result<std::vector<Store::ExportRow>> Store::export_boot_readings(int64_t boot, EnergyWindow w, const std::string& rail,
+                                                                  size_t limit) {
+  auto st = db_->prepare(std::string("SELECT c.wall_offset_ns, b.boot_id, c.times, r.label, r.power_unit_uw, ") +
+                         kRailChunkColumns +
+                         ", c.id FROM chunks c JOIN boots b ON b.id = c.boot JOIN rail_chunks rc ON rc.chunk = c.id"
+                         " JOIN rails r ON r.id = rc.rail"
+                         " WHERE c.boot = ?1 AND c.t_last_ns >= ?2 AND c.t_first_ns <= ?3"
+                         " AND (?4 = '' OR r.label = ?4) ORDER BY c.t_first_ns, r.id");
+  if (!st) return st.take_error();
+  st->bind(1, boot).bind(2, w.begin_ns).bind(3, w.end_ns).bind(4, std::string_view(rail));
+  std::vector<ExportRow> out;
+  int64_t chunk_id = -1;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    if (st->int_at(16) != chunk_id && out.size() > limit) break;  // whole chunks only: no sweep is split
+    chunk_id = st->int_at(16);
+    ExportChunk c{st->int_at(0),  st->text_at(1), st->blob_at(2),
+                  st->text_at(3), st->int_at(4),  rail_chunk_from(*st, 5)};
+    auto rs = decode_rail_chunk(c.times, c.data, c.unit);
+    if (!rs) return rs.take_error();
+    for (const auto& reading : *rs) {
+      if (reading.t_ns < w.begin_ns || reading.t_ns > w.end_ns) continue;
+      out.push_back(ExportRow{c.boot_id, c.rail, reading.t_ns, reading.t_ns + c.wall_offset_ns, reading.reading});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ExportRow& a, const ExportRow& b) { return a.t_ns < b.t_ns; });
+  return out;
+}
+
 }  // namespace energy
