@@ -242,69 +242,63 @@ struct ExportChunk {
   RailChunk data;
 };
 
-void add_rows(const ExportChunk& c, const std::vector<StoredReading>& rs, int64_t since, int64_t until, size_t limit,
-              std::vector<Store::ExportRow>& out) {
-  for (const auto& r : rs) {
-    int64_t wall = r.t_ns + c.wall_offset_ns;
-    if (wall < since || wall > until || out.size() >= limit) continue;
-    out.push_back(Store::ExportRow{c.boot_id, c.rail, r.t_ns, wall, r.reading});
+// Export queries select these columns, the rows of one chunk adjacent.
+constexpr const char* kExportColumns = "SELECT c.wall_offset_ns, b.boot_id, c.times, r.label, r.power_unit_uw, ";
+constexpr const char* kExportJoins =
+    ", c.id FROM chunks c JOIN boots b ON b.id = c.boot JOIN rail_chunks rc ON rc.chunk = c.id"
+    " JOIN rails r ON r.id = rc.rail";
+constexpr int kChunkIdColumn = 16;
+
+// The readings of the statement's rows that `keep(t_ns, wall_ns)` accepts.
+// Whole chunks only: it stops at a chunk boundary once more than `limit`
+// rows are kept, so every sweep it returns has all its rails (a page cut at
+// row `limit` then never loses a rail's readings).
+template <typename Keep>
+Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit, Keep keep) {
+  std::vector<Store::ExportRow> out;
+  int64_t chunk_id = -1;
+  for (;;) {
+    auto r = st.step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    if (st.int_at(kChunkIdColumn) != chunk_id && out.size() > limit) break;
+    chunk_id = st.int_at(kChunkIdColumn);
+    ExportChunk c{st.int_at(0), st.text_at(1), st.blob_at(2), st.text_at(3), st.int_at(4), rail_chunk_from(st, 5)};
+    auto rs = decode_rail_chunk(c.times, c.data, c.unit);
+    if (!rs) return rs.take_error();
+    for (const auto& reading : *rs) {
+      int64_t wall = reading.t_ns + c.wall_offset_ns;
+      if (keep(reading.t_ns, wall)) out.push_back(Store::ExportRow{c.boot_id, c.rail, reading.t_ns, wall, reading.reading});
+    }
   }
+  return out;
 }
 
 }  // namespace
 
 Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int64_t until, const std::string& rail,
                                                              size_t limit) {
-  auto st = db_->prepare(std::string("SELECT c.wall_offset_ns, b.boot_id, c.times, r.label, r.power_unit_uw, ") +
-                         kRailChunkColumns +
-                         " FROM chunks c JOIN boots b ON b.id = c.boot JOIN rail_chunks rc ON rc.chunk = c.id"
-                         " JOIN rails r ON r.id = rc.rail"
+  auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +
                          " WHERE c.t_last_ns + c.wall_offset_ns >= ?1 AND c.t_first_ns + c.wall_offset_ns <= ?2"
-                         " AND (?3 = '' OR r.label = ?3) ORDER BY c.t_first_ns + c.wall_offset_ns, r.id");
+                         " AND (?3 = '' OR r.label = ?3) ORDER BY c.t_first_ns + c.wall_offset_ns, c.id, r.id");
   if (!st) return st.take_error();
   st->bind(1, since).bind(2, until).bind(3, std::string_view(rail));
-  std::vector<ExportRow> out;
-  while (out.size() < limit) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    ExportChunk c{st->int_at(0), st->text_at(1), st->blob_at(2), st->text_at(3), st->int_at(4), rail_chunk_from(*st, 5)};
-    auto rs = decode_rail_chunk(c.times, c.data, c.unit);
-    if (!rs) return rs.take_error();
-    add_rows(c, *rs, since, until, limit, out);
-  }
-  std::stable_sort(out.begin(), out.end(), [](const ExportRow& a, const ExportRow& b) { return a.wall_ns < b.wall_ns; });
+  auto out = collect_export(*st, limit, [&](int64_t, int64_t wall) { return wall >= since && wall <= until; });
+  if (!out) return out.take_error();
+  std::stable_sort(out->begin(), out->end(), [](const ExportRow& a, const ExportRow& b) { return a.wall_ns < b.wall_ns; });
   return out;
 }
 
 Result<std::vector<Store::ExportRow>> Store::export_boot_readings(int64_t boot, EnergyWindow w, const std::string& rail,
                                                                   size_t limit) {
-  auto st = db_->prepare(std::string("SELECT c.wall_offset_ns, b.boot_id, c.times, r.label, r.power_unit_uw, ") +
-                         kRailChunkColumns +
-                         ", c.id FROM chunks c JOIN boots b ON b.id = c.boot JOIN rail_chunks rc ON rc.chunk = c.id"
-                         " JOIN rails r ON r.id = rc.rail"
+  auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +
                          " WHERE c.boot = ?1 AND c.t_last_ns >= ?2 AND c.t_first_ns <= ?3"
                          " AND (?4 = '' OR r.label = ?4) ORDER BY c.t_first_ns, r.id");
   if (!st) return st.take_error();
   st->bind(1, boot).bind(2, w.begin_ns).bind(3, w.end_ns).bind(4, std::string_view(rail));
-  std::vector<ExportRow> out;
-  int64_t chunk_id = -1;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    if (st->int_at(16) != chunk_id && out.size() > limit) break;  // whole chunks only: no sweep is split
-    chunk_id = st->int_at(16);
-    ExportChunk c{st->int_at(0),  st->text_at(1), st->blob_at(2),
-                  st->text_at(3), st->int_at(4),  rail_chunk_from(*st, 5)};
-    auto rs = decode_rail_chunk(c.times, c.data, c.unit);
-    if (!rs) return rs.take_error();
-    for (const auto& reading : *rs) {
-      if (reading.t_ns < w.begin_ns || reading.t_ns > w.end_ns) continue;
-      out.push_back(ExportRow{c.boot_id, c.rail, reading.t_ns, reading.t_ns + c.wall_offset_ns, reading.reading});
-    }
-  }
-  std::stable_sort(out.begin(), out.end(), [](const ExportRow& a, const ExportRow& b) { return a.t_ns < b.t_ns; });
+  auto out = collect_export(*st, limit, [&](int64_t t, int64_t) { return t >= w.begin_ns && t <= w.end_ns; });
+  if (!out) return out.take_error();
+  std::stable_sort(out->begin(), out->end(), [](const ExportRow& a, const ExportRow& b) { return a.t_ns < b.t_ns; });
   return out;
 }
 

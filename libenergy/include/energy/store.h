@@ -223,8 +223,9 @@ class Store {
   // again while `more`; it must not run inside a transaction.
   Result<RetentionStep> apply_retention(const RetentionPolicy& policy, const RetentionNow& now);
   Result<StoreFootprint> footprint();
-  // Raw readings whose wall-clock time is in [since, until], oldest first,
-  // at most `limit` of them; `rail_label` empty means every rail.
+  // Raw readings whose wall-clock time is in [since, until], oldest first;
+  // `rail_label` empty means every rail. Reads whole raw chunks until more
+  // than `limit` rows are collected, as export_boot_readings does.
   struct ExportRow {
     std::string boot_id;
     std::string rail;
