@@ -145,6 +145,11 @@ Result<std::optional<RailCursor>> Store::cursor_after(int64_t boot, int64_t rail
       if (r.reading.err == 0 && r.t_ns >= t_ns) return std::optional<RailCursor>(RailCursor{true, r.t_ns, r.reading.power_uw, r.cum_uj});
     }
   }
+  return first_cursor_after_chunk(boot, rail_id, t_ns);
+}
+
+// The first valid reading of the first chunk starting after t that has one.
+Result<std::optional<RailCursor>> Store::first_cursor_after_chunk(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto st = db_->prepare(std::string("SELECT c.id, ") + kRailChunkColumns +
                          " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id AND rc.rail = ?2"
                          " WHERE c.boot = ?1 AND c.t_first_ns > ?3 AND rc.first_t_ns IS NOT NULL"
@@ -167,15 +172,46 @@ Result<std::vector<StoredReading>> Store::decode(int64_t chunk_id, int64_t rail_
   return decode_rail_chunk(st->blob_at(0), rail_chunk_from(*st, 2), st->int_at(1));
 }
 
-Result<std::optional<double>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
-  auto before = cursor_before(boot, rail_id, t_ns);
+// The valid readings around t (what cursor_before and cursor_after give)
+// from one lookup of the chunk holding t and at most one decode of it.
+Result<Store::Around> Store::cursors_around(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  Around out;
+  auto edge = chunk_at_or_before(boot, rail_id, t_ns);
+  if (!edge) return edge.take_error();
+  if (!edge->has_value()) return out;
+  const RailCursor& last = (*edge)->rail.last;
+  if (last.has_last && last.last_t_ns <= t_ns) {
+    out.before = last;  // no valid reading after t in this chunk
+    return out;
+  }
+  auto readings = decode((*edge)->chunk_id, rail_id);
+  if (!readings) return readings.take_error();
+  for (const auto& r : *readings) {
+    if (r.reading.err != 0) continue;
+    RailCursor c{true, r.t_ns, r.reading.power_uw, r.cum_uj};
+    if (r.t_ns <= t_ns) out.before = c;
+    if (r.t_ns >= t_ns && !out.after) out.after = c;
+  }
+  if (out.before || readings->empty()) return out;
+  // No valid reading of this chunk is at or before t: look before the chunk.
+  auto before = cursor_before(boot, rail_id, readings->front().t_ns - 1);
   if (!before) return before.take_error();
-  if (!before->has_value()) return std::optional<double>();
-  if ((*before)->last_t_ns == t_ns) return std::optional<double>((*before)->cum_uj);
-  auto after = cursor_after(boot, rail_id, t_ns);
-  if (!after) return after.take_error();
-  if (!after->has_value()) return std::optional<double>();
-  return std::optional<double>((*before)->cum_uj + partial_uj(**before, **after, t_ns));
+  out.before = *before;
+  return out;
+}
+
+Result<std::optional<double>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  auto around = cursors_around(boot, rail_id, t_ns);
+  if (!around) return around.take_error();
+  if (!around->before) return std::optional<double>();
+  if (around->before->last_t_ns == t_ns) return std::optional<double>(around->before->cum_uj);
+  if (!around->after) {
+    auto next = first_cursor_after_chunk(boot, rail_id, t_ns);
+    if (!next) return next.take_error();
+    around->after = *next;
+  }
+  if (!around->after) return std::optional<double>();
+  return std::optional<double>(around->before->cum_uj + partial_uj(*around->before, *around->after, t_ns));
 }
 
 Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, EnergyWindow w) {

@@ -262,6 +262,12 @@ class Store {
   Result<std::optional<Edge>> chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::optional<RailCursor>> cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::optional<RailCursor>> cursor_before(int64_t boot, int64_t rail_id, int64_t t_ns);
+  Result<std::optional<RailCursor>> first_cursor_after_chunk(int64_t boot, int64_t rail_id, int64_t t_ns);
+  struct Around {
+    std::optional<RailCursor> before;  // the last valid reading at or before t
+    std::optional<RailCursor> after;   // the first at or after t, when in the chunk holding t
+  };
+  Result<Around> cursors_around(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::vector<StoredReading>> decode(int64_t chunk_id, int64_t rail_id);
 
   std::unique_ptr<sql::Db> db_;
