@@ -19,6 +19,7 @@
 #include "energy/clock.h"
 #include "energy/store.h"
 #include "event_loop.h"
+#include "run_reports.h"
 #include "sampler.h"
 #include "writer.h"
 
@@ -38,7 +39,12 @@ class RunManager {
   // is a gap in their data); the caller closes other boots' runs before.
   void adopt(std::vector<RunRecord> open_runs);
   void start(const std::string& name, const nlohmann::json& tags, RunDone done);
-  void stop(const std::string& name_or_id, ReportDone done);
+  // `tags` (an object, possibly empty) is merged into the run's tags and
+  // stored with the stop; so are the run's clocks (set_clocks_source).
+  void stop(const std::string& name_or_id, const nlohmann::json& tags, ReportDone done);
+  // Where a stopping run's clock pins and events come from (called on the
+  // writer thread, inside the stop's transaction).
+  void set_clocks_source(RunClocksFn clocks) { clocks_ = std::move(clocks); }
   std::vector<RunRecord> open_runs() const;
   // Called at every mark before its sample is requested (the board context
   // poller's poll_now); must not block.
@@ -55,6 +61,7 @@ class RunManager {
   Poster& poster_;
   ReaderFn reader_;
   int64_t gap_threshold_ns_;
+  RunClocksFn clocks_;
   std::map<int64_t, RunRecord> open_;
   std::set<int64_t> stopping_;
   std::function<void()> mark_hook_;
