@@ -8,7 +8,10 @@
 //   - tick lateness p50/p99/max (energyd's own histogram) and missed ticks;
 //   - RSS now and at peak (VmRSS, VmHWM);
 //   - bytes written to storage per day (/proc/PID/io write_bytes) and the
-//     database's growth per day.
+//     database's growth per day;
+//   - the board context poller (thread "context"): its CPU per clock poll
+//     (thermal polls, one every tenth, included) and per tick; cases with
+//     `clock_poll_ms: 0` and `thermal_poll_ms: 0` give the daemon without it.
 // "busy" cases run one spinning thread per core during the window.
 //
 // The tree's files are regular files (reads cost what a page-cache read
@@ -55,10 +58,12 @@ struct Case {
   int period_ms;
   bool busy;
   std::vector<std::string> flags = {};  // extra energyd flags
+  std::string config = {};              // energyd.yaml text, if any
 };
 
 struct ProcSnapshot {
   int64_t cpu_ns = 0;
+  int64_t context_cpu_ns = 0;  // the "context" thread
   int64_t write_bytes = 0;
   int64_t rss_kb = 0;
   int64_t hwm_kb = 0;
@@ -79,7 +84,13 @@ int64_t thread_cpu_ns(const std::string& task_dir) {
 ProcSnapshot snapshot(pid_t pid) {
   ProcSnapshot s;
   std::string proc = "/proc/" + std::to_string(pid);
-  for (const auto& t : fs::directory_iterator(proc + "/task")) s.cpu_ns += thread_cpu_ns(t.path().string());
+  for (const auto& t : fs::directory_iterator(proc + "/task")) {
+    int64_t ns = thread_cpu_ns(t.path().string());
+    s.cpu_ns += ns;
+    std::string comm;
+    std::getline(std::ifstream(t.path().string() + "/comm"), comm);
+    if (comm == "context") s.context_cpu_ns += ns;
+  }
   std::ifstream io(proc + "/io");
   std::string key;
   int64_t value = 0;
@@ -188,6 +199,8 @@ struct Row {
   size_t rails = 0;
   int64_t ticks = 0, missed = 0, p50 = 0, p99 = 0, max = 0;
   double cpu_us_per_tick = 0, written_mb_day = 0, db_mb_day = 0, seconds = 0;
+  int64_t clock_polls = 0;
+  double context_us_per_poll = 0, context_us_per_tick = 0;
   int64_t rss_kb = 0, hwm_kb = 0;
   std::string error;
 };
@@ -218,6 +231,10 @@ Row measure(const Case& c, int seconds, const std::string& energyd, const std::s
     std::vector<std::string> argv = {energyd, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket",
                                      socket, "--sample-period-ms", std::to_string(c.period_ms), "--log-level", "warn"};
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    if (!c.config.empty()) {
+      std::ofstream(dir + "/energyd.yaml") << c.config;
+      argv.insert(argv.end(), {"--config", dir + "/energyd.yaml"});
+    }
     ChildProcess d(argv, dir + "/energyd.log");
     if (!wait_ready(socket)) return row.error = "energyd did not start: " + energy::testing::read_file(dir + "/energyd.log"), row;
     std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
@@ -244,6 +261,10 @@ Row measure(const Case& c, int seconds, const std::string& energyd, const std::s
     row.written_mb_day = static_cast<double>(p1.write_bytes - p0.write_bytes) * per_day / 1e6;
     row.db_mb_day = static_cast<double>(db1 - db0) * per_day / 1e6;
     row.rss_kb = p1.rss_kb;
+    row.clock_polls = s1["context"]["clock_polls"].get<int64_t>() - s0["context"]["clock_polls"].get<int64_t>();
+    double context_us = static_cast<double>(p1.context_cpu_ns - p0.context_cpu_ns) / 1e3;
+    row.context_us_per_poll = row.clock_polls > 0 ? context_us / static_cast<double>(row.clock_polls) : 0;
+    row.context_us_per_tick = row.ticks > 0 ? context_us / static_cast<double>(row.ticks) : 0;
     row.hwm_kb = p1.hwm_kb;
     auto files = rail_files(socket, dir + "/board");
     d.stop(SIGTERM);
@@ -259,22 +280,29 @@ double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 double mib(int64_t kb) { return static_cast<double>(kb) / 1024.0; }
 
 void print(const std::vector<Row>& rows) {
-  std::printf("| case | rails | period | load | ticks | missed | CPU/tick | floor/tick | daemon/floor | lateness p50 / p99 / max | RSS (peak) | written/day | DB growth/day |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| case | rails | period | load | ticks | missed | CPU/tick | floor/tick | daemon/floor | lateness p50 / p99 / "
+      "max | RSS (peak) | written/day | DB growth/day | clock polls | context CPU/poll | context CPU/tick |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : rows) {
     if (!r.error.empty()) {
       std::printf("| %s | error: %s |\n", r.c.name.c_str(), r.error.c_str());
       continue;
     }
-    std::printf("| %s | %zu | %d ms | %s | %lld | %lld | %.1f us | %.1f us | %.2f | %.3f / %.3f / %.3f ms | %.1f (%.1f) MiB | %.1f MB | %.1f MB |\n",
-                r.c.name.c_str(), r.rails, r.c.period_ms, r.c.busy ? "all cores busy" : "idle",
-                static_cast<long long>(r.ticks), static_cast<long long>(r.missed), r.cpu_us_per_tick,
-                r.floor_us_per_tick, r.floor_us_per_tick > 0 ? r.cpu_us_per_tick / r.floor_us_per_tick : 0.0, ms(r.p50), ms(r.p99),
-                ms(r.max), mib(r.rss_kb), mib(r.hwm_kb), r.written_mb_day, r.db_mb_day);
+    std::printf(
+        "| %s | %zu | %d ms | %s | %lld | %lld | %.1f us | %.1f us | %.2f | %.3f / %.3f / %.3f ms | %.1f (%.1f) MiB | "
+        "%.1f MB | %.1f MB | %lld | %.1f us | %.1f us |\n",
+        r.c.name.c_str(), r.rails, r.c.period_ms, r.c.busy ? "all cores busy" : "idle", static_cast<long long>(r.ticks),
+        static_cast<long long>(r.missed), r.cpu_us_per_tick, r.floor_us_per_tick,
+        r.floor_us_per_tick > 0 ? r.cpu_us_per_tick / r.floor_us_per_tick : 0.0, ms(r.p50), ms(r.p99), ms(r.max),
+        mib(r.rss_kb), mib(r.hwm_kb), r.written_mb_day, r.db_mb_day, static_cast<long long>(r.clock_polls),
+        r.context_us_per_poll, r.context_us_per_tick);
   }
 }
 
 }  // namespace
+
+constexpr const char* kContextOff = "clock_poll_ms: 0\nthermal_poll_ms: 0\n";
 
 int main(int argc, char** argv) {
   int seconds = 30;
@@ -291,7 +319,15 @@ int main(int argc, char** argv) {
   const std::vector<Case> cases = {
       {"3-rails-100ms", "jetson-orin-nano", "36", 100, false},
       {"3-rails-100ms-busy", "jetson-orin-nano", "36", 100, true},
-      {"3-rails-100ms-flush-10s", "jetson-orin-nano", "36", 100, false,
+      {"3-rails-100ms-context-off", "jetson-orin-nano", "36", 100, false, {}, kContextOff},
+      {"3-rails-100ms-clock-10ms", "jetson-orin-nano", "36", 100, false, {}, "clock_poll_ms: 10\n"},
+      {"agx-orin-100ms", "jetson-agx-orin", "36", 100, false},
+      {"agx-orin-100ms-context-off", "jetson-agx-orin", "36", 100, false, {}, kContextOff},
+      {"3-rails-100ms-flush-10s",
+       "jetson-orin-nano",
+       "36",
+       100,
+       false,
        {"--flush-interval-ms", "10000", "--checkpoint-interval-ms", "30000"}},
       {"6-rails-100ms", "jetson-agx-xavier", "35", 100, false},
       {"12-rails-100ms", "jetson-tx2", "32", 100, false},

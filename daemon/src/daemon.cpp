@@ -11,6 +11,8 @@
 #include <spdlog/spdlog.h>
 
 #include "access.h"
+#include "context_poller.h"
+#include "context_status.h"
 #include "energy/baseline.h"
 #include "energy/board.h"
 #include "energy/rails.h"
@@ -114,6 +116,7 @@ class DaemonImpl {
   void clocks_pin(const nlohmann::json& args, const Responder& r);
   void clocks_unpin(const nlohmann::json& args, const Responder& r);
   Status start_pins();
+  void start_context();
   void export_readings(const nlohmann::json& args, const Responder& r);
   nlohmann::json run_clocks(int64_t run_id, int64_t start_ns, int64_t end_ns) const;
   Result<nlohmann::json> start_tags(const nlohmann::json& args);
@@ -136,6 +139,7 @@ class DaemonImpl {
   std::unique_ptr<PinManager> pins_;
   std::unique_ptr<TaskRunner> blocking_reads_;
   std::unique_ptr<RunQueries> queries_;
+  std::unique_ptr<ContextPoller> context_;
   SourcePtr sigterm_;
   SourcePtr sigint_;
   SourcePtr watchdog_;
@@ -184,6 +188,7 @@ Status DaemonImpl::setup() {
   st = start_pins();  // pinned clocks of a crashed daemon are restored before clients connect
   if (!st) return st;
   writer_->start();
+  start_context();
   st = sampler_->start();
   if (!st) return st;
   wait_for_first_sweep();
@@ -372,7 +377,12 @@ int DaemonImpl::on_signal(sd_event_source* s, const signalfd_siginfo*, void*) {
 }
 
 void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
-  if (req.verb == "status") return r.reply(status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_));
+  if (req.verb == "status") {
+    auto j = status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_);
+    j["context"] =
+        context_status_json(config_.clock_poll_ms, config_.thermal_poll_ms, context_->stats(), writer_->stats());
+    return r.reply(j);
+  }
   if (req.verb == "rails") return r.reply(rails_verb_json(status_, *sampler_));
   if (req.verb == "clocks") return clocks(r);
   if (req.verb == "export" && req.args.contains("run")) return queries_->export_run(req.args, r);
@@ -447,6 +457,16 @@ Status DaemonImpl::start_pins() {
   return pins_->start(open, kLeaseRecoveryWait);
 }
 
+// Board context for run reports: polled on its own thread, pushed to the
+// writer; a mark asks for a fresh poll (not waiting for it).
+void DaemonImpl::start_context() {
+  ContextPollerOptions o{std::chrono::milliseconds(config_.clock_poll_ms),
+                         std::chrono::milliseconds(config_.thermal_poll_ms)};
+  context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
+  runs_->set_mark_hook([this] { context_->poll_now(); });
+  context_->start();
+}
+
 // Clock-changing verbs all start with "clocks.pin" / "clocks.unpin" (the clock privilege).
 void DaemonImpl::clocks_pin(const nlohmann::json& args, const Responder& r) {
   auto parsed = parse_pin_args(args);
@@ -509,6 +529,7 @@ void DaemonImpl::shutdown() {
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
   if (queries_) queries_->stop(std::chrono::milliseconds(1000));
+  if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
   if (sampler_) sampler_->stop();
   if (sampler_ && !sampler_->stopped_cleanly()) {
     spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");

@@ -47,6 +47,7 @@ void RunManager::start(const std::string& name, const nlohmann::json& tags, RunD
       done(rec);
     });
   };
+  if (mark_hook_) mark_hook_();
   sampler_.request_sample([this, op](const Sample& s) mutable {
     op.run.start_ns = s.t_ns;
     op.run.start_wall_ns = s.wall_ns;
@@ -101,6 +102,7 @@ void RunManager::stop(const std::string& name_or_id, const nlohmann::json& tags,
       finish_stop(rec, done);
     });
   };
+  if (mark_hook_) mark_hook_();
   sampler_.request_sample([this, op](const Sample& s) mutable {
     op.run.stop_ns = s.t_ns;
     op.run.stop_wall_ns = s.wall_ns;

@@ -46,6 +46,9 @@ class RunManager {
   // writer thread, inside the stop's transaction).
   void set_clocks_source(RunClocksFn clocks) { clocks_ = std::move(clocks); }
   std::vector<RunRecord> open_runs() const;
+  // Called at every mark before its sample is requested (the board context
+  // poller's poll_now); must not block.
+  void set_mark_hook(std::function<void()> hook) { mark_hook_ = std::move(hook); }
   // The id of the open run named or numbered `name_or_id` (as stop resolves it).
   Result<int64_t> open_run_id(const std::string& name_or_id) const { return resolve(name_or_id); }
 
@@ -61,6 +64,7 @@ class RunManager {
   RunClocksFn clocks_;
   std::map<int64_t, RunRecord> open_;
   std::set<int64_t> stopping_;
+  std::function<void()> mark_hook_;
 };
 
 }  // namespace energy::daemon

@@ -34,6 +34,11 @@ void StorageWriter::push_sample(const Sample& sample) {
   queue_.emplace_back(sample);
 }
 
+void StorageWriter::push_context(std::vector<ContextChange> changes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.emplace_back(std::move(changes));
+}
+
 void StorageWriter::push_mark(MarkOp op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -79,6 +84,7 @@ void StorageWriter::absorb(std::deque<Item>& batch) {
     if (auto* s = std::get_if<Sample>(&item)) newest_ = Sample{s->t_ns, s->wall_ns, {}};
     if (auto* s = std::get_if<Sample>(&item)) early_.push_back(std::move(*s));
     if (auto* m = std::get_if<MarkOp>(&item)) marks_.push_back(std::move(*m));
+    if (auto* c = std::get_if<std::vector<ContextChange>>(&item)) context_.add(std::move(*c));
   }
   if (chunker_) {
     for (auto& s : early_) chunker_->add(s);
@@ -117,6 +123,9 @@ std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
   // After a reopen the chunker goes on: its running energy and unwritten
   // chunks are the truth; the database's resume point is used only at first.
   if (!chunker_) chunker_.emplace(std::move(session->rails), options_.chunk_sweeps, std::move(session->resume));
+  auto context = context_.opened(*store_, boot_, newest_ ? newest_->t_ns : 0);
+  if (!context)
+    spdlog::warn("storage: cannot end the previous daemon's clock polling ({}); ignoring", context.error().describe());
   std::deque<Item> none;
   absorb(none);  // sweeps that waited for the database go into chunks now
   std::lock_guard<std::mutex> lock(mu_);
@@ -160,7 +169,7 @@ void StorageWriter::bound_pending() {
 
 // One transaction: pending chunks, the open chunk, then marks in order.
 bool StorageWriter::flush() {
-  if (uncommitted_sweeps_ == 0 && marks_.empty() && pending_.empty()) return true;
+  if (uncommitted_sweeps_ == 0 && marks_.empty() && pending_.empty() && context_.pending() == 0) return true;
   std::vector<std::pair<MarkOp*, RunRecord>> done;
   Status st = write_pending(done);
   if (!st) {
@@ -173,6 +182,9 @@ bool StorageWriter::flush() {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.open = false;
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.context_rows_pending = context_.pending();
+    stats_.context_rows_dropped = context_.dropped();
     return false;
   }
   consecutive_failures_ = 0;
@@ -182,6 +194,10 @@ bool StorageWriter::flush() {
   stats_.last_error.clear();
   stats_.samples_written += uncommitted_sweeps_;
   uncommitted_sweeps_ = 0;
+  context_.committed();
+  stats_.context_rows_written = context_.written();
+  stats_.context_rows_pending = 0;
+  stats_.context_rows_dropped = context_.dropped();
   pending_.clear();
   for (auto& [op, rec] : done) op->done(rec);
   marks_.clear();
@@ -200,6 +216,8 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
     if (!st) return st;
   }
   st = store_->put_chunk(boot_, rail_ids_, chunker_->open_chunk());
+  if (!st) return st;
+  st = context_.write(*store_, boot_);
   if (!st) return st;
   for (auto& m : marks_) {
     st = write_mark(m, done);
@@ -267,6 +285,7 @@ void StorageWriter::record_retention(const RetentionStep& step, std::optional<St
   r.raw_chunks_downsampled += step.raw_chunks_downsampled;
   r.second_rows_downsampled += step.second_rows_downsampled;
   r.minute_rows_deleted += step.minute_rows_deleted;
+  r.context_rows_deleted += step.context_rows_deleted;
   r.budget_bytes_used = step.budget_bytes_used;
   if (step.over_budget && !r.over_budget) {
     spdlog::warn("storage: the database needs more than disk_budget_mb even with every tier shortened; "

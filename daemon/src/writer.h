@@ -16,6 +16,8 @@
 // most retention_slice per loop turn, so a flush is never delayed by more.
 // "Now" for retention is the newest sweep's time (the sampler's clocks).
 //
+// Board context rows (ContextLog) ride in the same transactions.
+//
 // Thread-safety: push_* and stats from any thread; start/stop from the owner.
 #pragma once
 
@@ -31,6 +33,8 @@
 #include <variant>
 #include <vector>
 
+#include "context_log.h"
+#include "context_poller.h"
 #include "energy/chunker.h"
 #include "energy/store.h"
 #include "log_limit.h"
@@ -59,6 +63,7 @@ struct RetentionStats {
   int64_t raw_chunks_downsampled = 0;  // totals since start
   int64_t second_rows_downsampled = 0;
   int64_t minute_rows_deleted = 0;
+  int64_t context_rows_deleted = 0;    // board context aged out with the 1 s tier
   int64_t errors = 0;
   std::string last_error;              // empty while healthy
   bool over_budget = false;            // the last pass could not get under the budget
@@ -72,6 +77,9 @@ struct WriterStats {
   int64_t queued = 0;            // sweeps received but not yet committed
   int64_t dropped_samples = 0;   // sweeps lost to the pending bound
   int64_t failed_commits = 0;
+  int64_t context_rows_written = 0;  // board context change rows committed (context_log.h)
+  int64_t context_rows_pending = 0;
+  int64_t context_rows_dropped = 0;
   bool open = false;             // the database is open
   std::string last_error;        // empty while healthy
   RetentionStats retention;
@@ -102,7 +110,7 @@ struct WriterOptions {
   std::chrono::milliseconds retention_slice{50};          // most time spent on retention per loop turn
 };
 
-class StorageWriter final : public SampleSink {
+class StorageWriter final : public SampleSink, public ContextSink {
  public:
   // `opener` runs on the writer thread at start and again whenever the
   // database must be (re)opened; `on_open` then receives the open runs.
@@ -116,11 +124,14 @@ class StorageWriter final : public SampleSink {
   void start();
   void stop();  // flushes everything still queued
   void push_sample(const Sample& sample) override;
+  // Board context change rows; stored with the next transaction (a mark's
+  // commit holds every row pushed before the mark).
+  void push_context(std::vector<ContextChange> changes) override;
   void push_mark(MarkOp op);
   WriterStats stats() const;
 
  private:
-  using Item = std::variant<Sample, MarkOp>;
+  using Item = std::variant<Sample, MarkOp, std::vector<ContextChange>>;
   void loop();
   void absorb(std::deque<Item>& batch);
   bool flush();
@@ -151,6 +162,7 @@ class StorageWriter final : public SampleSink {
   int consecutive_failures_ = 0;
   std::vector<Chunk> pending_;      // closed chunks not yet committed (writer thread only)
   std::deque<MarkOp> marks_;        // marks not yet committed (writer thread only)
+  ContextLog context_{50'000};      // board context rows not yet committed (writer thread only)
   int64_t uncommitted_sweeps_ = 0;  // writer thread only
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point next_retention_ = std::chrono::steady_clock::now();

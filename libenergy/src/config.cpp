@@ -65,6 +65,8 @@ const std::map<std::string, Setter>& setters() {
       {"max_connections_per_user", int_key(&DaemonConfig::max_connections_per_user, "connections")},
       {"client_deadline_ms", int_key(&DaemonConfig::client_deadline_ms, "milliseconds")},
       {"client_output_limit_bytes", int_key(&DaemonConfig::client_output_limit_bytes, "bytes")},
+      {"clock_poll_ms", int_key(&DaemonConfig::clock_poll_ms, "milliseconds")},
+      {"thermal_poll_ms", int_key(&DaemonConfig::thermal_poll_ms, "milliseconds")},
   };
   return table;
 }
@@ -144,10 +146,26 @@ Status validate_client_limits(const DaemonConfig& c) {
   return st;
 }
 
+// A poll period is 0 (off) or within its range: faster clock polls cost CPU
+// for nothing a 100 ms energy sample can use; temperatures move slowly.
+Status check_poll(const char* key, int64_t value, int64_t lo, int64_t hi) {
+  if (value == 0 || (value >= lo && value <= hi)) return ok_status();
+  return make_error(ErrorCode::kInvalid, std::string(key) + " must be 0 (off) or between " + std::to_string(lo) +
+                                             " and " + std::to_string(hi) + " milliseconds, got " +
+                                             std::to_string(value));
+}
+
+Status validate_context_polls(const DaemonConfig& c) {
+  auto st = check_poll("clock_poll_ms", c.clock_poll_ms, 10, 60'000);
+  if (st) st = check_poll("thermal_poll_ms", c.thermal_poll_ms, 100, 600'000);
+  return st;
+}
+
 }  // namespace
 
 Status validate_config(const DaemonConfig& c) {
   if (auto st = validate_client_limits(c); !st) return st;
+  if (auto st = validate_context_polls(c); !st) return st;
   if (c.sample_period_ms < kMinPeriodMs || c.sample_period_ms > kMaxPeriodMs) {
     return make_error(ErrorCode::kInvalid, "sample_period_ms must be between 1 and 60000, got " +
                                                std::to_string(c.sample_period_ms));

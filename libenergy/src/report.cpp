@@ -152,6 +152,10 @@ Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t e
                                                 ") has no power readings: no energy can be reported");
   }
   add_total(rep, *series, gap_threshold_ns);
+  ContextSummary context(rep.window);
+  auto scanned = store.scan_context(run.boot, rep.window, context);
+  if (!scanned) return scanned.take_error();
+  rep.context = context.finish();
   return rep;
 }
 
@@ -174,13 +178,16 @@ nlohmann::json report_to_json(const RunReport& rep) {
     j["in_total"] = r.in_total;
     rails.push_back(std::move(j));
   }
-  return {{"run", run_to_json(rep.run)},
-          {"duration_s", static_cast<double>(rep.window.end_ns - rep.window.begin_ns) / 1e9},
-          {"rails", std::move(rails)},
-          {"missing_rails", rep.missing_rails},
-          {"total", stats_to_json(rep.total, rep.total_resolution, rep.total_error_bound_uj)},
-          {"total_rails", rep.total_rails},
-          {"total_rule", rep.total_rule}};
+  nlohmann::json j = {{"run", run_to_json(rep.run)},
+                      {"duration_s", static_cast<double>(rep.window.end_ns - rep.window.begin_ns) / 1e9},
+                      {"rails", std::move(rails)},
+                      {"missing_rails", rep.missing_rails},
+                      {"total", stats_to_json(rep.total, rep.total_resolution, rep.total_error_bound_uj)},
+                      {"total_rails", rep.total_rails},
+                      {"total_rule", rep.total_rule}};
+  j["clocks"] = clocks_to_json(rep.context);
+  j["thermal"] = thermal_to_json(rep.context);
+  return j;
 }
 
 }  // namespace energy

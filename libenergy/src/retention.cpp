@@ -8,6 +8,9 @@
 // last valid reading integrated is kept with the row: it bridges the next
 // step when a rail's readings failed for a while.
 // 1 s -> 1 min: the same with 1 s rows, up to the minute holding the row's end.
+// Board context rows (store_context.cpp) age out with the 1 s tier: before
+// where a boot's 1 s and raw history starts, only each source's newest row
+// is kept, so the state there stays known.
 #include <algorithm>
 
 #include "energy/store.h"
@@ -222,7 +225,8 @@ Result<int64_t> Retention::minute_pass(Pass pass, int64_t limit) {
 }
 
 // Age first (every tier), then, if nothing was old and the budget is
-// exceeded, the finest tier that still has something to give.
+// exceeded, board context older than the raw readings, then the finest tier
+// that still has something to give.
 Status Retention::run(RetentionStep& s) {
   const int64_t k = std::max(1, policy_.max_units_per_step);
   auto raw = raw_pass(Pass::kAge, k);
@@ -235,6 +239,11 @@ Status Retention::run(RetentionStep& s) {
   if (!min) return min.take_error();
   s.minute_rows_deleted = *min;
   if (s.units() > 0 || !store_.shrinking_) return ok_status();
+  // Over budget: board context beyond the raw readings' reach goes before any reading is downsampled.
+  auto ctx = store_.retain_context(policy_, now_, Store::ContextReach::kRawTier);
+  if (!ctx) return ctx.take_error();
+  s.context_rows_deleted = ctx->rows_deleted;
+  if (ctx->rows_deleted > 0) return ok_status();
   if (!(raw = raw_pass(Pass::kBudget, k))) return raw.take_error();
   s.raw_chunks_downsampled = *raw;
   if (s.units() > 0) return ok_status();
@@ -270,6 +279,18 @@ Result<RetentionStep> Store::apply_retention(const RetentionPolicy& policy, cons
   if (!st) return st.take_error();
   RetentionStep step;
   st = Retention(*this, policy, now).run(step);
+  // Board context goes with the 1 s tier; looked at once the tiers' work of
+  // this pass fits in a step (so once per pass, plus the steps it needs).
+  bool context_more = false;
+  if (st && step.units() < policy.max_units_per_step && step.context_rows_deleted == 0) {
+    auto ctx = retain_context(policy, now, ContextReach::kSecondTier);
+    if (ctx) {
+      step.context_rows_deleted = ctx->rows_deleted;
+      context_more = ctx->more;
+    } else {
+      st = ctx.take_error();
+    }
+  }
   if (st) st = db_->exec("PRAGMA incremental_vacuum");
   if (st) st = commit();
   if (!st) {
@@ -281,10 +302,10 @@ Result<RetentionStep> Store::apply_retention(const RetentionPolicy& policy, cons
   // Moving rows down a tier can briefly take more pages than it frees; the
   // next step then works for the budget.
   if (budget > 0 && *used > budget) shrinking_ = true;
-  bool exhausted = was_shrinking && step.units() == 0;
+  bool exhausted = was_shrinking && step.units() == 0 && step.context_rows_deleted == 0;
   step.over_budget = exhausted && *used > budget;
   if (exhausted || *used <= budget / 10 * 9) shrinking_ = false;
-  step.more = step.units() >= policy.max_units_per_step || shrinking_;
+  step.more = step.units() >= policy.max_units_per_step || shrinking_ || context_more;
   return step;
 }
 

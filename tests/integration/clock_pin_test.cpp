@@ -84,14 +84,8 @@ class ClockPins : public ::testing::Test {
     return nlohmann::json::parse(r.out, nullptr, false);
   }
   nlohmann::json leases() const { return ctl({"clocks"})["leases"]; }
-  template <typename Pred>
-  static bool eventually(Pred pred, milliseconds timeout) {
-    auto end = Clock::now() + timeout;
-    while (Clock::now() < end) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(milliseconds(50));
-    }
-    return pred();
+  static bool eventually(const std::function<bool()>& pred, milliseconds timeout) {
+    return testing::eventually(pred, timeout, milliseconds(50));
   }
   bool restored() const { return clock_files() == before_; }
   std::unique_ptr<ChildProcess> hold_cpu() {

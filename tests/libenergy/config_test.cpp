@@ -115,5 +115,33 @@ TEST(Config, AccessKeysTakeNamesOrNumbersAndLimitsAreChecked) {
   EXPECT_NE(typed.error().message.find("many"), std::string::npos);
 }
 
+TEST(Config, ContextPollPeriodsAreZeroForOffOrInTheirRange) {
+  DaemonConfig defaults;
+  EXPECT_EQ(defaults.clock_poll_ms, 100);
+  EXPECT_EQ(defaults.thermal_poll_ms, 1000);
+  auto off = apply_config_yaml("clock_poll_ms: 0\nthermal_poll_ms: 0", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->clock_poll_ms, 0);
+  EXPECT_TRUE(validate_config(*off).ok());
+  struct Case {
+    const char* yaml;
+    const char* key;
+  };
+  for (const Case& k :
+       {Case{"clock_poll_ms: 5", "clock_poll_ms"}, Case{"clock_poll_ms: -100", "clock_poll_ms"},
+        Case{"clock_poll_ms: 60001", "clock_poll_ms"}, Case{"thermal_poll_ms: 50", "thermal_poll_ms"}}) {
+    auto c = apply_config_yaml(k.yaml, "t.yaml", DaemonConfig{});
+    ASSERT_TRUE(c.ok()) << k.yaml;
+    auto st = validate_config(*c);
+    ASSERT_FALSE(st.ok()) << k.yaml;
+    EXPECT_NE(st.error().message.find(k.key), std::string::npos) << st.error().message;
+    EXPECT_NE(st.error().message.find("0 (off)"), std::string::npos) << st.error().message;
+  }
+  auto typed = apply_config_yaml("thermal_poll_ms: 1s", "t.yaml", DaemonConfig{});
+  ASSERT_FALSE(typed.ok());
+  EXPECT_NE(typed.error().message.find("'thermal_poll_ms'"), std::string::npos);
+  EXPECT_NE(typed.error().message.find("milliseconds"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace energy

@@ -12,6 +12,7 @@
 
 #include "energy/board.h"
 #include "energy/clocks.h"
+#include "energy/context_probe.h"
 #include "energy/rails.h"
 #include "energysim/board_state.h"
 #include "energysim/board_tree.h"
@@ -168,6 +169,34 @@ TEST_P(GoldenDiscovery, CpuPolicyStateIsReadInHertz) {
     EXPECT_EQ(*st.cur_hz % 1000, 0);
     EXPECT_TRUE(std::binary_search(d.available_hz.begin(), d.available_hz.end(), *st.max_hz)) << d.name;
     EXPECT_EQ(st.governor, spec_.cpu.default_governor);
+  }
+}
+
+// The context poller's kept-open reads give what the `clocks` verb reads.
+TEST_P(GoldenDiscovery, ContextProbeReadsWhatTheClocksVerbReads) {
+  auto clocks = discover_clocks(*root_);
+  ContextProbe probe(*root_, clocks);
+  ASSERT_EQ(probe.domain_count(), clocks.domains.size());
+  for (size_t i = 0; i < clocks.domains.size(); ++i) {
+    auto st = read_domain(*root_, clocks.domains[i]);
+    EXPECT_EQ(probe.domain_name(i), st.name);
+    EXPECT_EQ(probe.read_frequency(i).number, st.cur_hz) << st.name;
+    EXPECT_EQ(probe.read_frequency(i).number, st.cur_hz) << st.name << ": a second read of the open file";
+    if (probe.has_governor(i)) {
+      EXPECT_EQ(probe.read_governor(i).text.value_or(""), st.governor) << st.name;
+    }
+  }
+  auto temps = read_thermal(*root_, clocks.thermal);
+  ASSERT_EQ(probe.zone_count(), temps.size());
+  for (size_t i = 0; i < temps.size(); ++i) {
+    ContextValue v = probe.read_temperature(i);
+    EXPECT_EQ(probe.zone_name(i).rfind(temps[i].type, 0), 0u);
+    if (temps[i].gated) {
+      EXPECT_FALSE(v.number.has_value()) << temps[i].type;
+      EXPECT_EQ(v.text, std::string(kThermalGatedText)) << temps[i].type;
+    } else {
+      EXPECT_EQ(v.number, temps[i].temp_mc) << temps[i].type;
+    }
   }
 }
 

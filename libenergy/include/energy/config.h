@@ -36,6 +36,11 @@ struct DaemonConfig {
   int64_t max_connections_per_user = 16;               // open connections per client uid
   int64_t client_deadline_ms = 10000;                  // to finish a frame, or to take a pending reply
   int64_t client_output_limit_bytes = 8 << 20;         // unsent replies per connection before it is cut off
+  // Board context for run reports (docs/CLOCKS.md "Residency"): how often the
+  // clock domains' current frequency and governor, and the thermal zones,
+  // are polled; 0 turns a poll off (runs then report it as unknown).
+  int64_t clock_poll_ms = 100;
+  int64_t thermal_poll_ms = 1000;
 };
 
 constexpr const char* kDefaultConfigPath = "/etc/energyd/energyd.yaml";

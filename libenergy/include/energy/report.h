@@ -7,6 +7,8 @@
 // run with no data on any rail is an error, never 0 J. Runs older than the
 // raw tier's retention are reported from the downsampled tiers (tiers.h):
 // energy within its error bound, counts and extremes at bucket resolution.
+// The board context stored for the run's boot (context.h) gives its clock
+// residency, governors and temperature ranges (`clocks`, `thermal`).
 //
 // Thread-safety: reentrant; the Store belongs to the calling thread.
 #pragma once
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "energy/integrate.h"
+#include "energy/residency.h"
 #include "energy/result.h"
 #include "energy/store.h"
 
@@ -40,6 +43,7 @@ struct RunReport {
   double total_error_bound_uj = 0;
   std::vector<std::string> total_rails;
   std::string total_rule;
+  RunContext context;  // clock residency, governors, temperatures (residency.h)
 };
 
 // end_ns: the run's stop time, or "now" for an open run.

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "energy/chunker.h"
+#include "energy/context.h"
 #include "energy/integrate.h"
 #include "energy/rails.h"
 #include "energy/result.h"
@@ -99,6 +100,7 @@ struct RetentionPolicy {
   int64_t disk_budget_bytes = 1024LL * 1024 * 1024;      // database pages + WAL; 0: no budget
   int64_t protect_recent_ns = 600'000'000'000;           // the current boot's newest raw data the budget never takes
   int max_units_per_step = 8;                            // raw chunks or tier rows per transaction
+  int64_t max_context_rows_per_step = 4096;              // board context rows deleted per transaction
 };
 
 struct RetentionNow {
@@ -111,6 +113,7 @@ struct RetentionStep {
   int64_t raw_chunks_downsampled = 0;
   int64_t second_rows_downsampled = 0;
   int64_t minute_rows_deleted = 0;
+  int64_t context_rows_deleted = 0;  // board context rows aged out with the 1 s tier (not in units())
   int64_t budget_bytes_used = 0;  // what the budget counts, after the step
   bool more = false;              // work remains: call again (after letting other writes in)
   bool over_budget = false;       // over budget with nothing left that may be removed
@@ -219,6 +222,11 @@ class Store {
   // disk budget (until 90% of it), the finest tier is shortened first, then
   // the next. Never touches the current boot's newest raw chunk or its
   // protected recent minutes, nor the newest 1 s row of a current-boot rail.
+  // Board context rows older than where a boot's 1 s (or raw) history starts
+  // are deleted except each source's newest one before that point (at most
+  // max_context_rows_per_step per step; once the tiers' work fits a step).
+  // Over the budget, context older than the raw readings goes before any
+  // raw chunk is downsampled (the readings are worth more than old context).
   // Freed pages are returned to the file system (incremental vacuum). Call it
   // again while `more`; it must not run inside a transaction.
   Result<RetentionStep> apply_retention(const RetentionPolicy& policy, const RetentionNow& now);
@@ -242,6 +250,21 @@ class Store {
   // paging at row `limit` cuts the page before that row's sweep.
   Result<std::vector<ExportRow>> export_boot_readings(int64_t boot, EnergyWindow window, const std::string& rail_label,
                                                       size_t limit);
+  // Board context (context.h): the change log of polled clocks, governors
+  // and temperatures. Source ids are per database, created on first use.
+  Result<int64_t> ensure_context_source(ContextKind kind, const std::string& name);
+  // Stores one row of a source in a boot; a row at the same instant replaces it.
+  Status put_context_row(int64_t boot, int64_t source, const ContextRow& row);
+  // Every source with a row in `boot`, by kind and name: its last row at or
+  // before the window's start (the state the window starts in) and its rows
+  // after that, up to the window's end (none: unknown all along, e.g. aged out).
+  Result<std::vector<ContextSeries>> context_window(int64_t boot, EnergyWindow window);
+  // The same rows streamed into `sink` (a long run's rows need not be held at once).
+  Status scan_context(int64_t boot, EnergyWindow window, ContextRowSink& sink);
+  // Ends an earlier daemon's polling in this boot (it crashed or stopped):
+  // every source whose last row in the boot holds a value gets an unknown
+  // row at max(stopped_ns, that row + 1 ns). Returns how many were added.
+  Result<int64_t> close_context(int64_t boot, int64_t stopped_ns);
   // Number of stored sweeps.
   Result<int64_t> sample_count();
   // Time of the last reading stored for a boot, or nullopt if none.
@@ -255,6 +278,16 @@ class Store {
   Status migrate_v1_to_v2();
   Status migrate_v2_to_v3();
   Status migrate_v3_to_v4();
+  struct ContextRetention {
+    int64_t rows_deleted = 0;
+    bool more = false;
+  };
+  // How far back a boot's board context is kept: as far as its 1 s (or raw)
+  // history reaches, or, over the disk budget, as far as its raw readings do.
+  enum class ContextReach { kSecondTier, kRawTier };
+  // Board context beyond that reach, keeping each source's newest row before the cut.
+  Result<ContextRetention> retain_context(const RetentionPolicy& policy, const RetentionNow& now, ContextReach reach);
+  Result<int64_t> context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now, ContextReach reach);
   Result<std::optional<EnergyAnswer>> running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<int64_t> budget_bytes_used(int64_t wal_allowance_bytes);
   struct Edge;

@@ -1,0 +1,81 @@
+// ContextPoller: polls the board context (energy/context.h) on its own
+// thread ("context"): every clock domain's current frequency and governor
+// every clock_poll_ms, every thermal zone every thermal_poll_ms, and both
+// once more when asked (at a mark, so a run's edges are fresh). Changed
+// values go to a ContextSink (the storage writer), which commits them with
+// its next transaction.
+//
+// A clock file can hang (Thor's devfreq): only this thread waits on it. The
+// sampler, the event loop and the writer never do; a mark asks for a poll
+// and does not wait for it. A read that hangs, or a poll held up past the
+// gap limit, makes the sources unknown for that stretch (ContextTracker).
+// A schedule whose period is 0 is off: its sources get one unknown row at
+// start, so run reports list them as unknown rather than leaving them out.
+//
+// Thread-safety: poll_now and stats from any thread; start/stop from the
+// owner. The sink is called on the poller's thread, never after stop().
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "energy/clock.h"
+#include "energy/clocks.h"
+#include "energy/context.h"
+#include "energy/sysroot.h"
+
+namespace energy::daemon {
+
+class ContextSink {
+ public:
+  virtual ~ContextSink() = default;
+  virtual void push_context(std::vector<ContextChange> changes) = 0;
+};
+
+struct ContextPollerOptions {
+  std::chrono::milliseconds clock_period{100};     // 0: clocks not polled
+  std::chrono::milliseconds thermal_period{1000};  // 0: temperatures not polled
+};
+
+struct ContextPollerStats {
+  int64_t clock_polls = 0;
+  int64_t thermal_polls = 0;
+  int64_t requested_polls = 0;    // extra polls asked for (marks)
+  int64_t rows = 0;               // change rows handed to the sink
+  int64_t stalls = 0;             // reads longer than the stall limit
+  int64_t gaps = 0;               // polls that came later than the gap limit
+  int64_t clock_poll_p50_ns = 0;  // time one clock poll takes (all domains)
+  int64_t clock_poll_p99_ns = 0;
+  int64_t clock_poll_max_ns = 0;
+  int64_t thermal_poll_p50_ns = 0;
+  int64_t thermal_poll_max_ns = 0;
+};
+
+class ContextPoller {
+ public:
+  ContextPoller(const SysRoot& root, const ClockInventory& inventory, ContextPollerOptions options, const Clock& clock,
+                ContextSink& sink);
+  ~ContextPoller();
+  ContextPoller(const ContextPoller&) = delete;
+  ContextPoller& operator=(const ContextPoller&) = delete;
+
+  void start();
+  // Stops polling; every source is then unknown from now. A thread still
+  // inside a blocked read after `grace` is left behind (it exits when the
+  // read returns, without touching the sink).
+  void stop(std::chrono::milliseconds grace);
+  // Polls clocks and temperatures as soon as the thread is free; returns at once.
+  void poll_now();
+  ContextPollerStats stats() const;
+
+  struct Shared;  // state shared with the polling thread
+
+ private:
+  std::shared_ptr<Shared> shared_;  // outlives a thread left behind
+  std::thread thread_;
+};
+
+}  // namespace energy::daemon

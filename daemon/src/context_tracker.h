@@ -1,0 +1,61 @@
+// ContextTracker: turns polled values of one polling schedule (the clocks,
+// or the thermal zones) into the change rows of the board context
+// (energy/context.h): a row when a source's value differs from its last row,
+// and unknown rows for stretches nobody observed:
+//   - a read that took longer than the stall limit (Thor's devfreq files can
+//     hang): the source is unknown from the read's start to its end;
+//   - a poll that comes more than the gap limit after the previous one
+//     (the poller was held up, or the board was suspended): every source is
+//     unknown from one period after the previous poll.
+// The first value of a source is always a row, even an unknown one, so that
+// every source the daemon polls is listed in run reports.
+//
+// Times are CLOCK_BOOTTIME ns. Pure logic: no I/O, no clock, no threads.
+//
+// Thread-safety: one thread at a time per object.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "energy/context.h"
+
+namespace energy::daemon {
+
+class ContextTracker {
+ public:
+  struct Limits {
+    int64_t period_ns = 0;  // the poll period
+    int64_t stall_ns = 0;   // a read longer than this is not an observation of its whole duration
+    int64_t gap_ns = 0;     // a poll later than this after the previous one leaves a gap
+  };
+  explicit ContextTracker(Limits limits) : limits_(limits) {}
+
+  // A poll starts at t_ns.
+  void begin_poll(int64_t t_ns, std::vector<ContextChange>& out);
+  // A source read between start_ns and end_ns gave `v`.
+  void observe(ContextKind kind, const std::string& name, int64_t start_ns, int64_t end_ns, const ContextValue& v,
+               std::vector<ContextChange>& out);
+  // The poll ended at t_ns.
+  void end_poll(int64_t t_ns) { last_poll_end_ns_ = t_ns; }
+  // Every source this tracker has seen becomes unknown at t_ns (polling stops).
+  void forget_all(int64_t t_ns, std::vector<ContextChange>& out);
+
+ private:
+  struct Last {
+    ContextValue v;
+    int64_t t_ns = 0;  // of the source's last row
+  };
+  void emit(ContextKind kind, const std::string& name, int64_t t_ns, const ContextValue& v,
+            std::vector<ContextChange>& out);
+
+  Limits limits_;
+  std::map<std::pair<ContextKind, std::string>, Last> last_;
+  std::optional<int64_t> last_poll_end_ns_;
+};
+
+}  // namespace energy::daemon

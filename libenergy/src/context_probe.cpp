@@ -1,0 +1,71 @@
+#include "energy/context_probe.h"
+
+#include <map>
+
+namespace energy {
+namespace {
+
+constexpr int64_t kGatedMilliC = -256000;  // Orin: the zone's block is powered off
+
+AttrFile open_attr(const SysRoot& root, const std::string& board_path) {
+  return AttrFile(root.resolve(board_path), board_path);
+}
+
+bool is_debugfs(const std::string& dir) { return dir.rfind("/sys/kernel/debug", 0) == 0; }
+
+// The current-frequency file of a domain and its unit in Hz.
+std::pair<std::string, int64_t> frequency_file(const SysRoot& root, const ClockDomain& d) {
+  if (d.kind == DomainKind::kCpu) return {join_path(d.dir, "scaling_cur_freq"), 1000};
+  if (!is_debugfs(d.dir)) return {join_path(d.dir, "cur_freq"), 1};
+  std::string rate = join_path(d.dir, "rate");
+  return {root.exists(rate) ? rate : join_path(d.dir, "clk_rate"), 1};
+}
+
+std::string governor_file(const ClockDomain& d) {
+  if (d.kind == DomainKind::kCpu) return join_path(d.dir, "scaling_governor");
+  return is_debugfs(d.dir) ? std::string() : join_path(d.dir, "governor");
+}
+
+std::string last_component(const std::string& path) {
+  auto at = path.rfind('/');
+  return at == std::string::npos ? path : path.substr(at + 1);
+}
+
+}  // namespace
+
+ContextProbe::ContextProbe(const SysRoot& root, const ClockInventory& inv) {
+  for (const auto& d : inv.domains) {
+    auto [cur, unit] = frequency_file(root, d);
+    std::string gov = governor_file(d);
+    domains_.push_back(Domain{d.name, open_attr(root, cur), unit, gov.empty() ? AttrFile() : open_attr(root, gov)});
+  }
+  std::map<std::string, int> uses;
+  for (const auto& z : inv.thermal) ++uses[z.type];
+  for (const auto& z : inv.thermal) {
+    std::string name = uses[z.type] > 1 ? z.type + "@" + last_component(z.dir) : z.type;
+    zones_.push_back(Zone{std::move(name), open_attr(root, join_path(z.dir, "temp"))});
+  }
+}
+
+ContextValue ContextProbe::read_frequency(size_t i) {
+  Domain& d = domains_[i];
+  auto v = d.cur.read_int();
+  return v ? ContextValue::of_number(*v * d.hz_per_unit) : ContextValue::unknown();
+}
+
+ContextValue ContextProbe::read_governor(size_t i) {
+  Domain& d = domains_[i];
+  if (!d.governor.configured()) return ContextValue::unknown();
+  auto text = d.governor.read_text();
+  if (!text || text->empty()) return ContextValue::unknown();
+  return ContextValue::of_text(std::move(text).value());
+}
+
+ContextValue ContextProbe::read_temperature(size_t i) {
+  auto v = zones_[i].temp.read_int();
+  if (!v) return ContextValue::unknown();
+  if (*v == kGatedMilliC) return ContextValue::of_text(kThermalGatedText);
+  return ContextValue::of_number(*v);
+}
+
+}  // namespace energy

@@ -1,0 +1,157 @@
+// ContextPoller on a simulator-built Orin Nano tree (static files): every
+// source's first value at start, only changes after, a poll on request,
+// unknown rows when polling is off and when it stops.
+#include "context_poller.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "energy/context_probe.h"
+#include "energysim/board_state.h"
+#include "energysim/board_tree.h"
+#include "energysim/catalog.h"
+#include "energysim/data_file.h"
+#include "energysim/materialize.h"
+
+namespace energy::daemon {
+namespace {
+
+using std::chrono::milliseconds;
+
+class RecordingSink final : public ContextSink {
+ public:
+  void push_context(std::vector<ContextChange> changes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& c : changes) rows_.push_back(std::move(c));
+    cv_.notify_all();
+  }
+  // Waits (at most 10 s) until `pred(rows)` holds; returns a copy of the rows.
+  template <typename Pred>
+  std::vector<ContextChange> wait_for(Pred pred) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(10), [&] { return pred(rows_); });
+    return rows_;
+  }
+  std::vector<ContextChange> rows() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return rows_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<ContextChange> rows_;
+};
+
+size_t count(const std::vector<ContextChange>& rows, ContextKind kind) {
+  size_t n = 0;
+  for (const auto& r : rows) n += r.kind == kind ? 1 : 0;
+  return n;
+}
+
+class ContextPollerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/energy-context-poller-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto path = sim::locate_data_file({});
+    ASSERT_TRUE(path.ok());
+    auto cat = sim::Catalog::load(*path);
+    ASSERT_TRUE(cat.ok()) << cat.error().describe();
+    auto spec = cat->find("jetson-orin-nano", 36);
+    ASSERT_TRUE(spec.ok());
+    auto plan = sim::plan_tree(*spec, {});
+    auto tree = sim::build_board_tree(*spec, *plan);
+    ASSERT_TRUE(tree.ok());
+    auto made = sim::materialize_tree(*tree, sim::idle_state(*spec), dir_ + "/root",
+                                      {sim::ExistingRoot::kRefuse, spec->id, spec->l4t});
+    ASSERT_TRUE(made.ok()) << made.error().describe();
+    root_ = std::make_unique<SysRoot>(dir_ + "/root");
+    inv_ = discover_clocks(*root_);
+    for (const auto& d : inv_.domains) {
+      if (d.kind == DomainKind::kGpu) gpu_dir_ = d.dir;
+    }
+    ASSERT_FALSE(gpu_dir_.empty());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::unique_ptr<ContextPoller> poller(milliseconds clock_period, milliseconds thermal_period) {
+    return std::make_unique<ContextPoller>(*root_, inv_, ContextPollerOptions{clock_period, thermal_period}, clock_,
+                                           sink_);
+  }
+  size_t sources() const {
+    ContextProbe probe(*root_, inv_);
+    size_t n = probe.domain_count() + probe.zone_count();
+    for (size_t i = 0; i < probe.domain_count(); ++i) n += probe.has_governor(i) ? 1u : 0u;
+    return n;
+  }
+
+  std::string dir_;
+  std::unique_ptr<SysRoot> root_;
+  ClockInventory inv_;
+  std::string gpu_dir_;
+  SystemClock clock_;
+  RecordingSink sink_;
+};
+
+TEST_F(ContextPollerTest, EverySourceAtStartThenOnlyChangesAndAPollOnRequest) {
+  auto p = poller(milliseconds(10'000), milliseconds(10'000));  // the periods never come: polls are asked for
+  p->start();
+  auto rows = sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
+  ASSERT_EQ(rows.size(), sources());
+  EXPECT_EQ(count(rows, ContextKind::kThermal), inv_.thermal.size());
+  std::ofstream(root_->resolve(gpu_dir_ + "/cur_freq")) << "624750000\n";
+  p->poll_now();
+  rows = sink_.wait_for([&](const auto& r) { return r.size() > sources(); });
+  ASSERT_EQ(rows.size(), sources() + 1);
+  EXPECT_EQ(rows.back().name, "gpu");
+  EXPECT_EQ(rows.back().v.number, 624'750'000);
+  EXPECT_GE(p->stats().requested_polls, 2);
+  EXPECT_GE(p->stats().clock_polls, 2);
+}
+
+TEST_F(ContextPollerTest, StoppingMakesEverySourceUnknown) {
+  auto p = poller(milliseconds(10'000), milliseconds(10'000));  // one poll (at start): no late-poll gaps on a slow host
+  p->start();
+  sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
+  p->stop(milliseconds(2000));
+  auto rows = sink_.rows();
+  size_t known = 0;
+  for (size_t i = 0; i < sources(); ++i) known += rows[i].v != ContextValue::unknown() ? 1u : 0u;
+  EXPECT_GT(known, sources() / 2);
+  ASSERT_EQ(rows.size(), sources() + known);  // nothing changed on the static tree
+  for (size_t i = sources(); i < rows.size(); ++i) EXPECT_EQ(rows[i].v, ContextValue::unknown()) << rows[i].name;
+}
+
+TEST_F(ContextPollerTest, AScheduleThatIsOffAnnouncesItsSourcesAsUnknown) {
+  auto p = poller(milliseconds(0), milliseconds(10'000));
+  p->start();
+  auto rows = sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
+  ASSERT_EQ(rows.size(), sources());
+  for (const auto& r : rows) {
+    if (r.kind == ContextKind::kThermal) continue;
+    EXPECT_EQ(r.v, ContextValue::unknown()) << r.name;
+  }
+  EXPECT_EQ(p->stats().clock_polls, 0);
+}
+
+TEST_F(ContextPollerTest, WithBothSchedulesOffEverySourceIsUnknownAndStopStillEnds) {
+  auto p = poller(milliseconds(0), milliseconds(0));
+  p->start();
+  auto rows = sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
+  ASSERT_EQ(rows.size(), sources());
+  for (const auto& r : rows) EXPECT_EQ(r.v, ContextValue::unknown()) << r.name;
+  p->poll_now();  // nothing to poll
+  p->stop(milliseconds(2000));
+  EXPECT_EQ(p->stats().clock_polls, 0);
+  EXPECT_EQ(p->stats().thermal_polls, 0);
+  EXPECT_EQ(sink_.rows().size(), sources());  // already unknown: stopping adds nothing
+}
+
+}  // namespace
+}  // namespace energy::daemon

@@ -1,0 +1,93 @@
+// ContextTracker: polled values become change rows, with unknown stretches
+// for reads that hang and polls that come late.
+#include "context_tracker.h"
+
+#include <gtest/gtest.h>
+
+namespace energy::daemon {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+ContextValue hz(int64_t v) { return ContextValue::of_number(v); }
+
+class Tracker : public ::testing::Test {
+ protected:
+  ContextTracker tracker_{{100 * kMs, 100 * kMs, 250 * kMs}};
+  std::vector<ContextChange> out_;
+
+  // One poll of the gpu at t (read takes `read` ns).
+  void poll(int64_t t, ContextValue v, int64_t read = kMs / 10) {
+    tracker_.begin_poll(t, out_);
+    tracker_.observe(ContextKind::kClock, "gpu", t, t + read, v, out_);
+    tracker_.end_poll(t + read);
+  }
+};
+
+TEST_F(Tracker, OnlyChangesBecomeRowsAndTheFirstValueAlwaysDoes) {
+  poll(0, hz(306));
+  poll(100 * kMs, hz(306));
+  poll(200 * kMs, hz(612));
+  poll(300 * kMs, hz(612));
+  ASSERT_EQ(out_.size(), 2u);
+  EXPECT_EQ(out_[0].v, hz(306));
+  EXPECT_EQ(out_[1].v, hz(612));
+  EXPECT_EQ(out_[1].t_ns, 200 * kMs + kMs / 10);  // stamped when the read returned
+  EXPECT_EQ(out_[1].kind, ContextKind::kClock);
+  EXPECT_EQ(out_[1].name, "gpu");
+}
+
+TEST_F(Tracker, AFirstReadThatFailsIsAnUnknownRowSoTheSourceIsListed) {
+  poll(0, ContextValue::unknown());
+  ASSERT_EQ(out_.size(), 1u);
+  EXPECT_EQ(out_[0].v, ContextValue::unknown());
+  poll(100 * kMs, ContextValue::unknown());
+  EXPECT_EQ(out_.size(), 1u);
+}
+
+TEST_F(Tracker, AReadThatHangsIsUnknownFromItsStartToItsEnd) {
+  poll(0, hz(306));
+  poll(100 * kMs, hz(306), 2000 * kMs);  // blocked for 2 s (Thor's devfreq)
+  ASSERT_EQ(out_.size(), 3u);
+  EXPECT_EQ(out_[1].t_ns, 100 * kMs);
+  EXPECT_EQ(out_[1].v, ContextValue::unknown());
+  EXPECT_EQ(out_[2].t_ns, 2100 * kMs);
+  EXPECT_EQ(out_[2].v, hz(306));
+}
+
+TEST_F(Tracker, ALatePollLeavesTheUnobservedStretchUnknown) {
+  poll(0, hz(306));
+  poll(100 * kMs, hz(306));
+  poll(1100 * kMs, hz(612));  // held up for a second (or the board was suspended)
+  ASSERT_EQ(out_.size(), 3u);
+  EXPECT_EQ(out_[1].v, ContextValue::unknown());
+  EXPECT_EQ(out_[1].t_ns, 100 * kMs + kMs / 10 + 100 * kMs);  // one period after the last poll
+  EXPECT_EQ(out_[2].v, hz(612));
+}
+
+TEST_F(Tracker, APollWithinTheGapLimitLeavesNoUnknownStretch) {
+  poll(0, hz(306));
+  poll(240 * kMs, hz(306));  // two periods late: within 2.5
+  EXPECT_EQ(out_.size(), 1u);
+}
+
+TEST_F(Tracker, ForgettingMakesEveryKnownSourceUnknownOnce) {
+  tracker_.begin_poll(0, out_);
+  tracker_.observe(ContextKind::kClock, "gpu", 0, 1, hz(306), out_);
+  tracker_.observe(ContextKind::kGovernor, "gpu", 0, 1, ContextValue::of_text("nvhost_podgov"), out_);
+  tracker_.observe(ContextKind::kClock, "emc", 0, 1, ContextValue::unknown(), out_);
+  tracker_.end_poll(1);
+  out_.clear();
+  tracker_.forget_all(1, out_);  // at the same instant as the rows: just after them
+  ASSERT_EQ(out_.size(), 2u);
+  for (const auto& c : out_) {
+    EXPECT_EQ(c.v, ContextValue::unknown());
+    EXPECT_EQ(c.t_ns, 2);
+  }
+  out_.clear();
+  tracker_.forget_all(5, out_);
+  EXPECT_TRUE(out_.empty());
+}
+
+}  // namespace
+}  // namespace energy::daemon
