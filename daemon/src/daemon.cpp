@@ -138,8 +138,8 @@ class DaemonImpl {
   std::unique_ptr<Server> server_;
   std::unique_ptr<PinManager> pins_;
   std::unique_ptr<TaskRunner> blocking_reads_;
-  std::unique_ptr<ContextPoller> context_;
   std::unique_ptr<RunQueries> queries_;
+  std::unique_ptr<ContextPoller> context_;
   SourcePtr sigterm_;
   SourcePtr sigint_;
   SourcePtr watchdog_;
@@ -528,8 +528,8 @@ void DaemonImpl::shutdown() {
   server_.reset();     // no new requests; the socket file goes away
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
-  if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
   if (queries_) queries_->stop(std::chrono::milliseconds(1000));
+  if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
   if (sampler_) sampler_->stop();
   if (sampler_ && !sampler_->stopped_cleanly()) {
     spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");

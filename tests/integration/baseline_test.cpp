@@ -128,8 +128,13 @@ TEST_F(Baseline, WithoutABaselineThereIsNoIdleEnergyAndTheTextSaysSo) {
 
 TEST_F(Baseline, RunWithBaselineMeasuresItFirstAndTiesTheRunsToIt) {
   auto old = d_.ctl_json({"baseline", "--duration", "500ms"});
-  std::thread busy_soon([this] {
-    std::this_thread::sleep_for(milliseconds(1300));  // after the 1 s baseline, during the command
+  std::thread busy_soon([this] {  // once the first run is open (after the baseline), the board gets busy
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto open = d_.ctl({"--json", "status"});
+      if (open.out.find("\"name\": \"tied\"") != std::string::npos) break;
+      std::this_thread::sleep_for(milliseconds(20));
+    }
     overwrite(vdd_in_, "1600");
   });
   auto doc = run_json({"--baseline", "1s", "--repeat", "2", "--name", "tied", "--", "sleep", "1"});

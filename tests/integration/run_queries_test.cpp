@@ -2,7 +2,10 @@
 // constant power: runs (filters, paging), show (stopped, open, restarted),
 // compare, export RUN, live, and the exit status tags of `energyctl run`.
 #include <gtest/gtest.h>
+#include <pty.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <memory>
 #include <set>
@@ -252,6 +255,31 @@ TEST_F(RunQueries, LiveRepeatsTheViewForScriptsAndAsJsonLines) {
     EXPECT_TRUE(snap["clocks"].is_array());
     EXPECT_TRUE(snap["thermal"].is_array());
   }
+}
+
+// On a terminal the view is redrawn in place: cleared once, then each
+// refresh goes home, draws, and clears what the previous one left below.
+TEST_F(RunQueries, LiveRedrawsInPlaceOnATerminal) {
+  int master = -1;
+  pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string sock = d().socket();
+    ::execl(ENERGYCTL_BIN, ENERGYCTL_BIN, "--socket", sock.c_str(), "live", "--count", "2", "--interval", "100ms",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));  // EIO at exit
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(master);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  EXPECT_EQ(count_of(out, "\x1b[2J"), 1u) << out;
+  EXPECT_EQ(count_of(out, "\x1b[H"), 2u) << out;
+  EXPECT_EQ(count_of(out, "\x1b[J"), 2u) << out;
+  EXPECT_EQ(count_of(out, "total 5.000 W"), 2u) << out;
 }
 
 TEST_F(RunQueries, RunTagsTheCommandsExitStatusOrSignal) {

@@ -243,6 +243,13 @@ class Store {
   };
   Result<std::vector<ExportRow>> export_readings(int64_t since_wall_ns, int64_t until_wall_ns,
                                                  const std::string& rail_label, size_t limit);
+  // Raw readings of one boot whose boot time is in [window.begin, window.end]
+  // (a run's readings), oldest first; `rail_label` empty means every rail.
+  // Reads whole raw chunks until more than `limit` rows are collected, so
+  // every sweep is complete (all its rails) in the rows returned; a caller
+  // paging at row `limit` cuts the page before that row's sweep.
+  Result<std::vector<ExportRow>> export_boot_readings(int64_t boot, EnergyWindow window, const std::string& rail_label,
+                                                      size_t limit);
   // Board context (context.h): the change log of polled clocks, governors
   // and temperatures. Source ids are per database, created on first use.
   Result<int64_t> ensure_context_source(ContextKind kind, const std::string& name);
@@ -258,13 +265,6 @@ class Store {
   // every source whose last row in the boot holds a value gets an unknown
   // row at max(stopped_ns, that row + 1 ns). Returns how many were added.
   Result<int64_t> close_context(int64_t boot, int64_t stopped_ns);
-  // Raw readings of one boot whose boot time is in [window.begin, window.end]
-  // (a run's readings), oldest first; `rail_label` empty means every rail.
-  // Reads whole raw chunks until more than `limit` rows are collected, so
-  // every sweep is complete (all its rails) in the rows returned; a caller
-  // paging at row `limit` cuts the page before that row's sweep.
-  Result<std::vector<ExportRow>> export_boot_readings(int64_t boot, EnergyWindow window, const std::string& rail_label,
-                                                      size_t limit);
   // Number of stored sweeps.
   Result<int64_t> sample_count();
   // Time of the last reading stored for a boot, or nullopt if none.
