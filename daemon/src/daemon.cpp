@@ -330,6 +330,7 @@ Status DaemonImpl::start_loop() {
   runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
   auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
   runs_->set_clocks_source(clocks);
+  runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
   queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, gap_threshold_ns, clocks);
   auto options = server_options(config_);
   if (!options) return options.take_error();
@@ -417,7 +418,6 @@ void DaemonImpl::mark_stop(const nlohmann::json& args, const Responder& r) {
   if (!tags) return r.fail(tags.error());
   runs_->stop(*key, *tags, [this, r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());
-    pins_->run_stopped((*rep)["run"].value("id", int64_t{0}));  // run leases end with their run
     r.reply(*rep);
   });
 }

@@ -113,6 +113,7 @@ void RunManager::stop(const std::string& name_or_id, const nlohmann::json& tags,
 void RunManager::finish_stop(Result<RunRecord> rec, const ReportDone& done) {
   if (!rec) return done(rec.take_error());
   open_.erase(rec->id);
+  if (stopped_hook_) stopped_hook_(rec->id);
   auto reader = reader_();
   if (!reader) return done(reader.take_error());
   done(run_report_json(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), gap_threshold_ns_, stored_clocks(*rec)));

@@ -49,6 +49,10 @@ class RunManager {
   // Called at every mark before its sample is requested (the board context
   // poller's poll_now); must not block.
   void set_mark_hook(std::function<void()> hook) { mark_hook_ = std::move(hook); }
+  // Called on the loop with a run's id once its stop is stored, before its
+  // report is built: what ends with the run (its clock leases) ends even
+  // when the report then fails (a run without readings).
+  void set_stopped_hook(std::function<void(int64_t run_id)> hook) { stopped_hook_ = std::move(hook); }
   // The id of the open run named or numbered `name_or_id` (as stop resolves it).
   Result<int64_t> open_run_id(const std::string& name_or_id) const { return resolve(name_or_id); }
 
@@ -65,6 +69,7 @@ class RunManager {
   std::map<int64_t, RunRecord> open_;
   std::set<int64_t> stopping_;
   std::function<void()> mark_hook_;
+  std::function<void(int64_t)> stopped_hook_;
 };
 
 }  // namespace energy::daemon
