@@ -23,7 +23,7 @@ _energyctl() {
     esac
   done
   case "$command" in
-    "") COMPREPLY=($(compgen -W "status rails clocks mark run runs show compare export baseline live pin unpin --socket --json --help" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "status rails clocks mark run runs show compare export baseline live pin unpin --socket --json --help --version" -- "$cur")) ;;
     mark)
       if [[ -z "$sub" ]]; then COMPREPLY=($(compgen -W "start stop" -- "$cur"))
       elif [[ "$sub" == start ]]; then COMPREPLY=($(compgen -W "--tag" -- "$cur")); fi ;;

@@ -47,7 +47,8 @@ constexpr const char* kUsage =
     "Options:\n"
     "  --socket PATH   energyd's socket\n"
     "  --json          print the daemon's JSON instead of tables\n"
-    "  --help          this text\n";
+    "  --help          this text\n"
+    "  --version       energyctl's version\n";
 
 using Command = std::function<int(const Context&, const std::vector<std::string>&)>;
 
@@ -61,12 +62,13 @@ const std::map<std::string, Command>& commands() {
 }
 
 // Consumes global options; returns the index of the command word.
-Result<size_t> parse_globals(const std::vector<std::string>& args, Context& ctx, bool& help) {
+Result<size_t> parse_globals(const std::vector<std::string>& args, Context& ctx, bool& help, bool& version) {
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--json") ctx.json = true;
     else if (a == "--help" || a == "-h") help = true;
+    else if (a == "--version") version = true;
     else if (a == "--socket" && i + 1 < args.size()) ctx.socket_path = args[++i];
     else if (a.rfind("--socket=", 0) == 0) ctx.socket_path = a.substr(9);
     else if (a.rfind("-", 0) == 0) return make_error(ErrorCode::kInvalid, "unknown option '" + a + "'");
@@ -78,8 +80,13 @@ Result<size_t> parse_globals(const std::vector<std::string>& args, Context& ctx,
 int dispatch(const std::vector<std::string>& args) {
   Context ctx{default_socket_path(), false};
   bool help = false;
-  auto at = parse_globals(args, ctx, help);
+  bool version = false;
+  auto at = parse_globals(args, ctx, help, version);
   if (!at) return usage_error(at.error().message);
+  if (version && !help) {
+    std::puts("energyctl " ENERGYCTL_VERSION);
+    return kExitOk;
+  }
   if (help || *at >= args.size()) {
     std::fputs(kUsage, help ? stdout : stderr);
     return help ? kExitOk : kExitUsage;

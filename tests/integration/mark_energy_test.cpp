@@ -170,5 +170,12 @@ TEST(NoSensors, RunLeaseIsReleasedWhenTheStopCannotReport) {
   EXPECT_EQ(d.stop(SIGTERM), 0);
 }
 
+TEST(EnergyctlVersion, PrintsItsVersionWithoutADaemon) {
+  auto v = run_command({ENERGYCTL_BIN, "--socket", "/nonexistent/s.sock", "--version"});
+  EXPECT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_EQ(v.out.rfind("energyctl ", 0), 0u) << v.out;
+  EXPECT_GT(v.out.size(), std::string("energyctl \n").size()) << v.out;
+}
+
 }  // namespace
 }  // namespace energy::testing
