@@ -18,9 +18,13 @@ using SteadyClock = std::chrono::steady_clock;
 
 struct ContextPoller::Shared {
   std::atomic<bool> stopping{false};  // also read without the mutex, right after a read returns
-  mutable std::mutex mu;              // guards the members below
+  // on_sweep() wakes the poller once the steady clock (ns) reaches this: the
+  // next poll is due (within sweep_early). INT64_MAX: not waiting for a sweep.
+  std::atomic<int64_t> nudge_from_ns{INT64_MAX};
+  mutable std::mutex mu;  // guards the members below
   std::condition_variable cv;
   bool requested = false;
+  bool nudged = false;  // a sweep came when a poll was due
   bool finished = false;
   std::condition_variable finished_cv;
   ContextSink* sink = nullptr;  // null once stop() has returned
@@ -30,6 +34,10 @@ struct ContextPoller::Shared {
 };
 
 namespace {
+
+int64_t steady_ns(SteadyClock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
 
 // A read that takes longer than this (or a whole period) did not observe
 // the source all along; sysfs reads normally take microseconds.
@@ -64,6 +72,8 @@ class PollWork {
   bool thermal_on() const { return options_.thermal_period.count() > 0; }
   std::chrono::milliseconds clock_period() const { return options_.clock_period; }
   std::chrono::milliseconds thermal_period() const { return options_.thermal_period; }
+  std::chrono::milliseconds sweep_early() const { return options_.sweep_early; }
+  std::chrono::milliseconds sweep_wait() const { return options_.sweep_wait; }
 
   // Sources of a schedule that is off: unknown from the start.
   void announce_off(PollOutcome& out);
@@ -169,9 +179,9 @@ std::optional<SteadyClock::time_point> next_wake(const PollWork& w, SteadyClock:
 }
 
 // One turn: the polls that are due (or asked for). False when stopping.
-bool poll_due(ContextPoller::Shared& s, PollWork& w, bool asked, SteadyClock::time_point& clock_at,
+bool poll_due(ContextPoller::Shared& s, PollWork& w, bool asked, bool nudged, SteadyClock::time_point& clock_at,
               SteadyClock::time_point& thermal_at) {
-  auto now = SteadyClock::now();
+  auto now = SteadyClock::now() + (nudged ? w.sweep_early() : SteadyClock::duration::zero());
   PollOutcome out;
   int64_t took = 0;
   if (w.clocks_on() && (asked || now >= clock_at)) {
@@ -198,17 +208,21 @@ void poll_loop(ContextPoller::Shared& s, PollWork& w) {
   auto thermal_at = clock_at;
   std::unique_lock<std::mutex> lock(s.mu);
   while (!s.stopping) {
-    auto woken = [&] { return s.stopping || s.requested; };
+    auto woken = [&] { return s.stopping || s.requested || s.nudged; };
     auto wake = next_wake(w, clock_at, thermal_at);
-    if (wake)
-      s.cv.wait_until(lock, *wake, woken);
-    else
+    if (wake) {
+      s.nudge_from_ns = steady_ns(*wake - w.sweep_early());
+      s.cv.wait_until(lock, *wake + w.sweep_wait(), woken);
+    } else {
       s.cv.wait(lock, woken);  // nothing to poll: only a stop ends the wait
+    }
     if (s.stopping) break;
     bool asked = s.requested;
-    s.requested = false;
+    bool nudged = s.nudged;
+    s.requested = s.nudged = false;
+    s.nudge_from_ns = INT64_MAX;
     lock.unlock();
-    bool going_on = poll_due(s, w, asked, clock_at, thermal_at);
+    bool going_on = poll_due(s, w, asked, nudged, clock_at, thermal_at);
     lock.lock();
     if (!going_on) return;
   }
@@ -249,6 +263,17 @@ ContextPoller::ContextPoller(const SysRoot& root, const ClockInventory& inventor
 ContextPoller::~ContextPoller() { stop(std::chrono::milliseconds(1000)); }
 
 void ContextPoller::start() { poll_now(); }
+
+void ContextPoller::on_sweep() {
+  if (steady_ns(SteadyClock::now()) < shared_->nudge_from_ns.load(std::memory_order_relaxed)) return;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->nudged || shared_->nudge_from_ns == INT64_MAX) return;
+    shared_->nudged = true;
+    shared_->nudge_from_ns = INT64_MAX;
+  }
+  shared_->cv.notify_one();
+}
 
 void ContextPoller::poll_now() {
   {

@@ -128,6 +128,7 @@ class DaemonImpl {
   Poster poster_;
   std::unique_ptr<Store> reader_;
   std::unique_ptr<StorageWriter> writer_;
+  std::unique_ptr<SweepRelay> sweep_relay_;  // sweeps to the writer, then a nudge to the context poller
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
@@ -174,7 +175,8 @@ Status DaemonImpl::setup() {
   if (!st) return st;
   auto period = std::chrono::milliseconds(config_.sample_period_ms);
   auto stall_limit = std::max(period / 2, std::chrono::milliseconds(kMinStallLimitMs));
-  sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *writer_);
+  sweep_relay_ = std::make_unique<SweepRelay>(*writer_);
+  sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *sweep_relay_);
   st = start_loop();  // the loop, Poster and RunManager exist before the threads that post to them
   if (!st) return st;
   auto open_runs = writer_->open_now();  // runs left open are known before the first request
@@ -428,6 +430,7 @@ void DaemonImpl::start_context() {
                          std::chrono::milliseconds(config_.thermal_poll_ms)};
   context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
   runs_->set_mark_hook([this] { context_->poll_now(); });
+  sweep_relay_->set_poller(context_.get());  // polls ride on the sampler's wake-ups
   context_->start();
 }
 
@@ -492,6 +495,7 @@ void DaemonImpl::shutdown() {
   server_.reset();     // no new requests; the socket file goes away
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
+  if (sweep_relay_) sweep_relay_->set_poller(nullptr);
   if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
   if (sampler_) sampler_->stop();
   if (sampler_ && !sampler_->stopped_cleanly()) {
