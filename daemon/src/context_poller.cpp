@@ -43,9 +43,16 @@ int64_t steady_ns(SteadyClock::time_point t) {
 // the source all along; sysfs reads normally take microseconds.
 constexpr int64_t kMinStallNs = 20 * kNsPerMs;
 
-ContextTracker::Limits limits_for(std::chrono::milliseconds period) {
+// A schedule whose polls wait for the sampler's sweeps.
+bool rides_sweeps(const ContextPollerOptions& o, std::chrono::milliseconds period) {
+  return o.sweep_period.count() > 0 && o.sweep_period <= period;
+}
+
+// Gap: 2.5 periods as for rail readings, plus the wait for a sweep.
+ContextTracker::Limits limits_for(const ContextPollerOptions& o, std::chrono::milliseconds period) {
   int64_t p = period.count() * kNsPerMs;
-  return {p, std::max(p, kMinStallNs), p * 5 / 2};  // gap: 2.5 periods, as for rail readings
+  int64_t wait = rides_sweeps(o, period) ? o.sweep_wait.count() * kNsPerMs : 0;
+  return {p, std::max(p, kMinStallNs), p * 5 / 2 + wait};
 }
 
 // What one poll produced, handed to the sink and the stats under the lock.
@@ -63,10 +70,10 @@ class PollWork {
       : probe_(root, inv),
         options_(o),
         clock_(clock),
-        clocks_(limits_for(o.clock_period)),
-        thermal_(limits_for(o.thermal_period)),
-        clock_stall_ns_(limits_for(o.clock_period).stall_ns),
-        thermal_stall_ns_(limits_for(o.thermal_period).stall_ns) {}
+        clocks_(limits_for(o, o.clock_period)),
+        thermal_(limits_for(o, o.thermal_period)),
+        clock_stall_ns_(limits_for(o, o.clock_period).stall_ns),
+        thermal_stall_ns_(limits_for(o, o.thermal_period).stall_ns) {}
 
   bool clocks_on() const { return options_.clock_period.count() > 0; }
   bool thermal_on() const { return options_.thermal_period.count() > 0; }
@@ -74,6 +81,7 @@ class PollWork {
   std::chrono::milliseconds thermal_period() const { return options_.thermal_period; }
   std::chrono::milliseconds sweep_early() const { return options_.sweep_early; }
   std::chrono::milliseconds sweep_wait() const { return options_.sweep_wait; }
+  bool rides(std::chrono::milliseconds period) const { return rides_sweeps(options_, period); }
 
   // Sources of a schedule that is off: unknown from the start.
   void announce_off(PollOutcome& out);
@@ -169,12 +177,16 @@ void advance(SteadyClock::time_point& next, std::chrono::milliseconds period, St
   if (next <= now) next = now + period;  // held up: skip the missed polls rather than catch up
 }
 
-// When the next poll is due; none when both schedules are off.
-std::optional<SteadyClock::time_point> next_wake(const PollWork& w, SteadyClock::time_point clock_at,
-                                                 SteadyClock::time_point thermal_at) {
-  if (w.clocks_on() && w.thermal_on()) return std::min(clock_at, thermal_at);
-  if (w.clocks_on()) return clock_at;
-  if (w.thermal_on()) return thermal_at;
+struct Wake {
+  SteadyClock::time_point due;
+  bool rides = false;  // waits for a sweep (until sweep_wait after due)
+};
+
+// When the next poll is due, and whether it waits for a sweep; none when both schedules are off.
+std::optional<Wake> next_wake(const PollWork& w, SteadyClock::time_point clock_at, SteadyClock::time_point thermal_at) {
+  bool clock_first = w.clocks_on() && (!w.thermal_on() || clock_at <= thermal_at);
+  if (clock_first) return Wake{clock_at, w.rides(w.clock_period())};
+  if (w.thermal_on()) return Wake{thermal_at, w.rides(w.thermal_period())};
   return std::nullopt;
 }
 
@@ -210,9 +222,11 @@ void poll_loop(ContextPoller::Shared& s, PollWork& w) {
   while (!s.stopping) {
     auto woken = [&] { return s.stopping || s.requested || s.nudged; };
     auto wake = next_wake(w, clock_at, thermal_at);
-    if (wake) {
-      s.nudge_from_ns = steady_ns(*wake - w.sweep_early());
-      s.cv.wait_until(lock, *wake + w.sweep_wait(), woken);
+    if (wake && wake->rides) {
+      s.nudge_from_ns = steady_ns(wake->due - w.sweep_early());
+      s.cv.wait_until(lock, wake->due + w.sweep_wait(), woken);
+    } else if (wake) {
+      s.cv.wait_until(lock, wake->due, woken);
     } else {
       s.cv.wait(lock, woken);  // nothing to poll: only a stop ends the wait
     }

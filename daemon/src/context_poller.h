@@ -40,8 +40,11 @@ class ContextSink {
 struct ContextPollerOptions {
   std::chrono::milliseconds clock_period{100};     // 0: clocks not polled
   std::chrono::milliseconds thermal_period{1000};  // 0: temperatures not polled
-  // A sweep (on_sweep) this much before a poll is due counts as due, so the
-  // poll rides on the sampler's wake-up rather than waking the CPU again.
+  // The sampler's period: a schedule at least this long waits for the
+  // sampler's sweeps (on_sweep) to start its polls; 0: never waits.
+  std::chrono::milliseconds sweep_period{0};
+  // A sweep this much before a poll is due counts as due, so the poll rides
+  // on the sampler's wake-up rather than waking the CPU again.
   std::chrono::milliseconds sweep_early{5};
   // Without a sweep (no rails, a stalled sampler, a long sampling period) a
   // poll starts on the poller's own timer this long after it was due.

@@ -426,8 +426,10 @@ Status DaemonImpl::start_pins() {
 // Board context for run reports: polled on its own thread, pushed to the
 // writer; a mark asks for a fresh poll (not waiting for it).
 void DaemonImpl::start_context() {
-  ContextPollerOptions o{std::chrono::milliseconds(config_.clock_poll_ms),
-                         std::chrono::milliseconds(config_.thermal_poll_ms)};
+  ContextPollerOptions o;
+  o.clock_period = std::chrono::milliseconds(config_.clock_poll_ms);
+  o.thermal_period = std::chrono::milliseconds(config_.thermal_poll_ms);
+  o.sweep_period = std::chrono::milliseconds(config_.sample_period_ms);
   context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
   runs_->set_mark_hook([this] { context_->poll_now(); });
   sweep_relay_->set_poller(context_.get());  // polls ride on the sampler's wake-ups

@@ -81,11 +81,14 @@ class ContextPollerTest : public ::testing::Test {
     ASSERT_FALSE(gpu_dir_.empty());
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
+  // sweep_period 0: polls never wait for sweeps.
   std::unique_ptr<ContextPoller> poller(milliseconds clock_period, milliseconds thermal_period,
+                                        milliseconds sweep_period = milliseconds(0),
                                         milliseconds sweep_wait = milliseconds(20)) {
     ContextPollerOptions o;
     o.clock_period = clock_period;
     o.thermal_period = thermal_period;
+    o.sweep_period = sweep_period;
     o.sweep_wait = sweep_wait;
     return std::make_unique<ContextPoller>(*root_, inv_, o, clock_, sink_);
   }
@@ -165,8 +168,8 @@ TEST_F(ContextPollerTest, WithBothSchedulesOffEverySourceIsUnknownAndStopStillEn
 }
 
 TEST_F(ContextPollerTest, ADuePollWaitsForASweepAndRidesOnIt) {
-  // The poller's own timer would fire 10 s after a poll is due: only sweeps start them here.
-  auto p = poller(milliseconds(100), milliseconds(10'000), milliseconds(10'000));
+  // Sweeps every 100 ms; the poller's own timer would fire 10 s after a poll is due.
+  auto p = poller(milliseconds(100), milliseconds(10'000), milliseconds(100), milliseconds(10'000));
   p->start();
   ASSERT_TRUE(eventually([&] { return p->stats().clock_polls == 1; }));
   p->on_sweep();                                   // nothing due yet
@@ -180,8 +183,15 @@ TEST_F(ContextPollerTest, ADuePollWaitsForASweepAndRidesOnIt) {
   EXPECT_EQ(p->stats().thermal_polls, 1);
 }
 
-TEST_F(ContextPollerTest, WithoutSweepsPollsGoOnByTheTimer) {
-  auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(5));
+TEST_F(ContextPollerTest, WhenNoSweepComesAPollStartsOnItsOwnTimer) {
+  auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(10), milliseconds(5));
+  p->start();
+  EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= 5; }));
+}
+
+TEST_F(ContextPollerTest, PollsMoreFrequentThanSweepsDoNotWaitForThem) {
+  // Sampling every second, clocks every 20 ms: waiting for sweeps would stretch the polls.
+  auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(1000), milliseconds(10'000));
   p->start();
   EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= 5; }));
 }
