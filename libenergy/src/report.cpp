@@ -135,7 +135,9 @@ void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t ga
 
 }  // namespace
 
-Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t end_ns, int64_t gap_threshold_ns) {
+// The energy figures of a run; build_run_report adds its board context.
+static Result<RunReport> build_energy_report(Store& store, const RunRecord& run, int64_t end_ns,
+                                             int64_t gap_threshold_ns) {
   RunReport rep;
   rep.run = run;
   rep.window = EnergyWindow{run.start_ns, end_ns};
@@ -152,10 +154,18 @@ Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t e
                                                 ") has no power readings: no energy can be reported");
   }
   add_total(rep, *series, gap_threshold_ns);
-  ContextSummary context(rep.window);
-  auto scanned = store.scan_context(run.boot, rep.window, context);
+  return rep;
+}
+
+// Clock residency, governors and temperature ranges of the run's window
+// (residency.h), from the rows streamed out of the store.
+Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t end_ns, int64_t gap_threshold_ns) {
+  auto rep = build_energy_report(store, run, end_ns, gap_threshold_ns);
+  if (!rep) return rep;
+  ContextSummary context(rep->window);
+  auto scanned = store.scan_context(run.boot, rep->window, context);
   if (!scanned) return scanned.take_error();
-  rep.context = context.finish();
+  rep->context = context.finish();
   return rep;
 }
 
@@ -170,7 +180,8 @@ nlohmann::json run_to_json(const RunRecord& run) {
   return j;
 }
 
-nlohmann::json report_to_json(const RunReport& rep) {
+// The energy figures' JSON; report_to_json adds the board context's.
+static nlohmann::json energy_report_json(const RunReport& rep) {
   nlohmann::json rails = nlohmann::json::array();
   for (const auto& r : rep.rails) {
     nlohmann::json j = stats_to_json(r.stats, r.resolution, r.error_bound_uj);
@@ -178,13 +189,17 @@ nlohmann::json report_to_json(const RunReport& rep) {
     j["in_total"] = r.in_total;
     rails.push_back(std::move(j));
   }
-  nlohmann::json j = {{"run", run_to_json(rep.run)},
-                      {"duration_s", static_cast<double>(rep.window.end_ns - rep.window.begin_ns) / 1e9},
-                      {"rails", std::move(rails)},
-                      {"missing_rails", rep.missing_rails},
-                      {"total", stats_to_json(rep.total, rep.total_resolution, rep.total_error_bound_uj)},
-                      {"total_rails", rep.total_rails},
-                      {"total_rule", rep.total_rule}};
+  return {{"run", run_to_json(rep.run)},
+          {"duration_s", static_cast<double>(rep.window.end_ns - rep.window.begin_ns) / 1e9},
+          {"rails", std::move(rails)},
+          {"missing_rails", rep.missing_rails},
+          {"total", stats_to_json(rep.total, rep.total_resolution, rep.total_error_bound_uj)},
+          {"total_rails", rep.total_rails},
+          {"total_rule", rep.total_rule}};
+}
+
+nlohmann::json report_to_json(const RunReport& rep) {
+  nlohmann::json j = energy_report_json(rep);
   j["clocks"] = clocks_to_json(rep.context);
   j["thermal"] = thermal_to_json(rep.context);
   return j;
