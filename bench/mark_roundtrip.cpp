@@ -1,7 +1,9 @@
 // Mark round trip against a running energyd: how long until a mark is
 // acknowledged (sampled on every rail and committed durably) when it comes
 //   (a) from a fresh `energyctl mark start` process (fork to its output line),
-//   (b) from the C++ client, on an open connection and with a new connection.
+//   (b) from the C++ client, on an open connection and with a new connection,
+// beside the floor of (a): fork + exec of /bin/true until it exits, the cost
+// of starting any process on this machine.
 // Prints one row per case: CASE N P50_MS P99_MS MAX_MS. Each run is stopped
 // (untimed) before the next starts. bench/run_mark_roundtrip.sh drives it.
 //
@@ -73,6 +75,21 @@ double energyctl_mark(const Options& o, const std::string& name) {
   return ms;
 }
 
+// fork + exec of /bin/true until it has exited, in ms.
+double process_floor() {
+  auto t0 = Clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/true", "true", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  double ms = ms_since(t0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) die("/bin/true failed");
+  return ms;
+}
+
 void stop(energy::Client& c, const std::string& run) {
   auto r = c.mark_stop(run);
   if (!r) die("mark.stop " + run + ": " + r.error().describe());
@@ -113,6 +130,7 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   Options o = parse(argc, argv);
   energy::Client control = connect(o);
+  print_row("process_floor", measure(o.n, [&](int) { return process_floor(); }));
   print_row("energyctl_process", measure(o.n, [&](int i) {
               std::string name = "bench-ctl-" + std::to_string(i);
               double ms = energyctl_mark(o, name);

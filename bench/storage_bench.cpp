@@ -10,6 +10,9 @@
 //    rails downsampled into 1 s buckets and deleted, one transaction).
 //  - BM_TierEnergyQuery: latency of one rail's energy over 30 days answered
 //    by the 1 s tier and by the 1 min tier.
+//  - BM_RunsList: what `runs.list` does for 100 and 1000 of 1000 runs spread
+//    over a day of 3-rail data: the filtered query, the total rails and each
+//    run's summary from the running energy (the daemon adds only JSON).
 // Readings are INA3221-like: 8 mV / 8 mA steps with a random walk around a
 // base value (what the simulator produces), generated deterministically.
 #include <benchmark/benchmark.h>
@@ -20,6 +23,7 @@
 #include <random>
 
 #include "energy/chunker.h"
+#include "energy/run_summary.h"
 #include "energy/store.h"
 
 namespace energy {
@@ -273,6 +277,43 @@ void BM_TierEnergyQuery(benchmark::State& state) {
   if (answered != tier) state.SkipWithError("the query was not answered by the tier under test");
 }
 BENCHMARK(BM_TierEnergyQuery)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+
+void BM_RunsList(benchmark::State& state) {
+  static std::string path;
+  static std::unique_ptr<Store> store;
+  constexpr int64_t kDay = 24 * 36'000;
+  constexpr int64_t kRuns = 1000;
+  if (!store) {
+    path = temp_db();
+    auto writer = fill(path, 3, kDay);
+    for (int64_t i = 0; i < kRuns; ++i) {  // a 10 s run every 86.4 s
+      RunRecord r;
+      r.name = "run" + std::to_string(i % 10);
+      r.tags_json = R"({"batch":")" + std::to_string(i % 4) + R"("})";
+      r.boot = 1;
+      r.start_ns = i * (kDay / kRuns) * kPeriodNs + kPeriodNs / 2;
+      r.start_wall_ns = r.start_ns + 1'700'000'000'000'000'000;
+      int64_t id = *writer->insert_run(r);
+      (void)writer->finish_run(id, r.start_ns + 100 * kPeriodNs, r.start_wall_ns + 100 * kPeriodNs, RunState::kStopped);
+    }
+    writer.reset();
+    store = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
+  }
+  RunFilter filter;
+  filter.limit = state.range(0);
+  size_t summarized = 0;
+  for (auto _ : state) {
+    auto runs = store->find_runs(filter);
+    auto total = total_rail_ids(*store);
+    summarized = 0;
+    for (const auto& r : *runs) {
+      auto s = summarize_run(*store, r, *r.stop_ns, *total);
+      if (s.ok() && s->energy_j) ++summarized;
+    }
+  }
+  if (summarized != static_cast<size_t>(filter.limit)) state.SkipWithError("a run had no summary");
+}
+BENCHMARK(BM_RunsList)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace energy

@@ -9,6 +9,9 @@ _energyctl() {
     --socket | --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "csv json" -- "$cur")); return ;;
     --since | --until) COMPREPLY=($(compgen -W "now -15m -1h -1d" -- "$cur")); return ;;
+    --state) COMPREPLY=($(compgen -W "open stopped interrupted" -- "$cur")); return ;;
+    --duration | --baseline) COMPREPLY=($(compgen -W "10s 30s 1m" -- "$cur")); return ;;
+    --interval) COMPREPLY=($(compgen -W "500ms 1s 2s" -- "$cur")); return ;;
     --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max" -- "$cur")); return ;;
   esac
   local i command="" sub=""
@@ -20,12 +23,16 @@ _energyctl() {
     esac
   done
   case "$command" in
-    "") COMPREPLY=($(compgen -W "status rails clocks mark run export pin unpin --socket --json --help" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "status rails clocks mark run runs show compare export baseline live pin unpin --socket --json --help" -- "$cur")) ;;
     mark)
       if [[ -z "$sub" ]]; then COMPREPLY=($(compgen -W "start stop" -- "$cur"))
       elif [[ "$sub" == start ]]; then COMPREPLY=($(compgen -W "--tag" -- "$cur")); fi ;;
-    export) COMPREPLY=($(compgen -W "--since --until --rail --format" -- "$cur")) ;;
-    run) COMPREPLY=($(compgen -W "--name --tag --repeat --items --output --" -- "$cur")) ;;
+    export) COMPREPLY=($(compgen -W "--since --until --rail --format --csv --json" -- "$cur")) ;;
+    run) COMPREPLY=($(compgen -W "--name --tag --repeat --items --output --baseline --" -- "$cur")) ;;
+    runs) COMPREPLY=($(compgen -W "--name --tag --since --until --state --limit --json" -- "$cur")) ;;
+    show | compare) COMPREPLY=($(compgen -W "--json" -- "$cur")) ;;
+    baseline) COMPREPLY=($(compgen -W "--duration --name --show --json" -- "$cur")) ;;
+    live) COMPREPLY=($(compgen -W "--interval --count --json" -- "$cur")) ;;
     pin) COMPREPLY=($(compgen -W "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold" -- "$cur")) ;;
     unpin) COMPREPLY=($(compgen -W "--all" -- "$cur")) ;;
   esac

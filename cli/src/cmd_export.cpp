@@ -1,10 +1,12 @@
 // energyctl export [--since T] [--until T] [--rail R] [--format csv|json]:
 // raw readings as stored, paged from the daemon and printed as they come.
+// `energyctl export RUN ...` is cmd_export_run.cpp.
 #include <time.h>
 
 #include <iostream>
 
 #include "command.h"
+#include "export_format.h"
 #include "time_arg.h"
 
 namespace energy::cli {
@@ -16,12 +18,6 @@ struct ExportArgs {
   std::string rail;
   bool csv = true;
 };
-
-int64_t wall_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
 
 Result<ExportArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
   ExportArgs out{0, wall_now_ns(), "", !ctx.json};
@@ -47,30 +43,20 @@ Result<ExportArgs> parse(const Context& ctx, const std::vector<std::string>& arg
   return out;
 }
 
-void print_csv_row(const nlohmann::json& r) {
-  std::cout << r.value("boot_id", "") << ',' << r.value("t_ns", int64_t{0}) << ','
-            << format_wall_ns(r.value("wall_ns", int64_t{0})) << ',' << r.value("rail", "") << ',';
-  if (r.contains("errno")) {
-    std::cout << ",,," << r["errno"].get<int>() << '\n';
-    return;
-  }
-  std::cout << r.value("voltage_mv", 0) << ',' << r.value("current_ma", 0) << ',' << r.value("power_uw", int64_t{0})
-            << ",\n";
-}
-
 }  // namespace
 
 int cmd_export(const Context& ctx, const std::vector<std::string>& args) {
+  if (!args.empty() && args.front().rfind('-', 0) != 0) return cmd_export_run(ctx, args);
   auto a = parse(ctx, args);
   if (!a) return usage_error(a.error().message);
-  if (a->csv) std::cout << "boot_id,t_ns,wall_time,rail,voltage_mv,current_ma,power_uw,errno\n";
+  if (a->csv) std::cout << csv_header();
   if (!a->csv) std::cout << "[";
   bool first = true;
   for (int64_t since = a->since;;) {
     auto out = call_daemon(ctx, "export", {{"since_wall_ns", since}, {"until_wall_ns", a->until}, {"rail", a->rail}});
     if (out.exit_code != kExitOk) return out.exit_code;
     for (const auto& r : member(out.result, "rows")) {
-      if (a->csv) print_csv_row(r);
+      if (a->csv) std::cout << csv_row(r);
       else std::cout << (first ? "\n" : ",\n") << r.dump();
       first = false;
     }

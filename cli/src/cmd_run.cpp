@@ -1,6 +1,12 @@
 // energyctl run [--name N] [--tag K=V]... [--repeat K] [--items N]
 //               [--output FILE|-] [--json] [CLOCK OPTIONS] [--] CMD [ARGS...]
 //
+// --baseline D measures an idle baseline of D (baseline_measure.h) before
+// the first run and ties every run to it (mark.start's `baseline`), so the
+// reports give idle and net energy. Each run is tagged, when it stops, with
+// its command's exit_status (shell convention) and, when a signal killed
+// it, signal (e.g. SIGTERM).
+//
 // CLOCK OPTIONS (--cpu F, --gpu F, --emc F, --domain NAME=F, --governor G,
 // --allow-offline-cpus; pin_args.h) pin the clocks for each run with a run
 // lease, after mark start and before CMD; the daemon restores them when the
@@ -19,7 +25,9 @@
 #include <memory>
 #include <optional>
 
+#include "baseline_measure.h"
 #include "command.h"
+#include "duration_arg.h"
 #include "pin_args.h"
 #include "run_child.h"
 #include "run_report.h"
@@ -30,6 +38,7 @@ namespace {
 constexpr int kMaxRepeat = 10000;
 constexpr size_t kMaxNameChars = 200;         // the daemon's limit
 constexpr size_t kMaxCommandTagChars = 1000;  // keeps the mark.start frame far below 64 KiB
+constexpr int64_t kMaxBaselineMs = 3'600'000;
 
 struct RunArgs {
   std::string name;
@@ -39,6 +48,7 @@ struct RunArgs {
   bool json = false;
   std::string output;                     // empty: stderr; "-": stdout
   nlohmann::json pin = empty_pin_args();  // clocks.pin arguments without the lease
+  std::optional<int64_t> baseline_ms;     // --baseline: measure an idle baseline this long first
   std::vector<std::string> command;
 };
 
@@ -59,6 +69,13 @@ Result<double> parse_items(const std::string& v) {
     return make_error(ErrorCode::kInvalid, "--items must be a positive number, got '" + v + "'");
   }
   return n;
+}
+
+Result<int64_t> parse_baseline(const std::string& v) {
+  auto ms = parse_duration_ms(v);
+  if (!ms) return make_error(ErrorCode::kInvalid, "--baseline: " + ms.error().message);
+  if (*ms > kMaxBaselineMs) return make_error(ErrorCode::kInvalid, "--baseline must be at most 1h, got '" + v + "'");
+  return *ms;
 }
 
 Status add_tag(const std::string& kv, nlohmann::json& tags) {
@@ -88,6 +105,10 @@ Result<bool> apply_valued(const std::string& flag, const std::string& value, Run
     auto n = parse_items(value);
     if (!n) return n.take_error();
     out.items = *n;
+  } else if (flag == "--baseline") {
+    auto ms = parse_baseline(value);
+    if (!ms) return ms.take_error();
+    out.baseline_ms = *ms;
   } else {
     return false;
   }
@@ -96,7 +117,7 @@ Result<bool> apply_valued(const std::string& flag, const std::string& value, Run
 
 bool takes_value(const std::string& flag) {
   return flag == "--name" || flag == "--output" || flag == "-o" || flag == "--tag" || flag == "--repeat" ||
-         flag == "--items" || is_pin_option(flag);
+         flag == "--items" || flag == "--baseline" || is_pin_option(flag);
 }
 
 // Options up to "--" or the first word that is not an option; the rest is CMD.
@@ -158,11 +179,19 @@ nlohmann::json run_tags(const RunArgs& a, int index) {
   return tags;
 }
 
-// Closes the run; a failure is printed and kept in the report. Returns
-// energyctl's exit code for the measurement.
-int stop_run(const Context& ctx, Repeat& r) {
+// The tags a run gets when it stops: how its command ended.
+nlohmann::json exit_tags(const Repeat& r) {
+  nlohmann::json tags = {{"exit_status", std::to_string(r.exit_status)}};
+  if (r.died_of_signal != 0) tags["signal"] = signal_name(r.died_of_signal);
+  return tags;
+}
+
+// Closes the run (merging `tags` into its tags); a failure is printed and
+// kept in the report. Returns energyctl's exit code for the measurement.
+int stop_run(const Context& ctx, Repeat& r, const nlohmann::json& tags) {
   auto client = Client::connect(ctx.socket_path);
-  auto report = client ? client->mark_stop(r.run_id) : Result<nlohmann::json>(client.take_error());
+  auto report = client ? client->call("mark.stop", {{"run", std::to_string(r.run_id)}, {"tags", tags}})
+                       : Result<nlohmann::json>(client.take_error());
   if (report) {
     r.report = std::move(report).value();
     return kExitOk;
@@ -201,7 +230,7 @@ int pin_for_run(const Context& ctx, const RunArgs& a, Repeat& r) {
   if (pin.exit_code == kExitOk) return kExitOk;
   std::fprintf(stderr, "energyctl: the clocks could not be pinned; run %lld is closed and the command was not run\n",
                static_cast<long long>(r.run_id));
-  stop_run(ctx, r);
+  stop_run(ctx, r, nlohmann::json::object());
   return pin.exit_code;
 }
 
@@ -210,7 +239,9 @@ Step run_once(const Context& ctx, const RunArgs& a, const std::string& name, con
               RunDocument& doc) {
   Repeat r;
   r.index = static_cast<int>(doc.repeats.size()) + 1;
-  auto start = call_daemon(ctx, "mark.start", {{"name", name}, {"tags", run_tags(a, r.index)}});
+  nlohmann::json start_args = {{"name", name}, {"tags", run_tags(a, r.index)}};
+  if (doc.baseline_run) start_args["baseline"] = *doc.baseline_run;
+  auto start = call_daemon(ctx, "mark.start", start_args);
   if (start.exit_code != kExitOk) return {start.exit_code, 0};
   r.run_id = start.result.value("id", int64_t{-1});
   if (int pinned = pin_for_run(ctx, a, r); pinned != kExitOk) return {pinned, 0};
@@ -223,7 +254,7 @@ Step run_once(const Context& ctx, const RunArgs& a, const std::string& name, con
     record_child(child, r);
     step.signal = child.received_signal;
   }
-  step.exit_code = stop_run(ctx, r);
+  step.exit_code = stop_run(ctx, r, exit_tags(r));
   if (step.signal == 0) step.signal = block.take_pending();
   doc.repeats.push_back(std::move(r));
   return step;
@@ -241,10 +272,29 @@ bool keep_repeating(const Step& step, const RunDocument& doc, size_t repeats_bef
   return doc.repeats.size() > repeats_before && doc.repeats.back().exit_status == 0;
 }
 
+// --baseline: an idle baseline right before the runs, which they are tied
+// to. False (doc.exit_status set) when it failed or was interrupted: then
+// the command is not run.
+bool take_baseline(const Context& ctx, int64_t ms, RunDocument& doc) {
+  auto out = measure_baseline(ctx, BaselineRequest{ms, doc.name + " baseline"});
+  if (out.exit_code == kExitOk) {
+    doc.baseline_run = member(out.report, "run").value("id", int64_t{0});
+    return true;
+  }
+  if (out.signal != 0) {
+    doc.interrupted_by = signal_name(out.signal);
+    std::fprintf(stderr, "energyctl: interrupted by %s while measuring the baseline; the command was not run\n",
+                 doc.interrupted_by.c_str());
+  }
+  doc.exit_status = out.exit_code;
+  return false;
+}
+
 // Repeats stop at the first interruption, failed command or failed mark:
 // their statistics would describe a different workload.
 void execute(const Context& ctx, const RunArgs& a, RunDocument& doc) {
   SignalBlock block;
+  if (a.baseline_ms && !take_baseline(ctx, *a.baseline_ms, doc)) return;
   int measurement_exit = kExitOk;
   for (int i = 0; i < a.repeat; ++i) {
     size_t before = doc.repeats.size();

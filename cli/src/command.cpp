@@ -12,12 +12,14 @@ CallOutcome call_daemon(const Context& ctx, const std::string& verb, const nlohm
     return {kExitUnreachable, {}};
   }
   auto result = client->call(verb, args);
-  if (!result) {
-    bool transport = result.error().code == ErrorCode::kIo || result.error().code == ErrorCode::kTimeout;
-    std::fprintf(stderr, "energyctl: %s\n", result.error().describe().c_str());
-    return {transport ? kExitUnreachable : kExitFailed, {}};
-  }
+  if (!result) return {report_failure(result.error()), {}};
   return {kExitOk, std::move(result).value()};
+}
+
+int report_failure(const Error& error) {
+  bool transport = error.code == ErrorCode::kIo || error.code == ErrorCode::kTimeout;
+  std::fprintf(stderr, "energyctl: %s\n", error.describe().c_str());
+  return transport ? kExitUnreachable : kExitFailed;
 }
 
 int usage_error(const std::string& message) {
@@ -33,5 +35,22 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
 }
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+
+Result<std::vector<std::string>> words_and_json(const std::vector<std::string>& args, const std::string& command,
+                                                bool& json) {
+  std::vector<std::string> words;
+  bool options = true;
+  for (const auto& a : args) {
+    if (options && a == "--")
+      options = false;
+    else if (options && a == "--json")
+      json = true;
+    else if (options && a.size() > 1 && a[0] == '-')
+      return make_error(ErrorCode::kInvalid, "unknown option '" + a + "' for " + command);
+    else
+      words.push_back(a);
+  }
+  return words;
+}
 
 }  // namespace energy::cli

@@ -35,9 +35,16 @@ struct CallOutcome {
 CallOutcome call_daemon(const Context& ctx, const std::string& verb, const nlohmann::json& args);
 
 int usage_error(const std::string& message);
+// Prints "energyctl: <error>" and returns the exit code for it: 3 when
+// energyd could not be reached (io, timeout), else 1.
+int report_failure(const Error& error);
 // j[key] when j is an object holding key, else a null (which iterates as empty).
 const nlohmann::json& member(const nlohmann::json& j, const char* key);
 void print_json(const nlohmann::json& j);
+// Splits a command's arguments into words and --json (which sets `json`);
+// after "--" every argument is a word. Any other option is an error naming it.
+Result<std::vector<std::string>> words_and_json(const std::vector<std::string>& args, const std::string& command,
+                                                bool& json);
 
 int cmd_status(const Context& ctx, const std::vector<std::string>& args);
 int cmd_mark(const Context& ctx, const std::vector<std::string>& args);
@@ -51,7 +58,15 @@ int cmd_unpin(const Context& ctx, const std::vector<std::string>& args);
 std::string render_leases(const nlohmann::json& leases);
 int cmd_run(const Context& ctx, const std::vector<std::string>& args);
 
-// Renders a run report (the reply of mark.stop) as text.
+// Renders a run report (the reply of mark.stop or runs.show) as text.
 std::string render_report(const nlohmann::json& report);
+
+int cmd_runs(const Context& ctx, const std::vector<std::string>& args);
+int cmd_show(const Context& ctx, const std::vector<std::string>& args);
+int cmd_compare(const Context& ctx, const std::vector<std::string>& args);
+int cmd_live(const Context& ctx, const std::vector<std::string>& args);
+int cmd_baseline(const Context& ctx, const std::vector<std::string>& args);
+// `energyctl export RUN ...` (cmd_export hands over when its first argument is not an option).
+int cmd_export_run(const Context& ctx, const std::vector<std::string>& args);
 
 }  // namespace energy::cli

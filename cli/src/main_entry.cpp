@@ -25,13 +25,25 @@ constexpr const char* kUsage =
     "  unpin LEASE...|--all            restore the clocks a lease pinned\n"
     "  export [--since T] [--until T] [--rail R] [--format csv|json]\n"
     "                                  raw readings; T: now, -15m, @EPOCH or 2026-11-22T03:00:00Z\n"
+    "  export RUN [--csv|--json] [--rail R]\n"
+    "                                  one run's report (summary) and its raw readings\n"
+    "  runs [--name N] [--tag K=V]... [--since T] [--until T] [--state S] [--limit N]\n"
+    "                                  runs newest first: id, name, state, start, duration, J, W\n"
+    "  show RUN                        a run's report (by id, or the newest run of that name)\n"
+    "  compare RUN RUN...              runs side by side, with the difference to the first in %\n"
+    "  baseline [--duration D] [--name N] | baseline --show\n"
+    "                                  measure the idle power (default 10s); reports then show\n"
+    "                                  idle and net energy; --show: the current baseline\n"
+    "  live [--interval D] [--count N] a tegrastats-like view: rails V/A/W, clocks, temperatures\n"
     "  run [--name N] [--tag K=V]... [--repeat K] [--items N] [--output FILE|-] [--] CMD [ARGS...]\n"
     "                                  measure CMD in a run (stdin/stdout/stderr and signals passed\n"
     "                                  through); report on stderr, in FILE, or on stdout after CMD (-);\n"
     "                                  --json: the report as JSON; --repeat: mean, stddev, 95% CI;\n"
     "                                  --items: energy per item. Exits with CMD's status (128+N\n"
     "                                  signal, 127 not found, 126 not executable). --cpu/--gpu/--emc F,\n"
-    "                                  --domain N=F, --governor G pin the clocks for each run (as pin)\n\n"
+    "                                  --domain N=F, --governor G pin the clocks for each run (as pin);\n"
+    "                                  --baseline D measures an idle baseline of D first; runs are\n"
+    "                                  tagged exit_status (and signal)\n\n"
     "Options:\n"
     "  --socket PATH   energyd's socket\n"
     "  --json          print the daemon's JSON instead of tables\n"
@@ -41,8 +53,10 @@ using Command = std::function<int(const Context&, const std::vector<std::string>
 
 const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> table = {
-      {"status", cmd_status}, {"mark", cmd_mark},   {"rails", cmd_rails}, {"clocks", cmd_clocks},
-      {"export", cmd_export}, {"pin", cmd_pin},     {"unpin", cmd_unpin}, {"run", cmd_run}};
+      {"status", cmd_status},    {"mark", cmd_mark}, {"rails", cmd_rails},     {"clocks", cmd_clocks},
+      {"export", cmd_export},    {"pin", cmd_pin},   {"unpin", cmd_unpin},     {"run", cmd_run},
+      {"runs", cmd_runs},        {"show", cmd_show}, {"compare", cmd_compare}, {"live", cmd_live},
+      {"baseline", cmd_baseline}};
   return table;
 }
 

@@ -4,6 +4,7 @@
 #include "command.h"
 #include "pin_args.h"
 #include "render_context.h"
+#include "report_sections.h"
 #include "table.h"
 
 namespace energy::cli {
@@ -59,6 +60,7 @@ std::string render_report(const nlohmann::json& rep) {
   for (const auto& m : member(rep, "missing_rails")) out << "missing: " << m.get<std::string>() << " has no readings in this run\n";
   out << render_run_context(rep);
   out << clock_pins_text(member(rep, "clock_pins"));
+  out << baseline_text(rep) << notes_text(rep);
   return out.str();
 }
 

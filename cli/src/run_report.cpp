@@ -143,6 +143,8 @@ void render_several(const RunDocument& doc, std::ostringstream& out) {
   out << doc.repeats.size() << " of " << doc.repeat << " runs of '" << doc.name << "' (" << command_line(doc.command)
       << ")\n\n"
       << runs_table(doc) << "\n";
+  if (doc.baseline_run)
+    out << "idle baseline: run " << *doc.baseline_run << " ('energyctl show ID' gives net energy)\n\n";
   auto counted = summary_json(doc.repeats, doc.items);
   if (counted.is_null()) {
     out << "no run both succeeded and was measured: no summary\n";
@@ -195,6 +197,7 @@ nlohmann::json run_document_json(const RunDocument& doc) {
                       {"runs", runs},
                       {"summary", summary_json(doc.repeats, doc.items)}};
   if (!doc.interrupted_by.empty()) j["interrupted_by"] = doc.interrupted_by;
+  if (doc.baseline_run) j["baseline_run"] = *doc.baseline_run;
   return j;
 }
 

@@ -32,6 +32,7 @@ struct RunDocument {
   int exit_status = 0;          // what energyctl exits with
   std::string interrupted_by;   // "SIGINT" etc. when repeats were cut short
   std::vector<Repeat> repeats;  // as executed
+  std::optional<int64_t> baseline_run;  // --baseline: the idle baseline measured before the runs
 };
 
 // Summary over repeats whose command exited 0 and that have a report:

@@ -69,4 +69,20 @@ std::string format_wall_ns(int64_t wall_ns) {
   return buf;
 }
 
+std::string format_local_ns(int64_t wall_ns) {
+  time_t secs = static_cast<time_t>(wall_ns / kNs);
+  tm parts{};
+  localtime_r(&secs, &parts);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                parts.tm_hour, parts.tm_min, parts.tm_sec);
+  return buf;
+}
+
+int64_t wall_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * kNs + ts.tv_nsec;
+}
+
 }  // namespace energy::cli

@@ -14,5 +14,9 @@ namespace energy::cli {
 Result<int64_t> parse_time_arg(const std::string& text, int64_t now_wall_ns);
 // "2026-11-22T03:00:00.123Z"
 std::string format_wall_ns(int64_t wall_ns);
+// "2026-11-22 04:00:00" in the local time zone (tables for people).
+std::string format_local_ns(int64_t wall_ns);
+// The wall clock now, ns.
+int64_t wall_now_ns();
 
 }  // namespace energy::cli

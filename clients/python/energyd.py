@@ -14,7 +14,12 @@ PYTHONPATH.
     c = energyd.Client()              # $ENERGYD_SOCKET or /run/energyd/energyd.sock
     print(c.status()["total"]["power_w"])
     info = c.mark_start("warmup")
-    report = c.mark_stop(info)        # by the dict, its id, or a unique name
+    report = c.mark_stop(info, tags={"outcome": "ok"})  # by the dict, its id, or a unique name
+
+    c.baseline(duration_s=10)         # idle power; later reports add idle_j and net_j
+    for r in c.runs(name="resnet50", limit=10)["runs"]:
+        print(r["id"], r["summary"]["energy_j"])
+    print(c.show("resnet50")["total"]["net_j"])  # newest run of that name
 
 Every failure raises EnergydError with the daemon's error code ("not_found",
 "state", "invalid", "denied", ...) or a transport code ("io", "timeout",
@@ -30,6 +35,7 @@ import os
 import socket as _socket
 import struct
 import threading
+import time
 from typing import Any, Dict, Mapping, Optional, Union
 
 __all__ = [
@@ -48,6 +54,7 @@ DEFAULT_SOCKET = "/run/energyd/energyd.sock"
 MAX_REQUEST_BYTES = 64 * 1024
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 10.0
+BASELINE_KIND_TAG = "energyd.kind"
 _HEADER = struct.Struct(">I")
 
 
@@ -89,6 +96,10 @@ def decode_payload(payload: bytes) -> Dict[str, Any]:
     if not isinstance(message, dict):
         raise EnergydError("protocol", "reply is not a JSON object")
     return message
+
+
+def _string_tags(tags: Optional[Mapping[str, Any]]) -> Dict[str, str]:
+    return {str(k): str(v) for k, v in (tags or {}).items()}
 
 
 def _run_key(run: Union[int, str, Mapping[str, Any]]) -> str:
@@ -163,23 +174,90 @@ class Client:
         """Rails with their files, and which rails form the module total."""
         return self.call("rails")
 
-    def mark_start(self, name: str, tags: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    def mark_start(
+        self, name: str, tags: Optional[Mapping[str, Any]] = None, baseline: Optional[int] = None
+    ) -> Dict[str, Any]:
         """Opens a run; returns it ({"id", "name", "tags", "start_ns", ...}).
 
         The daemon samples every rail and stores the mark durably before it
-        answers. Tag values are sent as strings.
+        answers. Tag values are sent as strings. `baseline`: the id of an
+        idle baseline run (see baseline()) whose power the report subtracts;
+        without it the newest baseline before the run is used.
         """
-        string_tags = {str(k): str(v) for k, v in (tags or {}).items()}
-        return self.call("mark.start", name=name, tags=string_tags)
+        args = {"name": name, "tags": _string_tags(tags)}  # type: Dict[str, Any]
+        if baseline is not None:
+            args["baseline"] = int(baseline)
+        return self.call("mark.start", **args)
 
-    def mark_stop(self, run: Union[int, str, Mapping[str, Any]]) -> Dict[str, Any]:
+    def mark_stop(
+        self, run: Union[int, str, Mapping[str, Any]], tags: Optional[Mapping[str, Any]] = None
+    ) -> Dict[str, Any]:
         """Closes a run and returns its report (see docs/PROTOCOL.md, mark.stop).
 
         `run` is mark_start's result, the run's id, or its name when exactly
-        one open run has it. Raises EnergydError("not_found") for an unknown
-        run and EnergydError("state") for one already stopped.
+        one open run has it. `tags` are merged into the run's tags and stored
+        with the stop (e.g. {"outcome": "failed"}). Raises
+        EnergydError("not_found") for an unknown run and
+        EnergydError("state") for one already stopped.
         """
+        if tags:
+            return self.call("mark.stop", run=_run_key(run), tags=_string_tags(tags))
         return self.call("mark.stop", run=_run_key(run))
+
+    def runs(
+        self,
+        name: Optional[str] = None,
+        tags: Optional[Mapping[str, Any]] = None,
+        since_wall_ns: Optional[int] = None,
+        until_wall_ns: Optional[int] = None,
+        state: Optional[str] = None,
+        limit: Optional[int] = None,
+        before_id: Optional[int] = None,
+    ) -> Dict[str, Any]:
+        """Runs newest first: {"runs": [...], "next_before_id"?} (runs.list).
+
+        Filters: exact `name`, `tags` (every key must have that value),
+        start time in [since_wall_ns, until_wall_ns] (wall clock, ns),
+        `state` ("open", "stopped", "interrupted"). `limit`: 1-10000
+        (default 100); pass next_before_id as `before_id` for the next page.
+        Each run has a "summary": duration_s, energy_j, avg_power_w.
+        """
+        args = {}  # type: Dict[str, Any]
+        for key, value in (("name", name), ("since_wall_ns", since_wall_ns), ("until_wall_ns", until_wall_ns),
+                           ("state", state), ("limit", limit), ("before_id", before_id)):
+            if value is not None:
+                args[key] = value
+        if tags:
+            args["tags"] = _string_tags(tags)
+        return self.call("runs.list", **args)
+
+    def show(self, run: Union[int, str, Mapping[str, Any]]) -> Dict[str, Any]:
+        """The report of a run by id, dict or name (the newest run of that name).
+
+        The same report as mark_stop gives, with the stored clocks, and with
+        "baseline", "idle_j" and "net_j" when an idle baseline applies. An
+        open run is reported up to its newest stored reading.
+        """
+        return self.call("runs.show", run=_run_key(run))
+
+    def baseline(self, duration_s: float = 10.0, name: str = "baseline") -> Dict[str, Any]:
+        """Measures the idle power: a run tagged energyd.kind=baseline lasting
+        `duration_s` while the board is left alone; returns its report
+        (avg_power_w per rail and in total). Later reports subtract it.
+
+        If the wait is interrupted (KeyboardInterrupt, ...), the run is
+        stopped with energyd.kind=baseline-interrupted so no report uses
+        it, and the exception propagates.
+        """
+        if isinstance(duration_s, bool) or not isinstance(duration_s, (int, float)) or not duration_s > 0:
+            raise ValueError("duration_s must be a positive number, got {!r}".format(duration_s))
+        info = self.mark_start(name, tags={BASELINE_KIND_TAG: "baseline"})
+        try:
+            time.sleep(duration_s)
+        except BaseException:
+            self.mark_stop(info, tags={BASELINE_KIND_TAG: "baseline-interrupted"})
+            raise
+        return self.mark_stop(info)
 
     def _connect(self) -> None:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
@@ -269,12 +347,14 @@ class Run:
         socket: Optional[str] = None,
         client: Optional[Client] = None,
         timeout: float = DEFAULT_TIMEOUT_S,
+        baseline: Optional[int] = None,
     ) -> None:
         if items is not None and (isinstance(items, bool) or not isinstance(items, (int, float)) or not items > 0):
             raise ValueError("items must be a positive number, got {!r}".format(items))
         self.name = name
         self.items = items
         self.tags = dict(tags or {})
+        self.baseline = baseline
         self.info = None  # type: Optional[Dict[str, Any]]
         self.report = None  # type: Optional[Dict[str, Any]]
         self.error = None  # type: Optional[EnergydError]
@@ -289,7 +369,7 @@ class Run:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
         try:
-            self.stop()
+            self.stop(tags={"exception": exc_type.__name__} if exc_type is not None else None)
         except EnergydError as e:
             self.error = e
             if exc_type is None:
@@ -309,17 +389,19 @@ class Run:
             raise EnergydError("state", "run '{}' was already started (id {})".format(self.name, self.id))
         if self._client is None:
             self._client = Client(self._socket, self._timeout)
-        self.info = self._client.mark_start(self.name, self.tags)
+        self.info = self._client.mark_start(self.name, self.tags, baseline=self.baseline)
         return self.info
 
-    def stop(self) -> Dict[str, Any]:
-        """Closes the run once and returns its report (the context manager calls this)."""
+    def stop(self, tags: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Closes the run once and returns its report (the context manager calls
+        this, tagging the run "exception" with the exception's type name when
+        the block raised). `tags` are stored with the stop."""
         if self.report is not None:
             return self.report
         if self.info is None or self._client is None:
             raise EnergydError("state", "run '{}' has not been started".format(self.name))
         try:
-            self.report = self._client.mark_stop(self.id)
+            self.report = self._client.mark_stop(self.id, tags=tags)
         finally:
             if self._owns_client:
                 self._client.close()
@@ -356,6 +438,12 @@ class Run:
         return float(self.report["duration_s"])
 
     @property
+    def net_energy_j(self) -> float:
+        """energy_j minus the idle baseline's share (baseline power x duration), J;
+        needs a baseline (Client.baseline())."""
+        return self._total("net_j")
+
+    @property
     def energy_per_item_j(self) -> float:
         """energy_j / items, J per item (e.g. per inference); needs items."""
         if self.items is None:
@@ -370,6 +458,7 @@ def run(
     socket: Optional[str] = None,
     client: Optional[Client] = None,
     timeout: float = DEFAULT_TIMEOUT_S,
+    baseline: Optional[int] = None,
 ) -> Run:
     """A context manager that measures its block as a run named `name`.
 
@@ -380,6 +469,8 @@ def run(
     The run is stopped even when the block raises (also KeyboardInterrupt);
     the block's exception propagates. `items`: work done in the block, for
     energy_per_item_j. `client`: an existing Client to use (else one is
-    opened on `socket` and closed afterwards).
+    opened on `socket` and closed afterwards). `baseline`: an idle
+    baseline's run id (see Client.baseline()) for net_energy_j; by default
+    the newest baseline before the run.
     """
-    return Run(name, items=items, tags=tags, socket=socket, client=client, timeout=timeout)
+    return Run(name, items=items, tags=tags, socket=socket, client=client, timeout=timeout, baseline=baseline)

@@ -13,6 +13,7 @@
 #include "access.h"
 #include "context_poller.h"
 #include "context_status.h"
+#include "energy/baseline.h"
 #include "energy/board.h"
 #include "energy/rails.h"
 #include "energy/report.h"
@@ -22,6 +23,8 @@
 #include "log_limit.h"
 #include "period_check.h"
 #include "pins.h"
+#include "run_args.h"
+#include "run_queries.h"
 #include "runs.h"
 #include "sampler.h"
 #include "server.h"
@@ -115,6 +118,8 @@ class DaemonImpl {
   Status start_pins();
   void start_context();
   void export_readings(const nlohmann::json& args, const Responder& r);
+  nlohmann::json run_clocks(int64_t run_id, int64_t start_ns, int64_t end_ns) const;
+  Result<nlohmann::json> start_tags(const nlohmann::json& args);
   void shutdown();
   static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
   Status arm_watchdog();
@@ -134,6 +139,7 @@ class DaemonImpl {
   std::unique_ptr<Server> server_;
   std::unique_ptr<PinManager> pins_;
   std::unique_ptr<TaskRunner> blocking_reads_;
+  std::unique_ptr<RunQueries> queries_;
   std::unique_ptr<ContextPoller> context_;
   SourcePtr sigterm_;
   SourcePtr sigint_;
@@ -324,6 +330,10 @@ Status DaemonImpl::start_loop() {
   int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
   blocking_reads_ = std::make_unique<TaskRunner>();
   runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
+  auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
+  runs_->set_clocks_source(clocks);
+  runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
+  queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, gap_threshold_ns, clocks);
   auto options = server_options(config_);
   if (!options) return options.take_error();
   server_ = std::make_unique<Server>(
@@ -378,7 +388,10 @@ void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
   }
   if (req.verb == "rails") return r.reply(rails_verb_json(status_, *sampler_));
   if (req.verb == "clocks") return clocks(r);
+  if (req.verb == "export" && req.args.contains("run")) return queries_->export_run(req.args, r);
   if (req.verb == "export") return export_readings(req.args, r);
+  if (req.verb == "runs.list") return queries_->list(req.args, r);
+  if (req.verb == "runs.show") return queries_->show(req.args, r);
   if (req.verb == "mark.start") return mark_start(req.args, r);
   if (req.verb == "mark.stop") return mark_stop(req.args, r);
   if (req.verb == "clocks.pin") return clocks_pin(req.args, r);
@@ -391,30 +404,53 @@ void DaemonImpl::mark_start(const nlohmann::json& args, const Responder& r) {
   auto name = protocol::arg_string(args, "name");
   if (!name) return r.fail(name.error());
   if (name->empty() || name->size() > 200) return r.fail(make_error(ErrorCode::kInvalid, "run name must be 1-200 characters"));
-  nlohmann::json tags = args.value("tags", nlohmann::json::object());
-  if (!tags.is_object()) return r.fail(make_error(ErrorCode::kInvalid, "argument \"tags\" must be an object"));
-  runs_->start(*name, tags, [r](Result<RunRecord> rec) {
+  auto tags = start_tags(args);
+  if (!tags) return r.fail(tags.error());
+  runs_->start(*name, *tags, [r](Result<RunRecord> rec) {
     if (!rec) return r.fail(rec.error());
     r.reply(run_to_json(*rec));
   });
 }
 
+// The report carries the clocks stored with the stop (run_clocks, on the writer).
 void DaemonImpl::mark_stop(const nlohmann::json& args, const Responder& r) {
   auto key = protocol::arg_string(args, "run");
   if (!key) return r.fail(key.error());
-  runs_->stop(*key, [this, r](Result<nlohmann::json> rep) {
+  auto tags = parse_string_object(args, "tags");
+  if (!tags) return r.fail(tags.error());
+  runs_->stop(*key, *tags, [this, r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());
-    const auto& run = (*rep)["run"];
-    pins_->run_stopped(run.value("id", int64_t{0}));  // run leases end with their run
-    nlohmann::json events = nlohmann::json::array();
-    for (const auto& e : pins_->events_between(run.value("start_ns", int64_t{0}), run.value("stop_ns", INT64_MAX))) {
-      events.push_back(clock_event_json(e));
-    }
-    (*rep)["clock_events"] = events;
-    (*rep)["clock_pins"] = pins_->pins_for_run(run.value("id", int64_t{0}), run.value("start_ns", int64_t{0}),
-                                               run.value("stop_ns", INT64_MAX));
     r.reply(*rep);
   });
+}
+
+// Any thread: the pin history and event log are thread-safe.
+nlohmann::json DaemonImpl::run_clocks(int64_t run_id, int64_t start_ns, int64_t end_ns) const {
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : pins_->events_between(start_ns, end_ns)) events.push_back(clock_event_json(e));
+  return {{"clock_pins", pins_->pins_for_run(run_id, start_ns, end_ns)}, {"clock_events", std::move(events)}};
+}
+
+// mark.start's tags, plus energyd.baseline when `baseline` names a stopped
+// baseline run (checked on the loop's reader: one primary-key lookup).
+Result<nlohmann::json> DaemonImpl::start_tags(const nlohmann::json& args) {
+  auto tags = parse_string_object(args, "tags");
+  if (!tags) return tags.take_error();
+  auto baseline = parse_baseline_arg(args);
+  if (!baseline) return baseline.take_error();
+  if (!baseline->has_value()) return tags;
+  auto store = reader();
+  if (!store) return store.take_error();
+  auto rec = (*store)->run_by_id(**baseline);
+  if (!rec) return rec.take_error();
+  std::string id = std::to_string(**baseline);
+  if (!rec->has_value()) return make_error(ErrorCode::kNotFound, "argument \"baseline\": no run numbered " + id);
+  if (!is_baseline_run(**rec) || (*rec)->state != RunState::kStopped) {
+    return make_error(ErrorCode::kInvalid, "argument \"baseline\": run " + id + " (" + (*rec)->name +
+                                               ") is not a stopped baseline run (tag energyd.kind=baseline)");
+  }
+  (*tags)[kRunBaselineTag] = id;
+  return tags;
 }
 
 Status DaemonImpl::start_pins() {
@@ -497,6 +533,7 @@ void DaemonImpl::shutdown() {
   server_.reset();     // no new requests; the socket file goes away
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
+  if (queries_) queries_->stop(std::chrono::milliseconds(1000));
   if (sweep_relay_) sweep_relay_->set_poller(nullptr);
   if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
   if (sampler_) sampler_->stop();

@@ -7,12 +7,16 @@ LogLimiter::Verdict LogLimiter::allow(const std::string& cause) {
   std::lock_guard<std::mutex> lock(mu_);
   auto [it, first] = causes_.try_emplace(cause);
   Cause& c = it->second;
-  if (!first && now - c.last_logged_ns < static_cast<int64_t>(interval_.count()) * kNsPerMs) {
+  if (first || now - c.window_start_ns >= static_cast<int64_t>(interval_.count()) * kNsPerMs) {
+    c.window_start_ns = now;
+    c.logged_in_window = 0;
+  }
+  if (c.logged_in_window >= burst_) {
     c.suppressed += 1;
     return {};
   }
+  c.logged_in_window += 1;
   Verdict v{true, c.suppressed};
-  c.last_logged_ns = now;
   c.suppressed = 0;
   return v;
 }

@@ -3,8 +3,6 @@
 #include <cctype>
 #include <charconv>
 
-#include "energy/report.h"
-
 namespace energy::daemon {
 namespace {
 
@@ -14,6 +12,14 @@ bool all_digits(const std::string& s) {
     if (std::isdigit(static_cast<unsigned char>(c)) == 0) return false;
   }
   return true;
+}
+
+// The run's tags with `extra` merged in (extra wins on a shared key).
+std::string merged_tags(const std::string& tags_json, const nlohmann::json& extra) {
+  auto tags = nlohmann::json::parse(tags_json, nullptr, false);
+  if (!tags.is_object()) tags = nlohmann::json::object();
+  tags.update(extra);
+  return tags.dump();
 }
 
 }  // namespace
@@ -72,7 +78,7 @@ Result<int64_t> RunManager::resolve(const std::string& key) const {
                                            "' (ids " + ids + "); stop one by id");
 }
 
-void RunManager::stop(const std::string& name_or_id, ReportDone done) {
+void RunManager::stop(const std::string& name_or_id, const nlohmann::json& tags, ReportDone done) {
   auto id = resolve(name_or_id);
   if (!id) return done(id.take_error());
   if (!stopping_.insert(*id).second) {
@@ -81,6 +87,15 @@ void RunManager::stop(const std::string& name_or_id, ReportDone done) {
   MarkOp op;
   op.kind = MarkOp::Kind::kStop;
   op.run = open_.at(*id);
+  if (tags.is_object() && !tags.empty()) {
+    op.run.tags_json = merged_tags(op.run.tags_json, tags);
+    op.store_tags = true;
+  }
+  if (clocks_) {
+    op.clocks = [clocks = clocks_](const RunRecord& r) {
+      return clocks(r.id, r.start_ns, r.stop_ns.value_or(r.start_ns)).dump();
+    };
+  }
   op.done = [this, done, run_id = *id](Result<RunRecord> rec) {
     poster_.post([this, done, rec, run_id]() {
       stopping_.erase(run_id);
@@ -98,11 +113,10 @@ void RunManager::stop(const std::string& name_or_id, ReportDone done) {
 void RunManager::finish_stop(Result<RunRecord> rec, const ReportDone& done) {
   if (!rec) return done(rec.take_error());
   open_.erase(rec->id);
+  if (stopped_hook_) stopped_hook_(rec->id);
   auto reader = reader_();
   if (!reader) return done(reader.take_error());
-  auto report = build_run_report(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), gap_threshold_ns_);
-  if (!report) return done(report.take_error());
-  done(report_to_json(*report));
+  done(run_report_json(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), gap_threshold_ns_, stored_clocks(*rec)));
 }
 
 std::vector<RunRecord> RunManager::open_runs() const {

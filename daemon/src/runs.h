@@ -19,6 +19,7 @@
 #include "energy/clock.h"
 #include "energy/store.h"
 #include "event_loop.h"
+#include "run_reports.h"
 #include "sampler.h"
 #include "writer.h"
 
@@ -38,11 +39,20 @@ class RunManager {
   // is a gap in their data); the caller closes other boots' runs before.
   void adopt(std::vector<RunRecord> open_runs);
   void start(const std::string& name, const nlohmann::json& tags, RunDone done);
-  void stop(const std::string& name_or_id, ReportDone done);
+  // `tags` (an object, possibly empty) is merged into the run's tags and
+  // stored with the stop; so are the run's clocks (set_clocks_source).
+  void stop(const std::string& name_or_id, const nlohmann::json& tags, ReportDone done);
+  // Where a stopping run's clock pins and events come from (called on the
+  // writer thread, inside the stop's transaction).
+  void set_clocks_source(RunClocksFn clocks) { clocks_ = std::move(clocks); }
   std::vector<RunRecord> open_runs() const;
   // Called at every mark before its sample is requested (the board context
   // poller's poll_now); must not block.
   void set_mark_hook(std::function<void()> hook) { mark_hook_ = std::move(hook); }
+  // Called on the loop with a run's id once its stop is stored, before its
+  // report is built: what ends with the run (its clock leases) ends even
+  // when the report then fails (a run without readings).
+  void set_stopped_hook(std::function<void(int64_t run_id)> hook) { stopped_hook_ = std::move(hook); }
   // The id of the open run named or numbered `name_or_id` (as stop resolves it).
   Result<int64_t> open_run_id(const std::string& name_or_id) const { return resolve(name_or_id); }
 
@@ -55,9 +65,11 @@ class RunManager {
   Poster& poster_;
   ReaderFn reader_;
   int64_t gap_threshold_ns_;
+  RunClocksFn clocks_;
   std::map<int64_t, RunRecord> open_;
   std::set<int64_t> stopping_;
   std::function<void()> mark_hook_;
+  std::function<void(int64_t)> stopped_hook_;
 };
 
 }  // namespace energy::daemon

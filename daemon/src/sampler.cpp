@@ -248,7 +248,9 @@ bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& 
 std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   Sample s;
   s.values.resize(slots_.size());
-  std::vector<int64_t> read_ns(slots_.size(), 0);
+  // Per-rail read times; one buffer per sampling thread, reused every sweep.
+  thread_local std::vector<int64_t> read_ns;
+  read_ns.assign(slots_.size(), 0);
   arm_stall_timer(static_cast<int64_t>(stall_limit_.count()) * kNsPerMs);
   int64_t before = clock_.boot_ns();
   for (size_t i = 0; i < slots_.size(); ++i) {

@@ -35,21 +35,6 @@ std::string peer_name(const PeerCredentials& p) {
 
 }  // namespace
 
-bool LogBurstLimit::allow(uint64_t now_us, uint64_t& suppressed) {
-  if (now_us - window_start_us_ >= kWindowUs) {
-    window_start_us_ = now_us;
-    in_window_ = 0;
-  }
-  suppressed = 0;
-  if (in_window_ >= kBurst) {
-    ++dropped_;
-    return false;
-  }
-  ++in_window_;
-  suppressed = std::exchange(dropped_, 0);
-  return true;
-}
-
 void Responder::reply(nlohmann::json result) const { server_->send(conn_, protocol::make_ok(id_, std::move(result))); }
 void Responder::fail(const Error& error) const { server_->send(conn_, protocol::make_error_reply(id_, error)); }
 
@@ -136,10 +121,9 @@ void Server::admit(UniqueFd fd) {
               std::to_string(options_.max_connections_per_user) + ")";
   }
   if (!refusal.empty()) {
-    uint64_t dropped = 0;
-    if (limit_log_.allow(now_us(), dropped)) {
+    if (auto v = log_limit_.allow("connection"); v.log) {
       spdlog::warn("refusing a connection{}: {}{}", peer ? " from " + peer_name(*peer) : "", refusal,
-                   dropped ? " (" + std::to_string(dropped) + " more not logged)" : "");
+                   LogLimiter::suffix(v));
     }
     std::string frame = protocol::encode_frame(protocol::make_error_reply(0, make_error(ErrorCode::kDenied, refusal)));
     (void)::send(fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -189,10 +173,8 @@ void Server::sweep(uint64_t now) {
 }
 
 void Server::cut_off(Connection& c, const std::string& why) {
-  uint64_t dropped = 0;
-  if (limit_log_.allow(now_us(), dropped)) {
-    spdlog::warn("cutting off client {} ({}): {}{}", c.id, peer_name(c.peer), why,
-                 dropped ? " (" + std::to_string(dropped) + " more not logged)" : "");
+  if (auto v = log_limit_.allow("connection"); v.log) {
+    spdlog::warn("cutting off client {} ({}): {}{}", c.id, peer_name(c.peer), why, LogLimiter::suffix(v));
   }
   c.out.clear();
   c.dead = true;
@@ -265,10 +247,9 @@ void Server::dispatch(Connection& c) {
 bool Server::permitted(Connection& c, const protocol::Request& req) {
   Privilege needed = verb_privilege(req.verb);
   if (options_.policy.permits(c.peer, needed)) return true;
-  uint64_t dropped = 0;
-  if (denial_log_.allow(now_us(), dropped)) {
+  if (auto v = log_limit_.allow("denial"); v.log) {
     spdlog::warn("refused '{}' from {}: needs the {} privilege{}", req.verb, peer_name(c.peer), privilege_name(needed),
-                 dropped ? " (" + std::to_string(dropped) + " more refusals not logged)" : "");
+                 LogLimiter::suffix(v));
   }
   std::string group = needed == Privilege::kClock ? options_.policy.clock_group : options_.policy.read_group;
   c.out += protocol::encode_frame(protocol::make_error_reply(

@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "access.h"
+#include "log_limit.h"
 #include "energy/protocol.h"
 #include "event_loop.h"
 
@@ -41,20 +42,6 @@ struct ServerOptions {
   size_t max_connections_per_user = 16;
   std::chrono::milliseconds client_deadline{10000};
   size_t output_limit_bytes = 8u << 20;  // one reply is always queued, however large
-};
-
-// At most kBurst log lines per window; the next line allowed says how many were dropped.
-class LogBurstLimit {
- public:
-  static constexpr int kBurst = 20;
-  static constexpr uint64_t kWindowUs = 10'000'000;
-  // True if a line may be written now; `suppressed` gets the lines dropped since the last one.
-  bool allow(uint64_t now_us, uint64_t& suppressed);
-
- private:
-  uint64_t window_start_us_ = 0;
-  int in_window_ = 0;
-  uint64_t dropped_ = 0;
 };
 
 class Responder {
@@ -110,8 +97,10 @@ class Server {
   Handler handler_;
   CloseHook close_hook_;
   ServerOptions options_;
-  LogBurstLimit denial_log_;
-  LogBurstLimit limit_log_;
+  SystemClock clock_;
+  // Refused requests ("denial") and refused or cut-off connections
+  // ("connection"): up to 20 lines per cause per 10 s.
+  LogLimiter log_limit_{clock_, std::chrono::seconds(10), 20};
   SourcePtr sweep_source_;
   UniqueFd listen_fd_;
   SourcePtr listen_source_;

@@ -173,6 +173,17 @@ nlohmann::json clocks_verb_json(const ClockInventory& inv, const std::vector<Dom
   return {{"domains", domains}, {"thermal", zones}, {"notes", inv.notes}};
 }
 
+nlohmann::json export_row_json(const Store::ExportRow& row) {
+  nlohmann::json j = {{"boot_id", row.boot_id}, {"rail", row.rail}, {"t_ns", row.t_ns}, {"wall_ns", row.wall_ns}};
+  if (row.reading.err != 0) j["errno"] = row.reading.err;
+  if (row.reading.err == 0) {
+    j["voltage_mv"] = row.reading.voltage_mv;
+    j["current_ma"] = row.reading.current_ma;
+    j["power_uw"] = row.reading.power_uw;
+  }
+  return j;
+}
+
 Result<nlohmann::json> export_page(const std::string& db_path, int64_t since, int64_t until, const std::string& rail) {
   constexpr size_t kPageRows = 200'000;  // ~25 MB of JSON, inside the 64 MiB reply limit
   auto store = Store::open(db_path, StoreRole::kReader, 5000);
@@ -185,16 +196,7 @@ Result<nlohmann::json> export_page(const std::string& db_path, int64_t since, in
     while (!rows->empty() && rows->back().wall_ns >= next) rows->pop_back();
   }
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& row : *rows) {
-    nlohmann::json j = {{"boot_id", row.boot_id}, {"rail", row.rail}, {"t_ns", row.t_ns}, {"wall_ns", row.wall_ns}};
-    if (row.reading.err != 0) j["errno"] = row.reading.err;
-    if (row.reading.err == 0) {
-      j["voltage_mv"] = row.reading.voltage_mv;
-      j["current_ma"] = row.reading.current_ma;
-      j["power_uw"] = row.reading.power_uw;
-    }
-    out.push_back(std::move(j));
-  }
+  for (const auto& row : *rows) out.push_back(export_row_json(row));
   nlohmann::json page = {{"rows", std::move(out)}, {"truncated", truncated}};
   if (truncated) page["next_since_wall_ns"] = next;
   return page;

@@ -306,12 +306,26 @@ Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunR
     if (!id) return id.take_error();
     rec.id = *id;
   } else {
-    auto st = store_->finish_run(rec.id, rec.stop_ns.value_or(0), rec.stop_wall_ns.value_or(0), RunState::kStopped);
+    auto st = write_stop(op, rec);
     if (!st) return st;
-    rec.state = RunState::kStopped;
   }
   done.emplace_back(&op, rec);
   return ok_status();
+}
+
+// The stop, its merged tags and its clocks, in the mark's transaction: all
+// of them are durable once the stop is acknowledged.
+Status StorageWriter::write_stop(const MarkOp& op, RunRecord& rec) {
+  auto st = store_->finish_run(rec.id, rec.stop_ns.value_or(0), rec.stop_wall_ns.value_or(0), RunState::kStopped);
+  if (!st) return st;
+  rec.state = RunState::kStopped;
+  if (op.store_tags) {
+    st = store_->set_run_tags(rec.id, rec.tags_json);
+    if (!st) return st;
+  }
+  if (!op.clocks) return ok_status();
+  rec.clocks_json = op.clocks(rec);
+  return store_->set_run_clocks(rec.id, *rec.clocks_json);
 }
 
 }  // namespace energy::daemon

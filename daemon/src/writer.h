@@ -44,11 +44,17 @@ namespace energy::daemon {
 
 // A run to open or close. `done` runs on the writer thread after the commit
 // with the stored record (id filled in) or the storage error.
+// kStop also stores, in the same transaction: the run's tags when
+// `store_tags` (mark.stop merged some in), and what `clocks` returns for the
+// stopped run (its clock pins and events, JSON) when set. `clocks` runs on
+// the writer thread.
 struct MarkOp {
   enum class Kind { kStart, kStop };
   Kind kind = Kind::kStart;
   RunRecord run;  // kStart: name, tags, start times; kStop: id, stop times
   std::function<void(Result<RunRecord>)> done;
+  bool store_tags = false;
+  std::function<std::string(const RunRecord&)> clocks;
 };
 
 struct RetentionStats {
@@ -131,6 +137,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   bool flush();
   Status write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done);
   Status write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done);
+  Status write_stop(const MarkOp& op, RunRecord& rec);
   void bound_pending();
   void maybe_checkpoint(bool force);
   void maybe_retain(bool stopping);

@@ -135,9 +135,7 @@ void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t ga
 
 }  // namespace
 
-// The energy figures of a run; build_run_report adds its board context.
-static Result<RunReport> build_energy_report(Store& store, const RunRecord& run, int64_t end_ns,
-                                             int64_t gap_threshold_ns) {
+Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t end_ns, int64_t gap_threshold_ns) {
   RunReport rep;
   rep.run = run;
   rep.window = EnergyWindow{run.start_ns, end_ns};
@@ -154,18 +152,10 @@ static Result<RunReport> build_energy_report(Store& store, const RunRecord& run,
                                                 ") has no power readings: no energy can be reported");
   }
   add_total(rep, *series, gap_threshold_ns);
-  return rep;
-}
-
-// Clock residency, governors and temperature ranges of the run's window
-// (residency.h), from the rows streamed out of the store.
-Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t end_ns, int64_t gap_threshold_ns) {
-  auto rep = build_energy_report(store, run, end_ns, gap_threshold_ns);
-  if (!rep) return rep;
-  ContextSummary context(rep->window);
-  auto scanned = store.scan_context(run.boot, rep->window, context);
+  ContextSummary context(rep.window);
+  auto scanned = store.scan_context(run.boot, rep.window, context);
   if (!scanned) return scanned.take_error();
-  rep->context = context.finish();
+  rep.context = context.finish();
   return rep;
 }
 
@@ -180,8 +170,7 @@ nlohmann::json run_to_json(const RunRecord& run) {
   return j;
 }
 
-// The energy figures' JSON; report_to_json adds the board context's.
-static nlohmann::json energy_report_json(const RunReport& rep) {
+nlohmann::json report_to_json(const RunReport& rep) {
   nlohmann::json rails = nlohmann::json::array();
   for (const auto& r : rep.rails) {
     nlohmann::json j = stats_to_json(r.stats, r.resolution, r.error_bound_uj);
@@ -189,17 +178,13 @@ static nlohmann::json energy_report_json(const RunReport& rep) {
     j["in_total"] = r.in_total;
     rails.push_back(std::move(j));
   }
-  return {{"run", run_to_json(rep.run)},
-          {"duration_s", static_cast<double>(rep.window.end_ns - rep.window.begin_ns) / 1e9},
-          {"rails", std::move(rails)},
-          {"missing_rails", rep.missing_rails},
-          {"total", stats_to_json(rep.total, rep.total_resolution, rep.total_error_bound_uj)},
-          {"total_rails", rep.total_rails},
-          {"total_rule", rep.total_rule}};
-}
-
-nlohmann::json report_to_json(const RunReport& rep) {
-  nlohmann::json j = energy_report_json(rep);
+  nlohmann::json j = {{"run", run_to_json(rep.run)},
+                      {"duration_s", static_cast<double>(rep.window.end_ns - rep.window.begin_ns) / 1e9},
+                      {"rails", std::move(rails)},
+                      {"missing_rails", rep.missing_rails},
+                      {"total", stats_to_json(rep.total, rep.total_resolution, rep.total_error_bound_uj)},
+                      {"total_rails", rep.total_rails},
+                      {"total_rule", rep.total_rule}};
   j["clocks"] = clocks_to_json(rep.context);
   j["thermal"] = thermal_to_json(rep.context);
   return j;

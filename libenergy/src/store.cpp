@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "run_rows.h"
 #include "sqlite.h"
 
 namespace energy {
@@ -26,41 +27,6 @@ CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tags TEXT NOT NULL
                   stop_wall_ns INTEGER, state TEXT NOT NULL);
 CREATE INDEX runs_by_state ON runs(state);
 )sql";
-
-constexpr const char* kRunColumns =
-    "SELECT id, name, tags, boot, start_ns, start_wall_ns, stop_ns, stop_wall_ns, state, clocks FROM runs ";
-
-RunState parse_state(const std::string& s) {
-  if (s == "open") return RunState::kOpen;
-  if (s == "interrupted") return RunState::kInterrupted;
-  return RunState::kStopped;
-}
-
-RunRecord run_from_row(const sql::Stmt& st) {
-  RunRecord r;
-  r.id = st.int_at(0);
-  r.name = st.text_at(1);
-  r.tags_json = st.text_at(2);
-  r.boot = st.int_at(3);
-  r.start_ns = st.int_at(4);
-  r.start_wall_ns = st.int_at(5);
-  if (!st.null_at(6)) r.stop_ns = st.int_at(6);
-  if (!st.null_at(7)) r.stop_wall_ns = st.int_at(7);
-  r.state = parse_state(st.text_at(8));
-  if (!st.null_at(9)) r.clocks_json = st.text_at(9);
-  return r;
-}
-
-Result<std::vector<RunRecord>> collect_runs(sql::Stmt& st) {
-  std::vector<RunRecord> out;
-  for (;;) {
-    auto r = st.step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    out.push_back(run_from_row(st));
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -216,20 +182,17 @@ Status Store::set_run_clocks(int64_t id, const std::string& clocks_json) {
 }
 
 Result<std::vector<RunRecord>> Store::runs_in_state(RunState state) {
-  auto st = db_->prepare(std::string(kRunColumns) + "WHERE state = ?1 ORDER BY id");
+  auto st = db_->prepare(std::string(run_rows::kRunColumns) + "WHERE state = ?1 ORDER BY id");
   if (!st) return st.take_error();
   st->bind(1, run_state_name(state));
-  return collect_runs(*st);
+  return run_rows::collect_runs(*st);
 }
 
 Result<std::optional<RunRecord>> Store::run_by_id(int64_t id) {
-  auto st = db_->prepare(std::string(kRunColumns) + "WHERE id = ?1");
+  auto st = db_->prepare(std::string(run_rows::kRunColumns) + "WHERE id = ?1");
   if (!st) return st.take_error();
   st->bind(1, id);
-  auto runs = collect_runs(*st);
-  if (!runs) return runs.take_error();
-  if (runs->empty()) return std::optional<RunRecord>();
-  return std::optional<RunRecord>(runs->front());
+  return run_rows::first_run(*st);
 }
 
 Result<std::vector<StoredRail>> Store::rails() {

@@ -145,6 +145,11 @@ Result<std::optional<RailCursor>> Store::cursor_after(int64_t boot, int64_t rail
       if (r.reading.err == 0 && r.t_ns >= t_ns) return std::optional<RailCursor>(RailCursor{true, r.t_ns, r.reading.power_uw, r.cum_uj});
     }
   }
+  return first_cursor_after_chunk(boot, rail_id, t_ns);
+}
+
+// The first valid reading of the first chunk starting after t that has one.
+Result<std::optional<RailCursor>> Store::first_cursor_after_chunk(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto st = db_->prepare(std::string("SELECT c.id, ") + kRailChunkColumns +
                          " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id AND rc.rail = ?2"
                          " WHERE c.boot = ?1 AND c.t_first_ns > ?3 AND rc.first_t_ns IS NOT NULL"
@@ -167,15 +172,46 @@ Result<std::vector<StoredReading>> Store::decode(int64_t chunk_id, int64_t rail_
   return decode_rail_chunk(st->blob_at(0), rail_chunk_from(*st, 2), st->int_at(1));
 }
 
-Result<std::optional<double>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
-  auto before = cursor_before(boot, rail_id, t_ns);
+// The valid readings around t (what cursor_before and cursor_after give)
+// from one lookup of the chunk holding t and at most one decode of it.
+Result<Store::Around> Store::cursors_around(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  Around out;
+  auto edge = chunk_at_or_before(boot, rail_id, t_ns);
+  if (!edge) return edge.take_error();
+  if (!edge->has_value()) return out;
+  const RailCursor& last = (*edge)->rail.last;
+  if (last.has_last && last.last_t_ns <= t_ns) {
+    out.before = last;  // no valid reading after t in this chunk
+    return out;
+  }
+  auto readings = decode((*edge)->chunk_id, rail_id);
+  if (!readings) return readings.take_error();
+  for (const auto& r : *readings) {
+    if (r.reading.err != 0) continue;
+    RailCursor c{true, r.t_ns, r.reading.power_uw, r.cum_uj};
+    if (r.t_ns <= t_ns) out.before = c;
+    if (r.t_ns >= t_ns && !out.after) out.after = c;
+  }
+  if (out.before || readings->empty()) return out;
+  // No valid reading of this chunk is at or before t: look before the chunk.
+  auto before = cursor_before(boot, rail_id, readings->front().t_ns - 1);
   if (!before) return before.take_error();
-  if (!before->has_value()) return std::optional<double>();
-  if ((*before)->last_t_ns == t_ns) return std::optional<double>((*before)->cum_uj);
-  auto after = cursor_after(boot, rail_id, t_ns);
-  if (!after) return after.take_error();
-  if (!after->has_value()) return std::optional<double>();
-  return std::optional<double>((*before)->cum_uj + partial_uj(**before, **after, t_ns));
+  out.before = *before;
+  return out;
+}
+
+Result<std::optional<double>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  auto around = cursors_around(boot, rail_id, t_ns);
+  if (!around) return around.take_error();
+  if (!around->before) return std::optional<double>();
+  if (around->before->last_t_ns == t_ns) return std::optional<double>(around->before->cum_uj);
+  if (!around->after) {
+    auto next = first_cursor_after_chunk(boot, rail_id, t_ns);
+    if (!next) return next.take_error();
+    around->after = *next;
+  }
+  if (!around->after) return std::optional<double>();
+  return std::optional<double>(around->before->cum_uj + partial_uj(*around->before, *around->after, t_ns));
 }
 
 Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, EnergyWindow w) {
@@ -242,38 +278,63 @@ struct ExportChunk {
   RailChunk data;
 };
 
-void add_rows(const ExportChunk& c, const std::vector<StoredReading>& rs, int64_t since, int64_t until, size_t limit,
-              std::vector<Store::ExportRow>& out) {
-  for (const auto& r : rs) {
-    int64_t wall = r.t_ns + c.wall_offset_ns;
-    if (wall < since || wall > until || out.size() >= limit) continue;
-    out.push_back(Store::ExportRow{c.boot_id, c.rail, r.t_ns, wall, r.reading});
+// Export queries select these columns, the rows of one chunk adjacent.
+constexpr const char* kExportColumns = "SELECT c.wall_offset_ns, b.boot_id, c.times, r.label, r.power_unit_uw, ";
+constexpr const char* kExportJoins =
+    ", c.id FROM chunks c JOIN boots b ON b.id = c.boot JOIN rail_chunks rc ON rc.chunk = c.id"
+    " JOIN rails r ON r.id = rc.rail";
+constexpr int kChunkIdColumn = 16;
+
+// The readings of the statement's rows that `keep(t_ns, wall_ns)` accepts.
+// Whole chunks only: it stops at a chunk boundary once more than `limit`
+// rows are kept, so every sweep it returns has all its rails (a page cut at
+// row `limit` then never loses a rail's readings).
+template <typename Keep>
+Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit, Keep keep) {
+  std::vector<Store::ExportRow> out;
+  int64_t chunk_id = -1;
+  for (;;) {
+    auto r = st.step();
+    if (!r) return r.take_error();
+    if (*r == sql::StepResult::kDone) break;
+    if (st.int_at(kChunkIdColumn) != chunk_id && out.size() > limit) break;
+    chunk_id = st.int_at(kChunkIdColumn);
+    ExportChunk c{st.int_at(0), st.text_at(1), st.blob_at(2), st.text_at(3), st.int_at(4), rail_chunk_from(st, 5)};
+    auto rs = decode_rail_chunk(c.times, c.data, c.unit);
+    if (!rs) return rs.take_error();
+    for (const auto& reading : *rs) {
+      int64_t wall = reading.t_ns + c.wall_offset_ns;
+      if (keep(reading.t_ns, wall)) out.push_back(Store::ExportRow{c.boot_id, c.rail, reading.t_ns, wall, reading.reading});
+    }
   }
+  return out;
 }
 
 }  // namespace
 
 Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int64_t until, const std::string& rail,
                                                              size_t limit) {
-  auto st = db_->prepare(std::string("SELECT c.wall_offset_ns, b.boot_id, c.times, r.label, r.power_unit_uw, ") +
-                         kRailChunkColumns +
-                         " FROM chunks c JOIN boots b ON b.id = c.boot JOIN rail_chunks rc ON rc.chunk = c.id"
-                         " JOIN rails r ON r.id = rc.rail"
+  auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +
                          " WHERE c.t_last_ns + c.wall_offset_ns >= ?1 AND c.t_first_ns + c.wall_offset_ns <= ?2"
-                         " AND (?3 = '' OR r.label = ?3) ORDER BY c.t_first_ns + c.wall_offset_ns, r.id");
+                         " AND (?3 = '' OR r.label = ?3) ORDER BY c.t_first_ns + c.wall_offset_ns, c.id, r.id");
   if (!st) return st.take_error();
   st->bind(1, since).bind(2, until).bind(3, std::string_view(rail));
-  std::vector<ExportRow> out;
-  while (out.size() < limit) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    ExportChunk c{st->int_at(0), st->text_at(1), st->blob_at(2), st->text_at(3), st->int_at(4), rail_chunk_from(*st, 5)};
-    auto rs = decode_rail_chunk(c.times, c.data, c.unit);
-    if (!rs) return rs.take_error();
-    add_rows(c, *rs, since, until, limit, out);
-  }
-  std::stable_sort(out.begin(), out.end(), [](const ExportRow& a, const ExportRow& b) { return a.wall_ns < b.wall_ns; });
+  auto out = collect_export(*st, limit, [&](int64_t, int64_t wall) { return wall >= since && wall <= until; });
+  if (!out) return out.take_error();
+  std::stable_sort(out->begin(), out->end(), [](const ExportRow& a, const ExportRow& b) { return a.wall_ns < b.wall_ns; });
+  return out;
+}
+
+Result<std::vector<Store::ExportRow>> Store::export_boot_readings(int64_t boot, EnergyWindow w, const std::string& rail,
+                                                                  size_t limit) {
+  auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +
+                         " WHERE c.boot = ?1 AND c.t_last_ns >= ?2 AND c.t_first_ns <= ?3"
+                         " AND (?4 = '' OR r.label = ?4) ORDER BY c.t_first_ns, r.id");
+  if (!st) return st.take_error();
+  st->bind(1, boot).bind(2, w.begin_ns).bind(3, w.end_ns).bind(4, std::string_view(rail));
+  auto out = collect_export(*st, limit, [&](int64_t t, int64_t) { return t >= w.begin_ns && t <= w.end_ns; });
+  if (!out) return out.take_error();
+  std::stable_sort(out->begin(), out->end(), [](const ExportRow& a, const ExportRow& b) { return a.t_ns < b.t_ns; });
   return out;
 }
 

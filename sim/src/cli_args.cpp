@@ -127,4 +127,13 @@ LoadedCatalog load_catalog(const CliContext& cli, const std::string& command,
   return LoadedCatalog{std::nullopt, code};
 }
 
+BoardLookup find_board(const CliContext& cli, const std::string& command, const std::optional<std::string>& data_flag,
+                       const std::string& board, int l4t) {
+  LoadedCatalog loaded = load_catalog(cli, command, data_flag);
+  if (!loaded.catalog) return BoardLookup{std::nullopt, loaded.exit_code};
+  Result<BoardSpec> spec = loaded.catalog->find(board, l4t);
+  if (!spec) return BoardLookup{std::nullopt, cli.usage_error(command, spec.error())};
+  return BoardLookup{std::move(spec).value(), kExitOk};
+}
+
 }  // namespace energy::sim

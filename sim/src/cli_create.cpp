@@ -114,13 +114,11 @@ int run_create(const CliContext& cli, const std::vector<std::string>& args) {
   }
   Result<CreateRequest> request = parse_create(args);
   if (!request) return cli.usage_error("create", request.error());
-  LoadedCatalog loaded = load_catalog(cli, "create", request->data_file);
-  if (!loaded.catalog) return loaded.exit_code;
-  Result<BoardSpec> spec = loaded.catalog->find(request->board, request->l4t);
-  if (!spec) return cli.usage_error("create", spec.error());
-  Result<BoardState> state = requested_state(*spec, request->rails);
+  BoardLookup found = find_board(cli, "create", request->data_file, request->board, request->l4t);
+  if (!found.spec) return found.exit_code;
+  Result<BoardState> state = requested_state(*found.spec, request->rails);
   if (!state) return cli.usage_error("create", state.error());
-  return write_and_report(cli, *request, *spec, *state);
+  return write_and_report(cli, *request, *found.spec, *state);
 }
 
 }  // namespace energy::sim

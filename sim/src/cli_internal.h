@@ -70,6 +70,15 @@ struct LoadedCatalog {
 LoadedCatalog load_catalog(const CliContext& cli, const std::string& command,
                            const std::optional<std::string>& data_flag);
 
+// The board --board and --l4t name, from the data file load_catalog finds;
+// nothing if it was not found (reported: an unknown board is a usage error).
+struct BoardLookup {
+  std::optional<BoardSpec> spec;
+  int exit_code = kExitOk;
+};
+BoardLookup find_board(const CliContext& cli, const std::string& command, const std::optional<std::string>& data_flag,
+                       const std::string& board, int l4t);
+
 int run_list(const CliContext& cli, const std::vector<std::string>& args);
 int run_create(const CliContext& cli, const std::vector<std::string>& args);
 int run_run(const CliContext& cli, const std::vector<std::string>& args);

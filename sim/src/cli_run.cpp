@@ -211,11 +211,9 @@ int run_run(const CliContext& cli, const std::vector<std::string>& args) {
   }
   Result<RunRequest> request = parse_run(args);
   if (!request) return cli.usage_error("run", request.error());
-  LoadedCatalog loaded = load_catalog(cli, "run", request->data_file);
-  if (!loaded.catalog) return loaded.exit_code;
-  Result<BoardSpec> spec = loaded.catalog->find(request->board, request->l4t);
-  if (!spec) return cli.usage_error("run", spec.error());
-  Result<std::unique_ptr<LiveBoard>> board = LiveBoard::create(*spec, request->live, boottime_ns);
+  BoardLookup found = find_board(cli, "run", request->data_file, request->board, request->l4t);
+  if (!found.spec) return found.exit_code;
+  Result<std::unique_ptr<LiveBoard>> board = LiveBoard::create(*found.spec, request->live, boottime_ns);
   if (!board) return cli.usage_error("run", board.error());
   Result<std::unique_ptr<LiveFs>> fs = LiveFs::create(**board, request->tree_options);
   if (!fs) return cli.failure("run", fs.error());

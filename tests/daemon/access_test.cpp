@@ -89,17 +89,5 @@ TEST(ResolveGroup, NumericEmptyAndUnknownNames) {
   EXPECT_EQ(huge.error().code, ErrorCode::kInvalid);
 }
 
-TEST(LogBurstLimit, AllowsABurstThenCountsWhatItDropped) {
-  LogBurstLimit l;
-  uint64_t dropped = 0;
-  uint64_t t = 5'000'000;
-  for (int i = 0; i < LogBurstLimit::kBurst; ++i) EXPECT_TRUE(l.allow(t, dropped));
-  for (int i = 0; i < 7; ++i) EXPECT_FALSE(l.allow(t + 1, dropped));
-  ASSERT_TRUE(l.allow(t + LogBurstLimit::kWindowUs, dropped));
-  EXPECT_EQ(dropped, 7u);
-  ASSERT_TRUE(l.allow(t + LogBurstLimit::kWindowUs + 1, dropped));
-  EXPECT_EQ(dropped, 0u);
-}
-
 }  // namespace
 }  // namespace energy::daemon

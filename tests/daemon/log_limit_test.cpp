@@ -35,6 +35,22 @@ TEST(LogLimiter, RepeatsWithinTheIntervalAreHeldBackAndCounted) {
   EXPECT_EQ(LogLimiter::suffix(v), " (5 similar messages suppressed)");
 }
 
+TEST(LogLimiter, BurstAllowsThatManyLinesPerWindowThenCountsTheRest) {
+  StepClock clock;
+  LogLimiter limiter(clock, std::chrono::seconds(10), 20);
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(limiter.allow("denial").log) << i;
+  for (int i = 0; i < 7; ++i) EXPECT_FALSE(limiter.allow("denial").log);
+  clock.now_ns += 9 * kNsPerSec;
+  EXPECT_FALSE(limiter.allow("denial").log);  // still the first window
+  clock.now_ns += kNsPerSec;
+  auto v = limiter.allow("denial");
+  ASSERT_TRUE(v.log);
+  EXPECT_EQ(v.suppressed, 8);
+  v = limiter.allow("denial");
+  ASSERT_TRUE(v.log);
+  EXPECT_EQ(v.suppressed, 0);
+}
+
 TEST(LogLimiter, CausesAreLimitedIndependently) {
   StepClock clock;
   LogLimiter limiter(clock, std::chrono::seconds(60));

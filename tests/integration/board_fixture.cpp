@@ -37,9 +37,22 @@ SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + 
                                    "--socket", socket_, "--sample-period-ms", std::to_string(spec.sample_period_ms),
                                    "--config", tmp_.path() + "/energyd.yaml"};
   argv.insert(argv.end(), spec.daemon_args.begin(), spec.daemon_args.end());
-  daemon_ = std::make_unique<ChildProcess>(argv, tmp_.path() + "/energyd.log", spec.daemon_env);
+  daemon_argv_ = argv;
+  daemon_env_ = spec.daemon_env;
+  start_daemon();
+}
+
+void SimulatedDaemon::start_daemon() {
+  daemon_ = std::make_unique<ChildProcess>(daemon_argv_, tmp_.path() + "/energyd.log", daemon_env_);
   started_ = wait_for_socket(socket_, std::chrono::seconds(10));
   if (!started_) setup_error_ = "energyd did not start: " + log();
+}
+
+bool SimulatedDaemon::restart(int sig) {
+  if (daemon_argv_.empty()) return false;
+  stop(sig);
+  start_daemon();
+  return started_;
 }
 
 SimulatedDaemon::~SimulatedDaemon() {

@@ -45,11 +45,18 @@ class SimulatedDaemon {
   // energyctl --socket S --json ARGS..., parsed; fails the test on bad JSON.
   nlohmann::json ctl_json(const std::vector<std::string>& args) const;
   int stop(int sig);
+  // Stops energyd with `sig` and starts it again on the same board, state
+  // and socket; true once it serves.
+  bool restart(int sig);
 
  private:
+  void start_daemon();
+
   TempDir tmp_;
   std::string socket_;
   std::unique_ptr<ChildProcess> daemon_;
+  std::vector<std::string> daemon_argv_;
+  std::vector<std::string> daemon_env_;
   bool started_ = false;
   std::string setup_error_;
 };

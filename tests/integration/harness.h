@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ class ChildProcess {
   int status_ = 0;
   bool reaped_ = false;
 };
+
+// Calls `pred` every `every` until it returns true (then true) or `timeout`
+// has passed (then false, after one last call).
+bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout,
+                std::chrono::milliseconds every = std::chrono::milliseconds(100));
 
 // Polls until a Unix socket at `path` accepts connections.
 bool wait_for_socket(const std::string& path, std::chrono::milliseconds timeout);

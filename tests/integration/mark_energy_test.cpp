@@ -140,5 +140,35 @@ TEST(NoSensors, EmptyTreeServesAClearStateAndRefusesZeroJoules) {
   EXPECT_EQ(d.stop(SIGTERM), 0);
 }
 
+// A run lease ends with its run even when the run's report fails: a board
+// whose power monitor is gone but whose clocks are there, a CPU pinned for
+// the run, a stop that cannot report (no readings) - the clocks are back.
+TEST(NoSensors, RunLeaseIsReleasedWhenTheStopCannotReport) {
+  TempDir t;
+  std::string root = t.path() + "/board";
+  auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root", root});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::filesystem::remove_all(root + "/sys/devices/platform/bus@0/c240000.i2c/i2c-1/1-0040");
+  std::string max_file = root + "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq";
+  std::string before = read_file(max_file);
+  std::string sock = t.path() + "/s.sock";
+  ChildProcess d({ENERGYD_BIN, "--root", root, "--state-dir", t.path() + "/state", "--socket", sock}, t.path() + "/log");
+  ASSERT_TRUE(wait_for_socket(sock, std::chrono::seconds(10))) << read_file(t.path() + "/log");
+  ASSERT_EQ(run_command({ENERGYCTL_BIN, "--socket", sock, "mark", "start", "r"}).exit_code, 0);
+  auto pin = run_command({ENERGYCTL_BIN, "--socket", sock, "pin", "--cpu", "min", "--run", "r"});
+  ASSERT_EQ(pin.exit_code, 0) << pin.err << read_file(t.path() + "/log");
+  ASSERT_NE(read_file(max_file), before);  // pinned
+  auto stop = run_command({ENERGYCTL_BIN, "--socket", sock, "mark", "stop", "r"});
+  EXPECT_EQ(stop.exit_code, 1);
+  EXPECT_NE(stop.err.find("no power readings"), std::string::npos) << stop.err;
+  EXPECT_TRUE(eventually([&] { return read_file(max_file) == before; }, std::chrono::seconds(5)))
+      << read_file(max_file) << read_file(t.path() + "/log");
+  auto leases = run_command({ENERGYCTL_BIN, "--socket", sock, "--json", "clocks"});
+  auto j = nlohmann::json::parse(leases.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << leases.out;
+  EXPECT_TRUE(j["leases"].empty()) << j["leases"].dump();
+  EXPECT_EQ(d.stop(SIGTERM), 0);
+}
+
 }  // namespace
 }  // namespace energy::testing

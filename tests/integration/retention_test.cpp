@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <functional>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -76,15 +77,12 @@ class Retention : public ::testing::Test {
     auto r = run_command({ENERGYCTL_BIN, "--socket", sock(), "--json", "status"});
     return nlohmann::json::parse(r.out, nullptr, false);
   }
-  template <typename Pred>
-  bool eventually(Pred pred, milliseconds timeout) const {
-    auto end = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < end) {
+  // Polls status until `pred` holds for it or the timeout passes.
+  bool eventually(const std::function<bool(const nlohmann::json&)>& pred, milliseconds timeout) const {
+    return testing::eventually([&] {
       auto st = status();
-      if (!st.is_discarded() && pred(st)) return true;
-      std::this_thread::sleep_for(milliseconds(100));
-    }
-    return false;
+      return !st.is_discarded() && pred(st);
+    }, timeout);
   }
 
   TempDir tmp_;

@@ -65,14 +65,12 @@ class SensorFaults : public ::testing::Test {
     static const nlohmann::json kNone;
     return kNone;
   }
-  template <typename Pred>
-  bool eventually(Pred pred, milliseconds timeout) {
-    auto end = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < end) {
-      if (pred(ctl({"status"}))) return true;
-      std::this_thread::sleep_for(milliseconds(100));
-    }
-    return false;
+  // Polls status until `pred` holds for it or the timeout passes.
+  bool eventually(const std::function<bool(const nlohmann::json&)>& pred, milliseconds timeout) {
+    return testing::eventually([&] {
+      auto st = ctl({"status"});
+      return !st.is_discarded() && pred(st);
+    }, timeout);
   }
 
   TempDir tmp_;

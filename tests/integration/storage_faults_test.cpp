@@ -49,15 +49,12 @@ class StorageFaults : public ::testing::Test {
     return run_command(argv);
   }
   // Polls until status satisfies `pred` or the timeout passes.
-  template <typename Pred>
-  bool eventually(Pred pred, milliseconds timeout) {
-    auto end = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < end) {
+  // Polls status until `pred` holds for it or the timeout passes.
+  bool eventually(const std::function<bool(const nlohmann::json&)>& pred, milliseconds timeout) {
+    return testing::eventually([&] {
       auto st = status();
-      if (!st.is_discarded() && pred(st)) return true;
-      std::this_thread::sleep_for(milliseconds(100));
-    }
-    return false;
+      return !st.is_discarded() && pred(st);
+    }, timeout);
   }
 
   TempDir tmp_;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
 #include "energy/chunker.h"
 #include "energy/report.h"
@@ -212,6 +213,30 @@ TEST_F(StoreTest, StoppedRunKeepsItsClocks) {
   ASSERT_TRUE(after.ok() && after->has_value());
   ASSERT_TRUE((*after)->clocks_json.has_value());
   EXPECT_EQ(*(*after)->clocks_json, R"({"clock_pins":[{"lease":3}],"clock_events":[]})");
+}
+
+// A page of `export` ends on a sweep boundary by cutting at row `limit`; so
+// the rows before that cut must hold every rail of every sweep, or a page
+// that ends inside a chunk loses the other rails' readings for good.
+TEST_F(StoreTest, ExportReadingsReturnsWholeSweepsWhenTheLimitFallsInsideAChunk) {
+  auto boot = store_->ensure_boot("boot-a", 0);
+  auto ids = store_->ensure_rails(rails());
+  ASSERT_TRUE(boot.ok() && ids.ok());
+  fill(*boot, *ids);  // 21 sweeps in chunks of 7, two rails
+  constexpr size_t kPage = 5;  // as the daemon pages: ask for one row more than a page
+  auto rows = store_->export_readings(0, 10'000 * kMs, "", kPage + 1);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_GT(rows->size(), kPage);
+  int64_t cut = (*rows)[kPage].wall_ns;  // the page ends before this sweep
+  std::map<int64_t, int> rails_per_sweep;
+  for (const auto& r : *rows) {
+    if (r.wall_ns < cut) ++rails_per_sweep[r.wall_ns];
+  }
+  ASSERT_FALSE(rails_per_sweep.empty());
+  for (const auto& [t, n] : rails_per_sweep) EXPECT_EQ(n, 2) << "sweep at " << t << " lost a rail";
+  auto all = store_->export_readings(0, 10'000 * kMs, "", 1000);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 42u);
 }
 
 }  // namespace

@@ -203,6 +203,52 @@ class FakeDaemonTest(unittest.TestCase):
             r.energy_j
         self.assertEqual(caught.exception.code, "state")
 
+    def test_run_queries_send_only_the_filters_given(self):
+        d = self.serve(lambda r: ok_reply(r, {"runs": []}))
+        c = energyd.Client(d.path)
+        self.addCleanup(c.close)
+        c.runs()
+        c.runs(name="resnet", tags={"batch": 8}, since_wall_ns=5, state="stopped", limit=10, before_id=40)
+        c.show({"id": 7})
+        c.show("resnet")
+        self.assertEqual([r["verb"] for r in d.requests], ["runs.list", "runs.list", "runs.show", "runs.show"])
+        self.assertEqual(d.requests[0]["args"], {})
+        self.assertEqual(
+            d.requests[1]["args"],
+            {"name": "resnet", "tags": {"batch": "8"}, "since_wall_ns": 5, "state": "stopped", "limit": 10,
+             "before_id": 40})
+        self.assertEqual(d.requests[2]["args"], {"run": "7"})
+        self.assertEqual(d.requests[3]["args"], {"run": "resnet"})
+
+    def test_stop_tags_and_start_baseline_are_sent_as_strings_and_an_id(self):
+        d = self.serve(lambda r: ok_reply(r, {"id": 3, "name": "w"}))
+        c = energyd.Client(d.path)
+        self.addCleanup(c.close)
+        c.mark_start("w", baseline=12)
+        c.mark_stop(3, tags={"exit_status": 0})
+        self.assertEqual(d.requests[0]["args"], {"name": "w", "tags": {}, "baseline": 12})
+        self.assertEqual(d.requests[1]["args"], {"run": "3", "tags": {"exit_status": "0"}})
+
+    def test_baseline_is_a_tagged_run_of_the_requested_duration(self):
+        d = self.serve(lambda r: ok_reply(r, {"id": 9, "name": "baseline"}))
+        c = energyd.Client(d.path)
+        self.addCleanup(c.close)
+        started = time.monotonic()
+        c.baseline(duration_s=0.2)
+        self.assertGreaterEqual(time.monotonic() - started, 0.2)
+        self.assertEqual(d.requests[0]["args"]["tags"], {"energyd.kind": "baseline"})
+        self.assertEqual(d.requests[1]["args"], {"run": "9"})
+        for bad in (0, -1, "10s", True):
+            with self.assertRaises(ValueError):
+                c.baseline(duration_s=bad)
+
+    def test_run_block_that_raises_is_tagged_with_the_exception(self):
+        d = self.serve(lambda r: ok_reply(r, {"id": 4, "name": "w"}))
+        with self.assertRaises(KeyError):
+            with energyd.run("w", socket=d.path):
+                raise KeyError("x")
+        self.assertEqual(d.requests[-1]["args"], {"run": "4", "tags": {"exception": "KeyError"}})
+
     def test_items_must_be_positive(self):
         for bad in (0, -1, "many", True):
             with self.assertRaises(ValueError):
@@ -310,6 +356,65 @@ class LiveDaemonTest(unittest.TestCase):
         with self.assertRaises(energyd.EnergydError) as caught:
             self.client().mark_start("")
         self.assertEqual(caught.exception.code, "invalid")
+
+    def test_runs_and_show_find_what_was_measured(self):
+        c = self.client()
+        info = c.mark_start("py-listed", tags={"batch": 4})
+        report = c.mark_stop(info, tags={"outcome": "ok"})
+        listed = c.runs(name="py-listed", tags={"batch": 4, "outcome": "ok"})
+        self.assertEqual([r["id"] for r in listed["runs"]], [info["id"]])
+        self.assertAlmostEqual(listed["runs"][0]["summary"]["energy_j"], report["total"]["energy_j"], places=6)
+        self.assertNotIn("next_before_id", listed)
+        shown = c.show("py-listed")
+        self.assertEqual(shown["run"]["tags"], {"batch": "4", "outcome": "ok"})
+        self.assertEqual(shown["total"]["energy_j"], report["total"]["energy_j"])
+
+    def test_bad_run_query_arguments_are_invalid_and_named(self):
+        c = self.client()
+        for verb, args, words in (
+            ("runs.list", {"limit": 0}, '"limit"'),
+            ("runs.list", {"state": "paused"}, '"state"'),
+            ("runs.list", {"tags": {"batch": 8}}, '"batch"'),
+            ("runs.list", {"colour": "red"}, 'unknown argument "colour"'),
+            ("runs.show", {}, '"run" is missing'),
+            ("runs.show", {"run": ""}, '"run"'),
+            ("export", {"run": "x"}, '"run" must be a run id'),
+            ("export", {"run": 1, "since_wall_ns": 0}, '"since_wall_ns"'),
+            ("mark.start", {"name": "x", "baseline": "latest"}, '"baseline"'),
+        ):
+            with self.assertRaises(energyd.EnergydError) as caught:
+                c.call(verb, **args)
+            self.assertEqual(caught.exception.code, "invalid", (verb, args, caught.exception.message))
+            self.assertIn(words, caught.exception.message)
+        c.mark_start("bad-stop-tags")
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.call("mark.stop", run="bad-stop-tags", tags={"exit_status": 0})
+        self.assertEqual(caught.exception.code, "invalid")
+        self.assertIn('"exit_status"', caught.exception.message)
+        c.mark_stop("bad-stop-tags")
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.show(999999)
+        self.assertEqual(caught.exception.code, "not_found")
+
+    def test_a_baseline_gives_idle_and_net_energy_and_a_plain_run_is_no_baseline(self):
+        c = self.client()
+        plain = c.mark_start("not-a-baseline")
+        c.mark_stop(plain)
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.mark_start("x", baseline=plain["id"])
+        self.assertEqual(caught.exception.code, "invalid")
+        self.assertIn("is not a stopped baseline", caught.exception.message)
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.mark_start("x", baseline=999999)
+        self.assertEqual(caught.exception.code, "not_found")
+        bl = c.baseline(duration_s=0.5)
+        self.assertAlmostEqual(bl["total"]["avg_power_w"], 5.0, places=6)
+        with energyd.run("py-net", client=c, baseline=bl["run"]["id"]) as r:
+            time.sleep(0.3)
+        self.assertEqual(r.report["baseline"]["run"], bl["run"]["id"])
+        self.assertAlmostEqual(r.report["total"]["idle_j"], 5.0 * r.duration_s, delta=1e-6 * 5.0 * r.duration_s)
+        self.assertAlmostEqual(r.net_energy_j, r.energy_j - r.report["total"]["idle_j"], places=9)
+        self.assertAlmostEqual(r.net_energy_j, 0.0, delta=0.01)  # the board stayed at 5 W
 
     def test_status_shows_the_board_rails_and_total(self):
         st = self.client().status()

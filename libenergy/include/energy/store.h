@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,8 @@ enum class StoreRole { kWriter, kReader };
 
 enum class RunState { kOpen, kStopped, kInterrupted };
 const char* run_state_name(RunState s);
+// The state named "open", "stopped" or "interrupted"; nullopt for anything else.
+std::optional<RunState> run_state_from_name(const std::string& name);
 
 struct RunRecord {
   int64_t id = 0;
@@ -55,6 +58,17 @@ struct RunRecord {
   std::optional<int64_t> stop_wall_ns;
   RunState state = RunState::kOpen;
   std::optional<std::string> clocks_json;  // stopped runs: {"clock_pins": [...], "clock_events": [...]}
+};
+
+// Which runs Store::find_runs returns; every field set must match.
+struct RunFilter {
+  std::optional<std::string> name;          // exact name
+  std::map<std::string, std::string> tags;  // each key must have exactly this value
+  std::optional<int64_t> since_wall_ns;     // started at or after
+  std::optional<int64_t> until_wall_ns;     // started at or before
+  std::optional<RunState> state;
+  std::optional<int64_t> before_id;  // paging: only ids below this
+  int64_t limit = 100;
 };
 
 struct StoredRail {
@@ -163,6 +177,19 @@ class Store {
   Status set_run_clocks(int64_t id, const std::string& clocks_json);
   Result<std::vector<RunRecord>> runs_in_state(RunState state);
   Result<std::optional<RunRecord>> run_by_id(int64_t id);
+  // Replaces the run's tags (JSON object of strings).
+  Status set_run_tags(int64_t id, const std::string& tags_json);
+  // Runs matching `filter`, newest (highest id) first, at most filter.limit.
+  Result<std::vector<RunRecord>> find_runs(const RunFilter& filter);
+  // The newest run (highest id) named `name`, if any.
+  Result<std::optional<RunRecord>> newest_run_named(const std::string& name);
+  // The newest stopped run tagged `tag_key`=`tag_value` (a baseline, see
+  // baseline.h) that ended before `run` started: one of its own boot first
+  // (compared on boot time), else of an earlier boot (on the wall clock).
+  Result<std::optional<RunRecord>> latest_tagged_before(const RunRecord& run, const std::string& tag_key,
+                                                        const std::string& tag_value);
+  // Runs of `boot` other than `except_id` open at any time in (begin, end).
+  Result<std::vector<RunRecord>> runs_overlapping(int64_t boot, EnergyWindow window, int64_t except_id);
 
   Result<std::vector<StoredRail>> rails();
   // Readings of one rail in [begin, end] plus the nearest valid reading on
@@ -204,8 +231,9 @@ class Store {
   // again while `more`; it must not run inside a transaction.
   Result<RetentionStep> apply_retention(const RetentionPolicy& policy, const RetentionNow& now);
   Result<StoreFootprint> footprint();
-  // Raw readings whose wall-clock time is in [since, until], oldest first,
-  // at most `limit` of them; `rail_label` empty means every rail.
+  // Raw readings whose wall-clock time is in [since, until], oldest first;
+  // `rail_label` empty means every rail. Reads whole raw chunks until more
+  // than `limit` rows are collected, as export_boot_readings does.
   struct ExportRow {
     std::string boot_id;
     std::string rail;
@@ -215,6 +243,13 @@ class Store {
   };
   Result<std::vector<ExportRow>> export_readings(int64_t since_wall_ns, int64_t until_wall_ns,
                                                  const std::string& rail_label, size_t limit);
+  // Raw readings of one boot whose boot time is in [window.begin, window.end]
+  // (a run's readings), oldest first; `rail_label` empty means every rail.
+  // Reads whole raw chunks until more than `limit` rows are collected, so
+  // every sweep is complete (all its rails) in the rows returned; a caller
+  // paging at row `limit` cuts the page before that row's sweep.
+  Result<std::vector<ExportRow>> export_boot_readings(int64_t boot, EnergyWindow window, const std::string& rail_label,
+                                                      size_t limit);
   // Board context (context.h): the change log of polled clocks, governors
   // and temperatures. Source ids are per database, created on first use.
   Result<int64_t> ensure_context_source(ContextKind kind, const std::string& name);
@@ -260,6 +295,12 @@ class Store {
   Result<std::optional<Edge>> chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::optional<RailCursor>> cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::optional<RailCursor>> cursor_before(int64_t boot, int64_t rail_id, int64_t t_ns);
+  Result<std::optional<RailCursor>> first_cursor_after_chunk(int64_t boot, int64_t rail_id, int64_t t_ns);
+  struct Around {
+    std::optional<RailCursor> before;  // the last valid reading at or before t
+    std::optional<RailCursor> after;   // the first at or after t, when in the chunk holding t
+  };
+  Result<Around> cursors_around(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::vector<StoredReading>> decode(int64_t chunk_id, int64_t rail_id);
 
   std::unique_ptr<sql::Db> db_;

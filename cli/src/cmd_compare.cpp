@@ -1,0 +1,31 @@
+// energyctl compare RUN RUN... [--json]: the runs' reports (runs.show) side
+// by side, with each figure's difference to the first run (compare.h).
+#include <iostream>
+
+#include "command.h"
+#include "compare.h"
+
+namespace energy::cli {
+
+int cmd_compare(const Context& ctx, const std::vector<std::string>& args) {
+  bool json = ctx.json;
+  auto runs = words_and_json(args, "compare", json);
+  if (!runs) return usage_error(runs.error().message);
+  if (runs->size() < 2) return usage_error("compare needs at least two run ids or names: energyctl compare RUN RUN...");
+  auto client = Client::connect(ctx.socket_path);
+  if (!client) return report_failure(client.error());
+  std::vector<nlohmann::json> reports;
+  for (const auto& run : *runs) {
+    auto rep = client->call("runs.show", {{"run", run}});
+    if (!rep) return report_failure(rep.error());
+    reports.push_back(std::move(rep).value());
+  }
+  auto comparison = compare_json(reports);
+  if (json)
+    print_json(comparison);
+  else
+    std::cout << render_compare(comparison);
+  return kExitOk;
+}
+
+}  // namespace energy::cli

@@ -1,0 +1,129 @@
+// energyctl runs [--name N] [--tag K=V]... [--since T] [--until T]
+//                [--state open|stopped|interrupted] [--limit N] [--json]
+//
+// Runs newest first (runs.list), as a table: id, name, state, start (local
+// time), duration, module energy and average power. --limit (default 100,
+// at most 10000) bounds the rows; more pages are fetched as needed.
+#include <iostream>
+
+#include "command.h"
+#include "run_list.h"
+#include "table.h"
+#include "time_arg.h"
+
+namespace energy::cli {
+namespace {
+
+constexpr int64_t kDefaultLimit = 100;
+constexpr int64_t kMaxLimit = 10000;
+
+struct RunsArgs {
+  nlohmann::json filter = nlohmann::json::object();  // runs.list arguments without limit/paging
+  int64_t limit = kDefaultLimit;
+  bool json = false;
+};
+
+Result<int64_t> parse_limit(const std::string& v) {
+  char* end = nullptr;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 1 || n > kMaxLimit) {
+    return make_error(ErrorCode::kInvalid,
+                      "--limit must be a whole number from 1 to " + std::to_string(kMaxLimit) + ", got '" + v + "'");
+  }
+  return static_cast<int64_t>(n);
+}
+
+Status apply_option(const std::string& flag, const std::string& value, RunsArgs& a) {
+  if (flag == "--name") {
+    a.filter["name"] = value;
+  } else if (flag == "--tag") {
+    size_t eq = value.find('=');
+    if (eq == 0 || eq == std::string::npos)
+      return make_error(ErrorCode::kInvalid, "tag '" + value + "' is not KEY=VALUE");
+    a.filter["tags"][value.substr(0, eq)] = value.substr(eq + 1);
+  } else if (flag == "--since" || flag == "--until") {
+    auto t = parse_time_arg(value, wall_now_ns());
+    if (!t) return make_error(ErrorCode::kInvalid, flag + ": " + t.error().message);
+    a.filter[flag == "--since" ? "since_wall_ns" : "until_wall_ns"] = *t;
+  } else if (flag == "--state") {
+    if (value != "open" && value != "stopped" && value != "interrupted") {
+      return make_error(ErrorCode::kInvalid, "--state must be open, stopped or interrupted, got '" + value + "'");
+    }
+    a.filter["state"] = value;
+  } else if (flag == "--limit") {
+    auto n = parse_limit(value);
+    if (!n) return n.take_error();
+    a.limit = *n;
+  } else {
+    return make_error(ErrorCode::kInvalid, "unknown option '" + flag + "' for runs");
+  }
+  return ok_status();
+}
+
+Result<RunsArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
+  RunsArgs a;
+  a.json = ctx.json;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i], value;
+    if (flag == "--json") {
+      a.json = true;
+      continue;
+    }
+    size_t eq = flag.find('=');
+    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (flag.rfind("--", 0) != 0) {
+      return make_error(ErrorCode::kInvalid, "runs takes options only, got '" + flag + "'");
+    } else if (i + 1 >= args.size()) {
+      return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
+    } else {
+      value = args[++i];
+    }
+    auto st = apply_option(flag, value, a);
+    if (!st) return st.take_error();
+  }
+  if (a.filter.contains("since_wall_ns") && a.filter.contains("until_wall_ns") &&
+      a.filter["until_wall_ns"].get<int64_t>() < a.filter["since_wall_ns"].get<int64_t>()) {
+    return make_error(ErrorCode::kInvalid, "--until is before --since");
+  }
+  return a;
+}
+
+// Pages of runs.list until `limit` runs or the end; `more` tells whether runs remain.
+Result<nlohmann::json> fetch(Client& client, const RunsArgs& a, bool& more) {
+  nlohmann::json runs = nlohmann::json::array();
+  nlohmann::json args = a.filter;
+  more = false;
+  while (static_cast<int64_t>(runs.size()) < a.limit) {
+    args["limit"] = a.limit - static_cast<int64_t>(runs.size());
+    auto page = client.call("runs.list", args);
+    if (!page) return page.take_error();
+    for (auto& r : (*page)["runs"]) runs.push_back(std::move(r));
+    more = page->contains("next_before_id");
+    if (!more) break;
+    args["before_id"] = (*page)["next_before_id"];
+  }
+  return runs;
+}
+
+}  // namespace
+
+int cmd_runs(const Context& ctx, const std::vector<std::string>& args) {
+  auto a = parse(ctx, args);
+  if (!a) return usage_error(a.error().message);
+  auto client = Client::connect(ctx.socket_path);
+  if (!client) return report_failure(client.error());
+  bool more = false;
+  auto runs = fetch(*client, *a, more);
+  if (!runs) return report_failure(runs.error());
+  if (a->json) {
+    print_json({{"runs", *runs}, {"more", more}});
+    return kExitOk;
+  }
+  std::cout << render_run_list(*runs);
+  if (more) std::cout << "(the " << runs->size() << " newest matching runs; --limit N shows more)\n";
+  return kExitOk;
+}
+
+}  // namespace energy::cli

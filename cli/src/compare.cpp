@@ -1,0 +1,130 @@
+#include "compare.h"
+
+#include <cmath>
+#include <set>
+
+#include "command.h"
+#include "table.h"
+
+namespace energy::cli {
+namespace {
+
+struct Metric {
+  const char* key;    // in the JSON
+  const char* title;  // in the table
+  const char* unit;
+  int decimals;
+};
+constexpr Metric kDuration{"duration_s", "DURATION s", "s", 3};
+constexpr Metric kEnergy{"energy_j", "ENERGY J", "J", 4};
+constexpr Metric kNet{"net_j", "NET J", "J", 4};
+constexpr Metric kAvg{"avg_power_w", "AVG W", "W", 3};
+constexpr Metric kPeak{"peak_power_w", "PEAK W", "W", 3};
+
+std::optional<double> number(const nlohmann::json& v) {
+  if (!v.is_number()) return std::nullopt;
+  return v.get<double>();
+}
+
+nlohmann::json opt_json(std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+std::optional<double> metric_value(const nlohmann::json& rep, const Metric& m, const std::string& rail) {
+  if (std::string(m.key) == kDuration.key) return number(member(rep, "duration_s"));
+  if (rail.empty()) return number(member(member(rep, "total"), m.key));
+  for (const auto& r : member(rep, "rails")) {
+    if (r.value("label", "") == rail) return number(member(r, m.key));
+  }
+  return std::nullopt;
+}
+
+nlohmann::json metric_row(const std::vector<nlohmann::json>& reports, const Metric& m, const std::string& rail) {
+  nlohmann::json values = nlohmann::json::array(), diffs = nlohmann::json::array();
+  std::optional<double> first = metric_value(reports.front(), m, rail);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    auto v = metric_value(reports[i], m, rail);
+    values.push_back(opt_json(v));
+    diffs.push_back(i == 0 ? nlohmann::json() : opt_json(percent_difference(first, v)));
+  }
+  nlohmann::json row = {{"metric", m.key}, {"unit", m.unit}, {"values", values}, {"diff_pct", diffs}};
+  if (!rail.empty()) row["rail"] = rail;
+  return row;
+}
+
+bool any_has_net(const std::vector<nlohmann::json>& reports) {
+  for (const auto& r : reports) {
+    if (member(member(r, "total"), "net_j").is_number()) return true;
+  }
+  return false;
+}
+
+// Rails in the order they first appear.
+std::vector<std::string> rail_labels(const std::vector<nlohmann::json>& reports) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& rep : reports) {
+    for (const auto& r : member(rep, "rails")) {
+      std::string label = r.value("label", "");
+      if (seen.insert(label).second) out.push_back(label);
+    }
+  }
+  return out;
+}
+
+const Metric& metric_named(const std::string& key) {
+  for (const Metric* m : {&kDuration, &kEnergy, &kNet, &kAvg, &kPeak}) {
+    if (key == m->key) return *m;
+  }
+  return kEnergy;
+}
+
+std::string cell(const nlohmann::json& value, const nlohmann::json& diff, int decimals) {
+  if (!value.is_number()) return "-";
+  std::string text = fixed(value.get<double>(), decimals);
+  if (diff.is_number())
+    text += " (" + std::string(diff.get<double>() >= 0 ? "+" : "") + fixed(diff.get<double>(), 1) + "%)";
+  return text;
+}
+
+}  // namespace
+
+std::optional<double> percent_difference(std::optional<double> first, std::optional<double> value) {
+  if (!first || !value || *first == 0.0) return std::nullopt;
+  return (*value - *first) / std::fabs(*first) * 100.0;
+}
+
+nlohmann::json compare_json(const std::vector<nlohmann::json>& reports) {
+  nlohmann::json runs = nlohmann::json::array(), metrics = nlohmann::json::array();
+  if (reports.empty()) return {{"runs", runs}, {"metrics", metrics}};
+  for (const auto& rep : reports) {
+    const auto& run = member(rep, "run");
+    runs.push_back(
+        {{"id", run.value("id", int64_t{0})}, {"name", run.value("name", "")}, {"state", run.value("state", "")}});
+  }
+  std::vector<Metric> totals = {kDuration, kEnergy};
+  if (any_has_net(reports)) totals.push_back(kNet);
+  totals.push_back(kAvg);
+  totals.push_back(kPeak);
+  for (const auto& m : totals) metrics.push_back(metric_row(reports, m, ""));
+  for (const auto& rail : rail_labels(reports)) metrics.push_back(metric_row(reports, kEnergy, rail));
+  return {{"runs", runs}, {"metrics", metrics}};
+}
+
+std::string render_compare(const nlohmann::json& c) {
+  std::vector<Table::Column> cols = {{"METRIC"}};
+  for (const auto& r : member(c, "runs")) {
+    cols.push_back({std::to_string(r.value("id", int64_t{0})) + " " + r.value("name", ""), Align::kRight});
+  }
+  Table t(cols);
+  for (const auto& m : member(c, "metrics")) {
+    const Metric& metric = metric_named(m.value("metric", ""));
+    std::vector<std::string> row = {m.contains("rail") ? m.value("rail", "") + " J" : metric.title};
+    const auto& values = member(m, "values");
+    const auto& diffs = member(m, "diff_pct");
+    for (size_t i = 0; i < values.size(); ++i)
+      row.push_back(cell(values[i], i < diffs.size() ? diffs[i] : nullptr, metric.decimals));
+    t.add_row(row);
+  }
+  return t.render() + "(%: difference to the first run)\n";
+}
+
+}  // namespace energy::cli

@@ -1,0 +1,18 @@
+// The CSV form of export rows (the `export` verb's rows), shared by
+// `energyctl export` and `energyctl export RUN`.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace energy::cli {
+
+// "boot_id,t_ns,wall_time,rail,voltage_mv,current_ma,power_uw,errno\n"
+std::string csv_header();
+// One line; a failed read has empty readings and its errno.
+std::string csv_row(const nlohmann::json& row);
+
+}  // namespace energy::cli

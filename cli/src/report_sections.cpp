@@ -1,0 +1,71 @@
+#include "report_sections.h"
+
+#include "command.h"
+#include "table.h"
+
+namespace energy::cli {
+namespace {
+
+std::string number(const nlohmann::json& v, int decimals) {
+  return v.is_number() ? fixed(v.get<double>(), decimals) : "-";
+}
+
+std::string idle_w(const nlohmann::json& baseline, const std::string& label) {
+  for (const auto& r : member(baseline, "rails")) {
+    if (r.value("label", "") == label) return number(member(r, "avg_power_w"), 3);
+  }
+  return "-";
+}
+
+std::string age_text(double seconds) {
+  if (seconds < 0) return "after this run started";
+  return duration_text(seconds) + " before this run";
+}
+
+std::string baseline_table(const nlohmann::json& rep) {
+  const auto& bl = member(rep, "baseline");
+  Table t({{"RAIL"},
+           {"IDLE W", Align::kRight},
+           {"ENERGY J", Align::kRight},
+           {"IDLE J", Align::kRight},
+           {"NET J", Align::kRight}});
+  for (const auto& r : member(rep, "rails")) {
+    std::string label = r.value("label", "");
+    t.add_row({label + (r.value("in_total", false) ? " *" : ""), idle_w(bl, label), number(member(r, "energy_j"), 4),
+               number(member(r, "idle_j"), 4), number(member(r, "net_j"), 4)});
+  }
+  const auto& total = member(rep, "total");
+  t.add_row({"TOTAL", number(member(member(bl, "total"), "avg_power_w"), 3), number(member(total, "energy_j"), 4),
+             number(member(total, "idle_j"), 4), number(member(total, "net_j"), 4)});
+  return t.render();
+}
+
+}  // namespace
+
+bool is_baseline_report(const nlohmann::json& rep) {
+  const auto& kind = member(member(member(rep, "run"), "tags"), "energyd.kind");
+  return kind.is_string() && kind.get<std::string>() == "baseline";
+}
+
+std::string baseline_text(const nlohmann::json& rep) {
+  if (is_baseline_report(rep)) {
+    return "\nthis run is an idle baseline: later runs report idle and net energy against it\n";
+  }
+  const auto& bl = member(rep, "baseline");
+  if (!bl.is_object()) {
+    return "\nno idle baseline: net energy unknown ('energyctl baseline' measures the idle power)\n";
+  }
+  return "\nidle baseline: run " + std::to_string(bl.value("run", 0)) + " (" + bl.value("name", "") + "), " +
+         duration_text(bl.value("duration_s", 0.0)) + ", measured " + age_text(bl.value("age_s", 0.0)) +
+         "; idle J = idle W x duration, net J = energy - idle\n" + baseline_table(rep);
+}
+
+std::string notes_text(const nlohmann::json& rep) {
+  std::string out;
+  for (const auto& n : member(rep, "notes")) {
+    if (n.is_string()) out += "note: " + n.get<std::string>() + "\n";
+  }
+  return out;
+}
+
+}  // namespace energy::cli

@@ -1,0 +1,22 @@
+// Text of the parts of a run report (mark.stop, runs.show) beyond energy per
+// rail: the idle baseline with idle and net energy per rail and in total,
+// and the report's notes (open or interrupted run, gaps, doubtful baseline).
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace energy::cli {
+
+// "idle baseline: ..." and its table; for a run without a baseline, one line
+// saying so; for a baseline run, one line saying what it is for.
+std::string baseline_text(const nlohmann::json& report);
+// One "note: ..." line per entry of the report's notes.
+std::string notes_text(const nlohmann::json& report);
+// True when the run's tags say it is a baseline (energyd.kind=baseline).
+bool is_baseline_report(const nlohmann::json& report);
+
+}  // namespace energy::cli

@@ -1,0 +1,82 @@
+// Text views of runs: the runs table, a report's baseline and notes, and
+// the live view.
+#include <gtest/gtest.h>
+
+#include "live_view.h"
+#include "report_sections.h"
+#include "run_list.h"
+
+namespace energy::cli {
+namespace {
+
+TEST(RunList, UnknownFiguresAreDashesNeverZero) {
+  nlohmann::json runs = {{{"id", 12},
+                          {"name", "resnet"},
+                          {"state", "stopped"},
+                          {"start_wall_ns", 0},
+                          {"tags", nlohmann::json::object()},
+                          {"summary", {{"duration_s", 1.5}, {"energy_j", 7.5}, {"avg_power_w", 5.0}}}},
+                         {{"id", 9},
+                          {"name", "idle"},
+                          {"state", "interrupted"},
+                          {"start_wall_ns", 0},
+                          {"tags", {{"energyd.kind", "baseline"}}},
+                          {"summary", {{"duration_s", 2.0}, {"energy_j", nullptr}, {"avg_power_w", nullptr}}}}};
+  std::string text = render_run_list(runs);
+  EXPECT_NE(text.find("7.5000"), std::string::npos) << text;
+  EXPECT_NE(text.find("idle [baseline]"), std::string::npos) << text;
+  EXPECT_NE(text.find("interrupted"), std::string::npos) << text;
+  EXPECT_EQ(text.find(" 0.0000"), std::string::npos) << text;
+  EXPECT_EQ(render_run_list(nlohmann::json::array()), "no runs match\n");
+}
+
+TEST(ReportSections, BaselineTableAndNotes) {
+  nlohmann::json rep = {
+      {"run", {{"id", 5}, {"tags", nlohmann::json::object()}}},
+      {"rails", {{{"label", "VDD_IN"}, {"in_total", true}, {"energy_j", 8.0}, {"idle_j", 5.0}, {"net_j", 3.0}}}},
+      {"total", {{"energy_j", 8.0}, {"idle_j", 5.0}, {"net_j", 3.0}}},
+      {"baseline",
+       {{"run", 3},
+        {"name", "baseline"},
+        {"duration_s", 10.0},
+        {"age_s", 60.0},
+        {"rails", {{{"label", "VDD_IN"}, {"avg_power_w", 5.0}}}},
+        {"total", {{"avg_power_w", 5.0}}}}},
+      {"notes", {"something to know"}}};
+  std::string text = baseline_text(rep);
+  for (const char* word :
+       {"idle baseline: run 3 (baseline)", "60.000 s before this run", "IDLE W", "NET J", "3.0000"}) {
+    EXPECT_NE(text.find(word), std::string::npos) << word << " missing from:\n" << text;
+  }
+  EXPECT_EQ(notes_text(rep), "note: something to know\n");
+  rep.erase("baseline");
+  EXPECT_NE(baseline_text(rep).find("no idle baseline"), std::string::npos);
+  rep["run"]["tags"]["energyd.kind"] = "baseline";
+  EXPECT_TRUE(is_baseline_report(rep));
+  EXPECT_NE(baseline_text(rep).find("this run is an idle baseline"), std::string::npos);
+}
+
+TEST(LiveView, SnapshotTakesRailsTotalClocksAndTemperatures) {
+  nlohmann::json status = {{"rails",
+                            {{{"label", "VDD_IN"}, {"voltage_v", 5.0}, {"current_a", 1.0}, {"power_w", 5.0}},
+                             {{"label", "VDD_SOC"}, {"errno", 5}, {"error", "Input/output error"}}}},
+                           {"total", {{"rails", {"VDD_IN"}}, {"power_w", 5.0}}}};
+  nlohmann::json clocks = {
+      {"domains", {{{"name", "gpu"}, {"kind", "gpu"}, {"cur_hz", 612000000}, {"load_permille", 123}}}},
+      {"thermal",
+       {{{"type", "cpu-thermal"}, {"temp_c", 45.25}}, {{"type", "tj"}, {"gated", true}, {"temp_c", nullptr}}}}};
+  auto snap = live_snapshot(status, clocks, 1'700'000'000'000'000'000);
+  EXPECT_DOUBLE_EQ(snap["total_power_w"].get<double>(), 5.0);
+  EXPECT_TRUE(snap["rails"][0]["in_total"].get<bool>());
+  EXPECT_EQ(snap["rails"][1]["error"], "Input/output error");
+  EXPECT_FALSE(snap["rails"][1].contains("power_w"));
+  EXPECT_EQ(snap["clocks"][0]["load_permille"], 123);
+  EXPECT_TRUE(snap["thermal"][1]["temp_c"].is_null());
+  std::string text = render_live(snap);
+  for (const char* word : {"total 5.000 W", "VDD_IN *", "read failed: Input/output error", "612.0", "12.3%", "45.2"}) {
+    EXPECT_NE(text.find(word), std::string::npos) << word << " missing from:\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace energy::cli
