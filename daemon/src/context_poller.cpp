@@ -18,9 +18,13 @@ using SteadyClock = std::chrono::steady_clock;
 
 struct ContextPoller::Shared {
   std::atomic<bool> stopping{false};  // also read without the mutex, right after a read returns
-  mutable std::mutex mu;              // guards the members below
+  // on_sweep() wakes the poller once the steady clock (ns) reaches this: the
+  // next poll is due (within sweep_early). INT64_MAX: not waiting for a sweep.
+  std::atomic<int64_t> nudge_from_ns{INT64_MAX};
+  mutable std::mutex mu;  // guards the members below
   std::condition_variable cv;
   bool requested = false;
+  bool nudged = false;  // a sweep came when a poll was due
   bool finished = false;
   std::condition_variable finished_cv;
   ContextSink* sink = nullptr;  // null once stop() has returned
@@ -31,13 +35,24 @@ struct ContextPoller::Shared {
 
 namespace {
 
+int64_t steady_ns(SteadyClock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 // A read that takes longer than this (or a whole period) did not observe
 // the source all along; sysfs reads normally take microseconds.
 constexpr int64_t kMinStallNs = 20 * kNsPerMs;
 
-ContextTracker::Limits limits_for(std::chrono::milliseconds period) {
+// A schedule whose polls wait for the sampler's sweeps.
+bool rides_sweeps(const ContextPollerOptions& o, std::chrono::milliseconds period) {
+  return o.sweep_period.count() > 0 && o.sweep_period <= period;
+}
+
+// Gap: 2.5 periods as for rail readings, plus the wait for a sweep.
+ContextTracker::Limits limits_for(const ContextPollerOptions& o, std::chrono::milliseconds period) {
   int64_t p = period.count() * kNsPerMs;
-  return {p, std::max(p, kMinStallNs), p * 5 / 2};  // gap: 2.5 periods, as for rail readings
+  int64_t wait = rides_sweeps(o, period) ? o.sweep_wait.count() * kNsPerMs : 0;
+  return {p, std::max(p, kMinStallNs), p * 5 / 2 + wait};
 }
 
 // What one poll produced, handed to the sink and the stats under the lock.
@@ -55,15 +70,18 @@ class PollWork {
       : probe_(root, inv),
         options_(o),
         clock_(clock),
-        clocks_(limits_for(o.clock_period)),
-        thermal_(limits_for(o.thermal_period)),
-        clock_stall_ns_(limits_for(o.clock_period).stall_ns),
-        thermal_stall_ns_(limits_for(o.thermal_period).stall_ns) {}
+        clocks_(limits_for(o, o.clock_period)),
+        thermal_(limits_for(o, o.thermal_period)),
+        clock_stall_ns_(limits_for(o, o.clock_period).stall_ns),
+        thermal_stall_ns_(limits_for(o, o.thermal_period).stall_ns) {}
 
   bool clocks_on() const { return options_.clock_period.count() > 0; }
   bool thermal_on() const { return options_.thermal_period.count() > 0; }
   std::chrono::milliseconds clock_period() const { return options_.clock_period; }
   std::chrono::milliseconds thermal_period() const { return options_.thermal_period; }
+  std::chrono::milliseconds sweep_early() const { return options_.sweep_early; }
+  std::chrono::milliseconds sweep_wait() const { return options_.sweep_wait; }
+  bool rides(std::chrono::milliseconds period) const { return rides_sweeps(options_, period); }
 
   // Sources of a schedule that is off: unknown from the start.
   void announce_off(PollOutcome& out);
@@ -159,19 +177,23 @@ void advance(SteadyClock::time_point& next, std::chrono::milliseconds period, St
   if (next <= now) next = now + period;  // held up: skip the missed polls rather than catch up
 }
 
-// When the next poll is due; none when both schedules are off.
-std::optional<SteadyClock::time_point> next_wake(const PollWork& w, SteadyClock::time_point clock_at,
-                                                 SteadyClock::time_point thermal_at) {
-  if (w.clocks_on() && w.thermal_on()) return std::min(clock_at, thermal_at);
-  if (w.clocks_on()) return clock_at;
-  if (w.thermal_on()) return thermal_at;
+struct Wake {
+  SteadyClock::time_point due;
+  bool rides = false;  // waits for a sweep (until sweep_wait after due)
+};
+
+// When the next poll is due, and whether it waits for a sweep; none when both schedules are off.
+std::optional<Wake> next_wake(const PollWork& w, SteadyClock::time_point clock_at, SteadyClock::time_point thermal_at) {
+  bool clock_first = w.clocks_on() && (!w.thermal_on() || clock_at <= thermal_at);
+  if (clock_first) return Wake{clock_at, w.rides(w.clock_period())};
+  if (w.thermal_on()) return Wake{thermal_at, w.rides(w.thermal_period())};
   return std::nullopt;
 }
 
 // One turn: the polls that are due (or asked for). False when stopping.
-bool poll_due(ContextPoller::Shared& s, PollWork& w, bool asked, SteadyClock::time_point& clock_at,
+bool poll_due(ContextPoller::Shared& s, PollWork& w, bool asked, bool nudged, SteadyClock::time_point& clock_at,
               SteadyClock::time_point& thermal_at) {
-  auto now = SteadyClock::now();
+  auto now = SteadyClock::now() + (nudged ? w.sweep_early() : SteadyClock::duration::zero());
   PollOutcome out;
   int64_t took = 0;
   if (w.clocks_on() && (asked || now >= clock_at)) {
@@ -198,17 +220,23 @@ void poll_loop(ContextPoller::Shared& s, PollWork& w) {
   auto thermal_at = clock_at;
   std::unique_lock<std::mutex> lock(s.mu);
   while (!s.stopping) {
-    auto woken = [&] { return s.stopping || s.requested; };
+    auto woken = [&] { return s.stopping || s.requested || s.nudged; };
     auto wake = next_wake(w, clock_at, thermal_at);
-    if (wake)
-      s.cv.wait_until(lock, *wake, woken);
-    else
+    if (wake && wake->rides) {
+      s.nudge_from_ns = steady_ns(wake->due - w.sweep_early());
+      s.cv.wait_until(lock, wake->due + w.sweep_wait(), woken);
+    } else if (wake) {
+      s.cv.wait_until(lock, wake->due, woken);
+    } else {
       s.cv.wait(lock, woken);  // nothing to poll: only a stop ends the wait
+    }
     if (s.stopping) break;
     bool asked = s.requested;
-    s.requested = false;
+    bool nudged = s.nudged;
+    s.requested = s.nudged = false;
+    s.nudge_from_ns = INT64_MAX;
     lock.unlock();
-    bool going_on = poll_due(s, w, asked, clock_at, thermal_at);
+    bool going_on = poll_due(s, w, asked, nudged, clock_at, thermal_at);
     lock.lock();
     if (!going_on) return;
   }
@@ -249,6 +277,17 @@ ContextPoller::ContextPoller(const SysRoot& root, const ClockInventory& inventor
 ContextPoller::~ContextPoller() { stop(std::chrono::milliseconds(1000)); }
 
 void ContextPoller::start() { poll_now(); }
+
+void ContextPoller::on_sweep() {
+  if (steady_ns(SteadyClock::now()) < shared_->nudge_from_ns.load(std::memory_order_relaxed)) return;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->nudged || shared_->nudge_from_ns == INT64_MAX) return;
+    shared_->nudged = true;
+    shared_->nudge_from_ns = INT64_MAX;
+  }
+  shared_->cv.notify_one();
+}
 
 void ContextPoller::poll_now() {
   {

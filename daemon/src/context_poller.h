@@ -16,6 +16,7 @@
 // owner. The sink is called on the poller's thread, never after stop().
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,7 @@
 #include "energy/clocks.h"
 #include "energy/context.h"
 #include "energy/sysroot.h"
+#include "sampler.h"
 
 namespace energy::daemon {
 
@@ -38,6 +40,15 @@ class ContextSink {
 struct ContextPollerOptions {
   std::chrono::milliseconds clock_period{100};     // 0: clocks not polled
   std::chrono::milliseconds thermal_period{1000};  // 0: temperatures not polled
+  // The sampler's period: a schedule at least this long waits for the
+  // sampler's sweeps (on_sweep) to start its polls; 0: never waits.
+  std::chrono::milliseconds sweep_period{0};
+  // A sweep this much before a poll is due counts as due, so the poll rides
+  // on the sampler's wake-up rather than waking the CPU again.
+  std::chrono::milliseconds sweep_early{5};
+  // Without a sweep (no rails, a stalled sampler, a long sampling period) a
+  // poll starts on the poller's own timer this long after it was due.
+  std::chrono::milliseconds sweep_wait{20};
 };
 
 struct ContextPollerStats {
@@ -69,6 +80,11 @@ class ContextPoller {
   void stop(std::chrono::milliseconds grace);
   // Polls clocks and temperatures as soon as the thread is free; returns at once.
   void poll_now();
+  // From the sampler's thread after each sweep: a poll that is due (or due
+  // within sweep_early) starts now, while the CPU is awake anyway, rather
+  // than on the poller's own timer (which still fires sweep_wait after a
+  // poll is due when no sweep comes). Cheap when nothing is due: one atomic load.
+  void on_sweep();
   ContextPollerStats stats() const;
 
   struct Shared;  // state shared with the polling thread
@@ -76,6 +92,23 @@ class ContextPoller {
  private:
   std::shared_ptr<Shared> shared_;  // outlives a thread left behind
   std::thread thread_;
+};
+
+// Hands the sampler's sweeps to the next sink (the storage writer) and then
+// tells the context poller a sweep happened (ContextPoller::on_sweep).
+// Thread-safety: set_poller from any thread; push_sample on the sampler's.
+class SweepRelay final : public SampleSink {
+ public:
+  explicit SweepRelay(SampleSink& next) : next_(next) {}
+  void set_poller(ContextPoller* poller) { poller_.store(poller); }
+  void push_sample(const Sample& sample) override {
+    next_.push_sample(sample);
+    if (ContextPoller* p = poller_.load()) p->on_sweep();
+  }
+
+ private:
+  SampleSink& next_;
+  std::atomic<ContextPoller*> poller_{nullptr};
 };
 
 }  // namespace energy::daemon

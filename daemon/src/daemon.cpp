@@ -133,6 +133,7 @@ class DaemonImpl {
   Poster poster_;
   std::unique_ptr<Store> reader_;
   std::unique_ptr<StorageWriter> writer_;
+  std::unique_ptr<SweepRelay> sweep_relay_;  // sweeps to the writer, then a nudge to the context poller
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
@@ -180,7 +181,8 @@ Status DaemonImpl::setup() {
   if (!st) return st;
   auto period = std::chrono::milliseconds(config_.sample_period_ms);
   auto stall_limit = std::max(period / 2, std::chrono::milliseconds(kMinStallLimitMs));
-  sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *writer_);
+  sweep_relay_ = std::make_unique<SweepRelay>(*writer_);
+  sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *sweep_relay_);
   st = start_loop();  // the loop, Poster and RunManager exist before the threads that post to them
   if (!st) return st;
   auto open_runs = writer_->open_now();  // runs left open are known before the first request
@@ -460,10 +462,13 @@ Status DaemonImpl::start_pins() {
 // Board context for run reports: polled on its own thread, pushed to the
 // writer; a mark asks for a fresh poll (not waiting for it).
 void DaemonImpl::start_context() {
-  ContextPollerOptions o{std::chrono::milliseconds(config_.clock_poll_ms),
-                         std::chrono::milliseconds(config_.thermal_poll_ms)};
+  ContextPollerOptions o;
+  o.clock_period = std::chrono::milliseconds(config_.clock_poll_ms);
+  o.thermal_period = std::chrono::milliseconds(config_.thermal_poll_ms);
+  o.sweep_period = std::chrono::milliseconds(config_.sample_period_ms);
   context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
   runs_->set_mark_hook([this] { context_->poll_now(); });
+  sweep_relay_->set_poller(context_.get());  // polls ride on the sampler's wake-ups
   context_->start();
 }
 
@@ -529,6 +534,7 @@ void DaemonImpl::shutdown() {
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
   if (queries_) queries_->stop(std::chrono::milliseconds(1000));
+  if (sweep_relay_) sweep_relay_->set_poller(nullptr);
   if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
   if (sampler_) sampler_->stop();
   if (sampler_ && !sampler_->stopped_cleanly()) {

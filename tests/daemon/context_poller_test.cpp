@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "energy/context_probe.h"
 #include "energysim/board_state.h"
@@ -80,9 +81,22 @@ class ContextPollerTest : public ::testing::Test {
     ASSERT_FALSE(gpu_dir_.empty());
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::unique_ptr<ContextPoller> poller(milliseconds clock_period, milliseconds thermal_period) {
-    return std::make_unique<ContextPoller>(*root_, inv_, ContextPollerOptions{clock_period, thermal_period}, clock_,
-                                           sink_);
+  // sweep_period 0: polls never wait for sweeps.
+  std::unique_ptr<ContextPoller> poller(milliseconds clock_period, milliseconds thermal_period,
+                                        milliseconds sweep_period = milliseconds(0),
+                                        milliseconds sweep_wait = milliseconds(20)) {
+    ContextPollerOptions o;
+    o.clock_period = clock_period;
+    o.thermal_period = thermal_period;
+    o.sweep_period = sweep_period;
+    o.sweep_wait = sweep_wait;
+    return std::make_unique<ContextPoller>(*root_, inv_, o, clock_, sink_);
+  }
+  template <typename Pred>
+  static bool eventually(Pred pred) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!pred() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(milliseconds(1));
+    return pred();
   }
   size_t sources() const {
     ContextProbe probe(*root_, inv_);
@@ -151,6 +165,35 @@ TEST_F(ContextPollerTest, WithBothSchedulesOffEverySourceIsUnknownAndStopStillEn
   EXPECT_EQ(p->stats().clock_polls, 0);
   EXPECT_EQ(p->stats().thermal_polls, 0);
   EXPECT_EQ(sink_.rows().size(), sources());  // already unknown: stopping adds nothing
+}
+
+TEST_F(ContextPollerTest, ADuePollWaitsForASweepAndRidesOnIt) {
+  // Sweeps every 100 ms; the poller's own timer would fire 10 s after a poll is due.
+  auto p = poller(milliseconds(100), milliseconds(10'000), milliseconds(100), milliseconds(10'000));
+  p->start();
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls == 1; }));
+  p->on_sweep();                                   // nothing due yet
+  std::this_thread::sleep_for(milliseconds(250));  // the next poll is due after 100 ms
+  EXPECT_EQ(p->stats().clock_polls, 1) << "polled on its own timer, not waiting for a sweep";
+  p->on_sweep();
+  EXPECT_TRUE(eventually([&] { return p->stats().clock_polls == 2; }));
+  p->on_sweep();  // not due again for ~100 ms
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(p->stats().clock_polls, 2);
+  EXPECT_EQ(p->stats().thermal_polls, 1);
+}
+
+TEST_F(ContextPollerTest, WhenNoSweepComesAPollStartsOnItsOwnTimer) {
+  auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(10), milliseconds(5));
+  p->start();
+  EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= 5; }));
+}
+
+TEST_F(ContextPollerTest, PollsMoreFrequentThanSweepsDoNotWaitForThem) {
+  // Sampling every second, clocks every 20 ms: waiting for sweeps would stretch the polls.
+  auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(1000), milliseconds(10'000));
+  p->start();
+  EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= 5; }));
 }
 
 }  // namespace
