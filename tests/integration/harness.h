@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "energy/unique_fd.h"
+
 namespace energy::testing {
 
 class TempDir {
@@ -52,6 +56,20 @@ class ChildProcess {
   pid_t pid_ = -1;
   int status_ = 0;
   bool reaped_ = false;
+};
+
+// A connection to the simulator's control socket (energyd-sim run
+// --control; sim/README.md "Control protocol"), for loads and ground truth
+// without a process per command.
+class SimControl {
+ public:
+  explicit SimControl(const std::string& path);
+  // The simulator's reply ({"ok": true, ...}), or {"ok": false, "error": ...}
+  // when the connection failed.
+  nlohmann::json call(const std::string& cmd, nlohmann::json args = nlohmann::json::object());
+
+ private:
+  UniqueFd fd_;
 };
 
 // Polls until a Unix socket at `path` accepts connections.
