@@ -1,6 +1,7 @@
 #include "energy/integrate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace energy {
@@ -53,6 +54,66 @@ void account_gap(EnergyStats& s, int64_t from, int64_t to, EnergyWindow w, int64
   if (to - from > threshold) s.gap_ns += len;
 }
 
+// ---- error bound (integrate.h) ----------------------------------------------
+
+std::vector<const PowerPoint*> valid_points(const std::vector<PowerPoint>& points) {
+  std::vector<const PowerPoint*> v;
+  for (const auto& p : points) {
+    if (p.valid) v.push_back(&p);
+  }
+  return v;
+}
+
+// Spread of the readings around the stretch v[i] .. v[i + 1]: those two, the
+// one before and the one after unless it lies beyond the window's end.
+double spread_around(const std::vector<const PowerPoint*>& v, size_t i, int64_t end_ns) {
+  int64_t lo = std::min(v[i]->power_uw, v[i + 1]->power_uw);
+  int64_t hi = std::max(v[i]->power_uw, v[i + 1]->power_uw);
+  auto widen = [&lo, &hi](const PowerPoint* p) {
+    lo = std::min(lo, p->power_uw);
+    hi = std::max(hi, p->power_uw);
+  };
+  if (i > 0) widen(v[i - 1]);
+  if (i + 2 < v.size() && v[i + 2]->t_ns <= end_ns) widen(v[i + 2]);
+  return static_cast<double>(hi - lo);
+}
+
+double fluctuation_bound(const std::vector<const PowerPoint*>& v, EnergyWindow w) {
+  double sum_sq = 0;
+  for (size_t i = 0; i + 1 < v.size(); ++i) {
+    int64_t h = overlap(v[i]->t_ns, v[i + 1]->t_ns, w);
+    if (h <= 0) continue;
+    double worst_uj = static_cast<double>(h) / 1e9 * spread_around(v, i, w.end_ns) / 2.0;
+    sum_sq += worst_uj * worst_uj;
+  }
+  return kFluctuationSigmas * std::sqrt(sum_sq);
+}
+
+// The smallest difference between two distinct readings of the stretches
+// that overlap the window: the sensor's resolution at that level, as far as
+// the readings show it (0 when they are all equal).
+double reading_step_uw(const std::vector<const PowerPoint*>& v, EnergyWindow w) {
+  std::vector<int64_t> values;
+  for (size_t i = 0; i + 1 < v.size(); ++i) {
+    if (overlap(v[i]->t_ns, v[i + 1]->t_ns, w) <= 0) continue;
+    values.push_back(v[i]->power_uw);
+    values.push_back(v[i + 1]->power_uw);
+  }
+  std::sort(values.begin(), values.end());
+  int64_t step = 0;
+  for (size_t i = 1; i < values.size(); ++i) {
+    int64_t d = values[i] - values[i - 1];
+    if (d > 0 && (step == 0 || d < step)) step = d;
+  }
+  return static_cast<double>(step);
+}
+
+void add_error_bound(EnergyStats& s, const std::vector<PowerPoint>& points, EnergyWindow w) {
+  auto v = valid_points(points);
+  s.fluctuation_bound_uj = fluctuation_bound(v, w);
+  s.resolution_bound_uj = reading_step_uw(v, w) / 2.0 * s.integrated_ns / 1e9;
+}
+
 }  // namespace
 
 EnergyStats integrate_power(const std::vector<PowerPoint>& points, EnergyWindow w, int64_t gap_threshold_ns) {
@@ -72,6 +133,7 @@ EnergyStats integrate_power(const std::vector<PowerPoint>& points, EnergyWindow 
   }
   int64_t tail_from = prev != nullptr ? prev->t_ns : w.begin_ns;
   account_gap(s, tail_from, w.end_ns, w, -1);  // window ends after the last reading
+  add_error_bound(s, points, w);
   return s;
 }
 

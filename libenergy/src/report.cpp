@@ -1,6 +1,7 @@
 #include "energy/report.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace energy {
 namespace {
@@ -43,9 +44,17 @@ EnergyStats join(const EnergyStats& a, const EnergyStats& b, int64_t window_ns) 
   s.samples = a.samples + b.samples;
   s.failed_samples = a.failed_samples + b.failed_samples;
   s.has_data = a.has_data || b.has_data;
+  s.fluctuation_bound_uj = std::hypot(a.fluctuation_bound_uj, b.fluctuation_bound_uj);  // independent stretches
+  s.resolution_bound_uj = a.resolution_bound_uj + b.resolution_bound_uj;
   s.peak_power_uw = !b.has_data ? a.peak_power_uw : !a.has_data ? b.peak_power_uw : std::max(a.peak_power_uw, b.peak_power_uw);
   s.min_power_uw = !b.has_data ? a.min_power_uw : !a.has_data ? b.min_power_uw : std::min(a.min_power_uw, b.min_power_uw);
   return s;
+}
+
+RailEnergyReport raw_rail(const std::string& label, const EnergyStats& stats) {
+  RailEnergyReport r{label, false, stats};
+  r.error_bound_uj = stats.raw_error_bound_uj();
+  return r;
 }
 
 // A rail whose raw readings no longer reach the window's start: buckets up
@@ -56,24 +65,25 @@ Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, con
   auto h = store.rail_history(run.boot, s.rail.id, w);
   if (!h) return h.take_error();
   if (h->buckets.empty()) {  // nothing downsampled: the window starts before the rail's first reading
-    return RailEnergyReport{s.rail.label, false, integrate_power(s.points, w, gap_threshold_ns)};
+    return raw_rail(s.rail.label, integrate_power(s.points, w, gap_threshold_ns));
   }
   int64_t split = std::min(w.end_ns, h->raw_from_ns);
   EnergyStats tiers = summarize_buckets(h->buckets, {w.begin_ns, split}, gap_threshold_ns);
   EnergyStats raw = split < w.end_ns ? integrate_power(s.points, {split, w.end_ns}, gap_threshold_ns) : EnergyStats{};
-  RailEnergyReport r{s.rail.label, false, join(tiers, raw, w.end_ns - w.begin_ns), h->coarsest, 0};
+  RailEnergyReport r{s.rail.label, false, join(tiers, raw, w.end_ns - w.begin_ns), h->coarsest};
   auto e = store.energy(run.boot, s.rail.id, w);
   if (!e) return e.take_error();
   if (e->has_value()) {
     r.stats.energy_uj = (*e)->energy_uj;
-    r.error_bound_uj = (*e)->error_bound_uj;
+    r.tier_bound_uj = (*e)->error_bound_uj;
   }
+  r.error_bound_uj = r.tier_bound_uj + r.stats.raw_error_bound_uj();
   return r;
 }
 
 Result<RailEnergyReport> rail_report(Store& store, const RunRecord& run, const RailSeries& s, EnergyWindow w,
                                      int64_t gap_threshold_ns) {
-  if (raw_covers(s.points, w)) return RailEnergyReport{s.rail.label, false, integrate_power(s.points, w, gap_threshold_ns)};
+  if (raw_covers(s.points, w)) return raw_rail(s.rail.label, integrate_power(s.points, w, gap_threshold_ns));
   return rail_from_tiers(store, run, s, w, gap_threshold_ns);
 }
 
@@ -105,6 +115,8 @@ EnergyStats summed(const std::vector<const RailEnergyReport*>& rails) {
     s.integrated_ns = std::min(s.integrated_ns, o.integrated_ns);
     s.gap_ns = std::max(s.gap_ns, o.gap_ns);
     s.largest_gap_ns = std::max(s.largest_gap_ns, o.largest_gap_ns);
+    s.fluctuation_bound_uj += o.fluctuation_bound_uj;  // rails follow one load: no cancelling
+    s.resolution_bound_uj += o.resolution_bound_uj;
   }
   return s;
 }
@@ -121,16 +133,20 @@ void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t ga
     rep.total_rails.push_back(rep.rails[i].label);
     in_total.push_back(&rep.rails[i]);
     rep.total_resolution = std::max(rep.total_resolution, rep.rails[i].resolution);
-    rep.total_error_bound_uj += rep.rails[i].error_bound_uj;
+    rep.total_error_bound_uj += rep.rails[i].tier_bound_uj;
     for (const auto& s : series) {
       if (s.rail.label == rep.rails[i].label) parts.push_back(s.points);
     }
   }
   if (rep.total_resolution != Tier::kRaw && !in_total.empty()) {
     rep.total = summed(in_total);
-    return;
+  } else {
+    rep.total = integrate_power(sum_series(parts), rep.window, gap_threshold_ns);
+    // Each rail's readings carry their own rounding; the sum's smallest step says nothing about it.
+    rep.total.resolution_bound_uj = 0;
+    for (const auto* r : in_total) rep.total.resolution_bound_uj += r->stats.resolution_bound_uj;
   }
-  rep.total = integrate_power(sum_series(parts), rep.window, gap_threshold_ns);
+  rep.total_error_bound_uj += rep.total.raw_error_bound_uj();
 }
 
 }  // namespace

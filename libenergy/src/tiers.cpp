@@ -324,6 +324,46 @@ void add_bucket(EnergyStats& s, const Bucket& b, double f, int64_t threshold_ns)
   s.has_data = true;
 }
 
+// Stored extremes are rounded outward to whole mW: a range this narrow may
+// be a constant reading, not a step of the sensor.
+constexpr int64_t kStoredRoundingUw = 2000;
+
+// The extremes of a bucket and of its contiguous neighbours: every reading
+// around a stretch of the bucket lies between them.
+int64_t spread_around(const std::vector<Bucket>& buckets, size_t i) {
+  int64_t lo = buckets[i].min_power_uw, hi = buckets[i].max_power_uw;
+  auto widen = [&lo, &hi](const Bucket& n) {
+    if (n.integrated_ns == 0) return;
+    lo = std::min(lo, n.min_power_uw);
+    hi = std::max(hi, n.max_power_uw);
+  };
+  if (i > 0 && buckets[i - 1].end_ns() == buckets[i].start_ns) widen(buckets[i - 1]);
+  if (i + 1 < buckets.size() && buckets[i + 1].start_ns == buckets[i].end_ns()) widen(buckets[i + 1]);
+  return hi - lo;
+}
+
+// The readings' own error bound (integrate.h) from what buckets keep: a
+// bucket's stretches are at most max_step long and add up to its integrated
+// time, so their sum of (h s / 2)^2 is at most (spread / 2)^2 x max_step x
+// integrated time. The resolution step is the narrowest bucket range (a
+// bucket whose readings differ spans at least one step).
+void add_error_bound(EnergyStats& s, const std::vector<Bucket>& buckets, EnergyWindow w) {
+  double sum_sq = 0;
+  int64_t step = 0;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    const Bucket& b = buckets[i];
+    double f = share(b, w);
+    if (f <= 0 || b.integrated_ns == 0) continue;
+    double half_spread_uw = static_cast<double>(spread_around(buckets, i)) / 2.0;
+    double seconds_sq = static_cast<double>(b.max_step_ns) / 1e9 * static_cast<double>(b.integrated_ns) * f / 1e9;
+    sum_sq += half_spread_uw * half_spread_uw * seconds_sq;
+    int64_t range = b.max_power_uw - b.min_power_uw;
+    if (range > kStoredRoundingUw && (step == 0 || range < step)) step = range;
+  }
+  s.fluctuation_bound_uj = kFluctuationSigmas * std::sqrt(sum_sq);
+  s.resolution_bound_uj = static_cast<double>(step) / 2.0 * s.integrated_ns / 1e9;
+}
+
 }  // namespace
 
 EnergyStats summarize_buckets(const std::vector<Bucket>& buckets, EnergyWindow w, int64_t gap_threshold_ns) {
@@ -343,6 +383,7 @@ EnergyStats summarize_buckets(const std::vector<Bucket>& buckets, EnergyWindow w
     cursor = std::min(b.end_ns(), w.end_ns);
   }
   missing(w.end_ns);
+  add_error_bound(s, buckets, w);
   return s;
 }
 

@@ -1,6 +1,8 @@
 #include "board_fixture.h"
 
 #include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -19,18 +21,47 @@ const nlohmann::json* report_rail(const nlohmann::json& report, const std::strin
   return nullptr;
 }
 
-SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + "/energyd.sock") {
-  std::vector<std::string> sim = {ENERGYD_SIM_BIN, "create", "--board", spec.board, "--l4t", spec.l4t,
-                                  "--root", tmp_.path() + "/board"};
+namespace {
+
+std::vector<std::string> rail_overrides(const BoardSpec& spec) {
+  std::vector<std::string> out;
   for (const auto& r : spec.rails) {
-    sim.push_back("--rail");
-    sim.push_back(r);
+    out.push_back("--rail");
+    out.push_back(r);
   }
-  auto made = run_command(sim);
-  if (made.exit_code != 0) {
-    setup_error_ = "energyd-sim failed: " + made.err;
-    return;
+  return out;
+}
+
+}  // namespace
+
+bool SimulatedDaemon::start_live_board(const BoardSpec& spec) {
+  if (::access("/dev/fuse", R_OK | W_OK) != 0) {
+    setup_error_ = "a live board needs /dev/fuse (FUSE) and root";
+    return false;
   }
+  std::vector<std::string> argv = {ENERGYD_SIM_BIN, "run", "--board", spec.board, "--l4t", spec.l4t,
+                                   "--mount", tmp_.path() + "/board", "--control", sim_control()};
+  for (const auto& list : {rail_overrides(spec), spec.sim_args}) argv.insert(argv.end(), list.begin(), list.end());
+  sim_ = std::make_unique<ChildProcess>(argv, tmp_.path() + "/sim.log");
+  if (wait_for_socket(sim_control(), std::chrono::seconds(15))) return true;
+  setup_error_ = "energyd-sim run did not start: " + read_file(tmp_.path() + "/sim.log");
+  return false;
+}
+
+bool SimulatedDaemon::make_board(const BoardSpec& spec) {
+  if (spec.live) return start_live_board(spec);
+  std::vector<std::string> argv = {ENERGYD_SIM_BIN, "create", "--board", spec.board, "--l4t", spec.l4t,
+                                   "--root", tmp_.path() + "/board"};
+  auto rails = rail_overrides(spec);
+  argv.insert(argv.end(), rails.begin(), rails.end());
+  auto made = run_command(argv);
+  if (made.exit_code == 0) return true;
+  setup_error_ = "energyd-sim failed: " + made.err;
+  return false;
+}
+
+SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + "/energyd.sock") {
+  if (!make_board(spec)) return;
   std::ofstream(tmp_.path() + "/energyd.yaml") << "# written by the test fixture\nlog_level: debug\n"
                                                 << spec.extra_config;
   std::vector<std::string> argv = {ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", tmp_.path() + "/state",
@@ -57,6 +88,9 @@ bool SimulatedDaemon::restart(int sig) {
 
 SimulatedDaemon::~SimulatedDaemon() {
   if (daemon_) daemon_->stop(SIGTERM);
+  if (!sim_) return;
+  sim_->stop(SIGTERM);
+  ::umount2((tmp_.path() + "/board").c_str(), MNT_DETACH);  // in case the simulator could not unmount
 }
 
 std::string SimulatedDaemon::log() const { return read_file(tmp_.path() + "/energyd.log"); }

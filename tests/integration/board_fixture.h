@@ -19,6 +19,10 @@ struct BoardSpec {
   std::vector<std::string> daemon_args;  // extra energyd arguments
   std::vector<std::string> daemon_env;   // extra NAME=VALUE entries in energyd's environment
   std::string extra_config;  // YAML lines appended to the daemon's config file
+  // A live board (energyd-sim run: FUSE, the power model, its ground truth and
+  // control socket) instead of a static tree; needs /dev/fuse.
+  bool live = false;
+  std::vector<std::string> sim_args;  // extra energyd-sim run arguments, e.g. --cpu-load 0
 };
 
 // Orin Nano (L4T 36, hwmon ina3221, 5 mOhm shunts): 5000 mV and 1000/200/400 mA
@@ -40,6 +44,8 @@ class SimulatedDaemon {
   std::string log() const;
   std::string dir() const { return tmp_.path(); }
 
+  // The live board's control socket (BoardSpec::live).
+  std::string sim_control() const { return tmp_.path() + "/sim.ctl"; }
   // energyctl --socket S ARGS...
   CommandResult ctl(const std::vector<std::string>& args) const;
   // energyctl --socket S --json ARGS..., parsed; fails the test on bad JSON.
@@ -59,6 +65,10 @@ class SimulatedDaemon {
   std::vector<std::string> daemon_env_;
   bool started_ = false;
   std::string setup_error_;
+  std::unique_ptr<ChildProcess> sim_;
+
+  bool make_board(const BoardSpec& spec);
+  bool start_live_board(const BoardSpec& spec);
 };
 
 }  // namespace energy::testing

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "energy/protocol.h"
+
 namespace energy::testing {
 namespace {
 
@@ -127,6 +129,33 @@ bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds tim
     std::this_thread::sleep_for(every);
   }
   return pred();
+}
+
+SimControl::SimControl(const std::string& path) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) fd_ = std::move(fd);
+}
+
+nlohmann::json SimControl::call(const std::string& cmd, nlohmann::json args) {
+  auto failed = [](const std::string& why) { return nlohmann::json{{"ok", false}, {"error", {{"message", why}}}}; };
+  args["cmd"] = cmd;
+  std::string frame = protocol::encode_frame(args);
+  if (!fd_ || ::write(fd_.get(), frame.data(), frame.size()) != static_cast<ssize_t>(frame.size())) {
+    return failed("cannot write to the simulator's control socket");
+  }
+  protocol::FrameDecoder decoder(protocol::kMaxReplyBytes);
+  char buf[4096];
+  for (;;) {
+    auto next = decoder.next();
+    if (!next) return failed(next.error().message);
+    if (next->has_value()) return **next;
+    ssize_t n = ::read(fd_.get(), buf, sizeof buf);
+    if (n <= 0) return failed("the simulator closed its control connection");
+    decoder.feed(buf, static_cast<size_t>(n));
+  }
 }
 
 bool wait_for_socket(const std::string& path, std::chrono::milliseconds timeout) {

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "energy/unique_fd.h"
+
 namespace energy::testing {
 
 class TempDir {
@@ -59,6 +63,20 @@ class ChildProcess {
 // has passed (then false, after one last call).
 bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout,
                 std::chrono::milliseconds every = std::chrono::milliseconds(100));
+
+// A connection to the simulator's control socket (energyd-sim run
+// --control; sim/README.md "Control protocol"), for loads and ground truth
+// without a process per command.
+class SimControl {
+ public:
+  explicit SimControl(const std::string& path);
+  // The simulator's reply ({"ok": true, ...}), or {"ok": false, "error": ...}
+  // when the connection failed.
+  nlohmann::json call(const std::string& cmd, nlohmann::json args = nlohmann::json::object());
+
+ private:
+  UniqueFd fd_;
+};
 
 // Polls until a Unix socket at `path` accepts connections.
 bool wait_for_socket(const std::string& path, std::chrono::milliseconds timeout);

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
+#include <random>
+
 namespace energy {
 namespace {
 
@@ -87,6 +91,187 @@ TEST(SumSeries, InvalidWhereAnyRailFailed) {
   EXPECT_EQ(sum[0].power_uw, 11);
   EXPECT_TRUE(sum[0].valid);
   EXPECT_FALSE(sum[1].valid);
+}
+
+
+// ---- error bound ---------------------------------------------------------------
+// A true power signal with its exact integral, read as a sensor would: an
+// instantaneous value every 100 ms (with jitter), rounded to the sensor's step.
+
+constexpr double kTwoPi = 6.283185307179586;
+
+struct Signal {
+  std::function<double(double)> watts;           // power at t (s)
+  std::function<double(double, double)> joules;  // exact energy over [a, b] (s)
+};
+
+Signal ripple(double mean_w, double fraction, double hz, double phase) {
+  double w = kTwoPi * hz;
+  return {[=](double t) { return mean_w * (1 + fraction * std::sin(w * t + phase)); },
+          [=](double a, double b) {
+            return mean_w * (b - a) - mean_w * fraction / w * (std::cos(w * b + phase) - std::cos(w * a + phase));
+          }};
+}
+
+// `low_w`, and `high_w` during each [on, off) of `bursts` (seconds, sorted).
+Signal bursts(double low_w, double high_w, std::vector<std::pair<double, double>> on) {
+  auto high_time = [on](double a, double b) {
+    double t = 0;
+    for (const auto& [s, e] : on) t += std::max(0.0, std::min(b, e) - std::max(a, s));
+    return t;
+  };
+  return {[=](double t) {
+            for (const auto& [s, e] : on) {
+              if (t >= s && t < e) return high_w;
+            }
+            return low_w;
+          },
+          [=](double a, double b) { return low_w * (b - a) + (high_w - low_w) * high_time(a, b); }};
+}
+
+// a + b: a load with ripple on it.
+Signal plus(const Signal& a, const Signal& b) {
+  return {[=](double t) { return a.watts(t) + b.watts(t); },
+          [=](double x, double y) { return a.joules(x, y) + b.joules(x, y); }};
+}
+
+// A zero-mean ripple of `amplitude_w`.
+Signal ripple_w(double amplitude_w, double hz, double phase) {
+  Signal r = ripple(amplitude_w, 1.0, hz, phase);
+  return {[=](double t) { return r.watts(t) - amplitude_w; },
+          [=](double a, double b) { return r.joules(a, b) - amplitude_w * (b - a); }};
+}
+
+// Readings every 100 ms from 0 to `until_s`, up to `jitter_us` late, rounded to `step_uw`.
+std::vector<PowerPoint> read(const Signal& sig, double until_s, int64_t step_uw, uint32_t seed, int64_t jitter_us = 500) {
+  std::mt19937 rng(seed);
+  std::vector<PowerPoint> pts;
+  for (int64_t k = 0; k * 100 * kMs <= static_cast<int64_t>(until_s * 1e9); ++k) {
+    int64_t t = k * 100 * kMs + static_cast<int64_t>(rng() % static_cast<uint32_t>(jitter_us + 1)) * 1000;
+    double uw = sig.watts(static_cast<double>(t) / 1e9) * 1e6;
+    pts.push_back(PowerPoint{t, std::llround(uw / static_cast<double>(step_uw)) * step_uw, true});
+  }
+  return pts;
+}
+
+struct Checked {
+  double error_uj = 0;
+  double bound_uj = 0;
+  double energy_uj = 0;
+};
+
+// Integrates the readings over [from, to] (seconds) and compares with the exact energy.
+Checked check(const Signal& sig, const std::vector<PowerPoint>& pts, double from_s, double to_s) {
+  EnergyWindow w{static_cast<int64_t>(from_s * 1e9), static_cast<int64_t>(to_s * 1e9)};
+  EnergyStats s = integrate_power(pts, w, kGap);
+  double exact = sig.joules(static_cast<double>(w.begin_ns) / 1e9, static_cast<double>(w.end_ns) / 1e9) * 1e6;
+  return {std::abs(s.energy_uj - exact), s.raw_error_bound_uj(), exact};
+}
+
+constexpr int64_t kStep40mW = 40'000;  // INA3221 at 5 V with a 5 mOhm shunt: 8 mA x 5 V
+
+TEST(ErrorBound, IsZeroForReadingsThatNeverChange) {
+  auto s = integrate_power(constant(0, 10'000, 100, 5'000'000), {0, 10'000 * kMs}, kGap);
+  EXPECT_EQ(s.fluctuation_bound_uj, 0.0);
+  EXPECT_EQ(s.resolution_bound_uj, 0.0);
+}
+
+TEST(ErrorBound, ContainsAStepAnywhereBetweenTwoReadingsAndStaysLocalToIt) {
+  for (int theta_ms = 0; theta_ms < 100; theta_ms += 3) {
+    double at = 1.0 + theta_ms / 1000.0 + 0.0005;
+    // 100 mW of ripple, so the readings show the 40 mW step.
+    Signal sig = plus(bursts(1.0, 5.0, {{at, 100.0}}), ripple_w(0.1, 7.3, 0.4));
+    auto pts = read(sig, 3.0, kStep40mW, 7);
+    Checked c = check(sig, pts, 0.0, 3.0);
+    EXPECT_LE(c.error_uj, c.bound_uj) << "step at " << at << " s";
+    // Most of the bound is the three stretches that see the 4 W step (its own and one each side).
+    EXPECT_LT(c.bound_uj, kFluctuationSigmas * std::sqrt(3.0) * 0.2e6 * 1.15) << at;
+  }
+}
+
+TEST(ErrorBound, ContainsAliasedRippleAndShrinksWithTheWindow) {
+  // The simulator's ripple: 3 % at 3.1 .. 9.1 Hz, which 10 Hz sampling aliases into real error.
+  for (double hz : {3.1, 4.97, 6.5, 8.93, 9.1}) {
+    for (double phase : {0.0, 1.0, 2.5, 4.0}) {
+      Signal sig = ripple(6.0, 0.03, hz, phase);
+      auto pts = read(sig, 62.0, kStep40mW, static_cast<uint32_t>(hz * 100 + phase));
+      for (auto [len, most] : {std::pair{1.0, 0.05}, {10.0, 0.015}, {60.0, 0.008}}) {
+        Checked c = check(sig, pts, 0.537, 0.537 + len);
+        EXPECT_LE(c.error_uj, c.bound_uj) << hz << " Hz, phase " << phase << ", " << len << " s";
+        EXPECT_LT(c.bound_uj, most * c.energy_uj) << hz << " Hz, phase " << phase << ", " << len << " s";
+      }
+    }
+  }
+}
+
+TEST(ErrorBound, ResolutionPartCoversTheRoundingOfAQuietRail) {
+  // 1.68 W with 3 % ripple spans only a few 40 mW steps: the rounding does not average out.
+  for (double mean : {1.66, 1.675, 1.69, 1.705}) {
+    Signal sig = ripple(mean, 0.03, 5.81, 0.3);
+    auto pts = read(sig, 61.0, kStep40mW, 3);
+    Checked c = check(sig, pts, 0.0, 60.0);
+    EXPECT_LE(c.error_uj, c.bound_uj) << mean;
+    auto s = integrate_power(pts, {0, 60'000 * kMs}, kGap);
+    EXPECT_NEAR(s.resolution_bound_uj, 20'000 * s.integrated_ns / 1e9, 1e-6);  // half a 40 mW step, all along
+    EXPECT_GT(s.integrated_ns, 59.99e9);
+  }
+}
+
+// Bursts of 20-300 ms with 20-300 ms pauses: many changes between two readings.
+std::vector<std::pair<double, double>> random_bursts(uint32_t seed, double until_s) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> len(0.02, 0.3);
+  std::vector<std::pair<double, double>> on;
+  for (double t = len(rng); t < until_s; t += len(rng)) {
+    double end = t + len(rng);
+    on.emplace_back(t, end);
+    t = end;
+  }
+  return on;
+}
+
+TEST(ErrorBound, ContainsBurstsShorterThanThePeriodAndSaysTheyAreNotResolved) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    Signal sig = plus(bursts(4.0, 9.8, random_bursts(seed, 12.0)), ripple_w(0.2, 6.5, seed));
+    auto pts = read(sig, 12.0, kStep40mW, seed);
+    Checked c = check(sig, pts, 0.5, 10.5);
+    EXPECT_LE(c.error_uj, c.bound_uj) << "seed " << seed;
+    EXPECT_GT(c.bound_uj, 0.03 * c.energy_uj) << "seed " << seed;  // readings 100 ms apart cannot resolve this
+  }
+}
+
+TEST(ErrorBound, ReadingsOfOnlyTwoValuesCannotShowTheSensorsStep) {
+  // Nothing tells a 4 W step of the sensor from a 4 W step of the load: the resolution part takes 4 W.
+  auto s = integrate_power(read(bursts(1.0, 5.0, {{1.05, 100.0}}), 3.0, 1, 1), {0, 3000 * kMs}, kGap);
+  EXPECT_NEAR(s.resolution_bound_uj, 2e6 * s.integrated_ns / 1e9, 1e-6);
+}
+
+TEST(ErrorBound, OfAStoppedRunIgnoresReadingsTakenAfterIt) {
+  Signal sig = ripple(6.0, 0.03, 6.5, 1.0);
+  auto pts = read(sig, 3.0, kStep40mW, 5);
+  EnergyWindow w{pts[3].t_ns, pts[20].t_ns};
+  auto later = integrate_power(pts, w, kGap);
+  pts.resize(21);  // as at mark.stop: nothing after the stop reading yet
+  auto at_stop = integrate_power(pts, w, kGap);
+  EXPECT_DOUBLE_EQ(later.raw_error_bound_uj(), at_stop.raw_error_bound_uj());
+  EXPECT_GT(at_stop.fluctuation_bound_uj, 0.0);
+}
+
+TEST(ErrorBound, AStretchBridgingFailedReadingsCountsWithItsWholeLength) {
+  std::vector<PowerPoint> pts;  // 80 mW of spread around every stretch
+  for (int64_t k = 0; k <= 30; ++k) pts.push_back({k * 100 * kMs, k % 2 == 0 ? 5'960'000 : 6'040'000, true});
+  auto whole = integrate_power(pts, {0, 3000 * kMs}, kGap);
+  EXPECT_NEAR(whole.fluctuation_bound_uj, kFluctuationSigmas * std::sqrt(30 * 4000.0 * 4000.0), 1e-6);
+  for (size_t i = 10; i < 15; ++i) pts[i].valid = false;
+  auto gappy = integrate_power(pts, {0, 3000 * kMs}, kGap);
+  // 24 stretches of 0.1 s, and 0.6 s bridged: (0.6 s x 80 mW / 2)^2 = 36 times one stretch's share.
+  EXPECT_NEAR(gappy.fluctuation_bound_uj, kFluctuationSigmas * std::sqrt(60 * 4000.0 * 4000.0), 1e-6);
+}
+
+TEST(ErrorBound, CountsOnlyThePartOfAStretchInsideTheWindow) {
+  std::vector<PowerPoint> pts = {{0, 1'000'000, true}, {100 * kMs, 3'000'000, true}};
+  auto s = integrate_power(pts, {25 * kMs, 75 * kMs}, kGap);
+  EXPECT_NEAR(s.fluctuation_bound_uj, kFluctuationSigmas * 0.05 * 2e6 / 2, 1e-6);  // 50 ms of a 2 W spread
 }
 
 }  // namespace

@@ -145,6 +145,35 @@ TEST(Tiers, SummaryOfBucketsReportsMissingStretchesAsGaps) {
   EXPECT_EQ(s.peak_power_uw, 1'000'000);
 }
 
+TEST(Tiers, SummaryBoundIsNoSmallerThanTheReadingsOwn) {
+  auto pts = bursty(0, 6000, 11);
+  auto seconds = bucketize(pts, 0, 600 * kSec, kSec);
+  auto minutes = aggregate(seconds, 0, 600 * kSec, 60 * kSec);
+  std::mt19937 rng(4);
+  for (int i = 0; i < 200; ++i) {
+    int64_t from = static_cast<int64_t>(rng() % 500'000) * kMs;
+    EnergyWindow w{from, from + static_cast<int64_t>(1 + rng() % 90'000) * kMs};
+    EnergyStats raw = integrate_power(pts, w, kSec);
+    for (const auto* tier : {&seconds, &minutes}) {
+      EnergyStats s = summarize_buckets(*tier, w, kSec);
+      EXPECT_GE(s.fluctuation_bound_uj, raw.fluctuation_bound_uj) << w.begin_ns << " " << w.end_ns;
+      EXPECT_GE(s.resolution_bound_uj, raw.resolution_bound_uj) << w.begin_ns << " " << w.end_ns;
+      EXPECT_GT(s.resolution_bound_uj, 0);
+    }
+  }
+}
+
+TEST(Tiers, SummaryBoundOfASteadyRailIsSmall) {
+  std::vector<PowerPoint> pts;  // 5 W, readings one 40 mW step apart
+  for (int64_t k = 0; k <= 6000; ++k) pts.push_back({k * 100 * kMs, k % 3 == 0 ? 5'040'000 : 5'000'000, true});
+  auto buckets = bucketize(pts, 0, 600 * kSec, kSec);
+  EnergyStats s = summarize_buckets(buckets, {0, 600 * kSec}, kSec);
+  EXPECT_NEAR(s.resolution_bound_uj, 20'000 * 600.0, 1e-3);  // half of the narrowest range, all along
+  // 600 buckets of 1 s with 40 mW of spread, stretches of 0.1 s: 3 x sqrt(600 x 0.02^2 x 0.1 x 1) J.
+  EXPECT_NEAR(s.fluctuation_bound_uj, kFluctuationSigmas * std::sqrt(600 * 0.1) * 20'000, 1);
+  EXPECT_LT(s.raw_error_bound_uj(), 0.005 * s.energy_uj);
+}
+
 TEST(Tiers, FloorAndCeilWorkOnNegativeTimes) {
   EXPECT_EQ(floor_to(-1, kSec), -kSec);
   EXPECT_EQ(ceil_to(-1, kSec), 0);

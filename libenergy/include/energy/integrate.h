@@ -8,6 +8,27 @@
 // Parts of the window not bracketed by valid readings are not integrated and
 // show as missing coverage.
 //
+// Error bound (QUALITY.md M1): how far energy_uj can be from the true energy
+// of the rail over the window, judged from the readings themselves. Two parts:
+//  * fluctuation: a stretch between two readings may hide what the readings
+//    do not show (a load step anywhere in it, ripple, bursts shorter than the
+//    period). Its scale is the spread s of the readings around it: its two
+//    readings, the valid one before and the valid one after (unless that is
+//    beyond the window's end, so a run's bound never changes once it is
+//    stopped). A stretch of length h can be off by up to h s / 2 (the worst
+//    place for a step); stretches count as independent, so this part is
+//    kFluctuationSigmas x sqrt(sum over stretches of (h s / 2)^2).
+//  * resolution: a reading can be off by half a step of the sensor's
+//    resolution, and the same way for a whole run, so this part adds up
+//    linearly: u / 2 x integrated time, u being the smallest difference
+//    between two distinct readings the window uses (0 when all are equal).
+// Assumption: the load does not vary in lock-step with the sampling. A load
+// periodic at (nearly) a multiple of the sampling rate shows the same phase
+// in every reading; no bound computed from the readings can see it (see
+// docs/PERFORMANCE.md, "Accuracy"). Not covered either: the monitor's own
+// calibration (gain and offset errors), and a change of power within the
+// sensor's conversion time before a window's edge.
+//
 // Units: ns for time, uW for power, uJ for energy (double, for sub-uJ
 // precision across long sums). Thread-safety: pure, reentrant.
 #pragma once
@@ -28,6 +49,11 @@ struct EnergyWindow {
   int64_t end_ns = 0;
 };
 
+// Fluctuation parts are this many times the root-sum-square of the
+// stretches' worst cases (validated against the simulator's ground truth by
+// bench/accuracy_bench, docs/PERFORMANCE.md).
+constexpr double kFluctuationSigmas = 3.0;
+
 struct EnergyStats {
   double energy_uj = 0;         // integral over the covered part of the window
   int64_t window_ns = 0;        // end - begin
@@ -44,6 +70,10 @@ struct EnergyStats {
   // uJ per second is uW.
   double integrated_ns = 0;     // covered plus bridged gaps: the time energy_uj spans
   double average_power_uw() const { return integrated_ns > 0 ? energy_uj * 1e9 / integrated_ns : 0.0; }
+  // |energy_uj - true energy| <= the sum of these (see the error bound above).
+  double fluctuation_bound_uj = 0;
+  double resolution_bound_uj = 0;
+  double raw_error_bound_uj() const { return fluctuation_bound_uj + resolution_bound_uj; }
 };
 
 // `points` must be sorted by time and may extend beyond the window (one

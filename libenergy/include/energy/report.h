@@ -9,6 +9,9 @@
 // energy within its error bound, counts and extremes at bucket resolution.
 // The board context stored for the run's boot (context.h) gives its clock
 // residency, governors and temperature ranges (`clocks`, `thermal`).
+// Every energy comes with a bound on its distance from the true energy
+// (integrate.h: what the readings cannot show, and the sensor's resolution;
+// plus, from a tier, how far the tier can be from the raw readings).
 //
 // Thread-safety: reentrant; the Store belongs to the calling thread.
 #pragma once
@@ -30,7 +33,8 @@ struct RailEnergyReport {
   bool in_total = false;
   EnergyStats stats;
   Tier resolution = Tier::kRaw;  // the coarsest tier the figures come from
-  double error_bound_uj = 0;     // |energy from the raw readings - stats.energy_uj| <= this
+  double tier_bound_uj = 0;      // |energy from the raw readings - stats.energy_uj| <= this (0 from raw)
+  double error_bound_uj = 0;     // |true energy - stats.energy_uj| <= this: tier_bound_uj + the readings' own bound
 };
 
 struct RunReport {
@@ -40,7 +44,7 @@ struct RunReport {
   std::vector<std::string> missing_rails;
   EnergyStats total;
   Tier total_resolution = Tier::kRaw;
-  double total_error_bound_uj = 0;
+  double total_error_bound_uj = 0;  // as RailEnergyReport::error_bound_uj, for the total
   std::vector<std::string> total_rails;
   std::string total_rule;
   RunContext context;  // clock residency, governors, temperatures (residency.h)

@@ -99,6 +99,12 @@ PartialEnergy partial_energy(const Bucket& bucket, int64_t t_ns);
 // Statistics of a window from buckets (for reports of runs whose raw
 // readings are gone). Energy here is the sum of whole buckets plus the
 // even-spread share of the partial ones; gaps are known to step resolution.
+// The readings' own error bound (integrate.h) is estimated from what buckets
+// keep: each stretch's spread from the extremes of its bucket and the
+// contiguous neighbours, the stretches' lengths from the longest step, the
+// resolution step from the narrowest bucket range that holds distinct
+// readings (none: 0). Not smaller than the raw readings' bound, except for the
+// step of a rail whose readings never change within a bucket.
 EnergyStats summarize_buckets(const std::vector<Bucket>& buckets, EnergyWindow window, int64_t gap_threshold_ns);
 
 }  // namespace energy

@@ -1,0 +1,401 @@
+// accuracy_bench: energyd's run energy against the simulator's exact ground
+// truth (QUALITY.md M1; docs/PERFORMANCE.md "Accuracy").
+//
+// For each case it starts a live simulated Orin Nano (energyd-sim run, FUSE,
+// --cpu-load 0, its own --seed) and the real energyd on it, drives a GPU load
+// through the simulator's control socket, and marks runs through the C++
+// client as a user would: 60 s runs, with 10 s runs marked inside them from
+// a second connection (overlapping runs are a feature; their marks add about
+// 2% more sweeps to the 60 s runs), then 1 s runs on their own. Each run ends
+// 0-100 ms after its nominal length (random), so its edges do not keep one
+// phase against the 100 ms ticks.
+//
+// Per run and per rail (and for the module total) it compares:
+//   - energyd's figure (trapezoids, interpolated edges: mark.stop's report),
+//   - its error_bound_j,
+//   - the right-rectangle sum most tools use (each reading x the time since
+//     the previous one, tegrastats / jtop accumulators) over the same stored
+//     readings (the `export` verb),
+// with the simulator's `energy` over exactly [start_ns, stop_ns] (both
+// CLOCK_BOOTTIME ns).
+//
+// Loads (GPU load in per-mille; the simulator adds its 3 % ripple at
+// 3.1-9.1 Hz to every rail):
+//   constant      700, held
+//   step          a new level, uniform in 0..1000, every 1-4 s (uniform)
+//   bursty        1000 for 20-300 ms, then 0 for 20-300 ms (uniform, seeded):
+//                 bursts and pauses shorter than the sampling period, never
+//                 in step with it
+//   bursty-sim    `energyd-sim workload --pattern bursty`: bursts of 4 units
+//                 (about 42 ms) and 50 ms pauses, a period of 92-100 ms that
+//                 is almost the sampling period
+//   bursty-10ms   `bursty` with energyd sampling every 10 ms
+// Runs per case: 20 x 1 s (40 for bursty-sim), 10 x 10 s inside 2 x 60 s
+// (bursty-10ms: 5 x 10 s inside 1 x 60 s); about 12 minutes in all.
+//
+// Usage: accuracy_bench [--quick] [--rails] [--case NAME]... [--runs-1s N] [--csv FILE]
+// Prints a Markdown table: per case and run length the module total's figures
+// and the worst ratio of any rail (--rails: a row per rail too; --quick: 5 x 1 s
+// and 2 x 10 s runs per case, to try it; --runs-1s: that many 1 s runs
+// instead; --csv: every run's figures).
+// Needs /dev/fuse and fusermount3 (or root), like the FUSE integration tests.
+#include <sys/mount.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "energy/client.h"
+#include "harness.h"
+
+using energy::testing::ChildProcess;
+using energy::testing::SimControl;
+using energy::testing::TempDir;
+using json = nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+enum class Load { kConstant, kStep, kBursty, kBurstySim };
+
+struct Case {
+  std::string name;
+  Load load;
+  int period_ms;
+  int runs_1s, runs_10s, runs_60s;  // 10 s runs are marked inside the 60 s runs
+  uint64_t seed;                    // the simulator's (ripple frequencies and phases) and the load's
+};
+
+std::vector<Case> all_cases() {
+  return {{"constant", Load::kConstant, 100, 20, 10, 2, 1},
+          {"step", Load::kStep, 100, 20, 10, 2, 2},
+          {"bursty", Load::kBursty, 100, 20, 10, 2, 3},
+          {"bursty-sim", Load::kBurstySim, 100, 40, 10, 2, 4},
+          {"bursty-10ms", Load::kBursty, 10, 20, 5, 1, 5}};
+}
+
+// ---- a live board with energyd on it ------------------------------------------
+
+class Board {
+ public:
+  Board(const Case& c) {
+    std::string seed = std::to_string(c.seed);
+    sim_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{ENERGYD_SIM_BIN, "run", "--board", "jetson-orin-nano", "--l4t", "36", "--mount", mnt(),
+                                 "--control", ctl(), "--cpu-load", "0", "--seed", seed},
+        tmp_.path() + "/sim.log");
+    if (!energy::testing::wait_for_socket(ctl(), milliseconds(15000))) return;
+    daemon_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{ENERGYD_BIN, "--root", mnt(), "--state-dir", tmp_.path() + "/state", "--socket",
+                                 sock(), "--sample-period-ms", std::to_string(c.period_ms), "--flush-interval-ms",
+                                 "200"},
+        tmp_.path() + "/energyd.log");
+    ready_ = energy::testing::wait_for_socket(sock(), milliseconds(10000));
+  }
+  ~Board() {
+    if (daemon_) daemon_->stop(SIGTERM);
+    if (sim_) sim_->stop(SIGTERM);
+    ::umount2(mnt().c_str(), MNT_DETACH);  // in case the simulator could not unmount
+  }
+  bool ready() const { return ready_; }
+  std::string why() const {
+    return energy::testing::read_file(tmp_.path() + "/sim.log") + energy::testing::read_file(tmp_.path() + "/energyd.log");
+  }
+  std::string mnt() const { return tmp_.path() + "/board"; }
+  std::string ctl() const { return tmp_.path() + "/sim.ctl"; }
+  std::string sock() const { return tmp_.path() + "/energyd.sock"; }
+  std::string dir() const { return tmp_.path(); }
+
+ private:
+  TempDir tmp_;
+  std::unique_ptr<ChildProcess> sim_;
+  std::unique_ptr<ChildProcess> daemon_;
+  bool ready_ = false;
+};
+
+// ---- loads ---------------------------------------------------------------------
+
+class LoadDriver {
+ public:
+  LoadDriver(const Board& board, const Case& c) : board_(board) {
+    if (c.load == Load::kBurstySim) {
+      workload_ = std::make_unique<ChildProcess>(
+          std::vector<std::string>{ENERGYD_SIM_BIN, "workload", "--control", board.ctl(), "--units", "1000000",
+                                   "--pattern", "bursty"},
+          board.dir() + "/workload.log");
+      return;
+    }
+    thread_ = std::thread([this, c] { drive(c); });
+  }
+  ~LoadDriver() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    if (workload_) workload_->stop(SIGTERM);  // resets the GPU load
+  }
+
+ private:
+  void drive(const Case& c) {
+    SimControl sim(board_.ctl());
+    std::mt19937_64 rng(c.seed);
+    std::uniform_real_distribution<double> step_hold(1.0, 4.0), burst(0.02, 0.3);
+    if (c.load == Load::kConstant) sim.call("set_gpu_load", {{"permille", 700}});
+    for (bool on = false; !stop_ && c.load != Load::kConstant; on = !on) {
+      int permille = c.load == Load::kStep ? static_cast<int>(rng() % 1001) : on ? 1000 : 0;
+      sim.call("set_gpu_load", {{"permille", permille}});
+      sleep_unless_stopped(c.load == Load::kStep ? step_hold(rng) : burst(rng));
+    }
+    while (!stop_) sleep_unless_stopped(0.05);
+  }
+  void sleep_unless_stopped(double seconds) {
+    using Clock = std::chrono::steady_clock;
+    auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    while (!stop_ && Clock::now() < until) std::this_thread::sleep_until(std::min(until, Clock::now() + milliseconds(50)));
+  }
+
+  const Board& board_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::unique_ptr<ChildProcess> workload_;
+};
+
+// ---- runs ------------------------------------------------------------------------
+
+struct MarkedRun {
+  double nominal_s = 0;
+  json report;  // mark.stop's report
+};
+
+// `count` runs of `seconds` (+ 0-100 ms) back to back on one connection.
+std::vector<MarkedRun> mark_runs(const std::string& sock, int count, double seconds, uint64_t seed) {
+  std::vector<MarkedRun> out;
+  auto client = energy::Client::connect(sock);
+  if (!client) return out;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> extra(0.0, 0.1), pause(0.2, 0.6);
+  for (int i = 0; i < count; ++i) {
+    auto run = client->mark_start("accuracy-" + std::to_string(static_cast<int>(seconds)) + "s");
+    if (!run) continue;
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds + extra(rng)));
+    auto report = client->mark_stop(run->id);
+    if (report) out.push_back({seconds, *report});
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause(rng)));
+  }
+  return out;
+}
+
+std::vector<MarkedRun> mark_all(const Case& c, const std::string& sock) {
+  std::vector<MarkedRun> tens;
+  std::thread inner([&] {
+    std::this_thread::sleep_for(milliseconds(500));
+    tens = mark_runs(sock, c.runs_10s, 10.0, c.seed * 7 + 1);
+  });
+  std::vector<MarkedRun> runs = mark_runs(sock, c.runs_60s, 60.0, c.seed * 7 + 2);
+  inner.join();
+  std::vector<MarkedRun> ones = mark_runs(sock, c.runs_1s, 1.0, c.seed * 7 + 3);
+  runs.insert(runs.end(), tens.begin(), tens.end());
+  runs.insert(runs.end(), ones.begin(), ones.end());
+  return runs;
+}
+
+// ---- the stored readings ---------------------------------------------------------
+
+using Series = std::map<std::string, std::vector<std::pair<int64_t, double>>>;  // rail -> (t_ns, uW), valid only
+
+Series export_readings(const std::string& sock) {
+  Series out;
+  auto client = energy::Client::connect(sock, std::chrono::seconds(120));  // a page of 10 ms sweeps takes a while
+  if (!client) return out;
+  int64_t since = 0;
+  for (;;) {
+    auto page = client->call("export", {{"since_wall_ns", since}});
+    if (!page) {
+      std::fprintf(stderr, "accuracy_bench: export: %s\n", page.error().describe().c_str());
+      break;
+    }
+    for (const auto& row : (*page)["rows"]) {
+      if (row.contains("power_uw")) out[row["rail"]].emplace_back(row["t_ns"], row["power_uw"].get<double>());
+    }
+    if (!page->value("truncated", false)) break;
+    since = (*page)["next_since_wall_ns"];
+  }
+  return out;
+}
+
+// Right rectangles over [from, to]: each reading times the time since the
+// previous one (the first reading of the run is the start mark's).
+double right_rectangle_uj(const std::vector<std::pair<int64_t, double>>& pts, int64_t from, int64_t to) {
+  double sum = 0;
+  int64_t prev = -1;
+  for (const auto& [t, uw] : pts) {
+    if (t < from || t > to) continue;
+    if (prev >= 0) sum += uw * static_cast<double>(t - prev) / 1e9;
+    prev = t;
+  }
+  return sum;
+}
+
+// ---- comparison ------------------------------------------------------------------
+
+struct Outcome {
+  std::string rail;  // "total" or a label
+  double seconds = 0;
+  double truth_j = 0, energyd_j = 0, bound_j = 0, rect_j = 0;
+  double error_pct() const { return 100.0 * (energyd_j - truth_j) / truth_j; }
+  double rect_error_pct() const { return 100.0 * (rect_j - truth_j) / truth_j; }
+  double ratio() const { return bound_j > 0 ? std::abs(energyd_j - truth_j) / bound_j : HUGE_VAL; }
+};
+
+double truth_j(SimControl& sim, const std::string& rail, int64_t from, int64_t to) {
+  json r = sim.call("energy", {{"rail", rail}, {"from_ns", from}, {"to_ns", to}});
+  if (!r.contains("energy_uj")) std::fprintf(stderr, "accuracy_bench: energy %s: %s\n", rail.c_str(), r.dump().c_str());
+  return r.value("energy_uj", std::nan("")) / 1e6;
+}
+
+std::vector<Outcome> compare(const MarkedRun& run, const Series& readings, SimControl& sim) {
+  const json& rep = run.report;
+  int64_t from = rep["run"]["start_ns"], to = rep["run"]["stop_ns"];
+  std::vector<Outcome> out;
+  std::map<int64_t, double> total_points;
+  for (const auto& r : rep["rails"]) {
+    std::string label = r["label"];
+    auto it = readings.find(label);
+    if (it == readings.end()) continue;
+    out.push_back({label, run.nominal_s, truth_j(sim, label, from, to), r["energy_j"], r["error_bound_j"],
+                   right_rectangle_uj(it->second, from, to) / 1e6});
+    if (!r["in_total"].get<bool>()) continue;
+    for (const auto& [t, uw] : it->second) total_points[t] += uw;
+  }
+  std::vector<std::pair<int64_t, double>> total(total_points.begin(), total_points.end());
+  out.push_back({"total", run.nominal_s, truth_j(sim, "total", from, to), rep["total"]["energy_j"],
+                 rep["total"]["error_bound_j"], right_rectangle_uj(total, from, to) / 1e6});
+  return out;
+}
+
+// ---- summary ---------------------------------------------------------------------
+
+struct Row {
+  int n = 0;
+  double sum_abs = 0, max_abs = 0, max_ratio = 0, sum_bound = 0, max_bound = 0, rect_sum = 0, rect_max = 0;
+  void add(const Outcome& o) {
+    double bound_pct = 100.0 * o.bound_j / o.truth_j;
+    n += 1;
+    sum_abs += std::abs(o.error_pct());
+    max_abs = std::max(max_abs, std::abs(o.error_pct()));
+    max_ratio = std::max(max_ratio, o.ratio());
+    sum_bound += bound_pct;
+    max_bound = std::max(max_bound, bound_pct);
+    rect_sum += std::abs(o.rect_error_pct());
+    rect_max = std::max(rect_max, std::abs(o.rect_error_pct()));
+  }
+};
+
+// One row per case and run length: the module total's figures, and the
+// worst error / bound ratio of any single rail.
+void print_header() {
+  std::printf(
+      "| case | run | N | mean abs error | max abs error | max error / bound (total; worst rail) | mean / max bound "
+      "| right-rectangle mean / max abs error |\n|---|---|---|---|---|---|---|---|\n");
+}
+
+void print_rows(const std::string& name, const std::vector<Outcome>& outcomes) {
+  std::map<double, Row> total;
+  std::map<double, double> worst_rail;
+  for (const auto& o : outcomes) {
+    if (o.rail == "total") total[o.seconds].add(o);
+    if (o.rail != "total") worst_rail[o.seconds] = std::max(worst_rail[o.seconds], o.ratio());
+  }
+  for (const auto& [seconds, r] : total) {
+    std::printf("| %s | %.0f s | %d | %.3f %% | %.3f %% | %.2f; %.2f | %.2f / %.2f %% | %.3f / %.3f %% |\n",
+                name.c_str(), seconds, r.n, r.sum_abs / r.n, r.max_abs, r.max_ratio, worst_rail[seconds],
+                r.sum_bound / r.n, r.max_bound, r.rect_sum / r.n, r.rect_max);
+  }
+  std::fflush(stdout);
+}
+
+// Per rail, with --rails (the total is VDD_IN's on the Orin Nano).
+void print_rail_rows(const std::string& name, const std::vector<Outcome>& outcomes) {
+  std::map<std::pair<std::string, double>, Row> rows;
+  for (const auto& o : outcomes) {
+    if (o.rail != "total") rows[{o.rail, o.seconds}].add(o);
+  }
+  for (const auto& [key, r] : rows) {
+    std::printf("| %s %s | %.0f s | %d | %.3f %% | %.3f %% | %.2f | %.2f / %.2f %% | %.3f / %.3f %% |\n",
+                name.c_str(), key.first.c_str(), key.second, r.n, r.sum_abs / r.n, r.max_abs, r.max_ratio,
+                r.sum_bound / r.n, r.max_bound, r.rect_sum / r.n, r.rect_max);
+  }
+  std::fflush(stdout);
+}
+
+void write_csv(std::ofstream& csv, const std::string& name, const std::vector<Outcome>& outcomes) {
+  for (const auto& o : outcomes) {
+    csv << name << ',' << o.seconds << ',' << o.rail << ',' << o.truth_j << ',' << o.energyd_j << ',' << o.bound_j
+        << ',' << o.rect_j << '\n';
+  }
+}
+
+std::vector<Outcome> run_case(const Case& c) {
+  Board board(c);
+  if (!board.ready()) {
+    std::fprintf(stderr, "accuracy_bench: %s: the board did not start:\n%s\n", c.name.c_str(), board.why().c_str());
+    return {};
+  }
+  std::vector<MarkedRun> runs;
+  {
+    LoadDriver load(board, c);
+    std::this_thread::sleep_for(milliseconds(1000));
+    runs = mark_all(c, board.sock());
+  }
+  std::this_thread::sleep_for(milliseconds(1000));  // the flush interval commits the last sweeps
+  Series readings = export_readings(board.sock());
+  SimControl sim(board.ctl());
+  std::vector<Outcome> out;
+  for (const auto& run : runs) {
+    auto o = compare(run, readings, sim);
+    out.insert(out.end(), o.begin(), o.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> only;
+  std::string csv_path;
+  bool quick = false, rails = false;
+  int runs_1s = -1;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    bool has_value = i + 1 < argc;
+    if (flag == "--quick") quick = true;
+    else if (flag == "--rails") rails = true;
+    else if (flag == "--case" && has_value) only.push_back(argv[++i]);
+    else if (flag == "--csv" && has_value) csv_path = argv[++i];
+    else if (flag == "--runs-1s" && has_value) runs_1s = std::atoi(argv[++i]);
+    else return std::fprintf(stderr, "usage: accuracy_bench [--quick] [--rails] [--case NAME]... [--runs-1s N] [--csv FILE]\n"), 2;
+  }
+  std::ofstream csv;
+  if (!csv_path.empty()) csv.open(csv_path), csv << "case,run_s,rail,truth_j,energyd_j,error_bound_j,right_rectangle_j\n";
+  print_header();
+  for (const auto& c : all_cases()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    Case run = quick ? Case{c.name, c.load, c.period_ms, 5, 2, 0, c.seed} : c;
+    if (runs_1s >= 0) run.runs_1s = runs_1s;
+    auto outcomes = run_case(run);
+    print_rows(c.name, outcomes);
+    if (rails) print_rail_rows(c.name, outcomes);
+    if (csv.is_open()) write_csv(csv, c.name, outcomes);
+  }
+  return 0;
+}
