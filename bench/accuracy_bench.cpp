@@ -111,7 +111,8 @@ class Board {
   }
   bool ready() const { return ready_; }
   std::string why() const {
-    return energy::testing::read_file(tmp_.path() + "/sim.log") + energy::testing::read_file(tmp_.path() + "/energyd.log");
+    return energy::testing::read_file(tmp_.path() + "/sim.log") +
+           energy::testing::read_file(tmp_.path() + "/energyd.log");
   }
   std::string mnt() const { return tmp_.path() + "/board"; }
   std::string ctl() const { return tmp_.path() + "/sim.ctl"; }
@@ -131,10 +132,10 @@ class LoadDriver {
  public:
   LoadDriver(const Board& board, const Case& c) : board_(board) {
     if (c.load == Load::kBurstySim) {
-      workload_ = std::make_unique<ChildProcess>(
-          std::vector<std::string>{ENERGYD_SIM_BIN, "workload", "--control", board.ctl(), "--units", "1000000",
-                                   "--pattern", "bursty"},
-          board.dir() + "/workload.log");
+      workload_ =
+          std::make_unique<ChildProcess>(std::vector<std::string>{ENERGYD_SIM_BIN, "workload", "--control", board.ctl(),
+                                                                  "--units", "1000000", "--pattern", "bursty"},
+                                         board.dir() + "/workload.log");
       return;
     }
     thread_ = std::thread([this, c] { drive(c); });
@@ -161,7 +162,8 @@ class LoadDriver {
   void sleep_unless_stopped(double seconds) {
     using Clock = std::chrono::steady_clock;
     auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    while (!stop_ && Clock::now() < until) std::this_thread::sleep_until(std::min(until, Clock::now() + milliseconds(50)));
+    while (!stop_ && Clock::now() < until)
+      std::this_thread::sleep_until(std::min(until, Clock::now() + milliseconds(50)));
   }
 
   const Board& board_;
@@ -331,9 +333,9 @@ void print_rail_rows(const std::string& name, const std::vector<Outcome>& outcom
     if (o.rail != "total") rows[{o.rail, o.seconds}].add(o);
   }
   for (const auto& [key, r] : rows) {
-    std::printf("| %s %s | %.0f s | %d | %.3f %% | %.3f %% | %.2f | %.2f / %.2f %% | %.3f / %.3f %% |\n",
-                name.c_str(), key.first.c_str(), key.second, r.n, r.sum_abs / r.n, r.max_abs, r.max_ratio,
-                r.sum_bound / r.n, r.max_bound, r.rect_sum / r.n, r.rect_max);
+    std::printf("| %s %s | %.0f s | %d | %.3f %% | %.3f %% | %.2f | %.2f / %.2f %% | %.3f / %.3f %% |\n", name.c_str(),
+                key.first.c_str(), key.second, r.n, r.sum_abs / r.n, r.max_abs, r.max_ratio, r.sum_bound / r.n,
+                r.max_bound, r.rect_sum / r.n, r.rect_max);
   }
   std::fflush(stdout);
 }
@@ -378,15 +380,24 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     bool has_value = i + 1 < argc;
-    if (flag == "--quick") quick = true;
-    else if (flag == "--rails") rails = true;
-    else if (flag == "--case" && has_value) only.push_back(argv[++i]);
-    else if (flag == "--csv" && has_value) csv_path = argv[++i];
-    else if (flag == "--runs-1s" && has_value) runs_1s = std::atoi(argv[++i]);
-    else return std::fprintf(stderr, "usage: accuracy_bench [--quick] [--rails] [--case NAME]... [--runs-1s N] [--csv FILE]\n"), 2;
+    if (flag == "--quick")
+      quick = true;
+    else if (flag == "--rails")
+      rails = true;
+    else if (flag == "--case" && has_value)
+      only.push_back(argv[++i]);
+    else if (flag == "--csv" && has_value)
+      csv_path = argv[++i];
+    else if (flag == "--runs-1s" && has_value)
+      runs_1s = std::atoi(argv[++i]);
+    else
+      return std::fprintf(stderr,
+                          "usage: accuracy_bench [--quick] [--rails] [--case NAME]... [--runs-1s N] [--csv FILE]\n"),
+             2;
   }
   std::ofstream csv;
-  if (!csv_path.empty()) csv.open(csv_path), csv << "case,run_s,rail,truth_j,energyd_j,error_bound_j,right_rectangle_j\n";
+  if (!csv_path.empty())
+    csv.open(csv_path), csv << "case,run_s,rail,truth_j,energyd_j,error_bound_j,right_rectangle_j\n";
   print_header();
   for (const auto& c : all_cases()) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;

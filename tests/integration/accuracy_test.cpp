@@ -58,8 +58,8 @@ struct Checked {
 // The report's figure for `rail` ("total" or a label) against the simulator's exact energy.
 Checked against_truth(SimControl& sim, const nlohmann::json& report, const std::string& rail) {
   const nlohmann::json& stats = rail == "total" ? report["total"] : *report_rail(report, rail);
-  auto truth = sim.call("energy", {{"rail", rail}, {"from_ns", report["run"]["start_ns"]},
-                                   {"to_ns", report["run"]["stop_ns"]}});
+  auto truth =
+      sim.call("energy", {{"rail", rail}, {"from_ns", report["run"]["start_ns"]}, {"to_ns", report["run"]["stop_ns"]}});
   EXPECT_TRUE(truth.value("ok", false)) << truth.dump();
   double exact_j = truth.value("energy_uj", 0.0) / 1e6;
   return {std::abs(stats["energy_j"].get<double>() - exact_j), stats["error_bound_j"].get<double>(), exact_j};

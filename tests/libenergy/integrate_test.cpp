@@ -93,7 +93,6 @@ TEST(SumSeries, InvalidWhereAnyRailFailed) {
   EXPECT_FALSE(sum[1].valid);
 }
 
-
 // ---- error bound ---------------------------------------------------------------
 // A true power signal with its exact integral, read as a sensor would: an
 // instantaneous value every 100 ms (with jitter), rounded to the sensor's step.
@@ -143,7 +142,8 @@ Signal ripple_w(double amplitude_w, double hz, double phase) {
 }
 
 // Readings every 100 ms from 0 to `until_s`, up to `jitter_us` late, rounded to `step_uw`.
-std::vector<PowerPoint> read(const Signal& sig, double until_s, int64_t step_uw, uint32_t seed, int64_t jitter_us = 500) {
+std::vector<PowerPoint> read(const Signal& sig, double until_s, int64_t step_uw, uint32_t seed,
+                             int64_t jitter_us = 500) {
   std::mt19937 rng(seed);
   std::vector<PowerPoint> pts;
   for (int64_t k = 0; k * 100 * kMs <= static_cast<int64_t>(until_s * 1e9); ++k) {
@@ -195,7 +195,7 @@ TEST(ErrorBound, ContainsAliasedRippleAndShrinksWithTheWindow) {
     for (double phase : {0.0, 1.0, 2.5, 4.0}) {
       Signal sig = ripple(6.0, 0.03, hz, phase);
       auto pts = read(sig, 62.0, kStep40mW, static_cast<uint32_t>(hz * 100 + phase));
-      for (auto [len, most] : {std::pair{1.0, 0.05}, {10.0, 0.015}, {60.0, 0.008}}) {
+      for (auto [len, most] : {std::pair{1.0, 0.05}, std::pair{10.0, 0.015}, std::pair{60.0, 0.008}}) {
         Checked c = check(sig, pts, 0.537, 0.537 + len);
         EXPECT_LE(c.error_uj, c.bound_uj) << hz << " Hz, phase " << phase << ", " << len << " s";
         EXPECT_LT(c.bound_uj, most * c.energy_uj) << hz << " Hz, phase " << phase << ", " << len << " s";
