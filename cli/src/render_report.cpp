@@ -13,6 +13,7 @@ namespace {
 std::vector<std::string> stats_row(const std::string& name, const nlohmann::json& s) {
   return {name,
           fixed(s.value("energy_j", 0.0), 4),
+          "+-" + fixed(s.value("error_bound_j", 0.0), 4),
           fixed(s.value("avg_power_w", 0.0), 3),
           fixed(s.value("peak_power_w", 0.0), 3),
           std::to_string(s.value("samples", 0)),
@@ -50,13 +51,15 @@ std::string render_report(const nlohmann::json& rep) {
   const auto& run = member(rep, "run");
   out << "run " << run.value("id", 0) << " (" << run.value("name", "") << ") " << run.value("state", "")
       << " after " << duration_text(rep.value("duration_s", 0.0)) << "\n\n";
-  Table t({{"RAIL"}, {"ENERGY J", Align::kRight}, {"AVG W", Align::kRight}, {"PEAK W", Align::kRight},
+  Table t({{"RAIL"}, {"ENERGY J", Align::kRight}, {"BOUND J", Align::kRight}, {"AVG W", Align::kRight}, {"PEAK W", Align::kRight},
            {"SAMPLES", Align::kRight}, {"COVERAGE", Align::kRight}, {"MAX GAP ms", Align::kRight}});
   for (const auto& r : member(rep, "rails")) {
     t.add_row(stats_row(r.value("label", "") + (r.value("in_total", false) ? " *" : ""), r));
   }
   t.add_row(stats_row("TOTAL", member(rep, "total")));
-  out << t.render() << "\n* = in total: " << rep.value("total_rule", "") << "\n";
+  out << t.render() << "\n* = in total: " << rep.value("total_rule", "") << "\n"
+      << "BOUND J: how far the energy can be from the true energy, from the readings' own variation and\n"
+         "resolution (docs/PROTOCOL.md, \"Error bound\")\n";
   for (const auto& m : member(rep, "missing_rails")) out << "missing: " << m.get<std::string>() << " has no readings in this run\n";
   out << render_run_context(rep);
   out << clock_pins_text(member(rep, "clock_pins"));
