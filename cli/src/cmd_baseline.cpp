@@ -42,27 +42,17 @@ Result<BaselineArgs> parse(const Context& ctx, const std::vector<std::string>& a
   BaselineArgs a;
   a.json = ctx.json;
   bool measuring_option = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i], value;
-    if (flag == "--json" || flag == "--show") {
-      (flag == "--json" ? a.json : a.show) = true;
-      continue;
-    }
-    size_t eq = flag.find('=');
-    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    } else if (flag.rfind("--", 0) != 0) {
-      return make_error(ErrorCode::kInvalid, "baseline takes options only, got '" + flag + "'");
-    } else if (i + 1 >= args.size()) {
-      return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
-    } else {
-      value = args[++i];
-    }
-    auto st = apply(flag, value, a);
-    if (!st) return st.take_error();
-    measuring_option = true;
-  }
+  auto walked = walk_options(
+      args, "baseline", [&](const std::string& flag) {
+        if (flag != "--json" && flag != "--show") return false;
+        (flag == "--json" ? a.json : a.show) = true;
+        return true;
+      },
+      [&](const std::string& flag, const std::string& value) {
+        measuring_option = true;
+        return apply(flag, value, a);
+      });
+  if (!walked) return walked.take_error();
   if (a.show && measuring_option) return make_error(ErrorCode::kInvalid, "--show takes no --duration or --name");
   return a;
 }

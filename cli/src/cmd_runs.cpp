@@ -63,26 +63,16 @@ Status apply_option(const std::string& flag, const std::string& value, RunsArgs&
 Result<RunsArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
   RunsArgs a;
   a.json = ctx.json;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i], value;
-    if (flag == "--json") {
-      a.json = true;
-      continue;
-    }
-    size_t eq = flag.find('=');
-    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    } else if (flag.rfind("--", 0) != 0) {
-      return make_error(ErrorCode::kInvalid, "runs takes options only, got '" + flag + "'");
-    } else if (i + 1 >= args.size()) {
-      return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
-    } else {
-      value = args[++i];
-    }
-    auto st = apply_option(flag, value, a);
-    if (!st) return st.take_error();
-  }
+  auto walked = walk_options(
+      args, "runs", [&](const std::string& flag) {
+        if (flag != "--json") return false;
+        a.json = true;
+        return true;
+      },
+      [&](const std::string& flag, const std::string& value) {
+        return apply_option(flag, value, a);
+      });
+  if (!walked) return walked.take_error();
   if (a.filter.contains("since_wall_ns") && a.filter.contains("until_wall_ns") &&
       a.filter["until_wall_ns"].get<int64_t>() < a.filter["since_wall_ns"].get<int64_t>()) {
     return make_error(ErrorCode::kInvalid, "--until is before --since");

@@ -53,4 +53,27 @@ Result<std::vector<std::string>> words_and_json(const std::vector<std::string>& 
   return words;
 }
 
+Status walk_options(const std::vector<std::string>& args, const std::string& command,
+                    const std::function<bool(const std::string& flag)>& is_switch,
+                    const std::function<Status(const std::string& flag, const std::string& value)>& apply) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i], value;
+    if (is_switch(flag)) continue;
+    size_t eq = flag.find('=');
+    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (flag.rfind("--", 0) != 0) {
+      return make_error(ErrorCode::kInvalid, command + " takes options only, got '" + flag + "'");
+    } else if (i + 1 >= args.size()) {
+      return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
+    } else {
+      value = args[++i];
+    }
+    auto st = apply(flag, value);
+    if (!st) return st;
+  }
+  return ok_status();
+}
+
 }  // namespace energy::cli

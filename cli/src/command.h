@@ -6,6 +6,7 @@
 // 3 energyd unreachable.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,15 @@ void print_json(const nlohmann::json& j);
 // after "--" every argument is a word. Any other option is an error naming it.
 Result<std::vector<std::string>> words_and_json(const std::vector<std::string>& args, const std::string& command,
                                                 bool& json);
+
+// Walks a command that takes options only: "--flag VALUE" or "--flag=VALUE".
+// `is_switch(flag)` returns true for the value-less flags it has taken (e.g.
+// --json); every other flag and its value go to `apply`, whose error stops
+// the walk. A word that is not an option, or a flag without its value, is an
+// error naming it.
+Status walk_options(const std::vector<std::string>& args, const std::string& command,
+                    const std::function<bool(const std::string& flag)>& is_switch,
+                    const std::function<Status(const std::string& flag, const std::string& value)>& apply);
 
 int cmd_status(const Context& ctx, const std::vector<std::string>& args);
 int cmd_mark(const Context& ctx, const std::vector<std::string>& args);
