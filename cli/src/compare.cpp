@@ -120,8 +120,9 @@ std::string render_compare(const nlohmann::json& c) {
     std::vector<std::string> row = {m.contains("rail") ? m.value("rail", "") + " J" : metric.title};
     const auto& values = member(m, "values");
     const auto& diffs = member(m, "diff_pct");
+    static const nlohmann::json kNoDiff;  // null: no difference to show
     for (size_t i = 0; i < values.size(); ++i)
-      row.push_back(cell(values[i], i < diffs.size() ? diffs[i] : nullptr, metric.decimals));
+      row.push_back(cell(values[i], i < diffs.size() ? diffs[i] : kNoDiff, metric.decimals));
     t.add_row(row);
   }
   return t.render() + "(%: difference to the first run)\n";
