@@ -71,7 +71,7 @@ nlohmann::json live_snapshot(const nlohmann::json& status, const nlohmann::json&
   for (const auto& d : member(clocks, "domains")) domains.push_back(clock_entry(d));
   for (const auto& z : member(clocks, "thermal")) {
     zones.push_back(
-        {{"type", z.value("type", "")}, {"temp_c", z.value("gated", false) ? nullptr : member(z, "temp_c")}});
+        {{"type", z.value("type", "")}, {"temp_c", z.value("gated", false) ? nlohmann::json() : member(z, "temp_c")}});
   }
   return {{"wall_ns", wall_ns},
           {"total_power_w", member(member(status, "total"), "power_w")},
