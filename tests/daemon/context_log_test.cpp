@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "../libenergy/temp_store.h"
 #include "energy/chunker.h"
 
 namespace energy::daemon {
@@ -16,22 +17,17 @@ namespace {
 
 constexpr int64_t kSec = 1'000'000'000;
 
-class ContextLogTest : public ::testing::Test {
+class ContextLogTest : public TempStoreTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/energy-context-log-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    TempStoreTest::SetUp();
+    if (HasFatalFailure()) return;
     open();
   }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  // (Re)opens the store and this boot's row.
   void open() {
-    auto s = Store::open(dir_ + "/energyd.db", StoreRole::kWriter, 1000);
-    ASSERT_TRUE(s.ok()) << s.error().describe();
-    store_ = std::move(s).value();
+    reopen();
+    if (HasFatalFailure()) return;
     auto b = store_->ensure_boot("boot-a", 0);
     ASSERT_TRUE(b.ok());
     boot_ = *b;
@@ -67,8 +63,6 @@ class ContextLogTest : public ::testing::Test {
     return {ContextKind::kClock, "gpu", t, ContextValue::of_number(hz)};
   }
 
-  std::string dir_;
-  std::unique_ptr<Store> store_;
   int64_t boot_ = 0;
 };
 

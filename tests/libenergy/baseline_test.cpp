@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "energy/chunker.h"
+#include "temp_store.h"
 
 namespace energy {
 namespace {
@@ -99,15 +100,11 @@ TEST(BaselineTags, KindAndBaselineTagsAreReadFromTheRunsTags) {
   EXPECT_FALSE(run_tag(r, kRunKindTag).has_value());
 }
 
-class BaselineStore : public ::testing::Test {
+class BaselineStore : public TempStoreTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/energy-baseline-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto s = Store::open(dir_ + "/energyd.db", StoreRole::kWriter, 1000);
-    ASSERT_TRUE(s.ok()) << s.error().describe();
-    store_ = std::move(s).value();
+    TempStoreTest::SetUp();
+    if (HasFatalFailure()) return;
     boot_ = *store_->ensure_boot("boot-a", 0);
     RailInfo in;
     in.label = "VDD_IN";
@@ -123,10 +120,6 @@ class BaselineStore : public ::testing::Test {
     ASSERT_TRUE(store_->begin().ok());
     ASSERT_TRUE(store_->put_chunk(boot_, rail_ids_, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
   RunRecord add_run(const std::string& tags, int64_t start_ms, int64_t stop_ms) {
     RunRecord r;
@@ -150,8 +143,6 @@ class BaselineStore : public ::testing::Test {
     return out;
   }
 
-  std::string dir_;
-  std::unique_ptr<Store> store_;
   int64_t boot_ = 0;
   std::vector<int64_t> rail_ids_;
 };

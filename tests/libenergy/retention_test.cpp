@@ -12,6 +12,7 @@
 #include "energy/chunker.h"
 #include "energy/report.h"
 #include "energy/store.h"
+#include "temp_store.h"
 
 namespace energy {
 namespace {
@@ -82,22 +83,8 @@ class Synth {
   size_t rails_;
 };
 
-class RetentionTest : public ::testing::Test {
+class RetentionTest : public TempStoreTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/energy-retention-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto s = Store::open(path(), StoreRole::kWriter, 1000);
-    ASSERT_TRUE(s.ok()) << s.error().describe();
-    store_ = std::move(s).value();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  std::string path() const { return dir_ + "/energyd.db"; }
-
   // Starts a boot with the synthetic rails.
   void start(const Synth& synth, const std::string& boot_id = "boot-a") {
     synth_ = &synth;
@@ -170,8 +157,6 @@ class RetentionTest : public ::testing::Test {
     }
   }
 
-  std::string dir_;
-  std::unique_ptr<Store> store_;
   const Synth* synth_ = nullptr;
   int64_t boot_ = 0;
   std::vector<int64_t> ids_;

@@ -9,6 +9,7 @@
 #include "energy/chunker.h"
 #include "energy/residency.h"
 #include "energy/store.h"
+#include "temp_store.h"
 
 namespace energy {
 namespace {
@@ -17,20 +18,12 @@ constexpr int64_t kSec = 1'000'000'000;
 constexpr int64_t kMin = 60 * kSec;
 constexpr int64_t kHour = 60 * kMin;
 
-class StoreContextTest : public ::testing::Test {
+class StoreContextTest : public TempStoreTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/energy-context-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto s = Store::open(dir_ + "/energyd.db", StoreRole::kWriter, 1000);
-    ASSERT_TRUE(s.ok()) << s.error().describe();
-    store_ = std::move(s).value();
+    TempStoreTest::SetUp();
+    if (HasFatalFailure()) return;
     boot_ = boot("boot-a");
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
   int64_t boot(const std::string& id) {
     auto b = store_->ensure_boot(id, 0);
@@ -83,8 +76,6 @@ class StoreContextTest : public ::testing::Test {
     }
     return last;
   }
-  std::string dir_;
-  std::unique_ptr<Store> store_;
   int64_t boot_ = 0;
 };
 

@@ -9,28 +9,21 @@
 #include "energy/report.h"
 #include "energy/run_summary.h"
 #include "energy/store.h"
+#include "temp_store.h"
 
 namespace energy {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
 
-class StoreRuns : public ::testing::Test {
+class StoreRuns : public TempStoreTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/energy-store-runs-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto s = Store::open(dir_ + "/energyd.db", StoreRole::kWriter, 1000);
-    ASSERT_TRUE(s.ok()) << s.error().describe();
-    store_ = std::move(s).value();
+    TempStoreTest::SetUp();
+    if (HasFatalFailure()) return;
     auto b = store_->ensure_boot("boot-a", 0);
     ASSERT_TRUE(b.ok());
     boot_ = *b;
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   // A stopped run [start_ms, stop_ms] of `boot` with `tags`, wall = boot time + 1e12 ns.
@@ -85,8 +78,6 @@ class StoreRuns : public ::testing::Test {
   }
 
   static constexpr int64_t kWallOffset = 1'000'000'000'000;
-  std::string dir_;
-  std::unique_ptr<Store> store_;
   int64_t boot_ = 0;
 };
 

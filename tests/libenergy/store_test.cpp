@@ -8,28 +8,15 @@
 
 #include "energy/chunker.h"
 #include "energy/report.h"
+#include "temp_store.h"
 
 namespace energy {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
 
-class StoreTest : public ::testing::Test {
+class StoreTest : public TempStoreTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/energy-store-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto s = Store::open(path(), StoreRole::kWriter, 1000);
-    ASSERT_TRUE(s.ok()) << s.error().describe();
-    store_ = std::move(s).value();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  std::string path() const { return dir_ + "/energyd.db"; }
-
   std::vector<RailInfo> rails() const {
     RailInfo a;
     a.label = "VDD_IN";
@@ -61,8 +48,6 @@ class StoreTest : public ::testing::Test {
     put(boot, ids, sweeps);
   }
 
-  std::string dir_;
-  std::unique_ptr<Store> store_;
 };
 
 TEST_F(StoreTest, RailPointsIncludeOneReadingBeyondEachEdge) {

@@ -1,0 +1,42 @@
+// Test fixture: a writer Store on a fresh database in a temporary directory,
+// removed with everything in it after the test. Fixtures derive from it and
+// call TempStoreTest::SetUp() first (returning if it failed).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "energy/store.h"
+
+namespace energy {
+
+class TempStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/energy-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    reopen();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  std::string path() const { return dir_ + "/energyd.db"; }
+  // Opens the writer store on path() (again, after closing the open one).
+  void reopen() {
+    store_.reset();
+    auto s = Store::open(path(), StoreRole::kWriter, 1000);
+    ASSERT_TRUE(s.ok()) << s.error().describe();
+    store_ = std::move(s).value();
+  }
+
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
+
+}  // namespace energy
