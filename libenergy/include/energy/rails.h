@@ -41,6 +41,13 @@ struct RailInfo {
   std::string voltage_file;  // board paths; power_file empty when the
   std::string current_file;  // driver has none (ina3221 hwmon)
   std::string power_file;
+  // The monitor's averaging lag (0: none). An INA3221 averages as a running
+  // mean: each conversion moves the register by 1/N of its difference to the
+  // new value (TI SBOS576, "Averaging Function"), N = `samples`, one
+  // conversion of the channel every cycle T_c = update_interval / N. The
+  // input's integral over [a, b] is then the readings' integral plus
+  // filter_ns x (reading(b) - reading(a)), filter_ns = (N - 1) x T_c.
+  int64_t filter_ns = 0;
 };
 
 struct SkippedChannel {
