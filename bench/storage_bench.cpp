@@ -304,7 +304,7 @@ void BM_RunsList(benchmark::State& state) {
   size_t summarized = 0;
   for (auto _ : state) {
     auto runs = store->find_runs(filter);
-    auto total = total_rail_ids(*store);
+    auto total = total_stored_rails(*store);
     summarized = 0;
     for (const auto& r : *runs) {
       auto s = summarize_run(*store, r, *r.stop_ns, *total);

@@ -271,7 +271,7 @@ Result<StoreSession> DaemonImpl::open_session() {
   StoreSession s;
   auto boot = (*store)->ensure_boot(current_boot_id(), clock_.wall_ns());
   if (!boot) return boot.take_error();
-  auto ids = (*store)->ensure_rails(status_.inventory.rails);
+  auto ids = (*store)->ensure_rails(status_.inventory.rails, FilterSince{*boot, clock_.boot_ns()});
   if (!ids) return ids.take_error();
   auto open = close_other_boots_runs(**store, *boot);
   if (!open) return open.take_error();

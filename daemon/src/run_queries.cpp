@@ -20,7 +20,7 @@ Result<int64_t> run_end_ns(Store& store, const RunRecord& run) {
   return std::max(run.start_ns, last->value_or(run.start_ns));
 }
 
-Result<nlohmann::json> list_entry(Store& store, const RunRecord& run, const std::vector<int64_t>& total_rails,
+Result<nlohmann::json> list_entry(Store& store, const RunRecord& run, const std::vector<StoredRail>& total_rails,
                                   std::map<int64_t, int64_t>& open_end_by_boot) {
   int64_t end = 0;
   if (run.stop_ns) {
@@ -46,7 +46,7 @@ Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter) {
   one_more.limit = filter.limit + 1;  // tells whether another page exists
   auto runs = store.find_runs(one_more);
   if (!runs) return runs.take_error();
-  auto total_rails = total_rail_ids(store);
+  auto total_rails = total_stored_rails(store);
   if (!total_rails) return total_rails.take_error();
   bool more = static_cast<int64_t>(runs->size()) > filter.limit;
   if (more) runs->pop_back();

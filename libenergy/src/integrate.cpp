@@ -137,6 +137,17 @@ EnergyStats integrate_power(const std::vector<PowerPoint>& points, EnergyWindow 
   return s;
 }
 
+std::optional<double> power_at(const std::vector<PowerPoint>& points, int64_t t_ns) {
+  const PowerPoint* before = nullptr;
+  for (const auto& p : points) {
+    if (!p.valid) continue;
+    if (p.t_ns == t_ns) return static_cast<double>(p.power_uw);
+    if (p.t_ns < t_ns) before = &p;
+    if (p.t_ns > t_ns) return before != nullptr ? std::optional<double>(lerp_power(*before, p, t_ns)) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::vector<PowerPoint> sum_series(const std::vector<std::vector<PowerPoint>>& series) {
   std::map<int64_t, std::pair<int64_t, size_t>> by_time;  // t -> (sum, valid count)
   for (const auto& one : series) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "energy/filter.h"
+
 namespace energy {
 namespace {
 
@@ -13,6 +15,7 @@ nlohmann::json stats_to_json(const EnergyStats& s, Tier resolution, double error
           {"avg_power_w", s.average_power_uw() / 1e6},
           {"peak_power_w", static_cast<double>(s.peak_power_uw) / 1e6},
           {"min_power_w", static_cast<double>(s.min_power_uw) / 1e6},
+          {"filter_correction_j", s.filter_correction_uj / 1e6},
           {"samples", s.samples},
           {"failed_samples", s.failed_samples},
           {"coverage", s.coverage()},
@@ -46,13 +49,27 @@ EnergyStats join(const EnergyStats& a, const EnergyStats& b, int64_t window_ns) 
   s.has_data = a.has_data || b.has_data;
   s.fluctuation_bound_uj = std::hypot(a.fluctuation_bound_uj, b.fluctuation_bound_uj);  // independent stretches
   s.resolution_bound_uj = a.resolution_bound_uj + b.resolution_bound_uj;
+  s.filter_correction_uj = a.filter_correction_uj + b.filter_correction_uj;
+  s.filter_bound_uj = a.filter_bound_uj + b.filter_bound_uj;
   s.peak_power_uw = !b.has_data ? a.peak_power_uw : !a.has_data ? b.peak_power_uw : std::max(a.peak_power_uw, b.peak_power_uw);
   s.min_power_uw = !b.has_data ? a.min_power_uw : !a.has_data ? b.min_power_uw : std::min(a.min_power_uw, b.min_power_uw);
   return s;
 }
 
-RailEnergyReport raw_rail(const std::string& label, const EnergyStats& stats) {
-  RailEnergyReport r{label, false, stats};
+// Adds the averaging correction (filter.h). Edges whose reading is unknown
+// are not corrected; the correction there is at most K x the readings' range.
+void add_filter(EnergyStats& s, const StoredRail& rail, int64_t boot, EnergyWindow w,
+                const std::function<std::optional<double>(int64_t)>& power_at) {
+  FilterCorrection c = filter_correction(rail, boot, w, power_at);
+  s.energy_uj += c.energy_uj;
+  s.filter_correction_uj += c.energy_uj;
+  s.filter_bound_uj += c.unknown_k_ns / 1e9 * static_cast<double>(s.peak_power_uw - s.min_power_uw);
+}
+
+RailEnergyReport raw_rail(const RailSeries& s, int64_t boot, EnergyWindow w, int64_t gap_threshold_ns) {
+  EnergyStats stats = integrate_power(s.points, w, gap_threshold_ns);
+  add_filter(stats, s.rail, boot, w, [&s](int64_t t) { return power_at(s.points, t); });
+  RailEnergyReport r{s.rail.label, false, stats};
   r.error_bound_uj = stats.raw_error_bound_uj();
   return r;
 }
@@ -65,7 +82,7 @@ Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, con
   auto h = store.rail_history(run.boot, s.rail.id, w);
   if (!h) return h.take_error();
   if (h->buckets.empty()) {  // nothing downsampled: the window starts before the rail's first reading
-    return raw_rail(s.rail.label, integrate_power(s.points, w, gap_threshold_ns));
+    return raw_rail(s, run.boot, w, gap_threshold_ns);
   }
   int64_t split = std::min(w.end_ns, h->raw_from_ns);
   EnergyStats tiers = summarize_buckets(h->buckets, {w.begin_ns, split}, gap_threshold_ns);
@@ -74,8 +91,20 @@ Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, con
   auto e = store.energy(run.boot, s.rail.id, w);
   if (!e) return e.take_error();
   if (e->has_value()) {
-    r.stats.energy_uj = (*e)->energy_uj;
-    r.tier_bound_uj = (*e)->error_bound_uj;
+    const EnergyAnswer& a = **e;
+    r.stats.energy_uj = a.energy_uj;
+    r.stats.filter_correction_uj = 0;
+    r.stats.filter_bound_uj = 0;
+    r.tier_bound_uj = a.error_bound_uj;
+    add_filter(r.stats, s.rail, run.boot, w, [&](int64_t t) -> std::optional<double> {
+      if (t == w.begin_ns) return a.begin_power_uw;
+      if (t == w.end_ns) return a.end_power_uw;
+      auto p = store.power_at(run.boot, s.rail.id, t);
+      return p ? *p : std::nullopt;
+    });
+    // A tier's edge power is its bucket's mean: off by up to the bucket's range.
+    int64_t k = std::max(s.rail.filter_ns, s.rail.filter_before_ns);
+    r.stats.filter_bound_uj += static_cast<double>(k) / 1e9 * a.edge_spread_uw;
   }
   r.error_bound_uj = r.tier_bound_uj + r.stats.raw_error_bound_uj();
   return r;
@@ -83,7 +112,7 @@ Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, con
 
 Result<RailEnergyReport> rail_report(Store& store, const RunRecord& run, const RailSeries& s, EnergyWindow w,
                                      int64_t gap_threshold_ns) {
-  if (raw_covers(s.points, w)) return raw_rail(s.rail.label, integrate_power(s.points, w, gap_threshold_ns));
+  if (raw_covers(s.points, w)) return raw_rail(s, run.boot, w, gap_threshold_ns);
   return rail_from_tiers(store, run, s, w, gap_threshold_ns);
 }
 
@@ -117,6 +146,8 @@ EnergyStats summed(const std::vector<const RailEnergyReport*>& rails) {
     s.largest_gap_ns = std::max(s.largest_gap_ns, o.largest_gap_ns);
     s.fluctuation_bound_uj += o.fluctuation_bound_uj;  // rails follow one load: no cancelling
     s.resolution_bound_uj += o.resolution_bound_uj;
+    s.filter_correction_uj += o.filter_correction_uj;
+    s.filter_bound_uj += o.filter_bound_uj;
   }
   return s;
 }
@@ -143,8 +174,14 @@ void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t ga
   } else {
     rep.total = integrate_power(sum_series(parts), rep.window, gap_threshold_ns);
     // Each rail's readings carry their own rounding; the sum's smallest step says nothing about it.
+    // Each rail has its own averaging correction.
     rep.total.resolution_bound_uj = 0;
-    for (const auto* r : in_total) rep.total.resolution_bound_uj += r->stats.resolution_bound_uj;
+    for (const auto* r : in_total) {
+      rep.total.resolution_bound_uj += r->stats.resolution_bound_uj;
+      rep.total.energy_uj += r->stats.filter_correction_uj;
+      rep.total.filter_correction_uj += r->stats.filter_correction_uj;
+      rep.total.filter_bound_uj += r->stats.filter_bound_uj;
+    }
   }
   rep.total_error_bound_uj += rep.total.raw_error_bound_uj();
 }

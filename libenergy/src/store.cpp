@@ -105,7 +105,11 @@ Status Store::migrate() {
     auto st = migrate_v2_to_v3();
     if (!st) return st;
   }
-  if (*version < 4) return migrate_v3_to_v4();
+  if (*version < 4) {
+    auto st = migrate_v3_to_v4();
+    if (!st) return st;
+  }
+  if (*version < 5) return migrate_v4_to_v5();
   return ok_status();
 }
 
@@ -130,16 +134,24 @@ int64_t power_unit_uw(MonitorDriver driver) {
   return 0;
 }
 
-Result<std::vector<int64_t>> Store::ensure_rails(const std::vector<RailInfo>& rails) {
-  auto ins = db_->prepare("INSERT INTO rails(label, driver, device, channel, power_unit_uw) VALUES(?1, ?2, ?3, ?4, ?5) "
-                          "ON CONFLICT(label) DO UPDATE SET driver=?2, device=?3, channel=?4, power_unit_uw=?5");
+Result<std::vector<int64_t>> Store::ensure_rails(const std::vector<RailInfo>& rails, FilterSince since) {
+  // A new rail's setting applies to all its readings (before = now); a changed
+  // one keeps the old value for the readings before `since`.
+  auto ins = db_->prepare(
+      "INSERT INTO rails(label, driver, device, channel, power_unit_uw, filter_ns, filter_before_ns, filter_from_boot, "
+      "filter_from_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8) "
+      "ON CONFLICT(label) DO UPDATE SET driver=?2, device=?3, channel=?4, power_unit_uw=?5, "
+      "filter_before_ns = CASE WHEN filter_ns = ?6 THEN filter_before_ns ELSE filter_ns END, "
+      "filter_from_boot = CASE WHEN filter_ns = ?6 THEN filter_from_boot ELSE ?7 END, "
+      "filter_from_ns = CASE WHEN filter_ns = ?6 THEN filter_from_ns ELSE ?8 END, filter_ns = ?6");
   auto sel = db_->prepare("SELECT id FROM rails WHERE label = ?1");
   if (!ins) return ins.take_error();
   if (!sel) return sel.take_error();
   std::vector<int64_t> ids;
   for (const auto& r : rails) {
     ins->bind(1, r.label).bind(2, driver_name(r.driver)).bind(3, r.device).bind(4, int64_t{r.channel});
-    auto done = ins->bind(5, power_unit_uw(r.driver)).run();
+    ins->bind(5, power_unit_uw(r.driver)).bind(6, r.filter_ns).bind(7, since.boot);
+    auto done = ins->bind(8, since.t_ns).run();
     if (!done) return done.take_error();
     auto row = sel->bind(1, r.label).step();
     if (!row) return row.take_error();
@@ -196,7 +208,9 @@ Result<std::optional<RunRecord>> Store::run_by_id(int64_t id) {
 }
 
 Result<std::vector<StoredRail>> Store::rails() {
-  auto st = db_->prepare("SELECT id, label, driver, device, channel, power_unit_uw FROM rails ORDER BY id");
+  auto st = db_->prepare(
+      "SELECT id, label, driver, device, channel, power_unit_uw, filter_ns, filter_before_ns, filter_from_boot, "
+      "filter_from_ns FROM rails ORDER BY id");
   if (!st) return st.take_error();
   std::vector<StoredRail> out;
   for (;;) {
@@ -204,7 +218,7 @@ Result<std::vector<StoredRail>> Store::rails() {
     if (!r) return r.take_error();
     if (*r == sql::StepResult::kDone) break;
     out.push_back(StoredRail{st->int_at(0), st->text_at(1), st->text_at(2), st->text_at(3), st->int_at(4),
-                             st->int_at(5)});
+                             st->int_at(5), st->int_at(6), st->int_at(7), st->int_at(8), st->int_at(9)});
   }
   return out;
 }

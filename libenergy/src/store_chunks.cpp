@@ -52,13 +52,19 @@ Result<int64_t> upsert_chunk_row(sql::Db& db, int64_t boot, const Chunk& c) {
   return id->int_at(0);
 }
 
+// The segment a -> b interpolated at t.
+double power_between(const RailCursor& a, const RailCursor& b, int64_t t) {
+  double p_a = static_cast<double>(a.last_power_uw);
+  if (b.last_t_ns == a.last_t_ns) return p_a;
+  double f = static_cast<double>(t - a.last_t_ns) / static_cast<double>(b.last_t_ns - a.last_t_ns);
+  return p_a + f * (static_cast<double>(b.last_power_uw) - p_a);
+}
+
 // Trapezoid over [a.t, t] of the segment a -> b, interpolated at t.
 double partial_uj(const RailCursor& a, const RailCursor& b, int64_t t) {
   if (b.last_t_ns == a.last_t_ns) return 0;
-  double f = static_cast<double>(t - a.last_t_ns) / static_cast<double>(b.last_t_ns - a.last_t_ns);
-  double p_a = static_cast<double>(a.last_power_uw);
-  double p_t = p_a + f * (static_cast<double>(b.last_power_uw) - p_a);
-  return (p_a + p_t) / 2.0 * static_cast<double>(t - a.last_t_ns) / 1e9;
+  return (static_cast<double>(a.last_power_uw) + power_between(a, b, t)) / 2.0 * static_cast<double>(t - a.last_t_ns) /
+         1e9;
 }
 
 }  // namespace
@@ -200,18 +206,28 @@ Result<Store::Around> Store::cursors_around(int64_t boot, int64_t rail_id, int64
   return out;
 }
 
-Result<std::optional<double>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<std::optional<Store::RunningEnergy>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  using Answer = std::optional<RunningEnergy>;
   auto around = cursors_around(boot, rail_id, t_ns);
   if (!around) return around.take_error();
-  if (!around->before) return std::optional<double>();
-  if (around->before->last_t_ns == t_ns) return std::optional<double>(around->before->cum_uj);
+  if (!around->before) return Answer();
+  const RailCursor& before = *around->before;
+  if (before.last_t_ns == t_ns) return Answer(RunningEnergy{before.cum_uj, static_cast<double>(before.last_power_uw)});
   if (!around->after) {
     auto next = first_cursor_after_chunk(boot, rail_id, t_ns);
     if (!next) return next.take_error();
     around->after = *next;
   }
-  if (!around->after) return std::optional<double>();
-  return std::optional<double>(around->before->cum_uj + partial_uj(*around->before, *around->after, t_ns));
+  if (!around->after) return Answer();
+  return Answer(
+      RunningEnergy{before.cum_uj + partial_uj(before, *around->after, t_ns), power_between(before, *around->after, t_ns)});
+}
+
+Result<std::optional<double>> Store::power_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  auto e = running_energy_at(boot, rail_id, t_ns);
+  if (!e) return e.take_error();
+  if (!e->has_value()) return std::optional<double>();
+  return std::optional<double>((*e)->power_uw);
 }
 
 Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, EnergyWindow w) {
@@ -220,7 +236,7 @@ Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, En
   auto b = running_energy_at(boot, rail_id, w.end_ns);
   if (!b) return b.take_error();
   if (!a->has_value() || !b->has_value()) return std::optional<double>();
-  return std::optional<double>(**b - **a);
+  return std::optional<double>((*b)->cum_uj - (*a)->cum_uj);
 }
 
 // Readings inside the window, plus the nearest valid reading on each side.

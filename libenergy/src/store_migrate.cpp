@@ -50,6 +50,17 @@ CREATE TABLE context(boot INTEGER NOT NULL, source INTEGER NOT NULL, t_ns INTEGE
 PRAGMA user_version=4;
 )sql";
 
+// Rails carry their monitor's averaging lag (rails.h RailInfo::filter_ns)
+// and the one it replaced, with where the change happened. Rows from before
+// schema 5 were read without a known setting: 0 (no correction).
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE rails ADD COLUMN filter_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rails ADD COLUMN filter_before_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rails ADD COLUMN filter_from_boot INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rails ADD COLUMN filter_from_ns INTEGER NOT NULL DEFAULT 0;
+PRAGMA user_version=5;
+)sql";
+
 struct V1Rail {
   int64_t id;
   int64_t unit;
@@ -157,6 +168,15 @@ Status Store::migrate_v1_to_v2() {
     return make_error(ErrorCode::kStorage, "migration from schema 1 to 2 failed: " + st.error().message);
   }
   return db_->exec("COMMIT");
+}
+
+Status Store::migrate_v4_to_v5() {
+  auto st = db_->exec(std::string("BEGIN;") + kSchemaV5 + "COMMIT;");
+  if (!st) {
+    (void)db_->exec("ROLLBACK");
+    return make_error(ErrorCode::kStorage, "migration from schema 4 to 5 failed: " + st.error().message);
+  }
+  return ok_status();
 }
 
 }  // namespace energy

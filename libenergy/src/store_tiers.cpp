@@ -35,7 +35,11 @@ Result<TierFootprint> tier_footprint(sql::Db& db, Tier tier, const std::string& 
 Result<std::optional<EnergyAnswer>> Store::running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto raw = running_energy_at(boot, rail_id, t_ns);
   if (!raw) return raw.take_error();
-  if (raw->has_value()) return std::optional<EnergyAnswer>(EnergyAnswer{**raw, 0, Tier::kRaw});
+  if (raw->has_value()) {
+    EnergyAnswer e{(*raw)->cum_uj, 0, Tier::kRaw};
+    e.end_power_uw = (*raw)->power_uw;
+    return std::optional<EnergyAnswer>(e);
+  }
   TierRows rows(*db_);
   for (Tier tier : {Tier::kSecond, Tier::kMinute}) {
     auto r = rows.running_energy(tier, boot, rail_id, t_ns);
@@ -50,9 +54,13 @@ Result<std::optional<EnergyAnswer>> Store::energy(int64_t boot, int64_t rail_id,
   auto b = running_energy_any(boot, rail_id, w.end_ns);
   if (!b) return b.take_error();
   if (!a->has_value() || !b->has_value()) return std::optional<EnergyAnswer>();
-  return std::optional<EnergyAnswer>(EnergyAnswer{(*b)->energy_uj - (*a)->energy_uj,
-                                                  (*a)->error_bound_uj + (*b)->error_bound_uj,
-                                                  std::max((*a)->tier, (*b)->tier)});
+  // A point's answer carries its power in end_power_uw.
+  EnergyAnswer e{(*b)->energy_uj - (*a)->energy_uj, (*a)->error_bound_uj + (*b)->error_bound_uj,
+                 std::max((*a)->tier, (*b)->tier)};
+  e.begin_power_uw = (*a)->end_power_uw;
+  e.end_power_uw = (*b)->end_power_uw;
+  e.edge_spread_uw = (*a)->edge_spread_uw + (*b)->edge_spread_uw;
+  return std::optional<EnergyAnswer>(e);
 }
 
 Result<std::vector<Bucket>> Store::rail_buckets(int64_t boot, int64_t rail_id, Tier tier, EnergyWindow w) {

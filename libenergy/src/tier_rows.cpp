@@ -165,16 +165,26 @@ Result<std::optional<EnergyAnswer>> TierRows::running_energy(Tier tier, int64_t 
   auto bs = decode_row(**row);
   if (!bs) return bs.take_error();
   double cum = (*row)->first_cum_uj;
+  // The power at t: the mean of the bucket holding it (or ending at it).
+  auto with_power = [](EnergyAnswer e, const Bucket* b) {
+    if (b != nullptr && b->integrated_ns > 0) {
+      e.end_power_uw = b->energy_uj * 1e9 / static_cast<double>(b->integrated_ns);
+      e.edge_spread_uw = static_cast<double>(b->max_power_uw - b->min_power_uw);
+    }
+    return std::optional<EnergyAnswer>(e);
+  };
+  const Bucket* last = nullptr;
   for (const auto& b : *bs) {
     if (b.start_ns > t_ns) break;
     if (b.end_ns() <= t_ns) {
       cum = b.cum_end_uj;
+      last = &b;
       continue;
     }
     PartialEnergy p = partial_energy(b, t_ns);
-    return std::optional<EnergyAnswer>(EnergyAnswer{cum + p.energy_uj, std::max(p.bound_uj, kTierRoundingUj), tier});
+    return with_power(EnergyAnswer{cum + p.energy_uj, std::max(p.bound_uj, kTierRoundingUj), tier}, &b);
   }
-  return std::optional<EnergyAnswer>(EnergyAnswer{cum, kTierRoundingUj, tier});
+  return with_power(EnergyAnswer{cum, kTierRoundingUj, tier}, last);
 }
 
 }  // namespace energy

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace energy {
@@ -73,13 +74,21 @@ struct EnergyStats {
   // |energy_uj - true energy| <= the sum of these (see the error bound above).
   double fluctuation_bound_uj = 0;
   double resolution_bound_uj = 0;
-  double raw_error_bound_uj() const { return fluctuation_bound_uj + resolution_bound_uj; }
+  // The averaging correction included in energy_uj (filter.h); the bound
+  // part for edges whose reading was unknown there.
+  double filter_correction_uj = 0;
+  double filter_bound_uj = 0;
+  double raw_error_bound_uj() const { return fluctuation_bound_uj + resolution_bound_uj + filter_bound_uj; }
 };
 
 // `points` must be sorted by time and may extend beyond the window (one
 // reading on each side lets the edges be interpolated). Stretches between
 // valid readings longer than `gap_threshold_ns` count toward gap_ns.
 EnergyStats integrate_power(const std::vector<PowerPoint>& points, EnergyWindow window, int64_t gap_threshold_ns);
+
+// The valid readings interpolated at t; nullopt unless a valid reading lies
+// on each side of t (or at t).
+std::optional<double> power_at(const std::vector<PowerPoint>& points, int64_t t_ns);
 
 // Element-wise sum of several rails' series taken at the same instants (one
 // sampler sweep stamps every rail with one time). A point is valid only if

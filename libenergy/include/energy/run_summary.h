@@ -26,13 +26,14 @@ struct RunSummary {
   std::optional<double> avg_power_w;  // energy_j / duration_s
 };
 
-// The stored rails (ids) whose sum is the module total (select_total_rails).
-Result<std::vector<int64_t>> total_rail_ids(Store& store);
+// The stored rails whose sum is the module total (select_total_rails).
+Result<std::vector<StoredRail>> total_stored_rails(Store& store);
 
 // The run's summary over [start_ns, end_ns]; end_ns is the stop, or for an
-// open run the newest stored reading.
+// open run the newest stored reading. Each rail's energy includes its
+// averaging correction (filter.h), as run reports do.
 Result<RunSummary> summarize_run(Store& store, const RunRecord& run, int64_t end_ns,
-                                 const std::vector<int64_t>& total_rails);
+                                 const std::vector<StoredRail>& total_rails);
 
 // {"duration_s", "energy_j", "avg_power_w"}; unknown figures are null.
 nlohmann::json run_summary_json(const RunSummary& s);

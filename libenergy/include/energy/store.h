@@ -78,6 +78,25 @@ struct StoredRail {
   std::string device;
   int64_t channel = 0;
   int64_t power_unit_uw = 0;  // unit of the driver's power file (codec.h); 0: none
+  // The monitor's averaging lag (RailInfo::filter_ns): filter_ns from
+  // (filter_from_boot, filter_from_ns) on, filter_before_ns for readings
+  // before that (the setting it replaced; one change is remembered).
+  int64_t filter_ns = 0;
+  int64_t filter_before_ns = 0;
+  int64_t filter_from_boot = 0;
+  int64_t filter_from_ns = 0;
+  // The lag in force for readings of `boot` at t_ns.
+  int64_t filter_at(int64_t boot, int64_t t_ns) const {
+    bool after = boot > filter_from_boot || (boot == filter_from_boot && t_ns >= filter_from_ns);
+    return after ? filter_ns : filter_before_ns;
+  }
+};
+
+// Where a rail's averaging setting starts to apply: readings of this boot
+// from t_ns on (ensure_rails).
+struct FilterSince {
+  int64_t boot = 0;
+  int64_t t_ns = 0;
 };
 
 // The unit of a driver's power file in uW, as the raw tier stores it.
@@ -88,6 +107,13 @@ struct EnergyAnswer {
   double energy_uj = 0;
   double error_bound_uj = 0;  // |energy from the raw readings - energy_uj| <= this (0 from raw)
   Tier tier = Tier::kRaw;     // the coarsest tier that answered an edge
+  // The power at the window's edges, for the averaging correction
+  // (filter.h): raw, the readings interpolated there; a tier, the mean of the
+  // bucket holding the edge, which may be off by up to edge_spread_uw (the
+  // buckets' max - min; 0 from raw).
+  double begin_power_uw = 0;
+  double end_power_uw = 0;
+  double edge_spread_uw = 0;
 };
 
 // What apply_retention keeps. Ages are measured from RetentionNow: by boot
@@ -137,7 +163,7 @@ struct StoreFootprint {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // The writer checks the file (PRAGMA quick_check) before migrating; a
   // damaged file gives ErrorCode::kCorrupt.
@@ -151,8 +177,10 @@ class Store {
 
   // Row id of a boot, created if new.
   Result<int64_t> ensure_boot(const std::string& boot_id, int64_t wall_ns);
-  // Row ids of rails, by label, created if new; same order as `rails`.
-  Result<std::vector<int64_t>> ensure_rails(const std::vector<RailInfo>& rails);
+  // Row ids of rails, by label, created if new; same order as `rails`. A
+  // rail whose filter_ns differs from the stored one gets it from `since` on
+  // (the old value still applies to the readings before).
+  Result<std::vector<int64_t>> ensure_rails(const std::vector<RailInfo>& rails, FilterSince since = {});
 
   Status begin();
   Status commit();
@@ -203,6 +231,9 @@ class Store {
   // that holds it (raw, then 1 s, then 1 min): O(log n) per edge. nullopt
   // when an edge is in no tier.
   Result<std::optional<EnergyAnswer>> energy(int64_t boot, int64_t rail_id, EnergyWindow window);
+  // The raw readings of one rail interpolated at t_ns; nullopt when no valid
+  // reading of the raw tier is on each side.
+  Result<std::optional<double>> power_at(int64_t boot, int64_t rail_id, int64_t t_ns);
   // Buckets of one rail in a downsampled tier whose start is in [begin, end).
   Result<std::vector<Bucket>> rail_buckets(int64_t boot, int64_t rail_id, Tier tier, EnergyWindow window);
   // One rail's downsampled history over a window, for reports of runs whose
@@ -278,6 +309,7 @@ class Store {
   Status migrate_v1_to_v2();
   Status migrate_v2_to_v3();
   Status migrate_v3_to_v4();
+  Status migrate_v4_to_v5();
   struct ContextRetention {
     int64_t rows_deleted = 0;
     bool more = false;
@@ -291,7 +323,11 @@ class Store {
   Result<std::optional<EnergyAnswer>> running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<int64_t> budget_bytes_used(int64_t wal_allowance_bytes);
   struct Edge;
-  Result<std::optional<double>> running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns);
+  struct RunningEnergy {
+    double cum_uj = 0;
+    double power_uw = 0;  // the readings interpolated at t
+  };
+  Result<std::optional<RunningEnergy>> running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::optional<Edge>> chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::optional<RailCursor>> cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::optional<RailCursor>> cursor_before(int64_t boot, int64_t rail_id, int64_t t_ns);
