@@ -5,8 +5,8 @@
 namespace energy::sim {
 namespace {
 
-constexpr std::int64_t kMinHistoryNs = 10LL * 1000000000LL;  // >> the longest conversion cycle (430 ms)
-constexpr std::size_t kTimingsKept = 2;
+// >> the longest running-mean time constant of a board's default timing (430 ms).
+constexpr std::int64_t kMinHistoryNs = 10LL * 1000000000LL;
 
 // Seeded conversion-grid phase of monitor `index`, in [0, 1).
 double grid_phase(std::uint64_t seed, std::size_t index) {
@@ -59,6 +59,7 @@ LiveBoard::LiveBoard(BoardSpec spec, const LiveOptions& options, Clock clock, Mo
     const PowerMonitorSpec& m = spec_.monitors[i];
     const MonitorConfig config = config_of(model_.controls().board, m);
     timings_.push_back({initial_timing(spec_, m, config, started_ns_, grid_phase(options.model.seed, i))});
+    memos_.emplace_back(m.channels.size());
   }
 }
 
@@ -76,7 +77,7 @@ void LiveBoard::restart_changed_monitors(const BoardState& before, const BoardSt
     if (same_config(config_of(before, spec_.monitors[i]), config)) continue;
     std::vector<ConversionTiming>& history = timings_[i];
     history.push_back(restarted_timing(spec_.monitors[i], config, t_ns));
-    if (history.size() > kTimingsKept) history.erase(history.begin());
+    drop_unreachable_timings(history);
   }
 }
 
@@ -88,9 +89,10 @@ BoardState LiveBoard::snapshot() const {
   for (std::size_t i = 0; i < spec_.monitors.size(); ++i) {
     const PowerMonitorSpec& m = spec_.monitors[i];
     int slot = 0;
-    for (const ChannelSpec& c : m.channels) {
-      if (!c.disabled) state.rails[rail_id(m, c)] = read_channel(model_, rail, m, c, slot++, timings_[i], now);
-      ++rail;
+    for (std::size_t c = 0; c < m.channels.size(); ++c, ++rail) {
+      const ChannelSpec& channel = m.channels[c];
+      if (channel.disabled) continue;
+      state.rails[rail_id(m, channel)] = read_channel(model_, rail, m, channel, slot++, timings_[i], now, memos_[i][c]);
     }
   }
   return state;

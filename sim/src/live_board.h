@@ -89,6 +89,10 @@ class LiveBoard {
   PowerModel model_;
   bool cpu_pinned_ = false;
   std::vector<std::vector<ConversionTiming>> timings_;  // per monitor, oldest first
+  // Per monitor, per channel: the registers' running means as of the last
+  // read, so a read folds only the conversions since (sensor.h). Guarded by
+  // mutex_ like everything else; snapshot() is const to its callers.
+  mutable std::vector<std::vector<ChannelMemo>> memos_;
 };
 
 }  // namespace energy::sim

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cmath>
+#include <string>
 #include <thread>
 
 #include "path_util.h"
@@ -14,6 +16,7 @@ namespace energy::sim {
 namespace {
 
 constexpr std::int64_t kMs = 1000000;
+constexpr std::int64_t kUs = 1000;
 
 class LiveFsTest : public ::testing::Test {
  protected:
@@ -82,6 +85,12 @@ class LiveFsTest : public ::testing::Test {
     return n ? 0 : n.error().sys_errno;
   }
 
+  double read_number(const std::string& path) {
+    Result<std::string> text = read_path(path);
+    EXPECT_TRUE(text) << path;
+    return text ? std::stod(*text) : -1;
+  }
+
   std::int64_t now_ = 1000 * kMs;
   std::unique_ptr<LiveBoard> board_;
   std::unique_ptr<LiveFs> fs_;
@@ -145,6 +154,46 @@ TEST_F(LiveFsTest, SettingsReadBackAndSamplesPicksTheClosestCount) {
   EXPECT_EQ(write_errno("/sys/devices/platform/bus@0/17000000.gpu/railgate_enable", "2\n"), EINVAL);
   EXPECT_EQ(write_errno("/sys/devices/platform/bus@0/17000000.gpu/tpc_pg_mask", "248\n"), 0);
   EXPECT_EQ(*read_path("/sys/devices/platform/bus@0/17000000.gpu/tpc_pg_mask"), "248\n");
+}
+
+// Orin Nano 1-0040: 3 channels x (1.1 + 1.1) ms per cycle; VDD_IN is slot 0,
+// whose shunt conversion opens every cycle of a grid restarted by a write.
+constexpr std::int64_t kOrinNanoCycle = 6600 * kUs;
+constexpr double kVddInStepMa = 8;  // 40 uV on 5 mOhm
+
+TEST_F(LiveFsTest, SamplesWrittenThroughSysfsMakeTheCurrentARunningMean) {
+  start("jetson-orin-nano", 36);
+  ASSERT_TRUE(board_->set_rail("VDD_IN", RailState{5000, 1000}));
+  now_ += 100 * kMs;
+  ASSERT_EQ(write_errno(kHwmon + "/samples", "16\n"), 0);
+  const std::int64_t step = now_ + 10 * kOrinNanoCycle;
+  now_ = step;
+  ASSERT_TRUE(board_->set_rail("VDD_IN", RailState{5000, 2000}));
+  for (int m : {0, 1, 4, 16, 48}) {
+    now_ = step + m * kOrinNanoCycle;
+    EXPECT_NEAR(read_number(kHwmon + "/curr1_input"), 2000 - 1000 * std::pow(15.0 / 16, m), kVddInStepMa) << m;
+  }
+}
+
+TEST_F(LiveFsTest, ASamplesWriteMidStreamContinuesFromTheRegistersValue) {
+  start("jetson-orin-nano", 36);
+  ASSERT_TRUE(board_->set_rail("VDD_IN", RailState{5000, 1000}));
+  now_ += 100 * kMs;
+  ASSERT_EQ(write_errno(kHwmon + "/samples", "16\n"), 0);
+  now_ += 10 * kOrinNanoCycle;
+  ASSERT_TRUE(board_->set_rail("VDD_IN", RailState{5000, 2000}));
+  now_ += 5 * kOrinNanoCycle;
+  const double at_write = 2000 - 1000 * std::pow(15.0 / 16, 5);  // 1276 mA
+  EXPECT_NEAR(read_number(kHwmon + "/curr1_input"), at_write, kVddInStepMa);
+  ASSERT_EQ(write_errno(kHwmon + "/samples", "64\n"), 0);
+  const std::int64_t written = now_;
+  now_ += 1 * kMs;  // before the new grid's first conversion: the register as it was
+  EXPECT_NEAR(read_number(kHwmon + "/curr1_input"), at_write, kVddInStepMa);
+  for (int m : {1, 10, 100}) {
+    now_ = written + m * kOrinNanoCycle;
+    EXPECT_NEAR(read_number(kHwmon + "/curr1_input"), 2000 + (at_write - 2000) * std::pow(63.0 / 64, m), kVddInStepMa)
+        << m;
+  }
 }
 
 TEST_F(LiveFsTest, ErrnoFaultsFailTheirRailsReadsAndSpareTheOthers) {
