@@ -28,6 +28,37 @@ std::string rails_table(const nlohmann::json& st) {
   return t.render();
 }
 
+// What a chip's averaging is and who set it.
+std::string averaging_text(const nlohmann::json& m) {
+  if (m.contains("error")) return "its own (energyd's write failed)";
+  if (m.value("set_by_energyd", false)) return "set by energyd (own " + std::to_string(m.value("own_samples", 0)) + ")";
+  if (m.value("driver", "") == "ina3221") return "its own";
+  return m.value("averaging_source", "");
+}
+
+std::string count_or_dash(const nlohmann::json& m, const char* key) {
+  int64_t v = m.value(key, int64_t{0});
+  return v > 0 ? std::to_string(v) : "-";
+}
+
+// Per chip: samples, update_interval and the filter the integration corrects for.
+void print_monitors(const nlohmann::json& st) {
+  const auto& monitors = member(st, "monitors");
+  if (monitors.empty()) return;
+  Table t({{"MONITOR"}, {"DRIVER"}, {"SAMPLES", Align::kRight}, {"UPDATE_MS", Align::kRight},
+           {"FILTER_MS", Align::kRight}, {"AVERAGING"}});
+  for (const auto& m : monitors) {
+    t.add_row({m.value("device", ""), m.value("driver", ""), count_or_dash(m, "samples"),
+               count_or_dash(m, "update_interval_ms"),
+               fixed(static_cast<double>(m.value("filter_ns", int64_t{0})) / 1e6, 3), averaging_text(m)});
+  }
+  std::cout << "sensor averaging: " << st.value("sensor_averaging", "?") << "\n" << t.render();
+  for (const auto& m : monitors) {
+    if (m.contains("error")) std::cout << "monitor " << m.value("device", "") << ": " << m["error"].get<std::string>() << "\n";
+  }
+  std::cout << "\n";
+}
+
 void print_board(const nlohmann::json& st) {
   const auto& b = member(st, "board");
   std::string model = b.value("model", "");
@@ -88,6 +119,7 @@ int cmd_status(const Context& ctx, const std::vector<std::string>& args) {
   }
   print_board(out.result);
   std::cout << "\n" << rails_table(out.result) << "\n";
+  print_monitors(out.result);
   print_total(out.result);
   print_health(out.result);
   print_extras(out.result);

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "access.h"
+#include "averaging_settings.h"
 #include "context_poller.h"
 #include "context_status.h"
 #include "energy/baseline.h"
@@ -37,8 +38,9 @@ namespace energy::daemon {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
-// A read blocked longer than max(period / 2, this) is quarantined. INA3221
-// hwmon reads legitimately wait up to two conversion periods (~14 ms).
+// A read blocked longer than max(period / 2, this) is quarantined. Continuous-
+// mode INA3221 hwmon reads do not wait for a conversion (period_check.h); the
+// floor leaves short periods room for a slow I2C bus.
 constexpr int64_t kMinStallLimitMs = 20;
 // Restoring the lease journal at start waits this long before serving (H3: 2 s after ready).
 constexpr auto kLeaseRecoveryWait = std::chrono::milliseconds(1500);
@@ -100,7 +102,8 @@ class DaemonImpl {
 
  private:
   Status setup();
-  Status discover();
+  void discover();
+  void set_sensor_averaging();
   Status open_storage();
   Result<std::unique_ptr<Store>> open_writer_store();
   Result<StoreSession> open_session();
@@ -141,6 +144,7 @@ class DaemonImpl {
   std::unique_ptr<TaskRunner> blocking_reads_;
   std::unique_ptr<RunQueries> queries_;
   std::unique_ptr<ContextPoller> context_;
+  std::unique_ptr<AveragingSettings> averaging_;
   SourcePtr sigterm_;
   SourcePtr sigint_;
   SourcePtr watchdog_;
@@ -175,10 +179,10 @@ int DaemonImpl::run() {
 Status DaemonImpl::setup() {
   auto st = block_stop_signals();
   if (!st) return st;
-  st = discover();
-  if (!st) return st;
+  discover();
   st = open_storage();
   if (!st) return st;
+  set_sensor_averaging();  // the sampler and the store take the rails as measured
   auto period = std::chrono::milliseconds(config_.sample_period_ms);
   auto stall_limit = std::max(period / 2, std::chrono::milliseconds(kMinStallLimitMs));
   sweep_relay_ = std::make_unique<SweepRelay>(*writer_);
@@ -226,14 +230,24 @@ Status DaemonImpl::check_sweep_time() {
   return check_period_against_sweep(config_.sample_period_ms, st.read_p50_ns, st.sweeps, rails);
 }
 
-Status DaemonImpl::discover() {
+void DaemonImpl::discover() {
   status_.config = config_;
   status_.board = identify_board(root_);
   status_.inventory = discover_rails(root_);
+  apply_device_tree_averaging(status_.board, status_.inventory);
   status_.clocks = discover_clocks(root_);
   status_.started_boot_ns = clock_.boot_ns();
+}
+
+// Runs after open_storage created the state directory, which holds the journal.
+void DaemonImpl::set_sensor_averaging() {
+  averaging_ = std::make_unique<AveragingSettings>(root_, config_.state_dir + "/sensor-averaging.json", clock_);
+  averaging_->apply(config_.sensor_averaging, config_.sample_period_ms, status_.inventory);
+  status_.averaging = averaging_->chips();
   log_inventory(status_.inventory);
-  return check_period_against_update_interval(config_.sample_period_ms, status_.inventory.max_update_interval_ms);
+  auto notice = update_interval_notice(config_.sample_period_ms, status_.inventory.max_update_interval_ms,
+                                       config_.sensor_averaging);
+  if (!notice.empty()) spdlog::info("{}", notice);
 }
 
 Status DaemonImpl::open_storage() {
@@ -541,6 +555,7 @@ void DaemonImpl::shutdown() {
     spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");
     (void)sampler_.release();  // its thread touches the sampler when the read returns
   }
+  if (averaging_) averaging_->restore();  // the chips' own averaging back once sampling has stopped
   if (writer_) writer_->stop();  // flushes every queued sample and mark
   runs_.reset();
 }

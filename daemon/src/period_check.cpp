@@ -15,14 +15,14 @@ std::string ms_text(int64_t ns) {
 
 }  // namespace
 
-Status check_period_against_update_interval(int64_t period_ms, int64_t update_interval_ms) {
-  if (update_interval_ms <= period_ms) return ok_status();
-  return make_error(ErrorCode::kInvalid,
-                    "sample_period_ms " + std::to_string(period_ms) +
-                        " is shorter than the sensors can deliver: their update_interval is " +
-                        std::to_string(update_interval_ms) +
-                        " ms (each read would wait for a new conversion); use at least " +
-                        std::to_string(update_interval_ms) + " ms or lower the sensors' update_interval");
+std::string update_interval_notice(int64_t period_ms, int64_t update_interval_ms, SensorAveraging mode) {
+  if (mode != SensorAveraging::kKeep || update_interval_ms <= 0) return {};
+  if (update_interval_ms * kSnapshotShare > period_ms) return {};
+  return "sensor_averaging is keep: the INA3221 chips average over " + std::to_string(update_interval_ms) +
+         " ms (update_interval), so every " + std::to_string(period_ms) +
+         " ms reading is a snapshot of those last " + std::to_string(update_interval_ms) +
+         " ms and bursty loads are integrated less exactly; sensor_averaging: period makes each reading a mean "
+         "over about one period";
 }
 
 Status check_period_against_sweep(int64_t period_ms, int64_t median_sweep_ns, int64_t sweeps, size_t rails) {

@@ -1,26 +1,37 @@
 // The sampling period against what the sensors can deliver.
 //
-// Two limits, both refused at start with a message naming the key and the
-// smallest period that would work:
-//  - hwmon's update_interval (ms): the INA3221 driver waits for a fresh
-//    conversion on every read, so a shorter period makes each read block
-//    (jetson-sysfs.md section 1.6) and ticks are lost;
+//  - hwmon's update_interval (ms) is not a limit: in continuous mode (every
+//    Jetson's) the mainline INA3221 driver returns the latest averaged result
+//    without waiting for a new conversion (Linux "hwmon: (ina3221) Fix read
+//    timeout issue", since about 5.4; L4T 34+ runs 5.10 and later). A period
+//    shorter than update_interval only reads some results twice; with
+//    `sensor_averaging: period` update_interval slightly above the period
+//    (106 ms for 100) is the normal case. What matters is the other way
+//    round: an update_interval much shorter than the period makes every
+//    reading a short snapshot, worth a notice when the chips are kept so.
 //  - the time one sweep of every rail takes: a sweep must fit in half the
-//    period, so lateness and marks' extra sweeps still fit.
+//    period, so lateness and marks' extra sweeps still fit. Refused at start
+//    with a message naming the key and the smallest period that would work.
 // Pure functions; the daemon calls them and logs.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "energy/config.h"
 #include "energy/result.h"
 
 namespace energy::daemon {
 
 // A sweep may use at most this share of the period.
 constexpr int64_t kPeriodPerSweep = 2;
+// Readings are "snapshots" when the chips average over at most this share of the period.
+constexpr int64_t kSnapshotShare = 4;
 
-Status check_period_against_update_interval(int64_t period_ms, int64_t update_interval_ms);
+// One line for the log when readings are snapshots of update_interval_ms
+// inside a much longer period with `keep`; empty otherwise (also for 0: no
+// hwmon update_interval, as on L4T 32).
+std::string update_interval_notice(int64_t period_ms, int64_t update_interval_ms, SensorAveraging mode);
 // median_sweep_ns over `sweeps` sweeps of `rails` rails.
 Status check_period_against_sweep(int64_t period_ms, int64_t median_sweep_ns, int64_t sweeps, size_t rails);
 

@@ -79,6 +79,31 @@ nlohmann::json skipped_json(const SensorInventory& inv) {
   return out;
 }
 
+const ChipAveraging* averaging_of(const std::vector<ChipAveraging>& averaging, const std::string& device) {
+  for (const auto& a : averaging) {
+    if (a.device == device) return &a;
+  }
+  return nullptr;
+}
+
+// Per chip: its averaging as measured with, and what energyd did to it.
+nlohmann::json monitors_json(const SensorInventory& inv, const std::vector<ChipAveraging>& averaging) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : inv.chips) {
+    nlohmann::json j = {{"device", c.device}, {"driver", driver_name(c.driver)}, {"samples", c.samples},
+                        {"update_interval_ms", c.update_interval_ms}, {"filter_ns", c.filter_ns},
+                        {"averaging_source", c.averaging}, {"set_by_energyd", false}};
+    const ChipAveraging* a = averaging_of(averaging, c.device);
+    if (a != nullptr && a->changed) {
+      j["set_by_energyd"] = true;
+      j["own_samples"] = a->original_samples;
+    }
+    if (a != nullptr && !a->error.empty()) j["error"] = a->error;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 nlohmann::json sampler_json(const SamplerStats& st, int64_t period_ms) {
   return {{"period_ms", period_ms},       {"ticks", st.ticks},
           {"missed_ticks", st.missed_ticks}, {"extra_samples", st.extra_samples},
@@ -216,6 +241,8 @@ nlohmann::json status_json(const StatusSources& src, const Sampler& sampler, con
           {"rails", rails_json(src.inventory, latest, st)},
           {"total", total_json(src.inventory, latest)},
           {"skipped_channels", skipped_json(src.inventory)},
+          {"sensor_averaging", sensor_averaging_name(src.config.sensor_averaging)},
+          {"monitors", monitors_json(src.inventory, src.averaging)},
           {"notes", src.inventory.notes},
           {"sampler", sampler_json(st, src.config.sample_period_ms)},
           {"storage", storage_json(writer.stats(), src.config)},

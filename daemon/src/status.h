@@ -14,6 +14,7 @@
 #include "energy/clock.h"
 #include "energy/config.h"
 #include "energy/rails.h"
+#include "averaging_settings.h"
 #include "energy/store.h"
 #include "sampler.h"
 #include "writer.h"
@@ -25,6 +26,7 @@ struct StatusSources {
   BoardIdentity board;
   SensorInventory inventory;
   ClockInventory clocks;
+  std::vector<ChipAveraging> averaging;  // what energyd did to the hwmon chips' samples at start
   int64_t started_boot_ns = 0;
 };
 

@@ -47,12 +47,23 @@ Setter int_key(int64_t DaemonConfig::*field, const char* unit) {
   };
 }
 
+Setter sensor_averaging_key() {
+  return [](const YAML::Node& n, const std::string& where, DaemonConfig& c) -> Status {
+    std::string text = n.IsScalar() ? n.Scalar() : std::string("a non-scalar");
+    auto mode = parse_sensor_averaging(n.IsScalar() ? text : std::string());
+    if (!mode) return make_error(ErrorCode::kInvalid, where + ": expected period or keep, got '" + text + "'");
+    c.sensor_averaging = *mode;
+    return ok_status();
+  };
+}
+
 const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
       {"root", string_key(&DaemonConfig::root)},
       {"state_dir", string_key(&DaemonConfig::state_dir)},
       {"socket", string_key(&DaemonConfig::socket_path)},
       {"sample_period_ms", int_key(&DaemonConfig::sample_period_ms, "milliseconds")},
+      {"sensor_averaging", sensor_averaging_key()},
       {"flush_interval_ms", int_key(&DaemonConfig::flush_interval_ms, "milliseconds")},
       {"checkpoint_interval_ms", int_key(&DaemonConfig::checkpoint_interval_ms, "milliseconds")},
       {"log_level", string_key(&DaemonConfig::log_level)},
@@ -83,6 +94,21 @@ Result<DaemonConfig> apply_map(const YAML::Node& doc, const std::string& source,
 }
 
 }  // namespace
+
+const char* sensor_averaging_name(SensorAveraging mode) {
+  switch (mode) {
+    case SensorAveraging::kPeriod: return "period";
+    case SensorAveraging::kKeep: return "keep";
+  }
+  return "unknown";
+}
+
+Result<SensorAveraging> parse_sensor_averaging(const std::string& text) {
+  for (SensorAveraging m : {SensorAveraging::kPeriod, SensorAveraging::kKeep}) {
+    if (text == sensor_averaging_name(m)) return m;
+  }
+  return make_error(ErrorCode::kInvalid, "sensor_averaging must be period or keep, got '" + text + "'");
+}
 
 Result<DaemonConfig> apply_config_yaml(const std::string& yaml_text, const std::string& source,
                                        const DaemonConfig& base) {

@@ -1,16 +1,10 @@
 #include "energy/lease_journal.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
-#include "energy/unique_fd.h"
+#include "energy/durable_file.h"
 
 namespace energy {
 namespace {
@@ -98,26 +92,6 @@ LeaseRecord lease_from_json(const json& j) {
   return l;
 }
 
-Status write_all(int fd, const std::string& text, const std::string& path) {
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_error("cannot write " + path);
-    off += static_cast<size_t>(n);
-  }
-  return ok_status();
-}
-
-Status fsync_dir(const std::string& path) {
-  size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd) return errno_error("cannot open directory " + dir + " to sync it");
-  if (::fsync(fd.get()) != 0) return errno_error("cannot sync directory " + dir);
-  return ok_status();
-}
-
 }  // namespace
 
 const char* lease_kind_name(LeaseKind kind) {
@@ -176,28 +150,14 @@ Result<LeaseJournal> journal_from_text(const std::string& text, const std::strin
 }
 
 Result<LeaseJournal> load_journal(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return LeaseJournal{};
-    return errno_error("cannot open lease journal " + path);
-  }
-  std::ifstream in(path);
-  if (!in) return errno_error("cannot open lease journal " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return journal_from_text(text.str(), "lease journal " + path);
+  auto text = read_state_file(path);
+  if (!text) return make_error(text.error().code, "lease journal: " + text.error().message, text.error().sys_errno);
+  if (!text->has_value()) return LeaseJournal{};
+  return journal_from_text(**text, "lease journal " + path);
 }
 
 Status save_journal(const std::string& path, const LeaseJournal& journal) {
-  std::string tmp = path + ".tmp";
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!fd) return errno_error("cannot create " + tmp);
-  auto st = write_all(fd.get(), journal_to_text(journal), tmp);
-  if (!st) return st;
-  if (::fsync(fd.get()) != 0) return errno_error("cannot sync " + tmp);
-  fd.reset();
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_error("cannot rename " + tmp + " to " + path);
-  return fsync_dir(path);
+  return replace_file_durably(path, journal_to_text(journal));
 }
 
 }  // namespace energy

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+
+#include "energy/clock.h"
 
 namespace energy {
 namespace {
@@ -40,6 +43,7 @@ void discover_iio(const SysRoot& root, const std::string& dev, SensorInventory& 
     inv.notes.push_back("ina3221x device " + dev + " has no iio:device directory; skipping it.");
     return;
   }
+  inv.chips.push_back(MonitorChip{dev, MonitorDriver::kIna3221xIio, dir, 0, 0, 0, "not shown by the L4T 32 driver"});
   for (int c = 0; c <= 2; ++c) {
     auto label = root.read_text(chan_file(dir, "rail_name_#", c));
     if (!label) {
@@ -64,11 +68,46 @@ bool hwmon_channel_disabled(const SysRoot& root, const std::string& dir, int c) 
   return !probe && probe.error().sys_errno == ENODATA;
 }
 
-void note_update_interval(const SysRoot& root, const std::string& dir, SensorInventory& inv) {
-  auto text = root.read_text(join_path(dir, "update_interval"));
-  if (!text) return;
-  auto ms = parse_sysfs_int(*text, "update_interval");
-  if (ms) inv.max_update_interval_ms = std::max(inv.max_update_interval_ms, *ms);
+Result<int64_t> read_int_file(const SysRoot& root, const std::string& path) {
+  auto text = root.read_text(path);
+  if (!text) return text.take_error();
+  return parse_sysfs_int(*text, path);
+}
+
+void add_note_once(SensorInventory& inv, std::string note) {
+  if (std::find(inv.notes.begin(), inv.notes.end(), note) == inv.notes.end()) inv.notes.push_back(std::move(note));
+}
+
+// hwmon shows the averaging: `samples` (N) and `update_interval` (N
+// conversions of every enabled channel, ms). Either unreadable: filter 0.
+void read_ina3221_averaging(const SysRoot& root, MonitorChip& chip, SensorInventory& inv) {
+  chip.averaging = "hwmon samples and update_interval";
+  auto samples = read_int_file(root, join_path(chip.data_dir, "samples"));
+  auto interval = read_int_file(root, join_path(chip.data_dir, "update_interval"));
+  chip.samples = samples.value_or(0);
+  chip.update_interval_ms = interval.value_or(0);
+  chip.filter_ns = samples && interval ? ina3221_filter_ns(*samples, *interval) : 0;
+  const Error* bad = !samples ? &samples.error() : (!interval ? &interval.error() : nullptr);
+  if (bad == nullptr) return;
+  add_note_once(inv, "ina3221 device " + chip.device + ": " + bad->describe() +
+                         "; its rails are integrated without an averaging correction (filter 0).");
+}
+
+void note_max_update_interval(SensorInventory& inv) {
+  inv.max_update_interval_ms = 0;
+  for (const auto& c : inv.chips) {
+    if (c.driver == MonitorDriver::kIna3221Hwmon)
+      inv.max_update_interval_ms = std::max(inv.max_update_interval_ms, c.update_interval_ms);
+  }
+}
+
+// Every rail carries its chip's filter.
+void set_rail_filters(SensorInventory& inv) {
+  for (auto& r : inv.rails) {
+    for (const auto& c : inv.chips) {
+      if (c.device == r.device) r.filter_ns = c.filter_ns;
+    }
+  }
 }
 
 void discover_ina3221_channels(const SysRoot& root, const std::string& dev, const std::string& dir,
@@ -99,12 +138,14 @@ void discover_hwmon(const SysRoot& root, const std::string& dev, MonitorDriver d
     return;
   }
   if (driver == MonitorDriver::kIna238Hwmon) {
+    inv.chips.push_back(MonitorChip{dev, driver, dir, 0, 0, 0, "none (INA238: not averaged)"});
     // jtop and NVIDIA's tools call Thor's carrier input monitor VIN.
     inv.rails.push_back(RailInfo{"VIN", driver, dev, 1, dir, join_path(dir, "in1_input"),
                                  join_path(dir, "curr1_input"), join_path(dir, "power1_input")});
     return;
   }
-  note_update_interval(root, dir, inv);
+  inv.chips.push_back(MonitorChip{dev, driver, dir, 0, 0, 0, ""});
+  read_ina3221_averaging(root, inv.chips.back(), inv);
   discover_ina3221_channels(root, dev, dir, inv);
 }
 
@@ -144,6 +185,8 @@ SensorInventory discover_rails(const SysRoot& root) {
     if (*name == "ina238") discover_hwmon(root, dev, MonitorDriver::kIna238Hwmon, inv);
   }
   drop_duplicate_labels(inv);
+  set_rail_filters(inv);
+  note_max_update_interval(inv);
   if (inv.rails.empty()) inv.notes.push_back("No power-monitor rails found: energy cannot be measured on this board.");
   return inv;
 }
@@ -166,6 +209,125 @@ TotalRule select_total_rails(const std::vector<std::string>& labels) {
   return rule;
 }
 
+// ---- INA3221 averaging -----------------------------------------------------
+
+namespace {
+
+constexpr int64_t kIna3221ConversionUs[] = {140, 204, 332, 588, 1100, 2116, 4156, 8244};
+
+struct Ina3221Timing {
+  int64_t channels = 0;
+  int64_t samples = 1;
+  int64_t bus_us = 0;
+  int64_t shunt_us = 0;
+};
+
+// Configuration register (TI SBOS576): bits 14-12 enable channels 1-3, 11-9
+// the averaging count, 8-6 the bus and 5-3 the shunt conversion time.
+Ina3221Timing decode_ina3221_config(uint16_t config) {
+  Ina3221Timing t;
+  t.channels = ((config >> 14) & 1) + ((config >> 13) & 1) + ((config >> 12) & 1);
+  t.samples = kIna3221SampleCounts[(config >> 9) & 7];
+  t.bus_us = kIna3221ConversionUs[(config >> 6) & 7];
+  t.shunt_us = kIna3221ConversionUs[(config >> 3) & 7];
+  return t;
+}
+
+// The continuous-mode configuration a board's L4T 32 device tree gives its
+// INA3221s (jetson-sysfs.md 1.4 and 1.6), and whether that is an assumption.
+struct DeviceTreeConfig {
+  uint16_t config = 0;
+  std::string source;
+  bool assumed = false;
+};
+
+bool has_compatible(const BoardIdentity& b, const std::string& prefix) {
+  return std::any_of(b.compatible.begin(), b.compatible.end(),
+                     [&](const std::string& c) { return c.rfind(prefix, 0) == 0; });
+}
+
+bool model_has(const BoardIdentity& b, const char* words) { return b.model.find(words) != std::string::npos; }
+
+bool is_nano(const BoardIdentity& b) {
+  return has_compatible(b, "nvidia,p3448") || has_compatible(b, "nvidia,p3450") || model_has(b, "Jetson Nano");
+}
+
+bool is_xavier_nx(const BoardIdentity& b) { return has_compatible(b, "nvidia,p3668") || model_has(b, "Xavier NX"); }
+
+bool is_tx2_nx(const BoardIdentity& b) {
+  return has_compatible(b, "nvidia,p3636") || has_compatible(b, "nvidia,p3509") || model_has(b, "TX2 NX");
+}
+
+DeviceTreeConfig device_tree_config(const BoardIdentity& b) {
+  if (has_compatible(b, "nvidia,tegra210") && is_nano(b)) return {0x7607, "Jetson Nano device tree", false};
+  if (has_compatible(b, "nvidia,tegra186") && is_tx2_nx(b))
+    return {0x7c07, "TX2 device tree, assumed for TX2 NX (same T186 platform)", true};
+  if (has_compatible(b, "nvidia,tegra186")) return {0x7c07, "TX2 device tree", false};
+  if (has_compatible(b, "nvidia,tegra194") && is_xavier_nx(b))
+    return {0x7c07, "AGX Xavier device tree, assumed for Xavier NX (same T194 platform)", true};
+  if (has_compatible(b, "nvidia,tegra194")) return {0x7c07, "AGX Xavier device tree", false};
+  return {0x7727, "staging driver default, assumed (no device-tree value known for this board)", true};
+}
+
+std::string hex4(uint16_t v) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out = "0x";
+  for (int shift = 12; shift >= 0; shift -= 4) out += kDigits[(v >> shift) & 0xf];
+  return out;
+}
+
+std::string ms_text(int64_t ns) {
+  std::string s = std::to_string(ns / kNsPerMs);
+  int64_t frac = (ns % kNsPerMs) / 10'000;  // two decimals
+  return s + "." + (frac < 10 ? "0" : "") + std::to_string(frac);
+}
+
+}  // namespace
+
+int64_t ina3221_filter_ns(int64_t samples, int64_t update_interval_ms) {
+  if (samples <= 1 || update_interval_ms <= 0) return 0;
+  return (samples - 1) * update_interval_ms * kNsPerMs / samples;
+}
+
+int64_t ina3221_samples_for_period(int64_t samples, int64_t update_interval_ms, int64_t period_ms) {
+  if (samples <= 0 || update_interval_ms <= 0) return samples;
+  const int64_t cycle_ns = update_interval_ms * kNsPerMs / samples;
+  int64_t best = kIna3221SampleCounts[0];
+  for (int64_t n : kIna3221SampleCounts) {
+    if (std::llabs(n * cycle_ns - period_ms * kNsPerMs) < std::llabs(best * cycle_ns - period_ms * kNsPerMs)) best = n;
+  }
+  return best;
+}
+
+void refresh_hwmon_averaging(const SysRoot& root, SensorInventory& inv) {
+  for (auto& c : inv.chips) {
+    if (c.driver == MonitorDriver::kIna3221Hwmon) read_ina3221_averaging(root, c, inv);
+  }
+  set_rail_filters(inv);
+  note_max_update_interval(inv);
+}
+
+void apply_device_tree_averaging(const BoardIdentity& board, SensorInventory& inv) {
+  DeviceTreeConfig dt = device_tree_config(board);
+  Ina3221Timing t = decode_ina3221_config(dt.config);
+  const int64_t cycle_us = t.channels * (t.bus_us + t.shunt_us);
+  bool any = false;
+  for (auto& c : inv.chips) {
+    if (c.driver != MonitorDriver::kIna3221xIio) continue;
+    c.samples = t.samples;
+    c.update_interval_ms = (t.samples * cycle_us + 500) / 1000;
+    c.filter_ns = (t.samples - 1) * cycle_us * 1000;
+    c.averaging = hex4(dt.config) + " (" + dt.source + ")";
+    any = true;
+  }
+  set_rail_filters(inv);
+  if (!any || !dt.assumed) return;
+  inv.notes.push_back("L4T 32 does not show the INA3221 averaging; using configuration " + hex4(dt.config) + " (" +
+                      dt.source + "): " + std::to_string(t.samples) + " samples of " + std::to_string(t.bus_us) +
+                      " + " + std::to_string(t.shunt_us) + " us on " + std::to_string(t.channels) +
+                      " channels, filter " + ms_text((t.samples - 1) * cycle_us * 1000) + " ms.");
+}
+
 std::optional<RailInfo> find_rail(const SysRoot& root, const std::string& device, const std::string& label) {
   auto name = root.read_text(join_path(join_path(kI2cDevices, device), "name"));
   if (!name) return std::nullopt;
@@ -173,6 +335,7 @@ std::optional<RailInfo> find_rail(const SysRoot& root, const std::string& device
   if (*name == "ina3221x") discover_iio(root, device, inv);
   if (*name == "ina3221") discover_hwmon(root, device, MonitorDriver::kIna3221Hwmon, inv);
   if (*name == "ina238") discover_hwmon(root, device, MonitorDriver::kIna238Hwmon, inv);
+  set_rail_filters(inv);
   for (auto& r : inv.rails) {
     if (r.label == label) return r;
   }
@@ -202,6 +365,8 @@ RailValue RailReader::read_lost() {
   if (++reads_while_lost_ % kRediscoverEvery != 0) return RailValue{0, 0, 0, lost_errno_};
   auto found = find_rail(root_, info_.device, info_.label);
   if (!found) return RailValue{0, 0, 0, lost_errno_};
+  // The device tree's averaging does not change, and find_rail cannot know it.
+  if (found->driver == MonitorDriver::kIna3221xIio) found->filter_ns = info_.filter_ns;
   info_ = *found;
   open_files();
   lost_ = false;

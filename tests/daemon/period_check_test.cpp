@@ -5,17 +5,23 @@
 namespace energy::daemon {
 namespace {
 
-TEST(PeriodCheck, PeriodAtOrAboveUpdateIntervalIsAccepted) {
-  EXPECT_TRUE(check_period_against_update_interval(100, 7));
-  EXPECT_TRUE(check_period_against_update_interval(7, 7));
-  EXPECT_TRUE(check_period_against_update_interval(1, 0));  // IIO: no update_interval
+// Continuous-mode reads do not wait for a conversion: nothing is refused.
+TEST(PeriodCheck, UpdateIntervalNeverRefusesAPeriod) {
+  EXPECT_EQ(update_interval_notice(100, 106, SensorAveraging::kPeriod), "");  // period's normal case
+  EXPECT_EQ(update_interval_notice(5, 7, SensorAveraging::kKeep), "");
+  EXPECT_EQ(update_interval_notice(1, 430, SensorAveraging::kKeep), "");
+  EXPECT_EQ(update_interval_notice(100, 0, SensorAveraging::kKeep), "");  // L4T 32: no update_interval
 }
 
-TEST(PeriodCheck, PeriodBelowUpdateIntervalIsRefusedNamingTheKeyAndTheMinimum) {
-  auto st = check_period_against_update_interval(5, 7);
-  ASSERT_FALSE(st);
-  EXPECT_NE(st.error().message.find("sample_period_ms 5"), std::string::npos) << st.error().message;
-  EXPECT_NE(st.error().message.find("use at least 7 ms"), std::string::npos) << st.error().message;
+TEST(PeriodCheck, KeepWithAMuchShorterUpdateIntervalGivesASnapshotNotice) {
+  std::string n = update_interval_notice(100, 7, SensorAveraging::kKeep);
+  EXPECT_NE(n.find("snapshot"), std::string::npos) << n;
+  EXPECT_NE(n.find("7 ms"), std::string::npos) << n;
+  EXPECT_NE(n.find("sensor_averaging: period"), std::string::npos) << n;
+  EXPECT_EQ(n.find('\n'), std::string::npos) << "one line";
+  EXPECT_EQ(update_interval_notice(100, 7, SensorAveraging::kPeriod), "") << "period: the daemon set the chips";
+  EXPECT_EQ(update_interval_notice(20, 7, SensorAveraging::kKeep), "") << "7 ms covers a third of 20 ms";
+  EXPECT_NE(update_interval_notice(28, 7, SensorAveraging::kKeep), "");
 }
 
 TEST(PeriodCheck, SweepMustFitInHalfThePeriod) {

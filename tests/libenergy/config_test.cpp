@@ -36,6 +36,35 @@ TEST(Config, WrongTypeNamesKeyAndValue) {
   EXPECT_NE(c.error().message.find("fast"), std::string::npos);
 }
 
+TEST(Config, SensorAveragingIsPeriodByDefaultAndAcceptsKeep) {
+  auto d = apply_config_yaml("", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->sensor_averaging, SensorAveraging::kPeriod);
+  auto keep = apply_config_yaml("sensor_averaging: keep\n", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(keep.ok()) << keep.error().message;
+  EXPECT_EQ(keep->sensor_averaging, SensorAveraging::kKeep);
+  auto period = apply_config_yaml("sensor_averaging: period\n", "t.yaml", *keep);
+  ASSERT_TRUE(period.ok()) << period.error().message;
+  EXPECT_EQ(period->sensor_averaging, SensorAveraging::kPeriod);
+}
+
+TEST(Config, BadSensorAveragingNamesTheKeyTheValueAndTheChoices) {
+  for (const char* bad : {"sensor_averaging: sometimes\n", "sensor_averaging: 16\n", "sensor_averaging: Keep\n"}) {
+    auto c = apply_config_yaml(bad, "t.yaml", DaemonConfig{});
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.error().code, ErrorCode::kInvalid);
+    const std::string& m = c.error().message;
+    EXPECT_NE(m.find("t.yaml: key 'sensor_averaging'"), std::string::npos) << m;
+    EXPECT_NE(m.find("expected period or keep"), std::string::npos) << m;
+    std::string value = std::string(bad).substr(18);
+    value.pop_back();
+    EXPECT_NE(m.find("got '" + value + "'"), std::string::npos) << m;
+  }
+  auto list = apply_config_yaml("sensor_averaging: [period]\n", "t.yaml", DaemonConfig{});
+  ASSERT_FALSE(list.ok());
+  EXPECT_NE(list.error().message.find("got 'a non-scalar'"), std::string::npos) << list.error().message;
+}
+
 TEST(Config, SyntaxErrorIsAParseError) {
   auto c = apply_config_yaml("a: [1, 2\n", "t.yaml", DaemonConfig{});
   ASSERT_FALSE(c.ok());

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "energy/board.h"
@@ -39,13 +40,14 @@ const sim::Catalog& catalog() {
   return cat;
 }
 
-std::string make_tree(const sim::BoardSpec& spec, const sim::TreeOptions& opts = {}) {
+std::string make_tree(const sim::BoardSpec& spec, const sim::TreeOptions& opts = {},
+                      const sim::BoardState* state = nullptr) {
   char tmpl[] = "/tmp/energy-golden-XXXXXX";
   std::string dir = ::mkdtemp(tmpl);
   auto plan = sim::plan_tree(spec, opts);
   auto tree = sim::build_board_tree(spec, *plan);
   EXPECT_TRUE(tree.ok()) << tree.error().describe();
-  auto made = sim::materialize_tree(*tree, sim::idle_state(spec), dir + "/root",
+  auto made = sim::materialize_tree(*tree, state != nullptr ? *state : sim::idle_state(spec), dir + "/root",
                                     {sim::ExistingRoot::kRefuse, spec.id, spec.l4t});
   EXPECT_TRUE(made.ok()) << made.error().describe();
   return dir;
@@ -200,6 +202,35 @@ TEST_P(GoldenDiscovery, ContextProbeReadsWhatTheClocksVerbReads) {
   }
 }
 
+// The filter L4T 32's device-tree averaging implies (jetson-sysfs.md 1.6:
+// Nano 0x7607 64 x (140 + 140) us, TX2 / AGX Xavier 0x7c07 512 x (140 + 140)
+// us, Xavier NX assumed as AGX Xavier, others the staging default 0x7727
+// 64 x (1.1 + 1.1) ms), three channels: (N - 1) x 3 x (CT_bus + CT_shunt).
+int64_t expected_device_tree_filter_ns(const sim::BoardSpec& spec) {
+  if (spec.id == "jetson-nano-4gb") return 63 * 3 * 280'000;
+  if (spec.soc == "tegra186" || spec.soc == "tegra194") return 511 * 3 * 280'000;
+  return 63 * 3 * 2'200'000;
+}
+
+// Every rail carries its chip's averaging: L4T 32 from the board's device
+// tree, hwmon INA3221 at the probe default (samples 1) none, INA238 none.
+TEST_P(GoldenDiscovery, RailsCarryTheirChipsAveragingFilter) {
+  auto inv = discover_rails(*root_);
+  apply_device_tree_averaging(identify_board(*root_), inv);
+  ASSERT_FALSE(inv.chips.empty());
+  for (const auto& r : inv.rails) {
+    int64_t want = r.driver == MonitorDriver::kIna3221xIio ? expected_device_tree_filter_ns(spec_) : 0;
+    EXPECT_EQ(r.filter_ns, want) << r.label << " on " << r.device;
+  }
+  for (const auto& c : inv.chips) {
+    if (c.driver == MonitorDriver::kIna3221Hwmon) {
+      EXPECT_EQ(c.samples, 1) << c.device;
+      EXPECT_GT(c.update_interval_ms, 0) << c.device;
+    }
+    EXPECT_FALSE(c.averaging.empty()) << c.device;
+  }
+}
+
 TEST_P(GoldenDiscovery, IdentifiesTheBoardThroughTheAbsoluteDeviceTreeLink) {
   auto id = identify_board(*root_);
   EXPECT_EQ(id.model, spec_.identity.model);
@@ -259,6 +290,82 @@ TEST(GoldenDiscoveryRenumbered, HwmonNumbersDoNotMatter) {
   }
   std::filesystem::remove_all(a);
   std::filesystem::remove_all(b);
+}
+
+// ---- averaging on AGX Orin (L4T 36): 1-0040 has three channels, 1-0041 one
+
+class GoldenAveraging : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto spec = catalog().find("jetson-agx-orin", 36);
+    ASSERT_TRUE(spec.ok());
+    spec_ = *spec;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  SensorInventory discover_with_samples(int samples_0040) {
+    sim::BoardState state = sim::idle_state(spec_);
+    state.monitor_config["1-0040"].samples = samples_0040;
+    dir_ = make_tree(spec_, {}, &state);
+    root_ = std::make_unique<SysRoot>(dir_ + "/root");
+    return discover_rails(*root_);
+  }
+  static const MonitorChip* chip(const SensorInventory& inv, const std::string& device) {
+    for (const auto& c : inv.chips) {
+      if (c.device == device) return &c;
+    }
+    return nullptr;
+  }
+  sim::BoardSpec spec_;
+  std::string dir_;
+  std::unique_ptr<SysRoot> root_;
+};
+
+TEST_F(GoldenAveraging, OneSampleMeansNoFilter) {
+  auto inv = discover_with_samples(1);
+  ASSERT_NE(chip(inv, "1-0040"), nullptr);
+  EXPECT_EQ(chip(inv, "1-0040")->samples, 1);
+  EXPECT_EQ(chip(inv, "1-0040")->update_interval_ms, 7);  // 3 x (1.1 + 1.1) ms
+  for (const auto& r : inv.rails) EXPECT_EQ(r.filter_ns, 0) << r.label;
+  EXPECT_EQ(inv.max_update_interval_ms, 7);
+}
+
+TEST_F(GoldenAveraging, SixteenSamplesFilterOverFifteenCyclesOfTheReadUpdateInterval) {
+  auto inv = discover_with_samples(16);
+  const MonitorChip* c = chip(inv, "1-0040");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->samples, 16);
+  EXPECT_EQ(c->update_interval_ms, 106);  // 16 x 3 x 2.2 ms = 105.6, rounded
+  EXPECT_EQ(c->filter_ns, int64_t{15} * 106'000'000 / 16);
+  for (const auto& r : inv.rails) {
+    EXPECT_EQ(r.filter_ns, r.device == "1-0040" ? c->filter_ns : 0) << r.label;
+  }
+  EXPECT_EQ(inv.max_update_interval_ms, 106);
+}
+
+TEST_F(GoldenAveraging, AnUnreadableSamplesFileGivesNoFilterAndANote) {
+  auto first = discover_with_samples(16);
+  const MonitorChip* c = chip(first, "1-0040");
+  ASSERT_NE(c, nullptr);
+  std::filesystem::remove(root_->resolve(c->data_dir + "/samples"));
+  auto inv = discover_rails(*root_);
+  for (const auto& r : inv.rails) EXPECT_EQ(r.filter_ns, 0) << r.label;
+  bool noted = false;
+  for (const auto& n : inv.notes) noted = noted || (n.find("1-0040") != std::string::npos && n.find("samples") != std::string::npos);
+  EXPECT_TRUE(noted) << "no note names the device and the file";
+}
+
+TEST_F(GoldenAveraging, RefreshReadsWhatTheChipHasNow) {
+  auto inv = discover_with_samples(1);
+  const MonitorChip* c = chip(inv, "1-0040");
+  ASSERT_NE(c, nullptr);
+  std::ofstream(root_->resolve(c->data_dir + "/samples")) << "16\n";
+  std::ofstream(root_->resolve(c->data_dir + "/update_interval")) << "106\n";
+  refresh_hwmon_averaging(*root_, inv);
+  EXPECT_EQ(chip(inv, "1-0040")->filter_ns, 99'375'000);
+  for (const auto& r : inv.rails) EXPECT_EQ(r.filter_ns, r.device == "1-0040" ? 99'375'000 : 0) << r.label;
+  EXPECT_EQ(inv.max_update_interval_ms, 106);
 }
 
 }  // namespace

@@ -25,5 +25,97 @@ TEST(TotalRails, AgxXavierSumsAllRails) {
   EXPECT_EQ(rule.rail_indices.size(), 6u);
 }
 
+TEST(Ina3221Averaging, FilterIsNMinusOneCyclesOfTheUpdateInterval) {
+  EXPECT_EQ(ina3221_filter_ns(1, 7), 0);
+  EXPECT_EQ(ina3221_filter_ns(16, 106), 99'375'000);  // 15 x 106 / 16 ms
+  EXPECT_EQ(ina3221_filter_ns(4, 28), 21'000'000);
+  EXPECT_EQ(ina3221_filter_ns(16, 0), 0) << "unknown update_interval";
+  EXPECT_EQ(ina3221_filter_ns(0, 7), 0) << "unknown samples";
+}
+
+// 3 channels at 1.1 + 1.1 ms: update_interval 7 with one sample.
+TEST(Ina3221Averaging, ChoosesTheCountWhoseUpdateIntervalIsClosestToThePeriod) {
+  EXPECT_EQ(ina3221_samples_for_period(1, 7, 100), 16);  // 112 against 28 or 448
+  EXPECT_EQ(ina3221_samples_for_period(1, 7, 10), 1);    // 7 against 28
+  EXPECT_EQ(ina3221_samples_for_period(1, 7, 1000), 128);
+  EXPECT_EQ(ina3221_samples_for_period(1, 7, 1), 1);
+  EXPECT_EQ(ina3221_samples_for_period(16, 106, 100), 16) << "the cycle does not depend on the current count";
+  EXPECT_EQ(ina3221_samples_for_period(64, 422, 100), 16);
+  EXPECT_EQ(ina3221_samples_for_period(1, 2, 100), 64) << "one channel: 128 against 32";
+  EXPECT_EQ(ina3221_samples_for_period(1, 0, 100), 1) << "unknown update_interval: left as it is";
+}
+
+TEST(Ina3221Averaging, ATieGoesToTheSmallerCount) {
+  // cycle 4 ms: 4 x 4 = 16 and 16 x 4 = 64 are both 24 ms from 40.
+  EXPECT_EQ(ina3221_samples_for_period(1, 4, 40), 4);
+}
+
+// One L4T 32 chip with one rail; board identity as /proc/device-tree gives it.
+SensorInventory one_iio_chip() {
+  SensorInventory inv;
+  inv.chips.push_back(MonitorChip{"6-0040", MonitorDriver::kIna3221xIio, "/d", 0, 0, 0, ""});
+  inv.rails.push_back(RailInfo{"POM_5V_IN", MonitorDriver::kIna3221xIio, "6-0040", 1, "/d", "v", "i", "p"});
+  return inv;
+}
+
+BoardIdentity board(std::string model, std::vector<std::string> compatible) {
+  BoardIdentity b;
+  b.known = true;
+  b.model = std::move(model);
+  b.compatible = std::move(compatible);
+  return b;
+}
+
+TEST(DeviceTreeAveraging, NanoIs64SamplesOf140Plus140UsOnThreeChannels) {
+  auto inv = one_iio_chip();
+  apply_device_tree_averaging(board("NVIDIA Jetson Nano Developer Kit", {"nvidia,p3448-0000", "nvidia,tegra210"}), inv);
+  EXPECT_EQ(inv.chips[0].samples, 64);
+  EXPECT_EQ(inv.chips[0].update_interval_ms, 54);  // 53.76 ms
+  EXPECT_EQ(inv.chips[0].filter_ns, 63 * 840'000);
+  EXPECT_EQ(inv.rails[0].filter_ns, 63 * 840'000);
+  EXPECT_NE(inv.chips[0].averaging.find("0x7607"), std::string::npos) << inv.chips[0].averaging;
+  EXPECT_TRUE(inv.notes.empty()) << "the reference gives the Nano's device tree";
+}
+
+TEST(DeviceTreeAveraging, AgxXavierAndTx2Are512Samples) {
+  for (const auto& b : {board("Jetson-AGX", {"nvidia,p2888-0001", "nvidia,tegra194"}),
+                        board("quill", {"nvidia,p3310-1000", "nvidia,tegra186"})}) {
+    auto inv = one_iio_chip();
+    apply_device_tree_averaging(b, inv);
+    EXPECT_EQ(inv.chips[0].update_interval_ms, 430) << b.model;
+    EXPECT_EQ(inv.rails[0].filter_ns, 511 * 840'000) << b.model;
+    EXPECT_TRUE(inv.notes.empty()) << b.model;
+  }
+}
+
+TEST(DeviceTreeAveraging, XavierNxIsAssumedToBeAgxXaviersAndSaysSo) {
+  auto inv = one_iio_chip();
+  apply_device_tree_averaging(board("NVIDIA Jetson Xavier NX Developer Kit", {"nvidia,p3668-0000", "nvidia,tegra194"}),
+                              inv);
+  EXPECT_EQ(inv.rails[0].filter_ns, 511 * 840'000);
+  ASSERT_EQ(inv.notes.size(), 1u);
+  EXPECT_NE(inv.notes[0].find("assumed for Xavier NX"), std::string::npos) << inv.notes[0];
+}
+
+TEST(DeviceTreeAveraging, AnUnknownBoardGetsTheStagingDefaultAsAnAssumption) {
+  auto inv = one_iio_chip();
+  apply_device_tree_averaging(board("", {"nvidia,p2180-1000", "nvidia,tegra210"}), inv);  // TX1
+  EXPECT_EQ(inv.chips[0].update_interval_ms, 422);                                        // 64 x 3 x 2.2 ms
+  EXPECT_EQ(inv.rails[0].filter_ns, 63 * 6'600'000);
+  ASSERT_EQ(inv.notes.size(), 1u);
+  EXPECT_NE(inv.notes[0].find("0x7727"), std::string::npos) << inv.notes[0];
+  EXPECT_NE(inv.notes[0].find("assumed"), std::string::npos) << inv.notes[0];
+}
+
+TEST(DeviceTreeAveraging, HwmonAndIna238ChipsAreLeftAlone) {
+  SensorInventory inv;
+  inv.chips.push_back(MonitorChip{"1-0040", MonitorDriver::kIna3221Hwmon, "/h", 16, 106, 99'375'000, "hwmon"});
+  inv.chips.push_back(MonitorChip{"2-0045", MonitorDriver::kIna238Hwmon, "/t", 0, 0, 0, "none"});
+  apply_device_tree_averaging(board("", {"nvidia,tegra234"}), inv);
+  EXPECT_EQ(inv.chips[0].filter_ns, 99'375'000);
+  EXPECT_EQ(inv.chips[1].filter_ns, 0);
+  EXPECT_TRUE(inv.notes.empty());
+}
+
 }  // namespace
 }  // namespace energy

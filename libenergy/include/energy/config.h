@@ -15,11 +15,22 @@
 
 namespace energy {
 
+// What energyd does at start with the INA3221 hwmon chips' averaging count
+// (`samples`), which decides what one reading covers (docs/BOARDS.md).
+enum class SensorAveraging {
+  kPeriod,  // set `samples` so that update_interval is closest to sample_period_ms; put back at stop
+  kKeep,    // never write: readings are whatever the chips are set to
+};
+// "period" / "keep".
+const char* sensor_averaging_name(SensorAveraging mode);
+Result<SensorAveraging> parse_sensor_averaging(const std::string& text);
+
 struct DaemonConfig {
   std::string root = "/";                              // board file system root
   std::string state_dir = "/var/lib/energyd";          // database directory
   std::string socket_path = "/run/energyd/energyd.sock";
   int64_t sample_period_ms = 100;                      // rail sampling period
+  SensorAveraging sensor_averaging = SensorAveraging::kPeriod;  // each reading a mean over about one period
   int64_t flush_interval_ms = 1000;                    // batched commit period
   int64_t checkpoint_interval_ms = 10000;              // WAL sync period: the power-loss window for samples
   std::string log_level = "info";                      // trace|debug|info|warn|error

@@ -2,10 +2,9 @@
 // first clock write so that whatever energyd changed can be put back after a
 // stop, a crash or a restart.
 //
-// Owns: the journal's JSON format (docs/CLOCKS.md) and its durable
-// replacement: the new content goes to "<path>.tmp", is fsynced, renamed over
-// the journal and the directory is fsynced, so after a crash or power cut the
-// file holds either the previous or the new journal, never a mix.
+// Owns: the journal's JSON format (docs/CLOCKS.md). It is replaced durably
+// (durable_file.h): after a crash or power cut the file holds either the
+// previous or the new journal, never a mix.
 // Units: CLOCK_BOOTTIME ns (`*_boot_ns`, comparable only within `boot_id`),
 // CLOCK_REALTIME ns (`*_wall_ns`, display only), file texts in the file's unit.
 //

@@ -12,6 +12,9 @@
 //     means not connected; in7 is the shunt sum and never a rail.
 //   - Thor `ina238` hwmon: in1_input mV, curr1_input mA, power1_input uW.
 // Rails are identified by label, never by channel index, bus or hwmon number.
+// Averaging (RailInfo::filter_ns): hwmon `samples` and `update_interval` are
+// read at discovery; L4T 32 shows no averaging file, so its device-tree
+// configuration is filled in by board (apply_device_tree_averaging).
 //
 // Thread-safety: discovery functions are reentrant. A RailReader belongs to
 // one thread (the sampler).
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "energy/attr_file.h"
+#include "energy/board.h"
 #include "energy/result.h"
 #include "energy/sysroot.h"
 
@@ -57,8 +61,20 @@ struct SkippedChannel {
   std::string reason;  // e.g. "not connected (label NC)"
 };
 
+// One power-monitor chip and the averaging its rails carry.
+struct MonitorChip {
+  std::string device;  // I2C device, e.g. "1-0040"
+  MonitorDriver driver = MonitorDriver::kIna3221Hwmon;
+  std::string data_dir;            // board path of iio:deviceN or hwmon/hwmonN
+  int64_t samples = 0;             // averaging count N; 0 when unknown
+  int64_t update_interval_ms = 0;  // N conversions of every channel; 0 when unknown
+  int64_t filter_ns = 0;           // the filter_ns of this chip's rails
+  std::string averaging;           // where samples and update_interval come from
+};
+
 struct SensorInventory {
   std::vector<RailInfo> rails;
+  std::vector<MonitorChip> chips;  // every chip found, rails or not, in discovery order
   std::vector<SkippedChannel> skipped;
   std::vector<std::string> notes;  // non-fatal findings, each a full sentence
   // Largest sensor refresh period found (hwmon update_interval), 0 if unknown.
@@ -68,6 +84,32 @@ struct SensorInventory {
 // Walks /sys/bus/i2c/devices under the root. A tree without power monitors
 // gives an empty inventory with a note, not an error.
 SensorInventory discover_rails(const SysRoot& root);
+
+// ---- INA3221 averaging ------------------------------------------------------
+
+// The averaging counts an INA3221 offers (TI SBOS576; hwmon `samples`).
+inline constexpr int64_t kIna3221SampleCounts[] = {1, 4, 16, 64, 128, 256, 512, 1024};
+
+// (N - 1) x T_c with T_c = update_interval / N: a running mean over N
+// conversions. 0 for N <= 1 or an unknown (0) update_interval.
+int64_t ina3221_filter_ns(int64_t samples, int64_t update_interval_ms);
+
+// The averaging count whose update_interval comes closest to period_ms for a
+// chip that now has `samples` and `update_interval_ms` (its cycle T_c does not
+// depend on N); on a tie the smaller count. `samples` when either is unknown.
+int64_t ina3221_samples_for_period(int64_t samples, int64_t update_interval_ms, int64_t period_ms);
+
+// Reads the hwmon INA3221 chips' `samples` and `update_interval` again (after
+// energyd wrote them) and sets their filter_ns, their rails' and
+// max_update_interval_ms. A file that cannot be read gives filter 0 and a note.
+void refresh_hwmon_averaging(const SysRoot& root, SensorInventory& inv);
+
+// L4T 32 `ina3221x` chips average as their device tree configures them, which
+// sysfs does not show: fills their samples, update_interval and filter_ns from
+// the configuration NVIDIA's device tree gives `board` (Nano 0x7607, TX2 and
+// AGX Xavier 0x7c07; Xavier NX assumed as AGX Xavier; other boards the
+// staging driver's default 0x7727), with a note when that is an assumption.
+void apply_device_tree_averaging(const BoardIdentity& board, SensorInventory& inv);
 
 // The rails whose sum is the module's total power, chosen by label:
 // VIN (Thor INA238) or POM_5V_IN or VDD_IN alone when present (the input
@@ -90,13 +132,15 @@ struct RailValue {
 };
 
 // Finds the rail labelled `label` on I2C device `device` again (after the
-// sensor vanished, or its hwmon node was renumbered).
+// sensor vanished, or its hwmon node was renumbered). An L4T 32 rail comes
+// back with filter_ns 0: the board is not known here.
 std::optional<RailInfo> find_rail(const SysRoot& root, const std::string& device, const std::string& label);
 
 // Reads one rail. Files stay open between reads. When a read finds the files
 // gone (ENOENT, ENODEV, ...) the rail is "lost": reads keep failing with that
 // errno, and every kRediscoverEvery-th read looks the rail up again by device
-// and label, so a returning or renumbered sensor is picked up by itself.
+// and label, so a returning or renumbered sensor is picked up by itself (an
+// L4T 32 rail keeps its device-tree filter_ns).
 class RailReader {
  public:
   static constexpr int kRediscoverEvery = 10;

@@ -1,0 +1,63 @@
+#include "averaging_journal.h"
+
+#include <nlohmann/json.hpp>
+
+#include "energy/durable_file.h"
+
+namespace energy::daemon {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "energyd-sensor-averaging";
+constexpr int kVersion = 1;
+
+json record_to_json(const AveragingRecord& r) {
+  return {{"device", r.device}, {"path", r.path}, {"original", r.original}, {"set", r.set}};
+}
+
+// nlohmann-json throws on a missing key or a wrong type: caught by the caller.
+AveragingRecord record_from_json(const json& j) {
+  return AveragingRecord{j.at("device").get<std::string>(), j.at("path").get<std::string>(),
+                         j.at("original").get<int64_t>(), j.at("set").get<int64_t>()};
+}
+
+}  // namespace
+
+std::string averaging_journal_to_text(const AveragingJournal& journal) {
+  json chips = json::array();
+  for (const auto& r : journal.chips) chips.push_back(record_to_json(r));
+  json j = {{"format", kFormat}, {"version", kVersion}, {"boot_id", journal.boot_id}, {"chips", chips}};
+  return j.dump(2) + "\n";
+}
+
+Result<AveragingJournal> averaging_journal_from_text(const std::string& text, const std::string& what) {
+  try {
+    json j = json::parse(text);
+    if (j.at("format").get<std::string>() != kFormat)
+      return make_error(ErrorCode::kParse, what + ": not a sensor averaging journal");
+    if (j.at("version").get<int>() != kVersion) {
+      return make_error(ErrorCode::kParse,
+                        what + ": journal version " + j.at("version").dump() + " is not " + std::to_string(kVersion));
+    }
+    AveragingJournal out;
+    out.boot_id = j.at("boot_id").get<std::string>();
+    for (const auto& r : j.at("chips")) out.chips.push_back(record_from_json(r));
+    return out;
+  } catch (const std::exception& e) {
+    return make_error(ErrorCode::kParse, what + ": " + e.what());
+  }
+}
+
+Result<AveragingJournal> load_averaging_journal(const std::string& path) {
+  auto text = read_state_file(path);
+  if (!text) return text.take_error();
+  if (!text->has_value()) return AveragingJournal{};
+  return averaging_journal_from_text(**text, "sensor averaging journal " + path);
+}
+
+Status save_averaging_journal(const std::string& path, const AveragingJournal& journal) {
+  return replace_file_durably(path, averaging_journal_to_text(journal));
+}
+
+}  // namespace energy::daemon

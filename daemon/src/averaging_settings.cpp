@@ -1,0 +1,211 @@
+#include "averaging_settings.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "energy/clock_pin.h"
+
+namespace energy::daemon {
+namespace {
+
+// A hwmon INA3221 whose count is known and that measures at least one rail:
+// a chip energyd does not read is left as it is.
+bool is_settable(const MonitorChip& c, const SensorInventory& inv) {
+  bool measured =
+      std::any_of(inv.rails.begin(), inv.rails.end(), [&](const RailInfo& r) { return r.device == c.device; });
+  return c.driver == MonitorDriver::kIna3221Hwmon && c.samples > 0 && measured;
+}
+
+const MonitorChip* chip_of(const SensorInventory& inv, const std::string& device) {
+  for (const auto& c : inv.chips) {
+    if (c.device == device && c.driver == MonitorDriver::kIna3221Hwmon) return &c;
+  }
+  return nullptr;
+}
+
+std::string ms_text(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+AveragingSettings::AveragingSettings(SysRoot root, std::string journal_path, const Clock& clock)
+    : root_(std::move(root)), journal_path_(std::move(journal_path)), clock_(clock), boot_id_(current_boot_id()) {}
+
+void AveragingSettings::apply(SensorAveraging mode, int64_t period_ms, SensorInventory& inv) {
+  load();
+  std::vector<Plan> plans = plan(mode, period_ms, inv);
+  if (record(plans)) {
+    for (auto& p : plans) write(p);
+  }
+  refresh_hwmon_averaging(root_, inv);
+  settle(plans, inv);
+  report(inv);
+}
+
+// A journal of another boot is dropped; an unreadable one is moved aside.
+void AveragingSettings::load() {
+  auto loaded = load_averaging_journal(journal_path_);
+  if (!loaded && loaded.error().code == ErrorCode::kParse) {
+    std::string aside = journal_path_ + ".damaged-" + std::to_string(clock_.wall_ns() / kNsPerSec);
+    std::rename(journal_path_.c_str(), aside.c_str());
+    spdlog::error(
+        "sensor averaging journal damaged ({}); moved it to {}: the chips' current samples are taken as "
+        "their own",
+        loaded.error().describe(), aside);
+  } else if (!loaded) {
+    spdlog::error("cannot read the sensor averaging journal ({}); the chips' current samples are taken as their own",
+                  loaded.error().describe());
+  }
+  journal_ = loaded ? std::move(loaded).value() : AveragingJournal{};
+  saved_text_ = loaded && !journal_.boot_id.empty() ? averaging_journal_to_text(journal_) : std::string();
+  if (!journal_.boot_id.empty() && journal_.boot_id != boot_id_ && !journal_.chips.empty()) {
+    spdlog::info("dropping the sensor averaging journal of boot {}: the board rebooted since, which reset the chips",
+                 journal_.boot_id);
+    journal_.chips.clear();
+  }
+  journal_.boot_id = boot_id_;
+}
+
+// Per hwmon INA3221 chip: its original count (the journal's, if energyd
+// changed it and did not stop cleanly), what it has and what it should get.
+std::vector<AveragingSettings::Plan> AveragingSettings::plan(SensorAveraging mode, int64_t period_ms,
+                                                             const SensorInventory& inv) const {
+  std::vector<Plan> plans;
+  for (const auto& c : inv.chips) {
+    if (!is_settable(c, inv)) continue;
+    const AveragingRecord* rec = find(c.device);
+    Plan p{
+        c.device, join_path(c.data_dir, "samples"), rec ? rec->original : c.samples, c.samples, 0, c.update_interval_ms,
+        ""};
+    p.target = mode == SensorAveraging::kPeriod ? ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms)
+                                                : p.original;
+    if (rec && rec->original != c.samples) {
+      spdlog::info(
+          "energyd did not stop cleanly before: ina3221 {}'s own samples are {} (from the journal), not "
+          "the {} it has now",
+          c.device, rec->original, c.samples);
+    }
+    plans.push_back(std::move(p));
+  }
+  for (const auto& r : journal_.chips) {
+    if (chip_of(inv, r.device) == nullptr) {
+      spdlog::warn(
+          "sensor averaging journal names ina3221 {}, which is not found now; keeping its record "
+          "(samples {}) to put back at a later stop",
+          r.device, r.original);
+    }
+  }
+  return plans;
+}
+
+// Before any write, the journal holds every chip whose count will differ
+// from its original. Without a durable record nothing is written.
+bool AveragingSettings::record(const std::vector<Plan>& plans) {
+  bool writes = false;
+  for (const auto& p : plans) {
+    writes = writes || p.target != p.current;
+    if (p.target == p.original && p.current == p.original) continue;
+    auto it = std::find_if(journal_.chips.begin(), journal_.chips.end(),
+                           [&](const AveragingRecord& r) { return r.device == p.device; });
+    AveragingRecord rec{p.device, p.path, p.original, p.target};
+    if (it == journal_.chips.end())
+      journal_.chips.push_back(rec);
+    else
+      *it = rec;
+  }
+  if (!writes) return true;
+  auto st = save();
+  if (st) return true;
+  spdlog::error("cannot record the chips' own averaging in {} ({}); leaving every chip's samples as they are",
+                journal_path_, st.error().describe());
+  return false;
+}
+
+// One clear line when the chip refuses: the file, the error, what happens next.
+void AveragingSettings::write(Plan& p) const {
+  if (p.target == p.current) return;
+  auto st = write_verified(root_, FileWrite{p.path, std::to_string(p.target)});
+  if (st) return;
+  p.error = st.error().describe();
+  spdlog::warn(
+      "cannot set the averaging of ina3221 {}: {}; it keeps samples {} (update_interval {} ms) and energyd "
+      "measures with that",
+      p.device, p.error, p.current, p.update_interval_ms);
+}
+
+// The journal keeps the chips whose count now differs from their own (read
+// back after the writes), and the records of chips not found this time.
+void AveragingSettings::settle(const std::vector<Plan>& plans, const SensorInventory& inv) {
+  std::vector<AveragingRecord> kept;
+  for (const auto& r : journal_.chips) {
+    if (chip_of(inv, r.device) == nullptr) kept.push_back(r);
+  }
+  chips_.clear();
+  for (const auto& p : plans) {
+    const MonitorChip* c = chip_of(inv, p.device);
+    int64_t now = c != nullptr ? c->samples : 0;
+    bool changed = now != p.original;
+    if (changed) kept.push_back(AveragingRecord{p.device, p.path, p.original, now});
+    chips_.push_back(ChipAveraging{p.device, changed, p.original, p.error});
+  }
+  journal_.chips = std::move(kept);
+  if (auto st = save(); !st) {
+    spdlog::error(
+        "cannot update the sensor averaging journal {}: {}; a restart after a crash may take a chip's "
+        "changed samples as its own",
+        journal_path_, st.error().describe());
+  }
+}
+
+void AveragingSettings::report(const SensorInventory& inv) const {
+  for (const auto& a : chips_) {
+    const MonitorChip* c = chip_of(inv, a.device);
+    if (c == nullptr) continue;
+    spdlog::info(
+        "ina3221 {} averaging: samples {}{}, update_interval {} ms, filter {} ms", a.device, c->samples,
+        a.changed ? " (set by energyd, its own " + std::to_string(a.original_samples) + ", put back at stop)" : "",
+        c->update_interval_ms, ms_text(c->filter_ns));
+  }
+}
+
+void AveragingSettings::restore() {
+  std::vector<AveragingRecord> left;
+  for (const auto& r : journal_.chips) {
+    auto st = write_verified(root_, FileWrite{r.path, std::to_string(r.original)});
+    if (st) {
+      spdlog::info("ina3221 {}: samples put back to {}", r.device, r.original);
+      continue;
+    }
+    spdlog::error("cannot put the samples of ina3221 {} back to {}: {}; its record stays in {} for the next start",
+                  r.device, r.original, st.error().describe(), journal_path_);
+    left.push_back(r);
+  }
+  journal_.chips = std::move(left);
+  if (auto st = save(); !st) {
+    spdlog::error("cannot update the sensor averaging journal {}: {}", journal_path_, st.error().describe());
+  }
+}
+
+// Skipped when the file already says the same (or there is no file and
+// nothing to record).
+Status AveragingSettings::save() {
+  std::string text = averaging_journal_to_text(journal_);
+  if (text == saved_text_ || (saved_text_.empty() && journal_.chips.empty())) return ok_status();
+  auto st = save_averaging_journal(journal_path_, journal_);
+  if (st) saved_text_ = std::move(text);
+  return st;
+}
+
+const AveragingRecord* AveragingSettings::find(const std::string& device) const {
+  for (const auto& r : journal_.chips) {
+    if (r.device == device) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace energy::daemon

@@ -1,0 +1,85 @@
+// AveragingSettings: energyd's changes to the INA3221 hwmon chips' averaging
+// count (`samples`) under `sensor_averaging: period`, and putting them back.
+//
+// With `period`, each chip that measures a rail gets the count whose
+// update_interval comes closest to the sampling period, so that every reading
+// is a running mean over about one period (docs/BOARDS.md, "Sensor
+// averaging"); `keep` never writes.
+// A chip that refuses the write keeps its setting: one log line names the
+// file and the error, and energyd measures with what the chip has.
+//
+// Owns: the chips' `samples` while energyd runs, and the averaging journal
+// (averaging_journal.h). Invariant, as for clock leases (pin_engine.h): a
+// chip's original count is in the journal on disk before energyd writes its
+// file, and leaves it only once the file reads the original back. A journal
+// of this boot found at start was left by a daemon that did not stop (kill
+// -9, a crash): its values, not the chips' current ones, are the originals.
+// A journal of an earlier boot is dropped: the driver resets the chip at probe.
+//
+// Thread-safety: the main thread, at start (before the sampler) and at stop
+// (after it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "averaging_journal.h"
+#include "energy/clock.h"
+#include "energy/config.h"
+#include "energy/rails.h"
+#include "energy/sysroot.h"
+
+namespace energy::daemon {
+
+// What energyd did to one hwmon INA3221 chip, for `status`.
+struct ChipAveraging {
+  std::string device;
+  bool changed = false;          // energyd holds a change of this chip's samples
+  int64_t original_samples = 0;  // the chip's own count (put back at stop)
+  std::string error;             // the write that failed, when one did
+};
+
+class AveragingSettings {
+ public:
+  AveragingSettings(SysRoot root, std::string journal_path, const Clock& clock);
+
+  // Start: sets the hwmon INA3221 chips for `period_ms` (`period`) or puts
+  // back what a journal of this boot recorded (`keep`), then reads the chips
+  // again into `inv`: samples, update_interval, filter_ns of chips and rails.
+  void apply(SensorAveraging mode, int64_t period_ms, SensorInventory& inv);
+  // Stop: every chip in the journal gets its original count back; one that
+  // refuses stays in the journal for the next start.
+  void restore();
+  const std::vector<ChipAveraging>& chips() const { return chips_; }
+
+ private:
+  struct Plan {
+    std::string device;
+    std::string path;  // board path of `samples`
+    int64_t original = 0;
+    int64_t current = 0;
+    int64_t target = 0;
+    int64_t update_interval_ms = 0;
+    std::string error;
+  };
+
+  void load();
+  std::vector<Plan> plan(SensorAveraging mode, int64_t period_ms, const SensorInventory& inv) const;
+  bool record(const std::vector<Plan>& plans);
+  void write(Plan& p) const;
+  void settle(const std::vector<Plan>& plans, const SensorInventory& inv);
+  void report(const SensorInventory& inv) const;
+  Status save();
+  const AveragingRecord* find(const std::string& device) const;
+
+  SysRoot root_;
+  std::string journal_path_;
+  const Clock& clock_;
+  std::string boot_id_;
+  AveragingJournal journal_;
+  std::string saved_text_;  // the journal as on disk; empty when there is no file
+  std::vector<ChipAveraging> chips_;
+};
+
+}  // namespace energy::daemon

@@ -1,0 +1,25 @@
+// Durable small state files: the journals that let energyd put back what it
+// changed on the board (clock leases, sensor averaging) after a stop, a crash
+// or a power cut.
+//
+// Owns: the durable replacement. The new content goes to "<path>.tmp", is
+// fsynced, renamed over the file and the directory is fsynced, so after a
+// crash the file holds either the previous or the new content, never a mix.
+//
+// Thread-safety: reentrant functions; one writer per path.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "energy/result.h"
+
+namespace energy {
+
+// Errors name the file and the step that failed.
+Status replace_file_durably(const std::string& path, const std::string& text);
+
+// The whole file; nullopt when it does not exist (a journal never written).
+Result<std::optional<std::string>> read_state_file(const std::string& path);
+
+}  // namespace energy
