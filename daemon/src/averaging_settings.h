@@ -1,10 +1,10 @@
 // AveragingSettings: energyd's changes to the INA3221 hwmon chips' averaging
 // count (`samples`) under `sensor_averaging: period`, and putting them back.
 //
-// With `period`, each chip that measures a rail gets the count whose
-// update_interval comes closest to the sampling period, so that every reading
-// is a running mean over about one period (docs/BOARDS.md, "Sensor
-// averaging"); `keep` never writes.
+// With `period`, each chip that measures a rail gets the smallest count whose
+// update_interval spans kFilterPeriods sampling periods (rails.h), so that
+// every reading is a running mean, smooth between samples (docs/BOARDS.md,
+// "Sensor averaging"); `keep` never writes.
 // A chip that refuses the write keeps its setting: one log line names the
 // file and the error, and energyd measures with what the chip has.
 //

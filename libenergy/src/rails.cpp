@@ -292,9 +292,10 @@ int64_t ina3221_filter_ns(int64_t samples, int64_t update_interval_ms) {
 int64_t ina3221_samples_for_period(int64_t samples, int64_t update_interval_ms, int64_t period_ms) {
   if (samples <= 0 || update_interval_ms <= 0) return samples;
   const int64_t cycle_ns = update_interval_ms * kNsPerMs / samples;
-  int64_t best = kIna3221SampleCounts[0];
+  int64_t best = 0;
   for (int64_t n : kIna3221SampleCounts) {
-    if (std::llabs(n * cycle_ns - period_ms * kNsPerMs) < std::llabs(best * cycle_ns - period_ms * kNsPerMs)) best = n;
+    best = n;
+    if (n * cycle_ns >= kFilterPeriods * period_ms * kNsPerMs) break;
   }
   return best;
 }

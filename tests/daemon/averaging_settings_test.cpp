@@ -76,12 +76,12 @@ class AveragingSettingsTest : public ::testing::Test {
   SystemClock clock_;
 };
 
-TEST_F(AveragingSettingsTest, PeriodSetsTheClosestCountsAndRecordsTheOriginals) {
+TEST_F(AveragingSettingsTest, PeriodSetsFourPeriodCountsAndRecordsTheOriginals) {
   auto inv = discover_rails(*root_);
   auto a = settings();
   a.apply(SensorAveraging::kPeriod, 100, inv);
-  EXPECT_EQ(samples("1-0040"), "16");  // 3 channels: update_interval 7 -> about 112
-  EXPECT_EQ(samples("1-0041"), "64");  // 1 channel: 2 -> about 128
+  EXPECT_EQ(samples("1-0040"), "64");  // 3 channels: update_interval 7 -> about 448
+  EXPECT_EQ(samples("1-0041"), "256");  // 1 channel: 2 -> about 512
   auto j = load_averaging_journal(journal());
   ASSERT_TRUE(j.ok()) << j.error().describe();
   ASSERT_EQ(j->chips.size(), 2u);
@@ -99,11 +99,11 @@ TEST_F(AveragingSettingsTest, TheInventoryCarriesTheFilterTheChipsReallyHave) {
   a.apply(SensorAveraging::kPeriod, 100, inv);
   for (const auto& c : inv.chips) {
     if (c.device == "1-0040") {
-      EXPECT_EQ(c.filter_ns, ina3221_filter_ns(16, 7));
+      EXPECT_EQ(c.filter_ns, ina3221_filter_ns(64, 7));
     }
   }
   for (const auto& r : inv.rails) {
-    EXPECT_EQ(r.filter_ns, r.device == "1-0040" ? ina3221_filter_ns(16, 7) : ina3221_filter_ns(64, 2)) << r.label;
+    EXPECT_EQ(r.filter_ns, r.device == "1-0040" ? ina3221_filter_ns(64, 7) : ina3221_filter_ns(256, 2)) << r.label;
   }
 }
 
@@ -127,7 +127,7 @@ TEST_F(AveragingSettingsTest, AJournalLeftBehindHoldsTheOriginals) {
     auto crashed = settings();
     crashed.apply(SensorAveraging::kPeriod, 100, inv);
   }
-  ASSERT_EQ(samples("1-0040"), "16");
+  ASSERT_EQ(samples("1-0040"), "64");
   auto inv = discover_rails(*root_);
   auto a = settings();
   a.apply(SensorAveraging::kPeriod, 100, inv);
@@ -200,7 +200,7 @@ TEST_F(AveragingSettingsTest, ADamagedJournalIsMovedAsideAndTheCurrentValuesTake
     moved = moved || e.path().filename().string().rfind("sensor-averaging.json.damaged-", 0) == 0;
   }
   EXPECT_TRUE(moved);
-  EXPECT_EQ(samples("1-0040"), "16");
+  EXPECT_EQ(samples("1-0040"), "64");
   a.restore();
   EXPECT_EQ(samples("1-0040"), "1");
 }

@@ -71,28 +71,28 @@ class MonitorAveraging : public ::testing::Test {
   std::unique_ptr<SimulatedDaemon> d_;
 };
 
-TEST_F(MonitorAveraging, PeriodSetsSixteenSamplesForOneHundredMsAndMeasuresWithTheChipsFilter) {
+TEST_F(MonitorAveraging, PeriodSetsAFilterOfFourPeriodsAndMeasuresWithTheChipsFilter) {
   start(live_agx_orin());
-  EXPECT_EQ(samples("1-0040"), "16");  // 3 channels x 2.2 ms: 7 -> 106 ms
-  EXPECT_EQ(update_interval("1-0040"), "106");
-  EXPECT_EQ(samples("1-0041"), "64");  // 1 channel: 2 -> 141 ms (16 would give 35)
+  EXPECT_EQ(samples("1-0040"), "64");  // 3 channels x 2.2 ms: 7 -> 422 ms (16 would give 106)
+  EXPECT_EQ(update_interval("1-0040"), "422");
+  EXPECT_EQ(samples("1-0041"), "256");  // 1 channel: 2 -> 563 ms (128 would give 282)
   auto st = d_->ctl_json({"status"});
   EXPECT_EQ(st["sensor_averaging"], "period");
   const nlohmann::json* m = monitor(st, "1-0040");
   ASSERT_NE(m, nullptr) << st.dump();
-  EXPECT_EQ((*m)["samples"], 16);
-  EXPECT_EQ((*m)["update_interval_ms"], 106);
-  EXPECT_EQ((*m)["filter_ns"], int64_t{15} * 106'000'000 / 16);
+  EXPECT_EQ((*m)["samples"], 64);
+  EXPECT_EQ((*m)["update_interval_ms"], 422);
+  EXPECT_EQ((*m)["filter_ns"], int64_t{63} * 422'000'000 / 64);
   EXPECT_EQ((*m)["set_by_energyd"], true);
   EXPECT_EQ((*m)["own_samples"], 1);
   auto text = d_->ctl({"status"});
   EXPECT_NE(text.out.find("set by energyd (own 1)"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("99.375"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("415.40"), std::string::npos) << text.out;
 }
 
 TEST_F(MonitorAveraging, ACleanStopPutsTheChipsOwnSamplesBack) {
   start(live_agx_orin());
-  ASSERT_EQ(samples("1-0040"), "16");
+  ASSERT_EQ(samples("1-0040"), "64");
   EXPECT_EQ(d_->stop(SIGTERM), 0);
   EXPECT_EQ(samples("1-0040"), "1");
   EXPECT_EQ(update_interval("1-0040"), "7");
@@ -103,13 +103,13 @@ TEST_F(MonitorAveraging, ACleanStopPutsTheChipsOwnSamplesBack) {
 // After kill -9 the chip holds energyd's 16; the journal says its own is 1.
 TEST_F(MonitorAveraging, KillNineThenRestartAndStopPutsTheOriginalBackNotTheDaemonsValue) {
   start(live_agx_orin());
-  ASSERT_EQ(samples("1-0040"), "16");
+  ASSERT_EQ(samples("1-0040"), "64");
   ASSERT_TRUE(d_->restart(SIGKILL)) << d_->setup_error();
-  EXPECT_EQ(samples("1-0040"), "16");
+  EXPECT_EQ(samples("1-0040"), "64");
   auto st = d_->ctl_json({"status"});
   const nlohmann::json* m = monitor(st, "1-0040");
   ASSERT_NE(m, nullptr);
-  EXPECT_EQ((*m)["own_samples"], 1) << "the journal's value, not the 16 the chip had at the restart";
+  EXPECT_EQ((*m)["own_samples"], 1) << "the journal's value, not the 64 the chip had at the restart";
   EXPECT_EQ(d_->stop(SIGTERM), 0);
   EXPECT_EQ(samples("1-0040"), "1");
   EXPECT_EQ(samples("1-0041"), "1");
@@ -161,7 +161,7 @@ TEST_F(MonitorAveraging, AnUnwritableSamplesFileIsOneClearLineAndMeasuringGoesOn
   EXPECT_NE(line.find("Read-only file system"), std::string::npos) << line;
   EXPECT_NE(line.find("keeps samples 1"), std::string::npos) << line;
   EXPECT_EQ(first_word(file), "1");
-  EXPECT_EQ(first_word(hwmon_file(root, "1-0041", "samples")), "64") << "the other chip is still set";
+  EXPECT_EQ(first_word(hwmon_file(root, "1-0041", "samples")), "256") << "the other chip is still set";
   auto r = run_command({ENERGYCTL_BIN, "--socket", sock, "--json", "status"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto st = nlohmann::json::parse(r.out);

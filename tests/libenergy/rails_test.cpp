@@ -34,20 +34,15 @@ TEST(Ina3221Averaging, FilterIsNMinusOneCyclesOfTheUpdateInterval) {
 }
 
 // 3 channels at 1.1 + 1.1 ms: update_interval 7 with one sample.
-TEST(Ina3221Averaging, ChoosesTheCountWhoseUpdateIntervalIsClosestToThePeriod) {
-  EXPECT_EQ(ina3221_samples_for_period(1, 7, 100), 16);  // 112 against 28 or 448
-  EXPECT_EQ(ina3221_samples_for_period(1, 7, 10), 1);    // 7 against 28
-  EXPECT_EQ(ina3221_samples_for_period(1, 7, 1000), 128);
+TEST(Ina3221Averaging, ChoosesTheSmallestCountWhoseUpdateIntervalSpansFourPeriods) {
+  EXPECT_EQ(ina3221_samples_for_period(1, 7, 100), 64);  // 448 >= 400; 16 gives 112
+  EXPECT_EQ(ina3221_samples_for_period(1, 7, 10), 16);   // 112 >= 40; 4 gives 28
+  EXPECT_EQ(ina3221_samples_for_period(1, 7, 1000), 1024) << "none reaches 4 s: the largest";
   EXPECT_EQ(ina3221_samples_for_period(1, 7, 1), 1);
-  EXPECT_EQ(ina3221_samples_for_period(16, 106, 100), 16) << "the cycle does not depend on the current count";
-  EXPECT_EQ(ina3221_samples_for_period(64, 422, 100), 16);
-  EXPECT_EQ(ina3221_samples_for_period(1, 2, 100), 64) << "one channel: 128 against 32";
+  EXPECT_EQ(ina3221_samples_for_period(16, 106, 100), 64) << "the cycle does not depend on the current count";
+  EXPECT_EQ(ina3221_samples_for_period(64, 422, 100), 64);
+  EXPECT_EQ(ina3221_samples_for_period(1, 2, 100), 256) << "one channel: 512 >= 400; 128 gives 256";
   EXPECT_EQ(ina3221_samples_for_period(1, 0, 100), 1) << "unknown update_interval: left as it is";
-}
-
-TEST(Ina3221Averaging, ATieGoesToTheSmallerCount) {
-  // cycle 4 ms: 4 x 4 = 16 and 16 x 4 = 64 are both 24 ms from 40.
-  EXPECT_EQ(ina3221_samples_for_period(1, 4, 40), 4);
 }
 
 // One L4T 32 chip with one rail; board identity as /proc/device-tree gives it.

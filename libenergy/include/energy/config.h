@@ -18,7 +18,7 @@ namespace energy {
 // What energyd does at start with the INA3221 hwmon chips' averaging count
 // (`samples`), which decides what one reading covers (docs/BOARDS.md).
 enum class SensorAveraging {
-  kPeriod,  // set `samples` so that update_interval is closest to sample_period_ms; put back at stop
+  kPeriod,  // set `samples` so that update_interval spans 4 x sample_period_ms; put back at stop
   kKeep,    // never write: readings are whatever the chips are set to
 };
 // "period" / "keep".
@@ -30,7 +30,7 @@ struct DaemonConfig {
   std::string state_dir = "/var/lib/energyd";          // database directory
   std::string socket_path = "/run/energyd/energyd.sock";
   int64_t sample_period_ms = 100;                      // rail sampling period
-  SensorAveraging sensor_averaging = SensorAveraging::kPeriod;  // each reading a mean over about one period
+  SensorAveraging sensor_averaging = SensorAveraging::kPeriod;  // each reading a running mean over about 4 periods
   int64_t flush_interval_ms = 1000;                    // batched commit period
   int64_t checkpoint_interval_ms = 10000;              // WAL sync period: the power-loss window for samples
   std::string log_level = "info";                      // trace|debug|info|warn|error

@@ -94,9 +94,15 @@ inline constexpr int64_t kIna3221SampleCounts[] = {1, 4, 16, 64, 128, 256, 512, 
 // conversions. 0 for N <= 1 or an unknown (0) update_interval.
 int64_t ina3221_filter_ns(int64_t samples, int64_t update_interval_ms);
 
-// The averaging count whose update_interval comes closest to period_ms for a
-// chip that now has `samples` and `update_interval_ms` (its cycle T_c does not
-// depend on N); on a tie the smaller count. `samples` when either is unknown.
+// The smallest averaging count whose update_interval spans at least
+// kFilterPeriods sampling periods (the largest count if none does), for a
+// chip that now has `samples` and `update_interval_ms` (its cycle T_c does
+// not depend on N); `samples` when either is unknown. Why four: between
+// readings h apart, the trapezoid misses the curvature of the running mean,
+// about h^2 / (8 x K) x each step of the load; with K >= 4 h that is under
+// 1/30 of a step's h x dP, against h x dP / 2 for snapshot readings
+// (docs/PERFORMANCE.md "Accuracy"; 3 channels at 100 ms: N = 64, 422 ms).
+constexpr int64_t kFilterPeriods = 4;
 int64_t ina3221_samples_for_period(int64_t samples, int64_t update_interval_ms, int64_t period_ms);
 
 // Reads the hwmon INA3221 chips' `samples` and `update_interval` again (after
