@@ -94,10 +94,12 @@ double fluctuation_bound(const std::vector<const PowerPoint*>& v, EnergyWindow w
 // the readings show it (0 when they are all equal).
 double reading_step_uw(const std::vector<const PowerPoint*>& v, EnergyWindow w) {
   std::vector<int64_t> values;
+  int64_t max_mv = 0;
   for (size_t i = 0; i + 1 < v.size(); ++i) {
     if (overlap(v[i]->t_ns, v[i + 1]->t_ns, w) <= 0) continue;
     values.push_back(v[i]->power_uw);
     values.push_back(v[i + 1]->power_uw);
+    max_mv = std::max<int64_t>({max_mv, v[i]->voltage_mv, v[i + 1]->voltage_mv});
   }
   std::sort(values.begin(), values.end());
   int64_t step = 0;
@@ -105,6 +107,7 @@ double reading_step_uw(const std::vector<const PowerPoint*>& v, EnergyWindow w) 
     int64_t d = values[i] - values[i - 1];
     if (d > 0 && (step == 0 || d < step)) step = d;
   }
+  if (step == 0) step = max_mv * kCoarsestCurrentStepMa;  // mV x mA = uW
   return static_cast<double>(step);
 }
 

@@ -260,7 +260,9 @@ Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id
     auto readings = decode(st->int_at(0), rail_id);
     if (!readings) return readings.take_error();
     for (const auto& sr : *readings) {
-      if (sr.t_ns >= w.begin_ns && sr.t_ns <= w.end_ns) out.push_back({sr.t_ns, sr.reading.power_uw, sr.reading.err == 0});
+      if (sr.t_ns >= w.begin_ns && sr.t_ns <= w.end_ns) {
+        out.push_back({sr.t_ns, sr.reading.power_uw, sr.reading.err == 0, sr.reading.voltage_mv});
+      }
     }
   }
   auto after = cursor_after(boot, rail_id, w.end_ns + 1);

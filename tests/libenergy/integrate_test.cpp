@@ -170,10 +170,21 @@ Checked check(const Signal& sig, const std::vector<PowerPoint>& pts, double from
 
 constexpr int64_t kStep40mW = 40'000;  // INA3221 at 5 V with a 5 mOhm shunt: 8 mA x 5 V
 
-TEST(ErrorBound, IsZeroForReadingsThatNeverChange) {
+TEST(ErrorBound, IsZeroForReadingsThatNeverChangeAndCarryNoVoltage) {
   auto s = integrate_power(constant(0, 10'000, 100, 5'000'000), {0, 10'000 * kMs}, kGap);
   EXPECT_EQ(s.fluctuation_bound_uj, 0.0);
   EXPECT_EQ(s.resolution_bound_uj, 0.0);
+}
+
+// An averaged steady load reads one value all along: the readings do not show
+// the sensor's step, so the coarsest INA3221 current step at the rail's voltage
+// stands in for it (40 mA at 5 V: 200 mW, half of it all along).
+TEST(ErrorBound, ReadingsThatNeverChangeStillCarryTheSensorsStep) {
+  auto pts = constant(0, 10'000, 100, 5'000'000);
+  for (auto& p : pts) p.voltage_mv = 5000;
+  auto s = integrate_power(pts, {0, 10'000 * kMs}, kGap);
+  EXPECT_EQ(s.fluctuation_bound_uj, 0.0);
+  EXPECT_NEAR(s.resolution_bound_uj, 100'000 * 10.0, 1e-6);
 }
 
 TEST(ErrorBound, ContainsAStepAnywhereBetweenTwoReadingsAndStaysLocalToIt) {

@@ -21,7 +21,11 @@
 //  * resolution: a reading can be off by half a step of the sensor's
 //    resolution, and the same way for a whole run, so this part adds up
 //    linearly: u / 2 x integrated time, u being the smallest difference
-//    between two distinct readings the window uses (0 when all are equal).
+//    between two distinct readings the window uses. When they are all equal
+//    (a steady load read through a monitor's averaging, which removes the
+//    noise that otherwise shows the step), u is the coarsest current step of
+//    the reference boards' INA3221s (40 uV over 1 mOhm: kCoarsestCurrentStepMa)
+//    at the highest voltage read; 0 only if no voltage is known either.
 // Assumption: the load does not vary in lock-step with the sampling. A load
 // periodic at (nearly) a multiple of the sampling rate shows the same phase
 // in every reading; no bound computed from the readings can see it (see
@@ -43,6 +47,7 @@ struct PowerPoint {
   int64_t t_ns = 0;
   int64_t power_uw = 0;
   bool valid = true;  // false: the read failed at t_ns (a gap marker)
+  int32_t voltage_mv = 0;  // the rail's bus voltage with the reading; 0: unknown
 };
 
 struct EnergyWindow {
@@ -54,6 +59,7 @@ struct EnergyWindow {
 // stretches' worst cases (validated against the simulator's ground truth by
 // bench/accuracy_bench, docs/PERFORMANCE.md).
 constexpr double kFluctuationSigmas = 3.0;
+constexpr int64_t kCoarsestCurrentStepMa = 40;
 
 struct EnergyStats {
   double energy_uj = 0;         // integral over the covered part of the window
