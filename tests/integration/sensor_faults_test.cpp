@@ -3,6 +3,7 @@
 // hwmon number is a gap carrying its errno; the other rails keep their ticks;
 // the rail is found again by itself; energy still matches the simulator's
 // exact ground truth.
+#include <cmath>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -154,9 +155,12 @@ TEST_F(SensorFaults, RunEnergyMatchesTheSimulatorsGroundTruth) {
     auto truth = sim({"energy", "rail=" + r["label"].get<std::string>(), "from_ns=" + std::to_string(from),
                       "to_ns=" + std::to_string(to)});
     double exact_j = truth["energy_uj"].get<double>() / 1e6;
-    // A gross-agreement check (5%): the M1 accuracy bounds are issue 5's tests. Under a loaded CI
-    // machine the 3% ripple sampled at 100 ms has been seen 2.2% off.
-    EXPECT_NEAR(r["energy_j"].get<double>(), exact_j, 0.05 * exact_j) << r["label"];
+    // Within the run's own bound (M1's accuracy figures are accuracy_test's and the bench's).
+    // Not a fixed share: with the chips averaging, a steady 140 mA VDD_CPU_CV (20 mA steps on
+    // AGX Orin's 2 mOhm shunts) reads 4.5% high all along, which only the bound's resolution
+    // part accounts for.
+    EXPECT_LE(std::abs(r["energy_j"].get<double>() - exact_j), r["error_bound_j"].get<double>())
+        << r["label"] << " reported " << r["energy_j"] << " J, true " << exact_j << " J";
   }
 }
 
