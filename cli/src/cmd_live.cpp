@@ -55,15 +55,9 @@ Status apply(const std::string& flag, const std::string& value, LiveArgs& a) {
 Result<LiveArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
   LiveArgs a;
   a.json = ctx.json;
-  auto walked = walk_options(
-      args, "live", [&](const std::string& flag) {
-        if (flag != "--json") return false;
-        a.json = true;
-        return true;
-      },
-      [&](const std::string& flag, const std::string& value) {
-        return apply(flag, value, a);
-      });
+  auto walked = walk_options(args, "live", json_switch(a.json), [&](const std::string& flag, const std::string& value) {
+    return apply(flag, value, a);
+  });
   if (!walked) return walked.take_error();
   return a;
 }

@@ -63,15 +63,9 @@ Status apply_option(const std::string& flag, const std::string& value, RunsArgs&
 Result<RunsArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
   RunsArgs a;
   a.json = ctx.json;
-  auto walked = walk_options(
-      args, "runs", [&](const std::string& flag) {
-        if (flag != "--json") return false;
-        a.json = true;
-        return true;
-      },
-      [&](const std::string& flag, const std::string& value) {
-        return apply_option(flag, value, a);
-      });
+  auto walked = walk_options(args, "runs", json_switch(a.json), [&](const std::string& flag, const std::string& value) {
+    return apply_option(flag, value, a);
+  });
   if (!walked) return walked.take_error();
   if (a.filter.contains("since_wall_ns") && a.filter.contains("until_wall_ns") &&
       a.filter["until_wall_ns"].get<int64_t>() < a.filter["since_wall_ns"].get<int64_t>()) {

@@ -76,4 +76,12 @@ Status walk_options(const std::vector<std::string>& args, const std::string& com
   return ok_status();
 }
 
+std::function<bool(const std::string& flag)> json_switch(bool& json) {
+  return [&json](const std::string& flag) {
+    if (flag != "--json") return false;
+    json = true;
+    return true;
+  };
+}
+
 }  // namespace energy::cli

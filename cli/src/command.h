@@ -55,6 +55,8 @@ Result<std::vector<std::string>> words_and_json(const std::vector<std::string>& 
 Status walk_options(const std::vector<std::string>& args, const std::string& command,
                     const std::function<bool(const std::string& flag)>& is_switch,
                     const std::function<Status(const std::string& flag, const std::string& value)>& apply);
+// The is_switch of a command whose only switch is --json: it sets `json`.
+std::function<bool(const std::string& flag)> json_switch(bool& json);
 
 int cmd_status(const Context& ctx, const std::vector<std::string>& args);
 int cmd_mark(const Context& ctx, const std::vector<std::string>& args);

@@ -32,14 +32,10 @@ std::string averaging_journal_to_text(const AveragingJournal& journal) {
 }
 
 Result<AveragingJournal> averaging_journal_from_text(const std::string& text, const std::string& what) {
+  auto parsed = parse_journal(text, kFormat, kVersion, what, "a sensor averaging journal");
+  if (!parsed) return parsed.take_error();
   try {
-    json j = json::parse(text);
-    if (j.at("format").get<std::string>() != kFormat)
-      return make_error(ErrorCode::kParse, what + ": not a sensor averaging journal");
-    if (j.at("version").get<int>() != kVersion) {
-      return make_error(ErrorCode::kParse,
-                        what + ": journal version " + j.at("version").dump() + " is not " + std::to_string(kVersion));
-    }
+    const json& j = *parsed;
     AveragingJournal out;
     out.boot_id = j.at("boot_id").get<std::string>();
     for (const auto& r : j.at("chips")) out.chips.push_back(record_from_json(r));

@@ -60,4 +60,19 @@ Result<std::optional<std::string>> read_state_file(const std::string& path) {
   return std::optional<std::string>(text.str());
 }
 
+Result<nlohmann::json> parse_journal(const std::string& text, const char* format, int version, const std::string& what,
+                                     const char* kind) {
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    if (j.at("format").get<std::string>() != format) return make_error(ErrorCode::kParse, what + ": not " + kind);
+    if (j.at("version").get<int>() != version) {
+      return make_error(ErrorCode::kParse,
+                        what + ": journal version " + j.at("version").dump() + " is not " + std::to_string(version));
+    }
+    return j;
+  } catch (const std::exception& e) {
+    return make_error(ErrorCode::kParse, what + ": " + e.what());
+  }
+}
+
 }  // namespace energy

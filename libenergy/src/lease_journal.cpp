@@ -131,14 +131,10 @@ std::string journal_to_text(const LeaseJournal& journal) {
 }
 
 Result<LeaseJournal> journal_from_text(const std::string& text, const std::string& what) {
+  auto parsed = parse_journal(text, kFormat, kVersion, what, "a lease journal");
+  if (!parsed) return parsed.take_error();
   try {
-    json j = json::parse(text);
-    if (j.at("format").get<std::string>() != kFormat)
-      return make_error(ErrorCode::kParse, what + ": not a lease journal");
-    if (j.at("version").get<int>() != kVersion) {
-      return make_error(ErrorCode::kParse,
-                        what + ": journal version " + j.at("version").dump() + " is not " + std::to_string(kVersion));
-    }
+    const json& j = *parsed;
     LeaseJournal out;
     out.boot_id = j.at("boot_id").get<std::string>();
     out.next_lease = j.at("next_lease").get<int64_t>();

@@ -61,6 +61,15 @@ ALTER TABLE rails ADD COLUMN filter_from_ns INTEGER NOT NULL DEFAULT 0;
 PRAGMA user_version=5;
 )sql";
 
+// A migration that is one SQL script, in one transaction.
+Status run_migration_script(sql::Db& db, int from, const char* script) {
+  auto st = db.exec(std::string("BEGIN;") + script + "COMMIT;");
+  if (st) return st;
+  (void)db.exec("ROLLBACK");
+  return make_error(ErrorCode::kStorage, "migration from schema " + std::to_string(from) + " to " +
+                                             std::to_string(from + 1) + " failed: " + st.error().message);
+}
+
 struct V1Rail {
   int64_t id;
   int64_t unit;
@@ -140,24 +149,14 @@ Status convert_all(sql::Db& db, Store& store) {
 // the room for the copy the file stays as it is and freed pages are reused
 // from its freelist instead (the budget counts live pages either way).
 Status Store::migrate_v2_to_v3() {
-  auto st = db_->exec(std::string("BEGIN;") + kSchemaV3 + "COMMIT;");
-  if (!st) {
-    (void)db_->exec("ROLLBACK");
-    return make_error(ErrorCode::kStorage, "migration from schema 2 to 3 failed: " + st.error().message);
-  }
+  auto st = run_migration_script(*db_, 2, kSchemaV3);
+  if (!st) return st;
   auto mode = db_->query_int("PRAGMA auto_vacuum");
   if (mode && *mode != 2) (void)db_->exec("PRAGMA auto_vacuum=INCREMENTAL; VACUUM;");
   return ok_status();
 }
 
-Status Store::migrate_v3_to_v4() {
-  auto st = db_->exec(std::string("BEGIN;") + kSchemaV4 + "COMMIT;");
-  if (!st) {
-    (void)db_->exec("ROLLBACK");
-    return make_error(ErrorCode::kStorage, "migration from schema 3 to 4 failed: " + st.error().message);
-  }
-  return ok_status();
-}
+Status Store::migrate_v3_to_v4() { return run_migration_script(*db_, 3, kSchemaV4); }
 
 Status Store::migrate_v1_to_v2() {
   auto st = db_->exec("BEGIN");
@@ -170,13 +169,6 @@ Status Store::migrate_v1_to_v2() {
   return db_->exec("COMMIT");
 }
 
-Status Store::migrate_v4_to_v5() {
-  auto st = db_->exec(std::string("BEGIN;") + kSchemaV5 + "COMMIT;");
-  if (!st) {
-    (void)db_->exec("ROLLBACK");
-    return make_error(ErrorCode::kStorage, "migration from schema 4 to 5 failed: " + st.error().message);
-  }
-  return ok_status();
-}
+Status Store::migrate_v4_to_v5() { return run_migration_script(*db_, 4, kSchemaV5); }
 
 }  // namespace energy

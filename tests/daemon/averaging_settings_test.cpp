@@ -11,37 +11,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "energysim/board_state.h"
-#include "energysim/board_tree.h"
-#include "energysim/catalog.h"
-#include "energysim/data_file.h"
-#include "energysim/materialize.h"
+#include "static_board.h"
+
 
 namespace energy::daemon {
 namespace {
 
-class AveragingSettingsTest : public ::testing::Test {
+class AveragingSettingsTest : public StaticBoardTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/energy-averaging-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto path = sim::locate_data_file({});
-    ASSERT_TRUE(path.ok());
-    auto cat = sim::Catalog::load(*path);
-    ASSERT_TRUE(cat.ok()) << cat.error().describe();
-    auto spec = cat->find("jetson-agx-orin", 36);
-    ASSERT_TRUE(spec.ok());
-    auto plan = sim::plan_tree(*spec, {});
-    auto tree = sim::build_board_tree(*spec, *plan);
-    ASSERT_TRUE(tree.ok());
-    auto made = sim::materialize_tree(*tree, sim::idle_state(*spec), dir_ + "/root",
-                                      {sim::ExistingRoot::kRefuse, spec->id, spec->l4t});
-    ASSERT_TRUE(made.ok()) << made.error().describe();
-    root_ = std::make_unique<SysRoot>(dir_ + "/root");
+    ASSERT_NO_FATAL_FAILURE(make_board("jetson-agx-orin", 36));
     std::filesystem::create_directories(dir_ + "/state");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string journal() const { return dir_ + "/state/sensor-averaging.json"; }
   AveragingSettings settings(const std::string& path = "") const {
@@ -64,6 +45,12 @@ class AveragingSettingsTest : public ::testing::Test {
   void set_samples(const std::string& device, const std::string& text) const {
     std::ofstream(samples_path(device)) << text << "\n";
   }
+  // A daemon that set the chips and never stopped: its journal stays behind.
+  void apply_period_and_crash() const {
+    auto inv = discover_rails(*root_);
+    auto crashed = settings();
+    crashed.apply(SensorAveraging::kPeriod, 100, inv);
+  }
   static const ChipAveraging* chip(const AveragingSettings& a, const std::string& device) {
     for (const auto& c : a.chips()) {
       if (c.device == device) return &c;
@@ -71,8 +58,6 @@ class AveragingSettingsTest : public ::testing::Test {
     return nullptr;
   }
 
-  std::string dir_;
-  std::unique_ptr<SysRoot> root_;
   SystemClock clock_;
 };
 
@@ -122,11 +107,7 @@ TEST_F(AveragingSettingsTest, RestorePutsTheOriginalsBackAndEmptiesTheJournal) {
 
 // As after kill -9: the journal, not the chip's current value, is the original.
 TEST_F(AveragingSettingsTest, AJournalLeftBehindHoldsTheOriginals) {
-  {
-    auto inv = discover_rails(*root_);
-    auto crashed = settings();
-    crashed.apply(SensorAveraging::kPeriod, 100, inv);
-  }
+  apply_period_and_crash();
   ASSERT_EQ(samples("1-0040"), "64");
   auto inv = discover_rails(*root_);
   auto a = settings();
@@ -152,11 +133,7 @@ TEST_F(AveragingSettingsTest, KeepWritesNothing) {
 }
 
 TEST_F(AveragingSettingsTest, KeepAfterACrashPutsTheOriginalsBack) {
-  {
-    auto inv = discover_rails(*root_);
-    auto crashed = settings();
-    crashed.apply(SensorAveraging::kPeriod, 100, inv);
-  }
+  apply_period_and_crash();
   auto inv = discover_rails(*root_);
   auto a = settings();
   a.apply(SensorAveraging::kKeep, 100, inv);

@@ -13,11 +13,7 @@
 #include <thread>
 
 #include "energy/context_probe.h"
-#include "energysim/board_state.h"
-#include "energysim/board_tree.h"
-#include "energysim/catalog.h"
-#include "energysim/data_file.h"
-#include "energysim/materialize.h"
+#include "static_board.h"
 
 namespace energy::daemon {
 namespace {
@@ -55,32 +51,16 @@ size_t count(const std::vector<ContextChange>& rows, ContextKind kind) {
   return n;
 }
 
-class ContextPollerTest : public ::testing::Test {
+class ContextPollerTest : public StaticBoardTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/energy-context-poller-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto path = sim::locate_data_file({});
-    ASSERT_TRUE(path.ok());
-    auto cat = sim::Catalog::load(*path);
-    ASSERT_TRUE(cat.ok()) << cat.error().describe();
-    auto spec = cat->find("jetson-orin-nano", 36);
-    ASSERT_TRUE(spec.ok());
-    auto plan = sim::plan_tree(*spec, {});
-    auto tree = sim::build_board_tree(*spec, *plan);
-    ASSERT_TRUE(tree.ok());
-    auto made = sim::materialize_tree(*tree, sim::idle_state(*spec), dir_ + "/root",
-                                      {sim::ExistingRoot::kRefuse, spec->id, spec->l4t});
-    ASSERT_TRUE(made.ok()) << made.error().describe();
-    root_ = std::make_unique<SysRoot>(dir_ + "/root");
+    ASSERT_NO_FATAL_FAILURE(make_board("jetson-orin-nano", 36));
     inv_ = discover_clocks(*root_);
     for (const auto& d : inv_.domains) {
       if (d.kind == DomainKind::kGpu) gpu_dir_ = d.dir;
     }
     ASSERT_FALSE(gpu_dir_.empty());
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   // sweep_period 0: polls never wait for sweeps.
   std::unique_ptr<ContextPoller> poller(milliseconds clock_period, milliseconds thermal_period,
                                         milliseconds sweep_period = milliseconds(0),
@@ -105,8 +85,6 @@ class ContextPollerTest : public ::testing::Test {
     return n;
   }
 
-  std::string dir_;
-  std::unique_ptr<SysRoot> root_;
   ClockInventory inv_;
   std::string gpu_dir_;
   SystemClock clock_;
