@@ -33,9 +33,9 @@
 //   bursty-snapshots  `bursty` with `sensor_averaging: keep`: the chips stay at
 //                 the driver's 1-sample default, each reading a 1.1 ms
 //                 conversion (how every other tool reads them)
-// Every other case runs with energyd's default averaging (`period`: 64
-// samples, readings a running mean over about 422 ms, integrated with the
-// averaging correction, energy/filter.h).
+// Every other case runs with energyd's default averaging (`period`: 512
+// samples of 140 us conversions, readings a running mean over about 430 ms,
+// integrated with the averaging correction, energy/filter.h).
 // Runs per case: 20 x 1 s (40 for bursty-sim), 10 x 10 s inside 2 x 60 s
 // (bursty-10ms: 5 x 10 s inside 1 x 60 s); about 15 minutes in all.
 //

@@ -6,7 +6,7 @@
 #   daemon   bench/daemon_bench: the whole energyd on simulated boards (CPU per tick,
 #            lateness idle and with every core busy, RSS, bytes written); ~6 min
 #   accuracy bench/accuracy_bench: run energy against the simulator's exact ground truth
-#            (error, error bound, right-rectangle sum) on a live FUSE board; ~12 min;
+#            (error, error bound, right-rectangle sum) on a live FUSE board; ~15-20 min;
 #            needs /dev/fuse (root, or fusermount3)
 #   all      storage, context and daemon (default; accuracy only when asked for)
 # The mark round trip has its own script: bench/run_mark_roundtrip.sh.

@@ -4,7 +4,9 @@
 // and stop), paged from the daemon and printed as they come.
 //
 // CSV: the report as text on lines starting with "# ", then the readings
-// as `energyctl export` prints them. JSON: {"report": {...}, "rows": [...]}.
+// as `energyctl export` prints them. JSON: {"report": {...}, "rows": [...]},
+// with "rows_note" when retention has downsampled part of the run (the rows
+// are then only the raw readings left; CSV: a "# note:" line).
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -81,11 +83,14 @@ int cmd_export_run(const Context& ctx, const std::vector<std::string>& args) {
   auto report = client->call("runs.show", {{"run", a->run}});
   if (!report) return report_failure(report.error());
   int64_t id = member(*report, "run").value("id", int64_t{0});
+  const std::string note = downsampled_rows_note(*report);
   if (a->csv) {
-    std::cout << commented(render_report(*report)) << csv_header();
+    std::cout << commented(render_report(*report)) << (note.empty() ? "" : "# note: " + note + "\n") << csv_header();
     return stream_rows(*client, id, a->rail, [](const nlohmann::json& r) { std::cout << csv_row(r); });
   }
-  std::cout << "{\"report\": " << report->dump() << ",\n\"rows\": [";
+  std::cout << "{\"report\": " << report->dump() << ",\n";
+  if (!note.empty()) std::cout << "\"rows_note\": " << nlohmann::json(note).dump() << ",\n";
+  std::cout << "\"rows\": [";
   bool first = true;
   int code = stream_rows(*client, id, a->rail, [&first](const nlohmann::json& r) {
     std::cout << (first ? "\n" : ",\n") << r.dump();

@@ -30,8 +30,12 @@ std::string rails_table(const nlohmann::json& st) {
 
 // What a chip's averaging is and who set it.
 std::string averaging_text(const nlohmann::json& m) {
-  if (m.contains("error")) return "its own (energyd's write failed)";
-  if (m.value("set_by_energyd", false)) return "set by energyd (own " + std::to_string(m.value("own_samples", 0)) + ")";
+  const bool failed = m.contains("error");
+  if (m.value("set_by_energyd", false)) {
+    return "set by energyd (own " + std::to_string(m.value("own_samples", 0)) + " samples, " +
+           std::to_string(m.value("own_update_interval_ms", 0)) + " ms)" + (failed ? "; a write failed" : "");
+  }
+  if (failed) return "its own (energyd's write failed)";
   if (m.value("driver", "") == "ina3221") return "its own";
   return m.value("averaging_source", "");
 }
@@ -45,11 +49,11 @@ std::string count_or_dash(const nlohmann::json& m, const char* key) {
 void print_monitors(const nlohmann::json& st) {
   const auto& monitors = member(st, "monitors");
   if (monitors.empty()) return;
-  Table t({{"MONITOR"}, {"DRIVER"}, {"SAMPLES", Align::kRight}, {"UPDATE_MS", Align::kRight},
-           {"FILTER_MS", Align::kRight}, {"AVERAGING"}});
+  Table t({{"MONITOR"}, {"DRIVER"}, {"SAMPLES", Align::kRight}, {"CONV_US", Align::kRight},
+           {"UPDATE_MS", Align::kRight}, {"FILTER_MS", Align::kRight}, {"AVERAGING"}});
   for (const auto& m : monitors) {
     t.add_row({m.value("device", ""), m.value("driver", ""), count_or_dash(m, "samples"),
-               count_or_dash(m, "update_interval_ms"),
+               count_or_dash(m, "conversion_us"), count_or_dash(m, "update_interval_ms"),
                fixed(static_cast<double>(m.value("filter_ns", int64_t{0})) / 1e6, 3), averaging_text(m)});
   }
   std::cout << "sensor averaging: " << st.value("sensor_averaging", "?") << "\n" << t.render();

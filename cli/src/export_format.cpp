@@ -14,4 +14,19 @@ std::string csv_row(const nlohmann::json& r) {
          std::to_string(r.value("power_uw", int64_t{0})) + ",\n";
 }
 
+std::string downsampled_rows_note(const nlohmann::json& report) {
+  std::string rails;
+  if (report.contains("rails") && report["rails"].is_array()) {
+    for (const auto& r : report["rails"]) {
+      std::string res = r.value("resolution", "raw");
+      if (res == "raw") continue;
+      rails += (rails.empty() ? "" : ", ") + r.value("label", std::string("?")) + " (" + res + ")";
+    }
+  }
+  if (rails.empty()) return {};
+  return "retention has downsampled the readings of " + rails +
+         " for part of this run: the rows hold only the raw readings still stored; the report's figures come "
+         "from the buckets";
+}
+
 }  // namespace energy::cli

@@ -15,4 +15,10 @@ std::string csv_header();
 // One line; a failed read has empty readings and its errno.
 std::string csv_row(const nlohmann::json& row);
 
+// For `export RUN`: when retention has downsampled some of the run's rails
+// (a rail of the report whose `resolution` is not "raw"), a sentence saying
+// which, and that the rows hold only the raw readings still stored while the
+// report's figures come from the buckets; empty when every rail is raw.
+std::string downsampled_rows_note(const nlohmann::json& report);
+
 }  // namespace energy::cli

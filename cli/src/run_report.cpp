@@ -20,6 +20,9 @@ constexpr Metric kEnergy{"energy_j", "ENERGY J", 4};
 constexpr Metric kDuration{"duration_s", "DURATION s", 3};
 constexpr Metric kPower{"avg_power_w", "AVG POWER W", 3};
 constexpr Metric kPerItem{"energy_per_item_j", "J PER ITEM", 6};
+// With an idle baseline: what the workload added to the idle board.
+constexpr Metric kNet{"net_energy_j", "NET J", 4};
+constexpr Metric kNetPerItem{"net_energy_per_item_j", "NET J PER ITEM", 6};
 
 std::optional<double> number(const nlohmann::json& j) {
   if (!j.is_number()) return std::nullopt;
@@ -33,7 +36,9 @@ std::optional<double> metric_of(const Repeat& r, const Metric& m, std::optional<
   std::string key = m.key;
   if (key == kDuration.key) return number(member(*r.report, "duration_s"));
   if (key == kPower.key) return number(member(total, "avg_power_w"));
-  auto energy = number(member(total, "energy_j"));
+  const bool net = key == kNet.key || key == kNetPerItem.key;
+  auto energy = number(member(total, net ? "net_j" : "energy_j"));
+  if (key == kNet.key) return energy;
   if (key == kEnergy.key) return energy;
   if (!energy || !items) return std::nullopt;
   return *energy / *items;
@@ -53,9 +58,19 @@ nlohmann::json summary_entry(const Summary& s) {
           {"max", s.max}};
 }
 
-std::vector<Metric> metrics(std::optional<double> items) {
+// Net figures when any run's report has them (its baseline applied).
+bool any_net(const std::vector<Repeat>& repeats) {
+  for (const auto& r : repeats) {
+    if (r.report && number(member(member(*r.report, "total"), "net_j"))) return true;
+  }
+  return false;
+}
+
+std::vector<Metric> metrics(const std::vector<Repeat>& repeats, std::optional<double> items) {
   std::vector<Metric> out = {kEnergy, kDuration, kPower};
   if (items) out.push_back(kPerItem);
+  if (any_net(repeats)) out.push_back(kNet);
+  if (items && any_net(repeats)) out.push_back(kNetPerItem);
   return out;
 }
 
@@ -115,7 +130,7 @@ std::string summary_table(const RunDocument& doc) {
            {"95% CI", Align::kRight},
            {"MIN", Align::kRight},
            {"MAX", Align::kRight}});
-  for (const auto& m : metrics(doc.items)) {
+  for (const auto& m : metrics(doc.repeats, doc.items)) {
     auto s = summarize_metric(doc.repeats, m, doc.items);
     if (!s) continue;
     std::string ci = s->ci95_half ? fixed(s->ci95_low(), m.decimals) + " .. " + fixed(s->ci95_high(), m.decimals) : "-";
@@ -143,8 +158,7 @@ void render_several(const RunDocument& doc, std::ostringstream& out) {
   out << doc.repeats.size() << " of " << doc.repeat << " runs of '" << doc.name << "' (" << command_line(doc.command)
       << ")\n\n"
       << runs_table(doc) << "\n";
-  if (doc.baseline_run)
-    out << "idle baseline: run " << *doc.baseline_run << " ('energyctl show ID' gives net energy)\n\n";
+  if (doc.baseline_run) out << "idle baseline: run " << *doc.baseline_run << " (NET: energy above idle)\n\n";
   auto counted = summary_json(doc.repeats, doc.items);
   if (counted.is_null()) {
     out << "no run both succeeded and was measured: no summary\n";
@@ -179,7 +193,7 @@ nlohmann::json summary_json(const std::vector<Repeat>& repeats, std::optional<do
   }
   if (runs == 0) return nullptr;
   nlohmann::json j = {{"runs", runs}};
-  for (const auto& m : metrics(items)) {
+  for (const auto& m : metrics(repeats, items)) {
     auto s = summarize_metric(repeats, m, items);
     j[m.key] = s ? summary_entry(*s) : nlohmann::json();
   }

@@ -1,11 +1,17 @@
-// The sensor averaging journal: the original `samples` of every INA3221
-// hwmon chip energyd changed, written before the first write so that a stop,
-// a crash or a restart can put each chip back (as lease_journal.h does for
-// clocks; the same durable replacement, durable_file.h).
+// The sensor averaging journal: the original `samples` and `update_interval`
+// of every INA3221 hwmon chip energyd changed, written before the first
+// write so that a stop, a crash or a restart can put each chip back (as
+// lease_journal.h does for clocks; the same durable replacement,
+// durable_file.h).
 //
-// Format (JSON): {"format": "energyd-sensor-averaging", "version": 1,
+// Format (JSON): {"format": "energyd-sensor-averaging", "version": 2,
 // "boot_id": ..., "chips": [{"device": "1-0040", "path": board path of the
-// samples file, "original": 1, "set": 16}]}. Values are averaging counts.
+// samples file, "original": 1, "set": 512, "interval_path": board path of
+// update_interval, "original_interval_ms": 7, "set_interval_ms": 430}]}.
+// "original"/"set" are averaging counts, the *_interval_ms update_interval
+// values (the conversion time follows from them and the count). Version 1
+// (energyd before it set conversion times) has no interval fields: it is
+// read with original_interval_ms 0, nothing to put back.
 //
 // Thread-safety: plain values and reentrant functions; one writer per path.
 #pragma once
@@ -19,10 +25,13 @@
 namespace energy::daemon {
 
 struct AveragingRecord {
-  std::string device;    // I2C device, e.g. "1-0040"
-  std::string path;      // board path of its hwmon `samples`
-  int64_t original = 0;  // the chip's samples before energyd: put back at stop
-  int64_t set = 0;       // what energyd wrote
+  std::string device;                // I2C device, e.g. "1-0040"
+  std::string path;                  // board path of its hwmon `samples`
+  int64_t original = 0;              // the chip's samples before energyd: put back at stop
+  int64_t set = 0;                   // what energyd wrote
+  std::string interval_path;         // board path of its hwmon `update_interval`; empty in version 1
+  int64_t original_interval_ms = 0;  // update_interval before energyd (with `original` samples); 0: not changed
+  int64_t set_interval_ms = 0;       // what energyd wrote
 };
 
 struct AveragingJournal {

@@ -71,24 +71,57 @@ void AveragingSettings::load() {
   journal_.boot_id = boot_id_;
 }
 
-// Per hwmon INA3221 chip: its original count (the journal's, if energyd
-// changed it and did not stop cleanly), what it has and what it should get.
+namespace {
+
+// update_interval for `samples` at the chip's conversion time; 0 when unknown.
+int64_t interval_for(const MonitorChip& c, int64_t samples) {
+  if (c.channels <= 0 || c.conversion_us <= 0) return 0;
+  return (c.channels * samples * 2 * c.conversion_us + 500) / 1000;
+}
+
+bool writes_interval(int64_t target_ms, int64_t current_ms) { return target_ms > 0 && target_ms != current_ms; }
+
+}  // namespace
+
+// Per hwmon INA3221 chip: its original count and update_interval (the
+// journal's, if energyd changed them and did not stop cleanly), what it has
+// and what it should get.
 std::vector<AveragingSettings::Plan> AveragingSettings::plan(SensorAveraging mode, int64_t period_ms,
                                                              const SensorInventory& inv) const {
   std::vector<Plan> plans;
   for (const auto& c : inv.chips) {
     if (!is_settable(c, inv)) continue;
     const AveragingRecord* rec = find(c.device);
-    Plan p{
-        c.device, join_path(c.data_dir, "samples"), rec ? rec->original : c.samples, c.samples, 0, c.update_interval_ms,
-        ""};
-    p.target = mode == SensorAveraging::kPeriod ? ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms)
-                                                : p.original;
-    if (rec && rec->original != c.samples) {
+    Plan p;
+    p.device = c.device;
+    p.path = join_path(c.data_dir, "samples");
+    p.interval_path = join_path(c.data_dir, "update_interval");
+    p.current = c.samples;
+    p.current_interval_ms = c.update_interval_ms;
+    p.original = rec ? rec->original : c.samples;
+    // A version 1 record changed the count only: the chip's own
+    // update_interval is its own count at the conversion time it has.
+    p.original_interval_ms =
+        !rec ? c.update_interval_ms
+             : (rec->original_interval_ms > 0 ? rec->original_interval_ms : interval_for(c, rec->original));
+    if (mode == SensorAveraging::kPeriod && c.channels > 0) {
+      Ina3221Setting s = ina3221_setting_for_period(c.channels, period_ms);
+      p.target = s.samples;
+      p.target_interval_ms = s.update_interval_ms;
+    } else if (mode == SensorAveraging::kPeriod) {
+      p.target = ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms);
+    } else {
+      p.target = p.original;
+      p.target_interval_ms = p.original_interval_ms;
+    }
+    p.fallback = mode == SensorAveraging::kPeriod
+                     ? ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms)
+                     : p.original;
+    if (rec && (rec->original != c.samples || p.original_interval_ms != c.update_interval_ms)) {
       spdlog::info(
-          "energyd did not stop cleanly before: ina3221 {}'s own samples are {} (from the journal), not "
-          "the {} it has now",
-          c.device, rec->original, c.samples);
+          "energyd did not stop cleanly before: ina3221 {}'s own averaging is samples {}, update_interval {} ms "
+          "(from the journal), not the {} and {} ms it has now",
+          c.device, rec->original, p.original_interval_ms, c.samples, c.update_interval_ms);
     }
     plans.push_back(std::move(p));
   }
@@ -96,23 +129,29 @@ std::vector<AveragingSettings::Plan> AveragingSettings::plan(SensorAveraging mod
     if (chip_of(inv, r.device) == nullptr) {
       spdlog::warn(
           "sensor averaging journal names ina3221 {}, which is not found now; keeping its record "
-          "(samples {}) to put back at a later stop",
-          r.device, r.original);
+          "(samples {}, update_interval {} ms) to put back at a later stop",
+          r.device, r.original, r.original_interval_ms);
     }
   }
   return plans;
 }
 
-// Before any write, the journal holds every chip whose count will differ
+// Before any write, the journal holds every chip whose averaging will differ
 // from its original. Without a durable record nothing is written.
 bool AveragingSettings::record(const std::vector<Plan>& plans) {
   bool writes = false;
   for (const auto& p : plans) {
-    writes = writes || p.target != p.current;
-    if (p.target == p.original && p.current == p.original) continue;
+    writes = writes || p.target != p.current || writes_interval(p.target_interval_ms, p.current_interval_ms);
+    bool untouched = p.target == p.original && p.current == p.original &&
+                     (p.target_interval_ms == 0 || p.target_interval_ms == p.original_interval_ms) &&
+                     p.current_interval_ms == p.original_interval_ms;
+    if (untouched) continue;
     auto it = std::find_if(journal_.chips.begin(), journal_.chips.end(),
                            [&](const AveragingRecord& r) { return r.device == p.device; });
-    AveragingRecord rec{p.device, p.path, p.original, p.target};
+    // The interval is recorded whenever it is known, so that a stop puts back
+    // the conversion time even when a fallback wrote only the count.
+    AveragingRecord rec{
+        p.device, p.path, p.original, p.target, p.interval_path, p.original_interval_ms, p.target_interval_ms};
     if (it == journal_.chips.end())
       journal_.chips.push_back(rec);
     else
@@ -121,25 +160,45 @@ bool AveragingSettings::record(const std::vector<Plan>& plans) {
   if (!writes) return true;
   auto st = save();
   if (st) return true;
-  spdlog::error("cannot record the chips' own averaging in {} ({}); leaving every chip's samples as they are",
+  spdlog::error("cannot record the chips' own averaging in {} ({}); leaving every chip's averaging as it is",
                 journal_path_, st.error().describe());
   return false;
 }
 
-// One clear line when the chip refuses: the file, the error, what happens next.
-void AveragingSettings::write(Plan& p) const {
-  if (p.target == p.current) return;
-  auto st = write_verified(root_, FileWrite{p.path, std::to_string(p.target)});
-  if (st) return;
-  p.error = st.error().describe();
-  spdlog::warn(
-      "cannot set the averaging of ina3221 {}: {}; it keeps samples {} (update_interval {} ms) and energyd "
-      "measures with that",
-      p.device, p.error, p.current, p.update_interval_ms);
+Status AveragingSettings::write_count(const Plan& p, int64_t samples) const {
+  return write_verified(root_, FileWrite{p.path, std::to_string(samples)});
 }
 
-// The journal keeps the chips whose count now differs from their own (read
-// back after the writes), and the records of chips not found this time.
+// The count first, then the update_interval (which the driver turns into a
+// conversion time with the count it has). One clear line when the chip
+// refuses: the file, the error, what happens next.
+void AveragingSettings::write(Plan& p) const {
+  if (p.target != p.current) {
+    auto st = write_count(p, p.target);
+    if (!st) {
+      p.error = st.error().describe();
+      spdlog::warn(
+          "cannot set the averaging of ina3221 {}: {}; it keeps samples {} (update_interval {} ms) and energyd "
+          "measures with that",
+          p.device, p.error, p.current, p.current_interval_ms);
+      return;
+    }
+  }
+  if (!writes_interval(p.target_interval_ms, p.current_interval_ms) && p.target == p.current) return;
+  if (p.target_interval_ms <= 0) return;
+  auto st = write_verified(root_, FileWrite{p.interval_path, std::to_string(p.target_interval_ms)});
+  if (st) return;
+  p.error = st.error().describe();
+  auto back = write_count(p, p.fallback);
+  spdlog::warn("cannot set the conversion time of ina3221 {}: {}; it keeps its own conversion time, {}", p.device,
+               p.error,
+               back ? "with samples " + std::to_string(p.fallback)
+                    : "and samples " + std::to_string(p.target) + " (putting back " + std::to_string(p.fallback) +
+                          " failed too: " + back.error().describe() + ")");
+}
+
+// The journal keeps the chips whose averaging now differs from their own
+// (read back after the writes), and the records of chips not found this time.
 void AveragingSettings::settle(const std::vector<Plan>& plans, const SensorInventory& inv) {
   std::vector<AveragingRecord> kept;
   for (const auto& r : journal_.chips) {
@@ -149,15 +208,19 @@ void AveragingSettings::settle(const std::vector<Plan>& plans, const SensorInven
   for (const auto& p : plans) {
     const MonitorChip* c = chip_of(inv, p.device);
     int64_t now = c != nullptr ? c->samples : 0;
-    bool changed = now != p.original;
-    if (changed) kept.push_back(AveragingRecord{p.device, p.path, p.original, now});
-    chips_.push_back(ChipAveraging{p.device, changed, p.original, p.error});
+    int64_t now_interval = c != nullptr ? c->update_interval_ms : 0;
+    bool changed = now != p.original || (p.original_interval_ms > 0 && now_interval != p.original_interval_ms);
+    if (changed) {
+      kept.push_back(
+          AveragingRecord{p.device, p.path, p.original, now, p.interval_path, p.original_interval_ms, now_interval});
+    }
+    chips_.push_back(ChipAveraging{p.device, changed, p.original, p.original_interval_ms, p.error});
   }
   journal_.chips = std::move(kept);
   if (auto st = save(); !st) {
     spdlog::error(
         "cannot update the sensor averaging journal {}: {}; a restart after a crash may take a chip's "
-        "changed samples as its own",
+        "changed averaging as its own",
         journal_path_, st.error().describe());
   }
 }
@@ -166,23 +229,33 @@ void AveragingSettings::report(const SensorInventory& inv) const {
   for (const auto& a : chips_) {
     const MonitorChip* c = chip_of(inv, a.device);
     if (c == nullptr) continue;
-    spdlog::info(
-        "ina3221 {} averaging: samples {}{}, update_interval {} ms, filter {} ms", a.device, c->samples,
-        a.changed ? " (set by energyd, its own " + std::to_string(a.original_samples) + ", put back at stop)" : "",
-        c->update_interval_ms, ms_text(c->filter_ns));
+    std::string own = a.changed ? " (set by energyd, its own samples " + std::to_string(a.original_samples) +
+                                      " and update_interval " + std::to_string(a.original_interval_ms) +
+                                      " ms, put back at stop)"
+                                : "";
+    spdlog::info("ina3221 {} averaging: samples {} of {} us conversions, update_interval {} ms, filter {} ms{}",
+                 a.device, c->samples, c->conversion_us, c->update_interval_ms, ms_text(c->filter_ns), own);
   }
 }
 
+// The count first: the driver derives the conversion time from the
+// update_interval written after it and the count it then has.
 void AveragingSettings::restore() {
   std::vector<AveragingRecord> left;
   for (const auto& r : journal_.chips) {
     auto st = write_verified(root_, FileWrite{r.path, std::to_string(r.original)});
+    if (st && r.original_interval_ms > 0 && !r.interval_path.empty()) {
+      st = write_verified(root_, FileWrite{r.interval_path, std::to_string(r.original_interval_ms)});
+    }
     if (st) {
-      spdlog::info("ina3221 {}: samples put back to {}", r.device, r.original);
+      spdlog::info("ina3221 {}: samples put back to {}, update_interval to {} ms", r.device, r.original,
+                   r.original_interval_ms);
       continue;
     }
-    spdlog::error("cannot put the samples of ina3221 {} back to {}: {}; its record stays in {} for the next start",
-                  r.device, r.original, st.error().describe(), journal_path_);
+    spdlog::error(
+        "cannot put the averaging of ina3221 {} back to samples {}, update_interval {} ms: {}; its record stays "
+        "in {} for the next start",
+        r.device, r.original, r.original_interval_ms, st.error().describe(), journal_path_);
     left.push_back(r);
   }
   journal_.chips = std::move(left);

@@ -1,12 +1,18 @@
 // AveragingSettings: energyd's changes to the INA3221 hwmon chips' averaging
-// count (`samples`) under `sensor_averaging: period`, and putting them back.
+// count (`samples`) and conversion time (through `update_interval`) under
+// `sensor_averaging: period`, and putting them back.
 //
-// With `period`, each chip that measures a rail gets the smallest count whose
-// update_interval spans kFilterPeriods sampling periods (rails.h), so that
-// every reading is a running mean, smooth between samples (docs/BOARDS.md,
-// "Sensor averaging"); `keep` never writes.
-// A chip that refuses the write keeps its setting: one log line names the
-// file and the error, and energyd measures with what the chip has.
+// With `period`, each chip that measures a rail gets the shortest conversion
+// time and the smallest count whose update_interval spans kFilterPeriods
+// sampling periods (ina3221_setting_for_period, rails.h), so that every
+// reading is a running mean, smooth between samples, over conversions as
+// close together as the chip allows (docs/BOARDS.md, "Sensor averaging");
+// `keep` never writes. `samples` is written first: the driver turns an
+// update_interval into a conversion time with the count it has.
+// A chip that refuses the count keeps its setting; one that takes the count
+// but refuses the update_interval gets the count for its own conversion
+// time instead. Each refusal is one log line naming the file and the error,
+// and energyd measures with what the chip has.
 //
 // Owns: the chips' `samples` while energyd runs, and the averaging journal
 // (averaging_journal.h). Invariant, as for clock leases (pin_engine.h): a
@@ -35,9 +41,10 @@ namespace energy::daemon {
 // What energyd did to one hwmon INA3221 chip, for `status`.
 struct ChipAveraging {
   std::string device;
-  bool changed = false;          // energyd holds a change of this chip's samples
-  int64_t original_samples = 0;  // the chip's own count (put back at stop)
-  std::string error;             // the write that failed, when one did
+  bool changed = false;              // energyd holds a change of this chip's averaging
+  int64_t original_samples = 0;      // the chip's own count (put back at stop)
+  int64_t original_interval_ms = 0;  // its own update_interval (put back at stop); 0 when unknown
+  std::string error;                 // the write that failed, when one did
 };
 
 class AveragingSettings {
@@ -48,19 +55,24 @@ class AveragingSettings {
   // back what a journal of this boot recorded (`keep`), then reads the chips
   // again into `inv`: samples, update_interval, filter_ns of chips and rails.
   void apply(SensorAveraging mode, int64_t period_ms, SensorInventory& inv);
-  // Stop: every chip in the journal gets its original count back; one that
-  // refuses stays in the journal for the next start.
+  // Stop: every chip in the journal gets its original count and
+  // update_interval back; one that refuses stays in the journal for the next
+  // start.
   void restore();
   const std::vector<ChipAveraging>& chips() const { return chips_; }
 
  private:
   struct Plan {
     std::string device;
-    std::string path;  // board path of `samples`
-    int64_t original = 0;
+    std::string path;           // board path of `samples`
+    std::string interval_path;  // board path of `update_interval`
+    int64_t original = 0;       // samples: the chip's own, what it has, what it gets
     int64_t current = 0;
     int64_t target = 0;
-    int64_t update_interval_ms = 0;
+    int64_t fallback = 0;              // the count for its own conversion time, if it refuses target_interval
+    int64_t original_interval_ms = 0;  // update_interval: the chip's own (0 unknown), what it has, what it gets
+    int64_t current_interval_ms = 0;
+    int64_t target_interval_ms = 0;  // 0: not written
     std::string error;
   };
 
@@ -68,6 +80,7 @@ class AveragingSettings {
   std::vector<Plan> plan(SensorAveraging mode, int64_t period_ms, const SensorInventory& inv) const;
   bool record(const std::vector<Plan>& plans);
   void write(Plan& p) const;
+  Status write_count(const Plan& p, int64_t samples) const;
   void settle(const std::vector<Plan>& plans, const SensorInventory& inv);
   void report(const SensorInventory& inv) const;
   Status save();

@@ -5,7 +5,7 @@
 //    without waiting for a new conversion (Linux "hwmon: (ina3221) Fix read
 //    timeout issue", since about 5.4; L4T 34+ runs 5.10 and later). A period
 //    shorter than update_interval only reads some results twice; with
-//    `sensor_averaging: period` update_interval above the period (422 ms
+//    `sensor_averaging: period` update_interval above the period (430 ms
 //    for 100) is the normal case. What matters is the other way
 //    round: an update_interval much shorter than the period makes every
 //    reading a short snapshot, worth a notice when the chips are kept so.

@@ -91,12 +91,14 @@ nlohmann::json monitors_json(const SensorInventory& inv, const std::vector<ChipA
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : inv.chips) {
     nlohmann::json j = {{"device", c.device}, {"driver", driver_name(c.driver)}, {"samples", c.samples},
-                        {"update_interval_ms", c.update_interval_ms}, {"filter_ns", c.filter_ns},
+                        {"update_interval_ms", c.update_interval_ms}, {"channels", c.channels},
+                        {"conversion_us", c.conversion_us}, {"filter_ns", c.filter_ns},
                         {"averaging_source", c.averaging}, {"set_by_energyd", false}};
     const ChipAveraging* a = averaging_of(averaging, c.device);
     if (a != nullptr && a->changed) {
       j["set_by_energyd"] = true;
       j["own_samples"] = a->original_samples;
+      j["own_update_interval_ms"] = a->original_interval_ms;
     }
     if (a != nullptr && !a->error.empty()) j["error"] = a->error;
     out.push_back(std::move(j));

@@ -61,13 +61,16 @@ Result<std::optional<std::string>> read_state_file(const std::string& path) {
 }
 
 Result<nlohmann::json> parse_journal(const std::string& text, const char* format, int version, const std::string& what,
-                                     const char* kind) {
+                                     const char* kind, int oldest_version) {
   try {
     nlohmann::json j = nlohmann::json::parse(text);
     if (j.at("format").get<std::string>() != format) return make_error(ErrorCode::kParse, what + ": not " + kind);
-    if (j.at("version").get<int>() != version) {
-      return make_error(ErrorCode::kParse,
-                        what + ": journal version " + j.at("version").dump() + " is not " + std::to_string(version));
+    const int v = j.at("version").get<int>();
+    const int oldest = oldest_version > 0 ? oldest_version : version;
+    if (v < oldest || v > version) {
+      std::string wanted =
+          oldest == version ? std::to_string(version) : std::to_string(oldest) + " to " + std::to_string(version);
+      return make_error(ErrorCode::kParse, what + ": journal version " + j.at("version").dump() + " is not " + wanted);
     }
     return j;
   } catch (const std::exception& e) {

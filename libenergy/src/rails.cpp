@@ -43,7 +43,7 @@ void discover_iio(const SysRoot& root, const std::string& dev, SensorInventory& 
     inv.notes.push_back("ina3221x device " + dev + " has no iio:device directory; skipping it.");
     return;
   }
-  inv.chips.push_back(MonitorChip{dev, MonitorDriver::kIna3221xIio, dir, 0, 0, 0, "not shown by the L4T 32 driver"});
+  inv.chips.push_back(MonitorChip{dev, MonitorDriver::kIna3221xIio, dir, 0, 0, 0, 0, 0, "not shown by the L4T 32 driver"});
   for (int c = 0; c <= 2; ++c) {
     auto label = root.read_text(chan_file(dir, "rail_name_#", c));
     if (!label) {
@@ -78,15 +78,45 @@ void add_note_once(SensorInventory& inv, std::string note) {
   if (std::find(inv.notes.begin(), inv.notes.end(), note) == inv.notes.end()) inv.notes.push_back(std::move(note));
 }
 
+// The channels the chip converts: those whose in<k>_enable reads 1. 0 when
+// a file cannot be read (an older driver without them).
+int64_t ina3221_enabled_channels(const SysRoot& root, const std::string& dir) {
+  int64_t count = 0;
+  for (int c = 1; c <= 3; ++c) {
+    auto enable = read_int_file(root, chan_file(dir, "in#_enable", c));
+    if (!enable) return 0;
+    count += *enable != 0 ? 1 : 0;
+  }
+  return count;
+}
+
+int64_t closest_conversion_us(int64_t us) {
+  int64_t best = kIna3221ConversionTimesUs[0];
+  for (int64_t t : kIna3221ConversionTimesUs) {
+    if (std::llabs(t - us) < std::llabs(best - us)) best = t;
+  }
+  return best;
+}
+
 // hwmon shows the averaging: `samples` (N) and `update_interval` (N
 // conversions of every enabled channel, ms). Either unreadable: filter 0.
+// With the channel count known, the conversion time and from it the exact
+// cycle (update_interval is rounded to the millisecond).
 void read_ina3221_averaging(const SysRoot& root, MonitorChip& chip, SensorInventory& inv) {
   chip.averaging = "hwmon samples and update_interval";
   auto samples = read_int_file(root, join_path(chip.data_dir, "samples"));
   auto interval = read_int_file(root, join_path(chip.data_dir, "update_interval"));
   chip.samples = samples.value_or(0);
   chip.update_interval_ms = interval.value_or(0);
-  chip.filter_ns = samples && interval ? ina3221_filter_ns(*samples, *interval) : 0;
+  chip.channels = ina3221_enabled_channels(root, chip.data_dir);
+  chip.conversion_us = 0;
+  chip.filter_ns = 0;
+  if (samples && interval && *samples > 0 && chip.channels > 0) {
+    chip.conversion_us = closest_conversion_us(*interval * 1000 / (2 * chip.channels * *samples));
+    chip.filter_ns = ina3221_filter_ns(*samples, chip.channels, chip.conversion_us);
+  } else if (samples && interval) {
+    chip.filter_ns = ina3221_filter_ns(*samples, *interval);
+  }
   const Error* bad = !samples ? &samples.error() : (!interval ? &interval.error() : nullptr);
   if (bad == nullptr) return;
   add_note_once(inv, "ina3221 device " + chip.device + ": " + bad->describe() +
@@ -138,13 +168,13 @@ void discover_hwmon(const SysRoot& root, const std::string& dev, MonitorDriver d
     return;
   }
   if (driver == MonitorDriver::kIna238Hwmon) {
-    inv.chips.push_back(MonitorChip{dev, driver, dir, 0, 0, 0, "none (INA238: not averaged)"});
+    inv.chips.push_back(MonitorChip{dev, driver, dir, 0, 0, 0, 0, 0, "none (INA238: not averaged)"});
     // jtop and NVIDIA's tools call Thor's carrier input monitor VIN.
     inv.rails.push_back(RailInfo{"VIN", driver, dev, 1, dir, join_path(dir, "in1_input"),
                                  join_path(dir, "curr1_input"), join_path(dir, "power1_input")});
     return;
   }
-  inv.chips.push_back(MonitorChip{dev, driver, dir, 0, 0, 0, ""});
+  inv.chips.push_back(MonitorChip{dev, driver, dir, 0, 0, 0, 0, 0, ""});
   read_ina3221_averaging(root, inv.chips.back(), inv);
   discover_ina3221_channels(root, dev, dir, inv);
 }
@@ -289,6 +319,24 @@ int64_t ina3221_filter_ns(int64_t samples, int64_t update_interval_ms) {
   return (samples - 1) * update_interval_ms * kNsPerMs / samples;
 }
 
+int64_t ina3221_filter_ns(int64_t samples, int64_t channels, int64_t conversion_us) {
+  if (samples <= 1 || channels <= 0 || conversion_us <= 0) return 0;
+  return (samples - 1) * channels * 2 * conversion_us * 1000;
+}
+
+Ina3221Setting ina3221_setting_for_period(int64_t channels, int64_t period_ms) {
+  const int64_t want_us = kFilterPeriods * period_ms * 1000;
+  Ina3221Setting best;
+  for (int64_t ct : kIna3221ConversionTimesUs) {
+    for (int64_t n : kIna3221SampleCounts) {
+      const int64_t us = channels * n * 2 * ct;
+      best = Ina3221Setting{n, ct, (us + 500) / 1000};
+      if (us >= want_us) return best;
+    }
+  }
+  return best;
+}
+
 int64_t ina3221_samples_for_period(int64_t samples, int64_t update_interval_ms, int64_t period_ms) {
   if (samples <= 0 || update_interval_ms <= 0) return samples;
   const int64_t cycle_ns = update_interval_ms * kNsPerMs / samples;
@@ -316,6 +364,8 @@ void apply_device_tree_averaging(const BoardIdentity& board, SensorInventory& in
   for (auto& c : inv.chips) {
     if (c.driver != MonitorDriver::kIna3221xIio) continue;
     c.samples = t.samples;
+    c.channels = t.channels;
+    c.conversion_us = t.shunt_us;
     c.update_interval_ms = (t.samples * cycle_us + 500) / 1000;
     c.filter_ns = (t.samples - 1) * cycle_us * 1000;
     c.averaging = hex4(dt.config) + " (" + dt.source + ")";

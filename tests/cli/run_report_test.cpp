@@ -42,6 +42,32 @@ TEST(RunSummary, LeavesOutFailedCommandsAndUnmeasuredRuns) {
   EXPECT_FALSE(j.contains("energy_per_item_j"));
 }
 
+// With a baseline applied (the report's total has net_j): net energy and net
+// energy per item, over the same runs.
+TEST(RunSummary, HasNetEnergyWhenTheRunsHaveABaseline) {
+  auto with_idle = [](int index, double energy_j, double idle_j) {
+    Repeat r = measured(index, energy_j, 2.0);
+    (*r.report)["total"]["idle_j"] = idle_j;
+    (*r.report)["total"]["net_j"] = energy_j - idle_j;
+    return r;
+  };
+  auto j = summary_json({with_idle(1, 10.0, 4.0), with_idle(2, 12.0, 4.0)}, 2.0);
+  EXPECT_DOUBLE_EQ(j["net_energy_j"]["mean"].get<double>(), 7.0);
+  EXPECT_DOUBLE_EQ(j["net_energy_j"]["min"].get<double>(), 6.0);
+  EXPECT_DOUBLE_EQ(j["net_energy_per_item_j"]["mean"].get<double>(), 3.5);
+  EXPECT_FALSE(summary_json({measured(1, 10.0, 2.0)}, 2.0).contains("net_energy_j")) << "no baseline, no net";
+  RunDocument doc;
+  doc.name = "w";
+  doc.command = {"w"};
+  doc.repeat = 2;
+  doc.baseline_run = 3;
+  doc.repeats = {with_idle(1, 10.0, 4.0), with_idle(2, 12.0, 4.0)};
+  std::string text = render_run_text(doc);
+  for (const char* word : {"idle baseline: run 3", "NET J", "7.0000"}) {
+    EXPECT_NE(text.find(word), std::string::npos) << word << " missing from:\n" << text;
+  }
+}
+
 TEST(RunSummary, IsNullWhenNoRunQualifies) {
   EXPECT_TRUE(summary_json({measured(1, 10.0, 2.0, 1)}, std::nullopt).is_null());
 }

@@ -2,12 +2,27 @@
 // the live view.
 #include <gtest/gtest.h>
 
+#include "export_format.h"
 #include "live_view.h"
 #include "report_sections.h"
 #include "run_list.h"
 
 namespace energy::cli {
 namespace {
+
+// export RUN after retention: the rows are only what raw is left, and say so.
+TEST(ExportRun, NamesTheDownsampledRailsAndIsSilentWhenAllAreRaw) {
+  nlohmann::json all_raw = {{"rails", {{{"label", "VDD_IN"}, {"resolution", "raw"}}}}};
+  EXPECT_EQ(downsampled_rows_note(all_raw), "");
+  nlohmann::json aged = {{"rails",
+                          {{{"label", "VDD_IN"}, {"resolution", "1s"}},
+                           {{"label", "VDD_SOC"}, {"resolution", "raw"}},
+                           {{"label", "VDD_CPU_GPU_CV"}, {"resolution", "1min"}}}}};
+  std::string note = downsampled_rows_note(aged);
+  EXPECT_NE(note.find("VDD_IN (1s), VDD_CPU_GPU_CV (1min)"), std::string::npos) << note;
+  EXPECT_EQ(note.find("VDD_SOC"), std::string::npos) << note;
+  EXPECT_NE(note.find("only the raw readings still stored"), std::string::npos) << note;
+}
 
 TEST(RunList, UnknownFiguresAreDashesNeverZero) {
   nlohmann::json runs = {{{"id", 12},

@@ -152,6 +152,10 @@ TEST_F(Baseline, RunWithBaselineMeasuresItFirstAndTiesTheRunsToIt) {
     EXPECT_NEAR(rep["total"]["net_j"].get<double>(),
                 rep["total"]["energy_j"].get<double>() - rep["total"]["idle_j"].get<double>(), 1e-9);
   }
+  double net_sum = 0;
+  for (const auto& run : doc["runs"]) net_sum += run["report"]["total"]["net_j"].get<double>();
+  ASSERT_TRUE(doc["summary"].contains("net_energy_j")) << doc["summary"].dump(2);
+  EXPECT_NEAR(doc["summary"]["net_energy_j"]["mean"].get<double>(), net_sum / 2, 1e-9);
   // The second repeat ran entirely at 8 W.
   const auto& second = doc["runs"][1]["report"];
   EXPECT_NEAR(second["total"]["net_j"].get<double>(), 3.0 * second["duration_s"].get<double>(),

@@ -1,11 +1,13 @@
 // Sensor averaging (docs/BOARDS.md): with `sensor_averaging: period` energyd
-// sets each INA3221 hwmon chip's `samples` so that update_interval is closest
-// to the sampling period, measures with the filter the chip really has, and
-// puts the chip's own value back at a clean stop and after kill -9 + restart;
+// sets each INA3221 hwmon chip's `samples` and conversion time (through
+// update_interval) so that update_interval spans four sampling periods with
+// the shortest conversions, measures with the filter the chip really has, and
+// puts the chip's own values back at a clean stop and after kill -9 + restart;
 // `keep` writes nothing; a samples file that refuses the write is one clear
 // log line and energyd keeps measuring; a bad value of the key is refused
 // naming the key and the value. Live boards are energyd-sim run (FUSE), whose
-// update_interval follows `samples` as the driver's does.
+// update_interval follows `samples` and sets the conversion time as the
+// driver's does.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -73,46 +75,55 @@ class MonitorAveraging : public ::testing::Test {
 
 TEST_F(MonitorAveraging, PeriodSetsAFilterOfFourPeriodsAndMeasuresWithTheChipsFilter) {
   start(live_agx_orin());
-  EXPECT_EQ(samples("1-0040"), "64");  // 3 channels x 2.2 ms: 7 -> 422 ms (16 would give 106)
-  EXPECT_EQ(update_interval("1-0040"), "422");
-  EXPECT_EQ(samples("1-0041"), "256");  // 1 channel: 2 -> 563 ms (128 would give 282)
+  EXPECT_EQ(samples("1-0040"), "512");  // 3 channels x 2 x 140 us: 430 ms (256 would give 215)
+  EXPECT_EQ(update_interval("1-0040"), "430");
+  EXPECT_EQ(samples("1-0041"), "1024");  // 1 channel: 140 us reach 287 ms at most; 2 x 204 us: 418
+  EXPECT_EQ(update_interval("1-0041"), "418");
   auto st = d_->ctl_json({"status"});
   EXPECT_EQ(st["sensor_averaging"], "period");
   const nlohmann::json* m = monitor(st, "1-0040");
   ASSERT_NE(m, nullptr) << st.dump();
-  EXPECT_EQ((*m)["samples"], 64);
-  EXPECT_EQ((*m)["update_interval_ms"], 422);
-  EXPECT_EQ((*m)["filter_ns"], int64_t{63} * 422'000'000 / 64);
+  EXPECT_EQ((*m)["samples"], 512);
+  EXPECT_EQ((*m)["update_interval_ms"], 430);
+  EXPECT_EQ((*m)["channels"], 3);
+  EXPECT_EQ((*m)["conversion_us"], 140);
+  EXPECT_EQ((*m)["filter_ns"], int64_t{511} * 840'000);
   EXPECT_EQ((*m)["set_by_energyd"], true);
   EXPECT_EQ((*m)["own_samples"], 1);
+  EXPECT_EQ((*m)["own_update_interval_ms"], 7);
   auto text = d_->ctl({"status"});
-  EXPECT_NE(text.out.find("set by energyd (own 1)"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("415.40"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("set by energyd (own 1 samples, 7 ms)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("429.24"), std::string::npos) << text.out;
 }
 
 TEST_F(MonitorAveraging, ACleanStopPutsTheChipsOwnSamplesBack) {
   start(live_agx_orin());
-  ASSERT_EQ(samples("1-0040"), "64");
+  ASSERT_EQ(samples("1-0040"), "512");
+  EXPECT_EQ(d_->stop(SIGTERM), 0);
+  EXPECT_EQ(samples("1-0040"), "1");
+  EXPECT_EQ(update_interval("1-0040"), "7") << "1 sample of 1.1 ms conversions again";
+  EXPECT_EQ(samples("1-0041"), "1");
+  EXPECT_EQ(update_interval("1-0041"), "2");
+  EXPECT_NE(d_->log().find("samples put back to 1"), std::string::npos) << d_->log();
+}
+
+// After kill -9 the chip holds energyd's 512 x 140 us; the journal says its
+// own is 1 x 1.1 ms.
+TEST_F(MonitorAveraging, KillNineThenRestartAndStopPutsTheOriginalBackNotTheDaemonsValue) {
+  start(live_agx_orin());
+  ASSERT_EQ(samples("1-0040"), "512");
+  ASSERT_TRUE(d_->restart(SIGKILL)) << d_->setup_error();
+  EXPECT_EQ(samples("1-0040"), "512");
+  auto st = d_->ctl_json({"status"});
+  const nlohmann::json* m = monitor(st, "1-0040");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ((*m)["own_samples"], 1) << "the journal's value, not the 512 the chip had at the restart";
+  EXPECT_EQ((*m)["own_update_interval_ms"], 7) << "the journal's value, not 430";
   EXPECT_EQ(d_->stop(SIGTERM), 0);
   EXPECT_EQ(samples("1-0040"), "1");
   EXPECT_EQ(update_interval("1-0040"), "7");
   EXPECT_EQ(samples("1-0041"), "1");
-  EXPECT_NE(d_->log().find("samples put back to 1"), std::string::npos) << d_->log();
-}
-
-// After kill -9 the chip holds energyd's 16; the journal says its own is 1.
-TEST_F(MonitorAveraging, KillNineThenRestartAndStopPutsTheOriginalBackNotTheDaemonsValue) {
-  start(live_agx_orin());
-  ASSERT_EQ(samples("1-0040"), "64");
-  ASSERT_TRUE(d_->restart(SIGKILL)) << d_->setup_error();
-  EXPECT_EQ(samples("1-0040"), "64");
-  auto st = d_->ctl_json({"status"});
-  const nlohmann::json* m = monitor(st, "1-0040");
-  ASSERT_NE(m, nullptr);
-  EXPECT_EQ((*m)["own_samples"], 1) << "the journal's value, not the 64 the chip had at the restart";
-  EXPECT_EQ(d_->stop(SIGTERM), 0);
-  EXPECT_EQ(samples("1-0040"), "1");
-  EXPECT_EQ(samples("1-0041"), "1");
+  EXPECT_EQ(update_interval("1-0041"), "2");
 }
 
 TEST_F(MonitorAveraging, KeepWritesNothingAndSaysReadingsAreSnapshots) {
@@ -161,7 +172,7 @@ TEST_F(MonitorAveraging, AnUnwritableSamplesFileIsOneClearLineAndMeasuringGoesOn
   EXPECT_NE(line.find("Read-only file system"), std::string::npos) << line;
   EXPECT_NE(line.find("keeps samples 1"), std::string::npos) << line;
   EXPECT_EQ(first_word(file), "1");
-  EXPECT_EQ(first_word(hwmon_file(root, "1-0041", "samples")), "256") << "the other chip is still set";
+  EXPECT_EQ(first_word(hwmon_file(root, "1-0041", "samples")), "1024") << "the other chip is still set";
   auto r = run_command({ENERGYCTL_BIN, "--socket", sock, "--json", "status"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto st = nlohmann::json::parse(r.out);

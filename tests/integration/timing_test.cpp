@@ -162,7 +162,10 @@ TEST(Timing, APeriodShorterThanTheSensorsUpdateIntervalIsAccepted) {
   auto st = nlohmann::json::parse(r.out);
   EXPECT_EQ(st["sampler"]["period_ms"], 5);
   EXPECT_GT(st["sampler"]["ticks"].get<int64_t>(), 0);
-  for (const auto& m : st["monitors"]) EXPECT_EQ(m["samples"], 4) << "4 x 7 ms spans the four 5 ms periods";
+  for (const auto& m : st["monitors"]) {
+    EXPECT_EQ(m["samples"], 64) << "64 x 0.84 ms spans four 5 ms periods (16 x 0.84 ms does not)";
+    EXPECT_EQ(m["update_interval_ms"], 54) << "longer than the 5 ms period";
+  }
   EXPECT_EQ(daemon.stop(SIGTERM), 0);
 }
 

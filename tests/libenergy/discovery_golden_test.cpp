@@ -331,13 +331,18 @@ TEST_F(GoldenAveraging, OneSampleMeansNoFilter) {
   EXPECT_EQ(inv.max_update_interval_ms, 7);
 }
 
-TEST_F(GoldenAveraging, SixteenSamplesFilterOverFifteenCyclesOfTheReadUpdateInterval) {
+// The conversion time is the offered one closest to update_interval / (3 x 16
+// x 2) = 1104 us: 1100; the filter is 15 exact 6.6 ms cycles, not 15/16 of
+// the rounded 106 ms.
+TEST_F(GoldenAveraging, SixteenSamplesFilterOverFifteenConversionCycles) {
   auto inv = discover_with_samples(16);
   const MonitorChip* c = chip(inv, "1-0040");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->samples, 16);
   EXPECT_EQ(c->update_interval_ms, 106);  // 16 x 3 x 2.2 ms = 105.6, rounded
-  EXPECT_EQ(c->filter_ns, int64_t{15} * 106'000'000 / 16);
+  EXPECT_EQ(c->channels, 3);
+  EXPECT_EQ(c->conversion_us, 1100);
+  EXPECT_EQ(c->filter_ns, int64_t{15} * 6'600'000);
   for (const auto& r : inv.rails) {
     EXPECT_EQ(r.filter_ns, r.device == "1-0040" ? c->filter_ns : 0) << r.label;
   }
@@ -363,8 +368,8 @@ TEST_F(GoldenAveraging, RefreshReadsWhatTheChipHasNow) {
   std::ofstream(root_->resolve(c->data_dir + "/samples")) << "16\n";
   std::ofstream(root_->resolve(c->data_dir + "/update_interval")) << "106\n";
   refresh_hwmon_averaging(*root_, inv);
-  EXPECT_EQ(chip(inv, "1-0040")->filter_ns, 99'375'000);
-  for (const auto& r : inv.rails) EXPECT_EQ(r.filter_ns, r.device == "1-0040" ? 99'375'000 : 0) << r.label;
+  EXPECT_EQ(chip(inv, "1-0040")->filter_ns, 99'000'000);
+  for (const auto& r : inv.rails) EXPECT_EQ(r.filter_ns, r.device == "1-0040" ? 99'000'000 : 0) << r.label;
   EXPECT_EQ(inv.max_update_interval_ms, 106);
 }
 

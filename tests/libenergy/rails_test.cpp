@@ -33,6 +33,29 @@ TEST(Ina3221Averaging, FilterIsNMinusOneCyclesOfTheUpdateInterval) {
   EXPECT_EQ(ina3221_filter_ns(0, 7), 0) << "unknown samples";
 }
 
+TEST(Ina3221Averaging, FilterFromTheExactCycle) {
+  EXPECT_EQ(ina3221_filter_ns(512, 3, 140), 511 * 840'000);
+  EXPECT_EQ(ina3221_filter_ns(16, 3, 1100), 15 * 6'600'000) << "not the 106 ms update_interval's 99.375 ms";
+  EXPECT_EQ(ina3221_filter_ns(1, 3, 140), 0);
+  EXPECT_EQ(ina3221_filter_ns(16, 0, 140), 0) << "unknown channel count";
+}
+
+// The shortest conversion first, then the smallest count.
+TEST(Ina3221Averaging, ChoosesTheShortestConversionAndSmallestCountSpanningFourPeriods) {
+  auto is = [](Ina3221Setting s, int64_t n, int64_t ct, int64_t ms) {
+    return s.samples == n && s.conversion_us == ct && s.update_interval_ms == ms;
+  };
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 100), 512, 140, 430));   // 430.08 >= 400; 256 gives 215
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 10), 64, 140, 54));      // 53.76 >= 40; 16 gives 13
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 5), 64, 140, 54));       // 20: 16 gives 13.4
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 1), 16, 140, 13));       // 13.44 >= 4
+  EXPECT_TRUE(is(ina3221_setting_for_period(1, 100), 1024, 204, 418))  // 140 us: 1024 gives 287
+      << "one channel";
+  EXPECT_TRUE(is(ina3221_setting_for_period(2, 100), 1024, 140, 573));  // 512 gives 287
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 1000), 1024, 1100, 6758));
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 100000), 1024, 8244, 50651)) << "none reaches 400 s: the longest";
+}
+
 // 3 channels at 1.1 + 1.1 ms: update_interval 7 with one sample.
 TEST(Ina3221Averaging, ChoosesTheSmallestCountWhoseUpdateIntervalSpansFourPeriods) {
   EXPECT_EQ(ina3221_samples_for_period(1, 7, 100), 64);  // 448 >= 400; 16 gives 112
@@ -48,7 +71,7 @@ TEST(Ina3221Averaging, ChoosesTheSmallestCountWhoseUpdateIntervalSpansFourPeriod
 // One L4T 32 chip with one rail; board identity as /proc/device-tree gives it.
 SensorInventory one_iio_chip() {
   SensorInventory inv;
-  inv.chips.push_back(MonitorChip{"6-0040", MonitorDriver::kIna3221xIio, "/d", 0, 0, 0, ""});
+  inv.chips.push_back(MonitorChip{"6-0040", MonitorDriver::kIna3221xIio, "/d", 0, 0, 0, 0, 0, ""});
   inv.rails.push_back(RailInfo{"POM_5V_IN", MonitorDriver::kIna3221xIio, "6-0040", 1, "/d", "v", "i", "p"});
   return inv;
 }
@@ -104,8 +127,8 @@ TEST(DeviceTreeAveraging, AnUnknownBoardGetsTheStagingDefaultAsAnAssumption) {
 
 TEST(DeviceTreeAveraging, HwmonAndIna238ChipsAreLeftAlone) {
   SensorInventory inv;
-  inv.chips.push_back(MonitorChip{"1-0040", MonitorDriver::kIna3221Hwmon, "/h", 16, 106, 99'375'000, "hwmon"});
-  inv.chips.push_back(MonitorChip{"2-0045", MonitorDriver::kIna238Hwmon, "/t", 0, 0, 0, "none"});
+  inv.chips.push_back(MonitorChip{"1-0040", MonitorDriver::kIna3221Hwmon, "/h", 16, 106, 3, 1100, 99'375'000, "hwmon"});
+  inv.chips.push_back(MonitorChip{"2-0045", MonitorDriver::kIna238Hwmon, "/t", 0, 0, 0, 0, 0, "none"});
   apply_device_tree_averaging(board("", {"nvidia,tegra234"}), inv);
   EXPECT_EQ(inv.chips[0].filter_ns, 99'375'000);
   EXPECT_EQ(inv.chips[1].filter_ns, 0);

@@ -86,7 +86,7 @@ class Synth {
 class RetentionTest : public TempStoreTest {
  protected:
   // Starts a boot with the synthetic rails.
-  void start(const Synth& synth, const std::string& boot_id = "boot-a") {
+  void start(const Synth& synth, const std::string& boot_id = "boot-a", int64_t filter_ns = 0) {
     synth_ = &synth;
     auto boot = store_->ensure_boot(boot_id, 0);
     ASSERT_TRUE(boot.ok());
@@ -97,9 +97,10 @@ class RetentionTest : public TempStoreTest {
       info.label = "RAIL" + std::to_string(r);
       info.device = "1-0040";
       info.channel = static_cast<int>(r);
+      info.filter_ns = filter_ns;
       infos.push_back(info);
     }
-    auto ids = store_->ensure_rails(infos);
+    auto ids = store_->ensure_rails(infos, FilterSince{boot_, 0});
     ASSERT_TRUE(ids.ok());
     ids_ = *ids;
     chunker_.emplace(std::vector<ChunkRail>(synth.rails(), ChunkRail{0}), 600, std::vector<RailCursor>{});
@@ -304,6 +305,34 @@ TEST_F(RetentionTest, ReportOfARunWhoseReadingsWereDownsampledComesFromTheTiers)
   auto json = report_to_json(*rep);
   EXPECT_EQ(json["rails"][0]["resolution"], "1s");
   EXPECT_GT(json["rails"][0]["error_bound_j"].get<double>(), 0.0);
+}
+
+// Rails read through the chips' averaging (filter 430 ms): from the tiers
+// the correction takes the buckets' mean power at the edges instead of the
+// readings, and its bound covers the difference.
+TEST_F(RetentionTest, TheAveragingCorrectionFromTheTiersStaysWithinItsBound) {
+  Synth synth(100 * kMs, 2);
+  start(synth, "boot-a", 430 * kMs);
+  write_until(3 * 36'000);
+  RunRecord run;
+  run.boot = boot_;
+  run.start_ns = 10 * kMin + 123 * kMs;
+  const int64_t end = 2 * kHour + 50 * kMin;
+  auto raw_report = build_run_report(*store_, run, end, kSec);
+  ASSERT_TRUE(raw_report.ok()) << raw_report.error().describe();
+  retain(policy(30 * kMin, 90 * kDay, 0, 0));
+  auto rep = build_run_report(*store_, run, end, kSec);
+  ASSERT_TRUE(rep.ok()) << rep.error().describe();
+  for (size_t i = 0; i < 2; ++i) {
+    const RailEnergyReport& now = rep->rails[i];
+    const RailEnergyReport& then = raw_report->rails[i];
+    ASSERT_EQ(now.resolution, Tier::kSecond);
+    ASSERT_NE(then.stats.filter_correction_uj, 0.0) << "the levels differ at the two edges";
+    EXPECT_GT(now.stats.filter_bound_uj, 0.0) << "a bucket mean at an edge is not the reading there";
+    EXPECT_LE(std::abs(now.stats.filter_correction_uj - then.stats.filter_correction_uj), now.stats.filter_bound_uj)
+        << "rail " << i;
+    EXPECT_LE(std::abs(now.stats.energy_uj - then.stats.energy_uj), now.error_bound_uj) << "rail " << i;
+  }
 }
 
 TEST_F(RetentionTest, BudgetNeverTakesTheNewestChunkOrTheRecentMinutes) {

@@ -24,10 +24,11 @@ Status replace_file_durably(const std::string& path, const std::string& text);
 // The whole file; nullopt when it does not exist (a journal never written).
 Result<std::optional<std::string>> read_state_file(const std::string& path);
 
-// A journal's JSON: {"format": format, "version": version, ...} checked, the
-// rest left to the caller. Errors (kParse) start with `what`; `kind` names
-// the journal ("a lease journal").
+// A journal's JSON: {"format": format, "version": v, ...} checked, with v
+// from oldest_version (0: only `version`) to `version`; the rest left to the
+// caller. Errors (kParse) start with `what`; `kind` names the journal ("a
+// lease journal").
 Result<nlohmann::json> parse_journal(const std::string& text, const char* format, int version, const std::string& what,
-                                     const char* kind);
+                                     const char* kind, int oldest_version = 0);
 
 }  // namespace energy
