@@ -189,11 +189,21 @@ void AveragingSettings::write(Plan& p) const {
   auto st = write_verified(root_, FileWrite{p.interval_path, std::to_string(p.target_interval_ms)});
   if (st) return;
   p.error = st.error().describe();
+  // A write the driver took but that reads back otherwise may have changed
+  // the conversion time: the chip's own count and update_interval first, as
+  // restore() puts them, then the count for its own conversion time.
+  std::string own = "its own conversion time";
+  if (p.original_interval_ms > 0) {
+    auto count = write_count(p, p.original);
+    auto interval =
+        count ? write_verified(root_, FileWrite{p.interval_path, std::to_string(p.original_interval_ms)}) : count;
+    if (!interval)
+      own = "the conversion time it has now (putting back its own failed: " + interval.error().describe() + ")";
+  }
   auto back = write_count(p, p.fallback);
-  spdlog::warn("cannot set the conversion time of ina3221 {}: {}; it keeps its own conversion time, {}", p.device,
-               p.error,
+  spdlog::warn("cannot set the conversion time of ina3221 {}: {}; it keeps {}, {}", p.device, p.error, own,
                back ? "with samples " + std::to_string(p.fallback)
-                    : "and samples " + std::to_string(p.target) + " (putting back " + std::to_string(p.fallback) +
+                    : "and samples " + std::to_string(p.target) + " (setting " + std::to_string(p.fallback) +
                           " failed too: " + back.error().describe() + ")");
 }
 
