@@ -69,8 +69,9 @@ bool any_net(const std::vector<Repeat>& repeats) {
 std::vector<Metric> metrics(const std::vector<Repeat>& repeats, std::optional<double> items) {
   std::vector<Metric> out = {kEnergy, kDuration, kPower};
   if (items) out.push_back(kPerItem);
-  if (any_net(repeats)) out.push_back(kNet);
-  if (items && any_net(repeats)) out.push_back(kNetPerItem);
+  if (!any_net(repeats)) return out;
+  out.push_back(kNet);
+  if (items) out.push_back(kNetPerItem);
   return out;
 }
 

@@ -81,6 +81,16 @@ int64_t interval_for(const MonitorChip& c, int64_t samples) {
 
 bool writes_interval(int64_t target_ms, int64_t current_ms) { return target_ms > 0 && target_ms != current_ms; }
 
+// A chip's own averaging back: the count first, then update_interval (the
+// driver derives the conversion time from it and the count it then has);
+// update_interval only when known (> 0).
+Status put_back_own(const SysRoot& root, const std::string& samples_path, int64_t samples,
+                    const std::string& interval_path, int64_t interval_ms) {
+  auto st = write_verified(root, FileWrite{samples_path, std::to_string(samples)});
+  if (!st || interval_ms <= 0 || interval_path.empty()) return st;
+  return write_verified(root, FileWrite{interval_path, std::to_string(interval_ms)});
+}
+
 }  // namespace
 
 // Per hwmon INA3221 chip: its original count and update_interval (the
@@ -104,19 +114,19 @@ std::vector<AveragingSettings::Plan> AveragingSettings::plan(SensorAveraging mod
     p.original_interval_ms =
         !rec ? c.update_interval_ms
              : (rec->original_interval_ms > 0 ? rec->original_interval_ms : interval_for(c, rec->original));
+    p.fallback = mode == SensorAveraging::kPeriod
+                     ? ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms)
+                     : p.original;
     if (mode == SensorAveraging::kPeriod && c.channels > 0) {
       Ina3221Setting s = ina3221_setting_for_period(c.channels, period_ms);
       p.target = s.samples;
       p.target_interval_ms = s.update_interval_ms;
     } else if (mode == SensorAveraging::kPeriod) {
-      p.target = ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms);
+      p.target = p.fallback;  // the channel count unknown: the count for its own conversion time
     } else {
       p.target = p.original;
       p.target_interval_ms = p.original_interval_ms;
     }
-    p.fallback = mode == SensorAveraging::kPeriod
-                     ? ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms)
-                     : p.original;
     if (rec && (rec->original != c.samples || p.original_interval_ms != c.update_interval_ms)) {
       spdlog::info(
           "energyd did not stop cleanly before: ina3221 {}'s own averaging is samples {}, update_interval {} ms "
@@ -184,21 +194,18 @@ void AveragingSettings::write(Plan& p) const {
       return;
     }
   }
-  if (!writes_interval(p.target_interval_ms, p.current_interval_ms) && p.target == p.current) return;
-  if (p.target_interval_ms <= 0) return;
+  if (p.target_interval_ms <= 0 || (p.target == p.current && p.target_interval_ms == p.current_interval_ms)) return;
   auto st = write_verified(root_, FileWrite{p.interval_path, std::to_string(p.target_interval_ms)});
   if (st) return;
   p.error = st.error().describe();
   // A write the driver took but that reads back otherwise may have changed
-  // the conversion time: the chip's own count and update_interval first, as
-  // restore() puts them, then the count for its own conversion time.
+  // the conversion time: the chip's own count and update_interval first
+  // (put_back_own), then the count for its own conversion time.
   std::string own = "its own conversion time";
   if (p.original_interval_ms > 0) {
-    auto count = write_count(p, p.original);
-    auto interval =
-        count ? write_verified(root_, FileWrite{p.interval_path, std::to_string(p.original_interval_ms)}) : count;
-    if (!interval)
-      own = "the conversion time it has now (putting back its own failed: " + interval.error().describe() + ")";
+    auto own_back = put_back_own(root_, p.path, p.original, p.interval_path, p.original_interval_ms);
+    if (!own_back)
+      own = "the conversion time it has now (putting back its own failed: " + own_back.error().describe() + ")";
   }
   auto back = write_count(p, p.fallback);
   spdlog::warn("cannot set the conversion time of ina3221 {}: {}; it keeps {}, {}", p.device, p.error, own,
@@ -248,15 +255,10 @@ void AveragingSettings::report(const SensorInventory& inv) const {
   }
 }
 
-// The count first: the driver derives the conversion time from the
-// update_interval written after it and the count it then has.
 void AveragingSettings::restore() {
   std::vector<AveragingRecord> left;
   for (const auto& r : journal_.chips) {
-    auto st = write_verified(root_, FileWrite{r.path, std::to_string(r.original)});
-    if (st && r.original_interval_ms > 0 && !r.interval_path.empty()) {
-      st = write_verified(root_, FileWrite{r.interval_path, std::to_string(r.original_interval_ms)});
-    }
+    auto st = put_back_own(root_, r.path, r.original, r.interval_path, r.original_interval_ms);
     if (st) {
       spdlog::info("ina3221 {}: samples put back to {}, update_interval to {} ms", r.device, r.original,
                    r.original_interval_ms);
