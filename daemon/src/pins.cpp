@@ -117,11 +117,12 @@ PinManager::PinManager(sd_event* loop, Poster& poster, const SysRoot& root, cons
 
 PinManager::~PinManager() { timer_.reset(); }
 
-void PinManager::run(std::function<void(PinEngine&)> task) {
-  worker_.post([engine = engine_, shared = shared_, clock = &clock_, task = std::move(task)] {
-    task(*engine);
+void PinManager::run(std::function<Reply(PinEngine&)> task) {
+  worker_.post([engine = engine_, shared = shared_, clock = &clock_, poster = &poster_, task = std::move(task)] {
+    Reply reply = task(*engine);
     shared->leases = engine->lease_count();
     publish(*engine, shared->history, *clock, shared->mu, shared->snapshot);
+    if (reply) poster->post(std::move(reply));
   });
 }
 
@@ -131,6 +132,7 @@ bool PinManager::wait_for(std::function<void(PinEngine&)> task, std::chrono::mil
   run([task = std::move(task), done](PinEngine& e) {
     task(e);
     done->set_value();
+    return Reply{};
   });
   return fut.wait_for(wait) == std::future_status::ready;
 }
@@ -159,6 +161,7 @@ int PinManager::on_timer(sd_event_source* s, uint64_t usec, void* self) {
     m->run([shared = m->shared_](PinEngine& e) {
       e.tick();
       shared->tick_busy = false;
+      return Reply{};
     });
   }
   sd_event_source_set_time(s, usec + static_cast<uint64_t>(std::chrono::microseconds(kWatchPeriod).count()));
@@ -168,20 +171,18 @@ int PinManager::on_timer(sd_event_source* s, uint64_t usec, void* self) {
 
 void PinManager::pin(PinOrder order, Done done) {
   if (order.kind == LeaseKind::kConnection) lease_connections_.insert(order.connection);
-  Poster* poster = &poster_;
   const Clock* clock = &clock_;
-  run([order = std::move(order), done = std::move(done), poster, clock, shared = shared_](PinEngine& e) {
+  run([order = std::move(order), done = std::move(done), clock, shared = shared_](PinEngine& e) {
     auto result = e.pin(order);
     if (result) shared->history.pinned(*result, clock->boot_ns());
-    poster->post([done, result]() { done(result); });
+    return Reply([done, result]() { done(result); });
   });
 }
 
 void PinManager::unpin(std::vector<int64_t> ids, Done done) {
-  Poster* poster = &poster_;
-  run([ids = std::move(ids), done = std::move(done), poster](PinEngine& e) {
+  run([ids = std::move(ids), done = std::move(done)](PinEngine& e) {
     auto result = e.unpin(ids, "unpinned by a client");
-    poster->post([done, result]() { done(result); });
+    return Reply([done, result]() { done(result); });
   });
 }
 
@@ -192,11 +193,17 @@ json PinManager::leases_json() const {
 
 void PinManager::connection_closed(uint64_t connection) {
   if (lease_connections_.erase(connection) == 0) return;
-  run([connection](PinEngine& e) { e.release_connection(connection); });
+  run([connection](PinEngine& e) {
+    e.release_connection(connection);
+    return Reply{};
+  });
 }
 
 void PinManager::run_stopped(int64_t run_id) {
-  run([run_id](PinEngine& e) { e.release_run(run_id); });
+  run([run_id](PinEngine& e) {
+    e.release_run(run_id);
+    return Reply{};
+  });
 }
 
 void PinManager::stop(std::chrono::milliseconds wait) {

@@ -70,7 +70,10 @@ class PinManager {
  private:
   static int on_timer(sd_event_source* s, uint64_t usec, void* self);
   Status arm_timer();
-  void run(std::function<void(PinEngine&)> task);
+  // A task's reply is posted to the loop after the leases view is published,
+  // so a client holding its reply sees the leases it changed.
+  using Reply = std::function<void()>;
+  void run(std::function<Reply(PinEngine&)> task);
   bool wait_for(std::function<void(PinEngine&)> task, std::chrono::milliseconds wait);
 
   // Shared with the worker's tasks: a worker stuck in a read is detached at
