@@ -38,8 +38,7 @@ std::optional<double> metric_of(const Repeat& r, const Metric& m, std::optional<
   if (key == kPower.key) return number(member(total, "avg_power_w"));
   const bool net = key == kNet.key || key == kNetPerItem.key;
   auto energy = number(member(total, net ? "net_j" : "energy_j"));
-  if (key == kNet.key) return energy;
-  if (key == kEnergy.key) return energy;
+  if (key == kEnergy.key || key == kNet.key) return energy;
   if (!energy || !items) return std::nullopt;
   return *energy / *items;
 }

@@ -73,12 +73,6 @@ void AveragingSettings::load() {
 
 namespace {
 
-// update_interval for `samples` at the chip's conversion time; 0 when unknown.
-int64_t interval_for(const MonitorChip& c, int64_t samples) {
-  if (c.channels <= 0 || c.conversion_us <= 0) return 0;
-  return (c.channels * samples * 2 * c.conversion_us + 500) / 1000;
-}
-
 bool writes_interval(int64_t target_ms, int64_t current_ms) { return target_ms > 0 && target_ms != current_ms; }
 
 // A chip's own averaging back: the count first, then update_interval (the
@@ -109,11 +103,12 @@ std::vector<AveragingSettings::Plan> AveragingSettings::plan(SensorAveraging mod
     p.current = c.samples;
     p.current_interval_ms = c.update_interval_ms;
     p.original = rec ? rec->original : c.samples;
-    // A version 1 record changed the count only: the chip's own
-    // update_interval is its own count at the conversion time it has.
-    p.original_interval_ms =
-        !rec ? c.update_interval_ms
-             : (rec->original_interval_ms > 0 ? rec->original_interval_ms : interval_for(c, rec->original));
+    p.original_interval_ms = c.update_interval_ms;
+    if (rec && rec->original_interval_ms > 0) {
+      p.original_interval_ms = rec->original_interval_ms;
+    } else if (rec) {  // version 1 changed the count only: its own count at the conversion time it has
+      p.original_interval_ms = ina3221_update_interval_ms(rec->original, c.channels, c.conversion_us);
+    }
     p.fallback = mode == SensorAveraging::kPeriod
                      ? ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms)
                      : p.original;
@@ -153,7 +148,7 @@ bool AveragingSettings::record(const std::vector<Plan>& plans) {
   for (const auto& p : plans) {
     writes = writes || p.target != p.current || writes_interval(p.target_interval_ms, p.current_interval_ms);
     bool untouched = p.target == p.original && p.current == p.original &&
-                     (p.target_interval_ms == 0 || p.target_interval_ms == p.original_interval_ms) &&
+                     !writes_interval(p.target_interval_ms, p.original_interval_ms) &&
                      p.current_interval_ms == p.original_interval_ms;
     if (untouched) continue;
     auto it = std::find_if(journal_.chips.begin(), journal_.chips.end(),

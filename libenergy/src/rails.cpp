@@ -43,7 +43,8 @@ void discover_iio(const SysRoot& root, const std::string& dev, SensorInventory& 
     inv.notes.push_back("ina3221x device " + dev + " has no iio:device directory; skipping it.");
     return;
   }
-  inv.chips.push_back(MonitorChip{dev, MonitorDriver::kIna3221xIio, dir, 0, 0, 0, 0, 0, "not shown by the L4T 32 driver"});
+  inv.chips.push_back(
+      MonitorChip{dev, MonitorDriver::kIna3221xIio, dir, 0, 0, 0, 0, 0, "not shown by the L4T 32 driver"});
   for (int c = 0; c <= 2; ++c) {
     auto label = root.read_text(chan_file(dir, "rail_name_#", c));
     if (!label) {
@@ -324,14 +325,18 @@ int64_t ina3221_filter_ns(int64_t samples, int64_t channels, int64_t conversion_
   return (samples - 1) * channels * 2 * conversion_us * 1000;
 }
 
+int64_t ina3221_update_interval_ms(int64_t samples, int64_t channels, int64_t conversion_us) {
+  if (channels <= 0 || conversion_us <= 0) return 0;
+  return (channels * samples * 2 * conversion_us + 500) / 1000;
+}
+
 Ina3221Setting ina3221_setting_for_period(int64_t channels, int64_t period_ms) {
   const int64_t want_us = kFilterPeriods * period_ms * 1000;
   Ina3221Setting best;
   for (int64_t ct : kIna3221ConversionTimesUs) {
     for (int64_t n : kIna3221SampleCounts) {
-      const int64_t us = channels * n * 2 * ct;
-      best = Ina3221Setting{n, ct, (us + 500) / 1000};
-      if (us >= want_us) return best;
+      best = Ina3221Setting{n, ct, ina3221_update_interval_ms(n, channels, ct)};
+      if (channels * n * 2 * ct >= want_us) return best;
     }
   }
   return best;

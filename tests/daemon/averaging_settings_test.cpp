@@ -14,7 +14,6 @@
 
 #include "static_board.h"
 
-
 namespace energy::daemon {
 namespace {
 
@@ -29,21 +28,18 @@ class AveragingSettingsTest : public StaticBoardTest {
   AveragingSettings settings(const std::string& path = "") const {
     return AveragingSettings(*root_, path.empty() ? journal() : path, clock_);
   }
-  std::string chip_file(const std::string& device, const std::string& name) const {
-    auto inv = discover_rails(*root_);
-    for (const auto& c : inv.chips) {
-      if (c.device == device) return root_->resolve(c.data_dir + "/" + name);
+  // Board path of a chip's file, and where it is on this machine.
+  std::string board_file(const std::string& device, const std::string& name) const {
+    for (const auto& c : discover_rails(*root_).chips) {
+      if (c.device == device) return c.data_dir + "/" + name;
     }
     ADD_FAILURE() << "no chip " << device;
-    return dir_ + "/missing";
+    return "/missing";
+  }
+  std::string chip_file(const std::string& device, const std::string& name) const {
+    return root_->resolve(board_file(device, name));
   }
   std::string samples_path(const std::string& device) const { return chip_file(device, "samples"); }
-  std::string board_samples_path(const std::string& device) const {
-    for (const auto& c : discover_rails(*root_).chips) {
-      if (c.device == device) return c.data_dir + "/samples";
-    }
-    return "";
-  }
   std::string read_chip(const std::string& device, const std::string& name) const {
     std::ifstream in(chip_file(device, name));
     std::string s;
@@ -272,8 +268,7 @@ TEST_F(AveragingSettingsTest, AVersionOneJournalLeftBehindRestoresCountAndConver
   std::ofstream(chip_file("1-0040", "update_interval")) << "422\n";
   std::ofstream(journal()) << R"({"format": "energyd-sensor-averaging", "version": 1, "boot_id": ")"
                            << current_boot_id() << R"(", "chips": [{"device": "1-0040", "path": ")"
-                           << board_samples_path("1-0040")
-                           << R"(", "original": 1, "set": 64}]})";
+                           << board_file("1-0040", "samples") << R"(", "original": 1, "set": 64}]})";
   auto inv = discover_rails(*root_);
   auto a = settings();
   a.apply(SensorAveraging::kPeriod, 100, inv);

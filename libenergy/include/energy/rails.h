@@ -97,6 +97,9 @@ inline constexpr int64_t kIna3221SampleCounts[] = {1, 4, 16, 64, 128, 256, 512, 
 int64_t ina3221_filter_ns(int64_t samples, int64_t update_interval_ms);
 // The same from the exact cycle, channels x 2 x conversion_us.
 int64_t ina3221_filter_ns(int64_t samples, int64_t channels, int64_t conversion_us);
+// update_interval as the hwmon driver shows it: channels x N x 2 x
+// conversion_us, rounded to the millisecond; 0 when either is unknown (<= 0).
+int64_t ina3221_update_interval_ms(int64_t samples, int64_t channels, int64_t conversion_us);
 
 // The conversion times an INA3221 offers, per bus or shunt measurement (TI
 // SBOS576); the hwmon driver sets both to one value through update_interval.
