@@ -230,17 +230,30 @@ void Server::dispatch(Connection& c) {
     }
     if (!msg->has_value()) return;
     c.partial_since_us = 0;  // a frame was completed; what is left starts the next one
-    auto req = protocol::parse_request(**msg);
-    int64_t rid = (**msg).value("id", int64_t{0});
-    if (!req) {
-      c.out += protocol::encode_frame(protocol::make_error_reply(rid, req.error()));
-      continue;
-    }
-    if (!permitted(c, *req)) continue;
     if (c.out.size() >= options_.output_limit_bytes) {
       return cut_off(c, "left more than client_output_limit_bytes of replies unread");
     }
-    handler_(*req, Responder(this, c.id, req->id));
+    handle_request(c, **msg);
+  }
+}
+
+// The envelope is checked before anything else reads the message (a request
+// whose id is not an integer is answered with id 0). The handler validates
+// its own arguments; an exception that escapes it anyway is a bug, answered
+// as an `internal` error and logged instead of ending the process.
+void Server::handle_request(Connection& c, const nlohmann::json& message) {
+  auto req = protocol::parse_request(message);
+  if (!req) {
+    c.out += protocol::encode_frame(protocol::make_error_reply(protocol::request_id_or_zero(message), req.error()));
+    return;
+  }
+  if (!permitted(c, *req)) return;
+  try {
+    handler_(*req, Responder(this, c.id, req->id, c.peer));
+  } catch (const std::exception& e) {
+    spdlog::error("BUG: verb '{}' from {} threw: {}", req->verb, peer_name(c.peer), e.what());
+    c.out += protocol::encode_frame(protocol::make_error_reply(
+        req->id, make_error(ErrorCode::kInternal, "energyd could not handle '" + req->verb + "': " + e.what())));
   }
 }
 

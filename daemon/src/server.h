@@ -46,16 +46,20 @@ struct ServerOptions {
 
 class Responder {
  public:
-  Responder(Server* server, uint64_t conn, int64_t request_id) : server_(server), conn_(conn), id_(request_id) {}
+  Responder(Server* server, uint64_t conn, int64_t request_id, PeerCredentials caller = {})
+      : server_(server), conn_(conn), id_(request_id), caller_(std::move(caller)) {}
   void reply(nlohmann::json result) const;
   void fail(const Error& error) const;
   // The connection the request came on (ids are never reused by a Server).
   uint64_t connection() const { return conn_; }
+  // Who sent the request (its peer credentials when it connected).
+  const PeerCredentials& caller() const { return caller_; }
 
  private:
   Server* server_;
   uint64_t conn_;
   int64_t id_;
+  PeerCredentials caller_;
 };
 
 class Server {
@@ -83,6 +87,7 @@ class Server {
   static int on_sweep(sd_event_source* s, uint64_t usec, void* self);
   void sweep(uint64_t now_us);
   bool permitted(Connection& c, const protocol::Request& req);
+  void handle_request(Connection& c, const nlohmann::json& message);
   void cut_off(Connection& c, const std::string& why);
   uint64_t now_us() const;
   uint64_t sweep_every_us() const;

@@ -11,7 +11,7 @@ uint32_t read_be32(const std::string& b) {
 ErrorCode code_from_name(const std::string& name) {
   for (auto c : {ErrorCode::kIo, ErrorCode::kParse, ErrorCode::kNotFound, ErrorCode::kInvalid,
                  ErrorCode::kUnsupported, ErrorCode::kProtocol, ErrorCode::kState, ErrorCode::kDenied,
-                 ErrorCode::kStorage, ErrorCode::kCorrupt, ErrorCode::kTimeout}) {
+                 ErrorCode::kStorage, ErrorCode::kCorrupt, ErrorCode::kTimeout, ErrorCode::kInternal}) {
     if (name == error_code_name(c)) return c;
   }
   return ErrorCode::kProtocol;
@@ -63,6 +63,12 @@ Result<Request> parse_request(const nlohmann::json& m) {
   if (args != m.end() && !args->is_object()) return protocol_error("request field \"args\" is not an object");
   if (args != m.end()) r.args = *args;
   return r;
+}
+
+int64_t request_id_or_zero(const nlohmann::json& message) {
+  if (!message.is_object()) return 0;
+  auto id = message.find("id");
+  return id != message.end() && id->is_number_integer() ? id->get<int64_t>() : 0;
 }
 
 nlohmann::json make_request(int64_t id, const std::string& verb, const nlohmann::json& args) {

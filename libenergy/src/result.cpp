@@ -17,6 +17,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kStorage: return "storage";
     case ErrorCode::kCorrupt: return "corrupt";
     case ErrorCode::kTimeout: return "timeout";
+    case ErrorCode::kInternal: return "internal";
   }
   return "unknown";
 }

@@ -52,6 +52,9 @@ struct Request {
 
 // Validates the envelope: version, integer id, string verb, object args.
 Result<Request> parse_request(const nlohmann::json& message);
+// The request's id when it is an integer, else 0 (for replies to a request
+// whose envelope was refused).
+int64_t request_id_or_zero(const nlohmann::json& message);
 nlohmann::json make_request(int64_t id, const std::string& verb, const nlohmann::json& args);
 nlohmann::json make_ok(int64_t id, nlohmann::json result);
 nlohmann::json make_error_reply(int64_t id, const Error& error);

@@ -28,6 +28,7 @@ enum class ErrorCode {
   kStorage,      // the database refused an operation
   kCorrupt,      // the database file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB, failed integrity check)
   kTimeout,      // an operation did not finish before its deadline
+  kInternal,     // energyd hit a fault of its own (a bug); the request was not carried out
 };
 
 // Stable lower-case name of a code, used on the wire and in messages.
