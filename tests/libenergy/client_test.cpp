@@ -9,9 +9,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -121,10 +123,99 @@ nlohmann::json one_run_daemon(const protocol::Request& req) {
   return protocol::make_ok(req.id, {{"version", "test"}});
 }
 
-Client connect_to(const FakeDaemon& d) {
-  auto c = Client::connect(d.path());
+Client connect_to_path(const std::string& path) {
+  auto c = Client::connect(path);
   if (!c) throw std::runtime_error(c.error().describe());
   return std::move(c).value();
+}
+
+Client connect_to(const FakeDaemon& d) { return connect_to_path(d.path()); }
+
+// A temporary directory holding a listening Unix socket that nothing accepts
+// on unless a test does.
+class TempListener {
+ public:
+  explicit TempListener(int backlog) {
+    char tmpl[] = "/tmp/energy-client-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    fd_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un addr = address();
+    if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_.get(), backlog) != 0) {
+      throw std::runtime_error("cannot listen on " + path());
+    }
+  }
+  ~TempListener() { std::filesystem::remove_all(dir_); }
+  std::string path() const { return dir_ + "/energyd.sock"; }
+  sockaddr_un address() const {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path().c_str(), sizeof addr.sun_path - 1);
+    return addr;
+  }
+  int fd() const { return fd_.get(); }
+  void close() { fd_.reset(); }
+
+ private:
+  std::string dir_;
+  UniqueFd fd_;
+};
+
+// Serves the first connection to a TempListener with `serve(fd)` on a
+// thread. The test must connect once.
+class OneConnectionServer {
+ public:
+  explicit OneConnectionServer(std::function<void(int fd)> serve) : listener_(4) {
+    thread_ = std::thread([this, serve = std::move(serve)] {
+      UniqueFd conn(::accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (conn) serve(conn.get());
+    });
+  }
+  ~OneConnectionServer() { thread_.join(); }
+  std::string path() const { return listener_.path(); }
+
+ private:
+  TempListener listener_;
+  std::thread thread_;
+};
+
+void send_frame(int fd, const nlohmann::json& message) {
+  std::string out = protocol::encode_frame(message);
+  (void)!::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+}
+
+// Reads one request frame from `fd`; its id, or 0 when the stream ended.
+int64_t read_request_id(int fd) {
+  protocol::FrameDecoder decoder(protocol::kMaxRequestBytes);
+  char buf[4096];
+  for (;;) {
+    auto msg = decoder.next();
+    if (!msg) return 0;
+    if (msg->has_value()) return protocol::request_id_or_zero(**msg);
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return 0;
+    decoder.feed(buf, static_cast<size_t>(n));
+  }
+}
+
+// Waits (at most 5 s) until `fd` shows `events`; true when it did.
+bool wait_for(int fd, short events) {
+  pollfd p{fd, events, 0};
+  return ::poll(&p, 1, 5000) == 1 && (p.revents & events) != 0;
+}
+
+Error refused_connection() { return make_error(ErrorCode::kDenied, "too many connections from uid 1000"); }
+
+Client connect_with(const std::string& path, ClientTimeouts timeouts) {
+  auto c = Client::connect(path, timeouts);
+  if (!c) throw std::runtime_error(c.error().describe());
+  return std::move(c).value();
+}
+
+ClientTimeouts short_reply(std::chrono::milliseconds reply) {
+  ClientTimeouts t;
+  t.reply = reply;
+  return t;
 }
 
 TEST(Client, MarkStartSendsNameAndTagsAndReturnsTheRun) {
@@ -188,6 +279,116 @@ TEST(Client, OversizedRequestIsRefusedBeforeSending) {
   EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
   EXPECT_NE(r.error().message.find("exceeds"), std::string::npos);
   EXPECT_TRUE(d.requests().empty());
+}
+
+// energyd refuses a connection with one id-0 error frame, then closes it.
+TEST(Client, RefusedConnectionShowsTheDaemonsCodeAndMessage) {
+  OneConnectionServer server([](int fd) { send_frame(fd, protocol::make_error_reply(0, refused_connection())); });
+  Client c = connect_to_path(server.path());
+  auto r = c.status();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kDenied) << r.error().describe();
+  EXPECT_NE(r.error().message.find("too many connections from uid 1000"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find(server.path()), std::string::npos) << r.error().message;
+}
+
+// The daemon has closed before the request is written: the send fails with
+// EPIPE, and the refusal still waiting in the socket is what is reported.
+TEST(Client, RefusalIsReadEvenWhenTheSendFailsWithBrokenPipe) {
+  OneConnectionServer server([](int fd) { send_frame(fd, protocol::make_error_reply(0, refused_connection())); });
+  Client c = connect_to_path(server.path());
+  ASSERT_TRUE(wait_for(c.native_handle(), POLLHUP));
+  auto r = c.status();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kDenied) << r.error().describe();
+  EXPECT_NE(r.error().message.find("too many connections"), std::string::npos) << r.error().message;
+}
+
+// A request whose envelope energyd refuses is answered with id 0.
+TEST(Client, IdZeroErrorReplyToARequestIsTheDaemonsWord) {
+  OneConnectionServer server([](int fd) {
+    if (read_request_id(fd) == 0) return;
+    send_frame(fd, protocol::make_error_reply(0, make_error(ErrorCode::kProtocol, "the request has no integer id")));
+    read_request_id(fd);  // until the client closes
+  });
+  Client c = connect_to_path(server.path());
+  auto r = c.status();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kProtocol);
+  EXPECT_NE(r.error().message.find("the request has no integer id"), std::string::npos) << r.error().message;
+}
+
+TEST(Client, ReplyThatNeverComesTimesOutNamingSocketAndWait) {
+  OneConnectionServer server([](int fd) {
+    while (read_request_id(fd) != 0) {
+    }
+  });
+  Client c = connect_with(server.path(), short_reply(std::chrono::milliseconds(100)));
+  auto r = c.status();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTimeout);
+  EXPECT_NE(r.error().message.find(server.path()), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("100 ms"), std::string::npos) << r.error().message;
+}
+
+// The reply wait bounds the whole reply, not each silence between bytes: a
+// daemon trickling a reply over 2 s does not hold a 200 ms call.
+TEST(Client, ReplyTimeoutBoundsTheWholeReplyNotEachRead) {
+  OneConnectionServer server([](int fd) {
+    int64_t id = read_request_id(fd);
+    std::string frame = protocol::encode_frame(protocol::make_ok(id, {{"pad", std::string(100, 'x')}}));
+    for (char byte : frame) {
+      if (::send(fd, &byte, 1, MSG_NOSIGNAL) != 1) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  Client c = connect_with(server.path(), short_reply(std::chrono::milliseconds(200)));
+  auto r = c.status();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTimeout) << r.error().describe();
+}
+
+// After a timed-out call, its late reply is skipped, not taken as the next one's.
+TEST(Client, LateReplyToATimedOutRequestIsSkipped) {
+  OneConnectionServer server([](int fd) {
+    int64_t first = read_request_id(fd);
+    int64_t second = read_request_id(fd);  // sent once the first timed out
+    send_frame(fd, protocol::make_ok(first, {{"which", "first"}}));
+    send_frame(fd, protocol::make_ok(second, {{"which", "second"}}));
+    read_request_id(fd);
+  });
+  Client c = connect_with(server.path(), short_reply(std::chrono::milliseconds(300)));
+  auto first = c.status();
+  ASSERT_FALSE(first.ok());
+  ASSERT_EQ(first.error().code, ErrorCode::kTimeout);
+  auto second = c.call("status", nlohmann::json::object());
+  ASSERT_TRUE(second.ok()) << second.error().describe();
+  EXPECT_EQ((*second)["which"], "second");
+}
+
+// connect() on a Unix socket blocks while the listen backlog is full (energyd
+// overloaded or out of descriptors); the connect timeout bounds it.
+TEST(Client, ConnectTimesOutWhenTheListenBacklogIsFull) {
+  TempListener listener(0);
+  std::vector<UniqueFd> queued;
+  for (int i = 0; i < 16; ++i) {  // fill the backlog; nothing accepts
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    sockaddr_un addr = listener.address();
+    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) break;
+    queued.push_back(std::move(fd));
+  }
+  ClientTimeouts t;
+  t.connect = std::chrono::milliseconds(100);
+  auto pending = std::async(std::launch::async, [&] { return Client::connect(listener.path(), t); });
+  if (pending.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    listener.close();  // wakes the blocked connect so that the test ends
+    FAIL() << "connect still blocked after 5 s";
+  }
+  auto c = pending.get();
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, ErrorCode::kTimeout) << c.error().describe();
+  EXPECT_NE(c.error().message.find(listener.path()), std::string::npos) << c.error().message;
+  EXPECT_NE(c.error().message.find("100 ms"), std::string::npos) << c.error().message;
 }
 
 TEST(ScopedRun, DestructorStopsTheRunAndHandsOverTheReport) {
