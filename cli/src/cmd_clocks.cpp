@@ -30,8 +30,13 @@ std::string cpus_text(const nlohmann::json& d) {
 }
 
 std::string domains_table(const nlohmann::json& res) {
-  Table t({{"DOMAIN"}, {"CUR MHz", Align::kRight}, {"MIN MHz", Align::kRight}, {"MAX MHz", Align::kRight},
-           {"GOVERNOR"}, {"AVAILABLE"}, {"CPUS/LOAD"}});
+  Table t({{"DOMAIN"},
+           {"CUR MHz", Align::kRight},
+           {"MIN MHz", Align::kRight},
+           {"MAX MHz", Align::kRight},
+           {"GOVERNOR"},
+           {"AVAILABLE"},
+           {"CPUS/LOAD"}});
   for (const auto& d : member(res, "domains")) {
     std::string extra = cpus_text(d);
     if (d.contains("load_permille") && d["load_permille"].is_number()) {
@@ -46,7 +51,8 @@ std::string domains_table(const nlohmann::json& res) {
 std::string thermal_table(const nlohmann::json& res) {
   Table t({{"ZONE"}, {"TEMP C", Align::kRight}});
   for (const auto& z : member(res, "thermal")) {
-    std::string temp = z.value("gated", false) ? "gated" : (z["temp_c"].is_number() ? fixed(z["temp_c"].get<double>(), 1) : "-");
+    std::string temp =
+        z.value("gated", false) ? "gated" : (z["temp_c"].is_number() ? fixed(z["temp_c"].get<double>(), 1) : "-");
     t.add_row({z.value("type", ""), temp});
   }
   return t.render();
@@ -66,7 +72,8 @@ int cmd_clocks(const Context& ctx, const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::cout << domains_table(out.result) << "\n" << render_leases(leases.result) << "\n" << thermal_table(out.result);
-  for (const auto& n : member(out.result, "notes")) std::cout << "note: " << n.get<std::string>() << "\n";
+  for (const auto& n : member(out.result, "notes"))
+    std::cout << "note: " << terminal_safe(n.get<std::string>()) << "\n";
   return kExitOk;
 }
 

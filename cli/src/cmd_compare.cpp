@@ -12,7 +12,7 @@ int cmd_compare(const Context& ctx, const std::vector<std::string>& args) {
   auto runs = words_and_json(args, "compare", json);
   if (!runs) return usage_error(runs.error().message);
   if (runs->size() < 2) return usage_error("compare needs at least two run ids or names: energyctl compare RUN RUN...");
-  auto client = Client::connect(ctx.socket_path);
+  auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   std::vector<nlohmann::json> reports;
   for (const auto& run : *runs) {

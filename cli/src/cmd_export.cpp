@@ -25,6 +25,7 @@ Result<ExportArgs> parse(const Context& ctx, const std::vector<std::string>& arg
     if (i + 1 >= args.size()) return make_error(ErrorCode::kInvalid, "option '" + args[i] + "' needs a value");
     const std::string& flag = args[i];
     const std::string& value = args[++i];
+    if (flag == "--rail" && value.empty()) return make_error(ErrorCode::kInvalid, "--rail needs a rail label, got ''");
     if (flag == "--rail") {
       out.rail = value;
       continue;
@@ -34,8 +35,9 @@ Result<ExportArgs> parse(const Context& ctx, const std::vector<std::string>& arg
       continue;
     }
     if (flag == "--format") return make_error(ErrorCode::kInvalid, "--format must be csv or json, got '" + value + "'");
-    if (flag != "--since" && flag != "--until") return make_error(ErrorCode::kInvalid, "unknown export option '" + flag + "'");
-    auto t = parse_time_arg(value, wall_now_ns());
+    if (flag != "--since" && flag != "--until")
+      return make_error(ErrorCode::kInvalid, "unknown export option '" + flag + "'");
+    auto t = parse_time_option(flag, value, wall_now_ns());
     if (!t) return t.take_error();
     (flag == "--since" ? out.since : out.until) = *t;
   }
@@ -56,8 +58,10 @@ int cmd_export(const Context& ctx, const std::vector<std::string>& args) {
     auto out = call_daemon(ctx, "export", {{"since_wall_ns", since}, {"until_wall_ns", a->until}, {"rail", a->rail}});
     if (out.exit_code != kExitOk) return out.exit_code;
     for (const auto& r : member(out.result, "rows")) {
-      if (a->csv) std::cout << csv_row(r);
-      else std::cout << (first ? "\n" : ",\n") << r.dump();
+      if (a->csv)
+        std::cout << csv_row(r);
+      else
+        std::cout << (first ? "\n" : ",\n") << r.dump();
       first = false;
     }
     if (!out.result.value("truncated", false)) break;

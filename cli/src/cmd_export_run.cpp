@@ -45,6 +45,7 @@ Result<ExportRunArgs> parse(const Context& ctx, const std::vector<std::string>& 
     }
     if (i + 1 >= args.size()) return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
     const std::string& value = args[++i];
+    if (flag == "--rail" && value.empty()) return make_error(ErrorCode::kInvalid, "--rail needs a rail label, got ''");
     if (flag == "--rail") a.rail = value;
     auto st = flag == "--format" ? apply_format(value, a) : ok_status();
     if (!st) return st.take_error();
@@ -78,7 +79,7 @@ int stream_rows(Client& client, int64_t run_id, const std::string& rail,
 int cmd_export_run(const Context& ctx, const std::vector<std::string>& args) {
   auto a = parse(ctx, args);
   if (!a) return usage_error(a.error().message);
-  auto client = Client::connect(ctx.socket_path);
+  auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   auto report = client->call("runs.show", {{"run", a->run}});
   if (!report) return report_failure(report.error());

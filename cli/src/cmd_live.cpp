@@ -7,11 +7,13 @@
 
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "command.h"
 #include "duration_arg.h"
 #include "live_view.h"
+#include "number_arg.h"
 #include "time_arg.h"
 
 namespace energy::cli {
@@ -26,18 +28,9 @@ struct LiveArgs {
   bool json = false;
 };
 
-Result<int64_t> parse_count(const std::string& v) {
-  char* end = nullptr;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < 1) {
-    return make_error(ErrorCode::kInvalid, "--count must be a positive whole number, got '" + v + "'");
-  }
-  return static_cast<int64_t>(n);
-}
-
 Status apply(const std::string& flag, const std::string& value, LiveArgs& a) {
   if (flag == "--count") {
-    auto n = parse_count(value);
+    auto n = parse_whole_option("--count", value, 1, std::numeric_limits<int64_t>::max());
     if (!n) return n.take_error();
     a.count = *n;
     return ok_status();
@@ -55,9 +48,8 @@ Status apply(const std::string& flag, const std::string& value, LiveArgs& a) {
 Result<LiveArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
   LiveArgs a;
   a.json = ctx.json;
-  auto walked = walk_options(args, "live", json_switch(a.json), [&](const std::string& flag, const std::string& value) {
-    return apply(flag, value, a);
-  });
+  auto walked = walk_options(args, "live", json_switch(a.json),
+                             [&](const std::string& flag, const std::string& value) { return apply(flag, value, a); });
   if (!walked) return walked.take_error();
   return a;
 }
@@ -87,7 +79,7 @@ void show(const nlohmann::json& snap, bool json, bool redraw) {
 int cmd_live(const Context& ctx, const std::vector<std::string>& args) {
   auto a = parse(ctx, args);
   if (!a) return usage_error(a.error().message);
-  auto client = Client::connect(ctx.socket_path);
+  auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   bool redraw = !a->json && ::isatty(STDOUT_FILENO) == 1;
   if (redraw) std::cout << "\x1b[2J";

@@ -12,9 +12,12 @@ Result<nlohmann::json> parse_tags(const std::vector<std::string>& args, size_t f
   nlohmann::json tags = nlohmann::json::object();
   for (size_t i = from; i < args.size(); ++i) {
     std::string kv;
-    if (args[i] == "--tag" && i + 1 < args.size()) kv = args[++i];
-    else if (args[i].rfind("--tag=", 0) == 0) kv = args[i].substr(6);
-    else return make_error(ErrorCode::kInvalid, "unexpected argument '" + args[i] + "'");
+    if (args[i] == "--tag" && i + 1 < args.size())
+      kv = args[++i];
+    else if (args[i].rfind("--tag=", 0) == 0)
+      kv = args[i].substr(6);
+    else
+      return make_error(ErrorCode::kInvalid, "unexpected argument '" + args[i] + "'");
     size_t eq = kv.find('=');
     if (eq == 0 || eq == std::string::npos) return make_error(ErrorCode::kInvalid, "tag '" + kv + "' is not KEY=VALUE");
     tags[kv.substr(0, eq)] = kv.substr(eq + 1);
@@ -28,8 +31,10 @@ int mark_start(const Context& ctx, const std::vector<std::string>& args) {
   if (!tags) return usage_error(tags.error().message);
   auto out = call_daemon(ctx, "mark.start", {{"name", args[1]}, {"tags", *tags}});
   if (out.exit_code != kExitOk) return out.exit_code;
-  if (ctx.json) print_json(out.result);
-  else std::cout << "started run " << out.result.value("id", 0) << " (" << out.result.value("name", "") << ")\n";
+  if (ctx.json)
+    print_json(out.result);
+  else
+    std::cout << "started run " << out.result.value("id", 0) << " (" << safe_text(out.result, "name") << ")\n";
   return kExitOk;
 }
 
@@ -37,8 +42,10 @@ int mark_stop(const Context& ctx, const std::vector<std::string>& args) {
   if (args.size() != 2) return usage_error("mark stop needs exactly one run name or id: energyctl mark stop NAME|ID");
   auto out = call_daemon(ctx, "mark.stop", {{"run", args[1]}});
   if (out.exit_code != kExitOk) return out.exit_code;
-  if (ctx.json) print_json(out.result);
-  else std::cout << render_report(out.result);
+  if (ctx.json)
+    print_json(out.result);
+  else
+    std::cout << render_report(out.result);
   return kExitOk;
 }
 

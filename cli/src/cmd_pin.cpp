@@ -37,12 +37,13 @@ Status set_lease(PinCli& p, const std::string& kind, const std::string& value) {
     return ok_status();
   }
   p.args["lease"] = kind;
+  if (kind == "run" && value.empty()) return make_error(ErrorCode::kInvalid, "--run needs a run id or name, got ''");
   if (kind == "run") {
     p.args["run"] = value;
     return ok_status();
   }
   auto ms = parse_duration_ms(value);
-  if (!ms) return ms.take_error();
+  if (!ms) return make_error(ErrorCode::kInvalid, "--for: " + ms.error().message);
   p.args["duration_ms"] = *ms;
   return ok_status();
 }
@@ -120,14 +121,14 @@ int print_unpin(const Context& ctx, const json& res) {
     if (r.value("restored", false))
       std::cout << "lease " << r.value("lease", 0) << ": clocks restored\n";
     else
-      std::cout << "lease " << r.value("lease", 0) << ": NOT restored: " << r.value("error", "")
+      std::cout << "lease " << r.value("lease", 0) << ": NOT restored: " << safe_text(r, "error")
                 << " (energyd retries)\n";
   }
   return code;
 }
 
 int report(const Error& e, int exit_code) {
-  std::fprintf(stderr, "energyctl: %s\n", e.describe().c_str());
+  print_error(e.describe());
   return exit_code;
 }
 
@@ -139,7 +140,7 @@ int hold(const Context& ctx, const json& args) {
   sigaddset(&set, SIGTERM);
   sigprocmask(SIG_BLOCK, &set, nullptr);
   UniqueFd sfd(::signalfd(-1, &set, SFD_CLOEXEC));
-  auto client = Client::connect(ctx.socket_path);
+  auto client = connect_daemon(ctx);
   if (!client) return report(client.error(), kExitUnreachable);
   auto res = client->call("clocks.pin", args);
   if (!res) return report(res.error(), kExitFailed);

@@ -16,12 +16,13 @@ std::string reading(const nlohmann::json& r, const char* key) {
 std::string rails_table(const nlohmann::json& res) {
   std::vector<std::string> total;
   for (const auto& n : member(member(res, "total"), "rails")) total.push_back(n.get<std::string>());
-  Table t({{"RAIL"}, {"V", Align::kRight}, {"A", Align::kRight}, {"W", Align::kRight}, {"TOTAL"}, {"SOURCE"},
-           {"STATE"}});
+  Table t(
+      {{"RAIL"}, {"V", Align::kRight}, {"A", Align::kRight}, {"W", Align::kRight}, {"TOTAL"}, {"SOURCE"}, {"STATE"}});
   for (const auto& r : member(res, "rails")) {
     std::string label = r.value("label", "");
     bool in_total = std::find(total.begin(), total.end(), label) != total.end();
-    std::string source = r.value("driver", "") + " " + r.value("device", "") + " ch" + std::to_string(r.value("channel", 0));
+    std::string source =
+        r.value("driver", "") + " " + r.value("device", "") + " ch" + std::to_string(r.value("channel", 0));
     std::string state = r.contains("errno") ? "read failed: " + r.value("error", "") : "ok";
     t.add_row({label, reading(r, "voltage_v"), reading(r, "current_a"), reading(r, "power_w"), in_total ? "yes" : "",
                source, state});
@@ -43,15 +44,17 @@ int cmd_rails(const Context& ctx, const std::vector<std::string>& args) {
   std::cout << rails_table(res);
   const auto& total = member(res, "total");
   std::cout << "\nmodule total: ";
-  if (total.contains("power_w")) std::cout << fixed(total["power_w"].get<double>(), 3) << " W";
-  else std::cout << "unavailable (a rail of the total failed its last read)";
-  std::cout << " = " << total.value("rule", "") << "\n";
+  if (total.contains("power_w"))
+    std::cout << fixed(total["power_w"].get<double>(), 3) << " W";
+  else
+    std::cout << "unavailable (a rail of the total failed its last read)";
+  std::cout << " = " << safe_text(total, "rule") << "\n";
   for (const auto& s : member(res, "skipped_channels")) {
-    std::string label = s.value("label", "");
-    std::cout << "not a rail: " << s.value("device", "") << " channel " << s.value("channel", 0)
-              << (label.empty() ? "" : " (" + label + ")") << ": " << s.value("reason", "") << "\n";
+    std::string label = safe_text(s, "label");
+    std::cout << "not a rail: " << safe_text(s, "device") << " channel " << s.value("channel", 0)
+              << (label.empty() ? "" : " (" + label + ")") << ": " << safe_text(s, "reason") << "\n";
   }
-  for (const auto& n : member(res, "notes")) std::cout << "note: " << n.get<std::string>() << "\n";
+  for (const auto& n : member(res, "notes")) std::cout << "note: " << terminal_safe(n.get<std::string>()) << "\n";
   return kExitOk;
 }
 

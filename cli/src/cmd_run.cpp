@@ -20,7 +20,6 @@
 // to stdout after CMD has finished. Exit status: CMD's (128+N for a signal,
 // 127 not found, 126 not executable). Documented in README.md and
 // `energyctl --help`.
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -28,6 +27,7 @@
 #include "baseline_measure.h"
 #include "command.h"
 #include "duration_arg.h"
+#include "number_arg.h"
 #include "pin_args.h"
 #include "run_child.h"
 #include "run_report.h"
@@ -52,25 +52,6 @@ struct RunArgs {
   std::vector<std::string> command;
 };
 
-Result<int> parse_repeat(const std::string& v) {
-  char* end = nullptr;
-  long n = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < 1 || n > kMaxRepeat) {
-    return make_error(ErrorCode::kInvalid,
-                      "--repeat must be a whole number from 1 to " + std::to_string(kMaxRepeat) + ", got '" + v + "'");
-  }
-  return static_cast<int>(n);
-}
-
-Result<double> parse_items(const std::string& v) {
-  char* end = nullptr;
-  double n = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || !std::isfinite(n) || n <= 0) {
-    return make_error(ErrorCode::kInvalid, "--items must be a positive number, got '" + v + "'");
-  }
-  return n;
-}
-
 Result<int64_t> parse_baseline(const std::string& v) {
   auto ms = parse_duration_ms(v);
   if (!ms) return make_error(ErrorCode::kInvalid, "--baseline: " + ms.error().message);
@@ -90,6 +71,8 @@ Result<bool> apply_valued(const std::string& flag, const std::string& value, Run
   if (is_pin_option(flag) || is_pin_flag(flag)) {
     auto st = apply_pin_option(flag, value, out.pin);
     if (!st) return st.take_error();
+  } else if ((flag == "--name" || flag == "--output" || flag == "-o") && value.empty()) {
+    return make_error(ErrorCode::kInvalid, flag + " needs a value, got ''");
   } else if (flag == "--name")
     out.name = value;
   else if (flag == "--output" || flag == "-o")
@@ -98,11 +81,11 @@ Result<bool> apply_valued(const std::string& flag, const std::string& value, Run
     auto t = add_tag(value, out.tags);
     if (!t) return t.take_error();
   } else if (flag == "--repeat") {
-    auto r = parse_repeat(value);
+    auto r = parse_whole_option("--repeat", value, 1, kMaxRepeat);
     if (!r) return r.take_error();
-    out.repeat = *r;
+    out.repeat = static_cast<int>(*r);
   } else if (flag == "--items") {
-    auto n = parse_items(value);
+    auto n = parse_positive_option("--items", value);
     if (!n) return n.take_error();
     out.items = *n;
   } else if (flag == "--baseline") {
@@ -189,7 +172,7 @@ nlohmann::json exit_tags(const Repeat& r) {
 // Closes the run (merging `tags` into its tags); a failure is printed and
 // kept in the report. Returns energyctl's exit code for the measurement.
 int stop_run(const Context& ctx, Repeat& r, const nlohmann::json& tags) {
-  auto client = Client::connect(ctx.socket_path);
+  auto client = connect_daemon(ctx);
   auto report = client ? client->call("mark.stop", {{"run", std::to_string(r.run_id)}, {"tags", tags}})
                        : Result<nlohmann::json>(client.take_error());
   if (report) {
@@ -198,8 +181,7 @@ int stop_run(const Context& ctx, Repeat& r, const nlohmann::json& tags) {
   }
   const Error& e = report.error();
   r.stop_error = e.describe();
-  std::fprintf(stderr, "energyctl: cannot close run %lld: %s\n", static_cast<long long>(r.run_id),
-               r.stop_error.c_str());
+  print_error("cannot close run " + std::to_string(r.run_id) + ": " + r.stop_error);
   bool transport = e.code == ErrorCode::kIo || e.code == ErrorCode::kTimeout;
   if (!transport) return kExitFailed;
   std::fprintf(stderr, "energyctl: run %lld may still be open; close it with 'energyctl --socket %s mark stop %lld'\n",
@@ -211,7 +193,7 @@ void record_child(const ChildOutcome& child, Repeat& r) {
   r.exit_status = child.exit_status;
   r.died_of_signal = child.died_of_signal;
   r.exec_error = child.exec_error;
-  if (!child.exec_error.empty()) std::fprintf(stderr, "energyctl: %s\n", child.exec_error.c_str());
+  if (!child.exec_error.empty()) print_error(child.exec_error);
 }
 
 struct Step {
@@ -335,7 +317,7 @@ int cmd_run(const Context& ctx, const std::vector<std::string>& args) {
   if (!a) return usage_error(a.error().message);
   auto out = open_output(a->output);
   if (!out) {
-    std::fprintf(stderr, "energyctl: %s\n", out.error().describe().c_str());
+    print_error(out.error().describe());
     return kExitFailed;
   }
   RunDocument doc;

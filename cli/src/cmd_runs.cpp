@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "number_arg.h"
 #include "run_list.h"
 #include "table.h"
 #include "time_arg.h"
@@ -23,18 +24,9 @@ struct RunsArgs {
   bool json = false;
 };
 
-Result<int64_t> parse_limit(const std::string& v) {
-  char* end = nullptr;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < 1 || n > kMaxLimit) {
-    return make_error(ErrorCode::kInvalid,
-                      "--limit must be a whole number from 1 to " + std::to_string(kMaxLimit) + ", got '" + v + "'");
-  }
-  return static_cast<int64_t>(n);
-}
-
 Status apply_option(const std::string& flag, const std::string& value, RunsArgs& a) {
   if (flag == "--name") {
+    if (value.empty()) return make_error(ErrorCode::kInvalid, "--name needs a run name, got ''");
     a.filter["name"] = value;
   } else if (flag == "--tag") {
     size_t eq = value.find('=');
@@ -42,8 +34,8 @@ Status apply_option(const std::string& flag, const std::string& value, RunsArgs&
       return make_error(ErrorCode::kInvalid, "tag '" + value + "' is not KEY=VALUE");
     a.filter["tags"][value.substr(0, eq)] = value.substr(eq + 1);
   } else if (flag == "--since" || flag == "--until") {
-    auto t = parse_time_arg(value, wall_now_ns());
-    if (!t) return make_error(ErrorCode::kInvalid, flag + ": " + t.error().message);
+    auto t = parse_time_option(flag, value, wall_now_ns());
+    if (!t) return t.take_error();
     a.filter[flag == "--since" ? "since_wall_ns" : "until_wall_ns"] = *t;
   } else if (flag == "--state") {
     if (value != "open" && value != "stopped" && value != "interrupted") {
@@ -51,7 +43,7 @@ Status apply_option(const std::string& flag, const std::string& value, RunsArgs&
     }
     a.filter["state"] = value;
   } else if (flag == "--limit") {
-    auto n = parse_limit(value);
+    auto n = parse_whole_option("--limit", value, 1, kMaxLimit);
     if (!n) return n.take_error();
     a.limit = *n;
   } else {
@@ -96,7 +88,7 @@ Result<nlohmann::json> fetch(Client& client, const RunsArgs& a, bool& more) {
 int cmd_runs(const Context& ctx, const std::vector<std::string>& args) {
   auto a = parse(ctx, args);
   if (!a) return usage_error(a.error().message);
-  auto client = Client::connect(ctx.socket_path);
+  auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   bool more = false;
   auto runs = fetch(*client, *a, more);

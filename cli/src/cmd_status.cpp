@@ -13,8 +13,14 @@ std::string rail_reading(const nlohmann::json& r, const char* key, int decimals)
 }
 
 std::string rails_table(const nlohmann::json& st) {
-  Table t({{"RAIL"}, {"DRIVER"}, {"DEVICE"}, {"CH", Align::kRight}, {"V", Align::kRight},
-           {"A", Align::kRight}, {"W", Align::kRight}, {"STATE"}});
+  Table t({{"RAIL"},
+           {"DRIVER"},
+           {"DEVICE"},
+           {"CH", Align::kRight},
+           {"V", Align::kRight},
+           {"A", Align::kRight},
+           {"W", Align::kRight},
+           {"STATE"}});
   std::vector<std::string> in_total;
   for (const auto& n : member(member(st, "total"), "rails")) in_total.push_back(n.get<std::string>());
   for (const auto& r : member(st, "rails")) {
@@ -22,8 +28,8 @@ std::string rails_table(const nlohmann::json& st) {
     bool total = std::find(in_total.begin(), in_total.end(), label) != in_total.end();
     std::string state = r.contains("errno") ? "read failed: " + r.value("error", "") : "ok";
     t.add_row({label + (total ? " *" : ""), r.value("driver", ""), r.value("device", ""),
-               std::to_string(r.value("channel", 0)), rail_reading(r, "voltage_v", 3),
-               rail_reading(r, "current_a", 3), rail_reading(r, "power_w", 3), state});
+               std::to_string(r.value("channel", 0)), rail_reading(r, "voltage_v", 3), rail_reading(r, "current_a", 3),
+               rail_reading(r, "power_w", 3), state});
   }
   return t.render();
 }
@@ -49,36 +55,43 @@ std::string count_or_dash(const nlohmann::json& m, const char* key) {
 void print_monitors(const nlohmann::json& st) {
   const auto& monitors = member(st, "monitors");
   if (monitors.empty()) return;
-  Table t({{"MONITOR"}, {"DRIVER"}, {"SAMPLES", Align::kRight}, {"CONV_US", Align::kRight},
-           {"UPDATE_MS", Align::kRight}, {"FILTER_MS", Align::kRight}, {"AVERAGING"}});
+  Table t({{"MONITOR"},
+           {"DRIVER"},
+           {"SAMPLES", Align::kRight},
+           {"CONV_US", Align::kRight},
+           {"UPDATE_MS", Align::kRight},
+           {"FILTER_MS", Align::kRight},
+           {"AVERAGING"}});
   for (const auto& m : monitors) {
     t.add_row({m.value("device", ""), m.value("driver", ""), count_or_dash(m, "samples"),
                count_or_dash(m, "conversion_us"), count_or_dash(m, "update_interval_ms"),
                fixed(static_cast<double>(m.value("filter_ns", int64_t{0})) / 1e6, 3), averaging_text(m)});
   }
-  std::cout << "sensor averaging: " << st.value("sensor_averaging", "?") << "\n" << t.render();
+  std::cout << "sensor averaging: " << safe_text(st, "sensor_averaging", "?") << "\n" << t.render();
   for (const auto& m : monitors) {
-    if (m.contains("error")) std::cout << "monitor " << m.value("device", "") << ": " << m["error"].get<std::string>() << "\n";
+    if (m.contains("error")) std::cout << "monitor " << safe_text(m, "device") << ": " << safe_text(m, "error") << "\n";
   }
   std::cout << "\n";
 }
 
 void print_board(const nlohmann::json& st) {
   const auto& b = member(st, "board");
-  std::string model = b.value("model", "");
-  std::string l4t = b.value("l4t_release", "");
-  std::cout << "energyd " << st.value("version", "?") << ", pid " << st.value("pid", 0) << ", up "
+  std::string model = safe_text(b, "model");
+  std::string l4t = safe_text(b, "l4t_release");
+  std::cout << "energyd " << safe_text(st, "version", "?") << ", pid " << st.value("pid", 0) << ", up "
             << duration_text(st.value("uptime_s", 0.0)) << "\n";
-  std::cout << "board:   " << (model.empty() ? "unknown" : model) << (l4t.empty() ? "" : ", L4T R" + l4t)
-            << " (root " << st.value("root", "/") << ")\n";
+  std::cout << "board:   " << (model.empty() ? "unknown" : model) << (l4t.empty() ? "" : ", L4T R" + l4t) << " (root "
+            << safe_text(st, "root", "/") << ")\n";
 }
 
 void print_total(const nlohmann::json& st) {
   const auto& total = member(st, "total");
   std::cout << "total:   ";
-  if (total.contains("power_w")) std::cout << fixed(total["power_w"].get<double>(), 3) << " W";
-  else std::cout << "unavailable";
-  std::cout << " (* = in total: " << total.value("rule", "") << ")\n";
+  if (total.contains("power_w"))
+    std::cout << fixed(total["power_w"].get<double>(), 3) << " W";
+  else
+    std::cout << "unavailable";
+  std::cout << " (* = in total: " << safe_text(total, "rule") << ")\n";
 }
 
 // A nanosecond field of `j` as milliseconds with three decimals.
@@ -96,18 +109,18 @@ void print_health(const nlohmann::json& st) {
             << " stalled reads\n";
   std::cout << "storage: " << d.value("samples_written", 0) << " sweeps written, " << d.value("queued_samples", 0)
             << " queued, " << d.value("dropped_samples", 0) << " dropped"
-            << (d.value("healthy", true) ? "" : ", FAILING: " + d.value("last_error", std::string())) << " ("
-            << d.value("database", "") << ")\n";
+            << (d.value("healthy", true) ? "" : ", FAILING: " + safe_text(d, "last_error")) << " ("
+            << safe_text(d, "database") << ")\n";
 }
 
 void print_extras(const nlohmann::json& st) {
   for (const auto& s : member(st, "skipped_channels")) {
-    std::cout << "skipped: " << s.value("device", "") << " channel " << s.value("channel", 0) << ": "
-              << s.value("reason", "") << "\n";
+    std::cout << "skipped: " << safe_text(s, "device") << " channel " << s.value("channel", 0) << ": "
+              << safe_text(s, "reason") << "\n";
   }
-  for (const auto& n : member(st, "notes")) std::cout << "note:    " << n.get<std::string>() << "\n";
+  for (const auto& n : member(st, "notes")) std::cout << "note:    " << terminal_safe(n.get<std::string>()) << "\n";
   for (const auto& r : member(st, "open_runs")) {
-    std::cout << "open run " << r.value("id", 0) << ": " << r.value("name", "") << "\n";
+    std::cout << "open run " << r.value("id", 0) << ": " << safe_text(r, "name") << "\n";
   }
 }
 

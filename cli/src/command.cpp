@@ -5,10 +5,12 @@
 
 namespace energy::cli {
 
+Result<Client> connect_daemon(const Context& ctx) { return Client::connect(ctx.socket_path, ctx.timeouts); }
+
 CallOutcome call_daemon(const Context& ctx, const std::string& verb, const nlohmann::json& args) {
-  auto client = Client::connect(ctx.socket_path);
+  auto client = connect_daemon(ctx);
   if (!client) {
-    std::fprintf(stderr, "energyctl: %s\n", client.error().describe().c_str());
+    print_error(client.error().describe());
     return {kExitUnreachable, {}};
   }
   auto result = client->call(verb, args);
@@ -18,12 +20,12 @@ CallOutcome call_daemon(const Context& ctx, const std::string& verb, const nlohm
 
 int report_failure(const Error& error) {
   bool transport = error.code == ErrorCode::kIo || error.code == ErrorCode::kTimeout;
-  std::fprintf(stderr, "energyctl: %s\n", error.describe().c_str());
+  print_error(error.describe());
   return transport ? kExitUnreachable : kExitFailed;
 }
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "energyctl: %s\nTry 'energyctl --help'.\n", message.c_str());
+  std::fprintf(stderr, "energyctl: %s\nTry 'energyctl --help'.\n", terminal_safe(message).c_str());
   return kExitUsage;
 }
 
@@ -32,6 +34,14 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return kNull;
   auto it = j.find(key);
   return it == j.end() ? kNull : *it;
+}
+
+std::string safe_text(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  return terminal_safe(j.value(key, fallback));
+}
+
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "energyctl: %s\n", terminal_safe(message).c_str());
 }
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }

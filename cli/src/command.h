@@ -14,6 +14,7 @@
 
 #include "energy/client.h"
 #include "energy/result.h"
+#include "terminal_text.h"
 
 namespace energy::cli {
 
@@ -25,7 +26,11 @@ constexpr int kExitUnreachable = 3;
 struct Context {
   std::string socket_path;
   bool json = false;
+  ClientTimeouts timeouts;  // --connect-timeout, --timeout
 };
+
+// A connection to ctx.socket_path with ctx.timeouts.
+Result<Client> connect_daemon(const Context& ctx);
 
 // Connects, sends one request and prints a daemon or transport error.
 // Returns the result, or the exit code to use.
@@ -41,6 +46,10 @@ int usage_error(const std::string& message);
 int report_failure(const Error& error);
 // j[key] when j is an object holding key, else a null (which iterates as empty).
 const nlohmann::json& member(const nlohmann::json& j, const char* key);
+// The string j[key] (`fallback` when absent) through terminal_safe(), for text output.
+std::string safe_text(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+// Prints "energyctl: <message>" on stderr, the message through terminal_safe().
+void print_error(const std::string& message);
 void print_json(const nlohmann::json& j);
 // Splits a command's arguments into words and --json (which sets `json`);
 // after "--" every argument is a word. Any other option is an error naming it.

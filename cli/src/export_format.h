@@ -12,7 +12,9 @@ namespace energy::cli {
 
 // "boot_id,t_ns,wall_time,rail,voltage_mv,current_ma,power_uw,errno\n"
 std::string csv_header();
-// One line; a failed read has empty readings and its errno.
+// One line; a failed read has empty readings and its errno. The text
+// fields (boot_id, rail) are written with csv_field() (terminal_text.h):
+// quoted when they hold a comma or a quote, control characters escaped.
 std::string csv_row(const nlohmann::json& row);
 
 // For `export RUN`: when retention has downsampled some of the run's rails

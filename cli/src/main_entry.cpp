@@ -1,11 +1,14 @@
 // energyctl's driver: global options, then one subcommand.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "command.h"
+#include "duration_arg.h"
 
 namespace energy::cli {
 namespace {
@@ -47,6 +50,9 @@ constexpr const char* kUsage =
     "Options:\n"
     "  --socket PATH   energyd's socket\n"
     "  --json          print the daemon's JSON instead of tables\n"
+    "  --connect-timeout D  how long to wait for energyd to take the connection (default 5s;\n"
+    "                  $ENERGYCTL_CONNECT_TIMEOUT)\n"
+    "  --timeout D     how long to wait for each reply (default 10s; $ENERGYCTL_TIMEOUT)\n"
     "  --help          this text\n"
     "  --version       energyctl's version\n";
 
@@ -61,26 +67,73 @@ const std::map<std::string, Command>& commands() {
   return table;
 }
 
+bool is_valued_global(const std::string& flag) {
+  return flag == "--socket" || flag == "--timeout" || flag == "--connect-timeout";
+}
+
+// A timeout from --timeout, --connect-timeout or their variables (`source`).
+Status set_timeout(std::chrono::milliseconds& slot, const std::string& source, const std::string& value) {
+  auto ms = parse_duration_ms(value);
+  if (!ms) return make_error(ErrorCode::kInvalid, source + ": " + ms.error().message);
+  slot = std::chrono::milliseconds(*ms);
+  return ok_status();
+}
+
+Status apply_global(const std::string& flag, const std::string& value, Context& ctx) {
+  if (value.empty()) return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value, got ''");
+  if (flag == "--socket") {
+    ctx.socket_path = value;
+    return ok_status();
+  }
+  return set_timeout(flag == "--timeout" ? ctx.timeouts.reply : ctx.timeouts.connect, flag, value);
+}
+
+// $ENERGYCTL_TIMEOUT and $ENERGYCTL_CONNECT_TIMEOUT, when set and not empty.
+Status timeouts_from_environment(Context& ctx) {
+  for (auto [name, slot] : {std::pair{"ENERGYCTL_TIMEOUT", &ctx.timeouts.reply},
+                            std::pair{"ENERGYCTL_CONNECT_TIMEOUT", &ctx.timeouts.connect}}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    auto st = set_timeout(*slot, std::string("$") + name, value);
+    if (!st) return st;
+  }
+  return ok_status();
+}
+
 // Consumes global options; returns the index of the command word.
 Result<size_t> parse_globals(const std::vector<std::string>& args, Context& ctx, bool& help, bool& version) {
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--json") ctx.json = true;
-    else if (a == "--help" || a == "-h") help = true;
-    else if (a == "--version") version = true;
-    else if (a == "--socket" && i + 1 < args.size()) ctx.socket_path = args[++i];
-    else if (a.rfind("--socket=", 0) == 0) ctx.socket_path = a.substr(9);
-    else if (a.rfind("-", 0) == 0) return make_error(ErrorCode::kInvalid, "unknown option '" + a + "'");
-    else break;
+    std::string flag = a.substr(0, a.find('='));
+    Status st = ok_status();
+    if (a == "--json")
+      ctx.json = true;
+    else if (a == "--help" || a == "-h")
+      help = true;
+    else if (a == "--version")
+      version = true;
+    else if (is_valued_global(a) && i + 1 >= args.size())
+      return make_error(ErrorCode::kInvalid, "option '" + a + "' needs a value");
+    else if (is_valued_global(a))
+      st = apply_global(a, args[++i], ctx);
+    else if (is_valued_global(flag))
+      st = apply_global(flag, a.substr(flag.size() + 1), ctx);
+    else if (a.rfind("-", 0) == 0)
+      return make_error(ErrorCode::kInvalid, "unknown option '" + a + "'");
+    else
+      break;
+    if (!st) return st.take_error();
   }
   return i;
 }
 
 int dispatch(const std::vector<std::string>& args) {
-  Context ctx{default_socket_path(), false};
+  Context ctx{default_socket_path(), false, ClientTimeouts{}};
   bool help = false;
   bool version = false;
+  auto env = timeouts_from_environment(ctx);
+  if (!env) return usage_error(env.error().message);
   auto at = parse_globals(args, ctx, help, version);
   if (!at) return usage_error(at.error().message);
   if (version && !help) {
@@ -103,7 +156,7 @@ int main_entry(int argc, char** argv) {
   try {
     return dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const nlohmann::json::exception& e) {
-    std::fprintf(stderr, "energyctl: energyd sent a reply this energyctl cannot read: %s\n", e.what());
+    print_error(std::string("energyd sent a reply this energyctl cannot read: ") + e.what());
     return kExitFailed;
   }
 }

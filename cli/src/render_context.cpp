@@ -46,7 +46,7 @@ std::string governors_text(const nlohmann::json& d) {
 }
 
 std::string zone_text(const nlohmann::json& z) {
-  std::string name = z.value("zone", std::string());
+  std::string name = safe_text(z, "zone");
   const auto& lo = member(z, "min_c");
   const auto& hi = member(z, "max_c");
   if (!lo.is_number() || !hi.is_number()) {

@@ -49,18 +49,25 @@ std::string clock_pins_text(const nlohmann::json& pins) {
 std::string render_report(const nlohmann::json& rep) {
   std::ostringstream out;
   const auto& run = member(rep, "run");
-  out << "run " << run.value("id", 0) << " (" << run.value("name", "") << ") " << run.value("state", "")
-      << " after " << duration_text(rep.value("duration_s", 0.0)) << "\n\n";
-  Table t({{"RAIL"}, {"ENERGY J", Align::kRight}, {"BOUND J", Align::kRight}, {"AVG W", Align::kRight}, {"PEAK W", Align::kRight},
-           {"SAMPLES", Align::kRight}, {"COVERAGE", Align::kRight}, {"MAX GAP ms", Align::kRight}});
+  out << "run " << run.value("id", 0) << " (" << safe_text(run, "name") << ") " << safe_text(run, "state") << " after "
+      << duration_text(rep.value("duration_s", 0.0)) << "\n\n";
+  Table t({{"RAIL"},
+           {"ENERGY J", Align::kRight},
+           {"BOUND J", Align::kRight},
+           {"AVG W", Align::kRight},
+           {"PEAK W", Align::kRight},
+           {"SAMPLES", Align::kRight},
+           {"COVERAGE", Align::kRight},
+           {"MAX GAP ms", Align::kRight}});
   for (const auto& r : member(rep, "rails")) {
     t.add_row(stats_row(r.value("label", "") + (r.value("in_total", false) ? " *" : ""), r));
   }
   t.add_row(stats_row("TOTAL", member(rep, "total")));
-  out << t.render() << "\n* = in total: " << rep.value("total_rule", "") << "\n"
+  out << t.render() << "\n* = in total: " << safe_text(rep, "total_rule") << "\n"
       << "BOUND J: how far the energy can be from the true energy, from the readings' own variation and\n"
          "resolution (docs/PROTOCOL.md, \"Error bound\")\n";
-  for (const auto& m : member(rep, "missing_rails")) out << "missing: " << m.get<std::string>() << " has no readings in this run\n";
+  for (const auto& m : member(rep, "missing_rails"))
+    out << "missing: " << terminal_safe(m.get<std::string>()) << " has no readings in this run\n";
   out << render_run_context(rep);
   out << clock_pins_text(member(rep, "clock_pins"));
   out << baseline_text(rep) << notes_text(rep);

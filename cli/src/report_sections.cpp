@@ -55,7 +55,7 @@ std::string baseline_text(const nlohmann::json& rep) {
   if (!bl.is_object()) {
     return "\nno idle baseline: net energy unknown ('energyctl baseline' measures the idle power)\n";
   }
-  return "\nidle baseline: run " + std::to_string(bl.value("run", 0)) + " (" + bl.value("name", "") + "), " +
+  return "\nidle baseline: run " + std::to_string(bl.value("run", 0)) + " (" + safe_text(bl, "name") + "), " +
          duration_text(bl.value("duration_s", 0.0)) + ", measured " + age_text(bl.value("age_s", 0.0)) +
          "; idle J = idle W x duration, net J = energy - idle\n" + baseline_table(rep);
 }
@@ -63,7 +63,7 @@ std::string baseline_text(const nlohmann::json& rep) {
 std::string notes_text(const nlohmann::json& rep) {
   std::string out;
   for (const auto& n : member(rep, "notes")) {
-    if (n.is_string()) out += "note: " + n.get<std::string>() + "\n";
+    if (n.is_string()) out += "note: " + terminal_safe(n.get<std::string>()) + "\n";
   }
   return out;
 }

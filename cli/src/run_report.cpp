@@ -155,8 +155,8 @@ void render_single(const RunDocument& doc, std::ostringstream& out) {
 }
 
 void render_several(const RunDocument& doc, std::ostringstream& out) {
-  out << doc.repeats.size() << " of " << doc.repeat << " runs of '" << doc.name << "' (" << command_line(doc.command)
-      << ")\n\n"
+  out << doc.repeats.size() << " of " << doc.repeat << " runs of '" << terminal_safe(doc.name) << "' ("
+      << terminal_safe(command_line(doc.command)) << ")\n\n"
       << runs_table(doc) << "\n";
   if (doc.baseline_run) out << "idle baseline: run " << *doc.baseline_run << " (NET: energy above idle)\n\n";
   auto counted = summary_json(doc.repeats, doc.items);

@@ -27,11 +27,11 @@ struct Repeat {
 struct RunDocument {
   std::string name;
   std::vector<std::string> command;
-  int repeat = 1;               // requested
-  std::optional<double> items;  // work items per run (e.g. inferences)
-  int exit_status = 0;          // what energyctl exits with
-  std::string interrupted_by;   // "SIGINT" etc. when repeats were cut short
-  std::vector<Repeat> repeats;  // as executed
+  int repeat = 1;                       // requested
+  std::optional<double> items;          // work items per run (e.g. inferences)
+  int exit_status = 0;                  // what energyctl exits with
+  std::string interrupted_by;           // "SIGINT" etc. when repeats were cut short
+  std::vector<Repeat> repeats;          // as executed
   std::optional<int64_t> baseline_run;  // --baseline: the idle baseline measured before the runs
 };
 

@@ -4,12 +4,29 @@
 #include <cmath>
 #include <cstdio>
 
+#include "terminal_text.h"
+
 namespace energy::cli {
 
+namespace {
+
+std::vector<std::string> safe_cells(const std::vector<std::string>& cells) {
+  std::vector<std::string> out;
+  out.reserve(cells.size());
+  for (const auto& cell : cells) out.push_back(terminal_safe(cell));
+  return out;
+}
+
+}  // namespace
+
 std::string Table::render() const {
+  std::vector<std::string> titles;
+  for (const auto& col : columns_) titles.push_back(terminal_safe(col.title));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : rows_) rows.push_back(safe_cells(row));
   std::vector<size_t> width(columns_.size(), 0);
-  for (size_t c = 0; c < columns_.size(); ++c) width[c] = columns_[c].title.size();
-  for (const auto& row : rows_) {
+  for (size_t c = 0; c < columns_.size(); ++c) width[c] = titles[c].size();
+  for (const auto& row : rows) {
     for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
   }
   auto line = [&](const std::vector<std::string>& cells) {
@@ -23,10 +40,8 @@ std::string Table::render() const {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
   };
-  std::vector<std::string> titles;
-  for (const auto& col : columns_) titles.push_back(col.title);
   std::string out = line(titles);
-  for (const auto& row : rows_) out += line(row);
+  for (const auto& row : rows) out += line(row);
   return out;
 }
 

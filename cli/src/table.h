@@ -1,4 +1,6 @@
-// Table: aligned plain-text columns for energyctl's human output.
+// Table: aligned plain-text columns for energyctl's human output. Titles
+// and cells are printed through terminal_safe() (terminal_text.h), so cells
+// may hold text from the daemon as it came.
 //
 // Thread-safety: a plain value.
 #pragma once
