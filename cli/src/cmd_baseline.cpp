@@ -43,8 +43,7 @@ Result<BaselineArgs> parse(const Context& ctx, const std::vector<std::string>& a
   a.json = ctx.json;
   bool measuring_option = false;
   auto walked = walk_options(
-      args, "baseline",
-      [&](const std::string& flag) {
+      args, "baseline", [&](const std::string& flag) {
         if (flag != "--json" && flag != "--show") return false;
         (flag == "--json" ? a.json : a.show) = true;
         return true;
