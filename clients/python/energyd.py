@@ -30,6 +30,7 @@ replies up to 64 MiB.
 Thread-safety: a Client may be shared between threads; calls are serialised.
 """
 
+import errno as _errno
 import json
 import os
 import socket as _socket
@@ -119,10 +120,14 @@ class Client:
     Args:
         socket: the socket path; default $ENERGYD_SOCKET, else
             /run/energyd/energyd.sock.
-        timeout: seconds to wait for the connection and for each reply
-            (marks wait for a sample and a database commit).
+        timeout: seconds to wait for the connection (while energyd's listen
+            backlog is full: it is overloaded or out of descriptors) and for
+            each whole reply (marks wait for a sample and a database commit).
 
-    Raises EnergydError("io") when energyd cannot be reached. After a
+    Raises EnergydError("io") when energyd cannot be reached and
+    EnergydError("timeout") when it does not answer in time. When energyd
+    refuses the connection (an error frame with id 0, e.g. too many
+    connections), the EnergydError has its code ("denied") and message. After a
     transport failure the connection is dropped and the next call reconnects.
     Usable as a context manager (closes on exit).
     """
@@ -133,6 +138,7 @@ class Client:
         self._lock = threading.Lock()
         self._sock = None  # type: Optional[_socket.socket]
         self._next_id = 1
+        self._deadline = 0.0  # monotonic time by which the current reply must be complete
         self._connect()
 
     def __enter__(self) -> "Client":
@@ -164,6 +170,8 @@ class Client:
                     ),
                 )
             reply = self._exchange(frame)
+        if reply.get("id") == 0:
+            raise self._refusal(reply)
         return _result_of(reply, request_id)
 
     def status(self) -> Dict[str, Any]:
@@ -263,7 +271,10 @@ class Client:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.settimeout(self.timeout)
         try:
-            sock.connect(self.socket_path)
+            self._connect_within_timeout(sock)
+        except EnergydError:
+            sock.close()
+            raise
         except OSError as e:
             sock.close()
             hint = " (is energyd running?)" if isinstance(e, (FileNotFoundError, ConnectionRefusedError)) else ""
@@ -272,12 +283,56 @@ class Client:
             ) from None
         self._sock = sock
 
+    def _connect_within_timeout(self, sock: _socket.socket) -> None:
+        """connect() on a Unix socket with a timeout fails at once with EAGAIN
+        while the listen backlog is full; retried until the timeout."""
+        deadline = time.monotonic() + self.timeout
+        pause = 0.005
+        while True:
+            try:
+                sock.connect(self.socket_path)
+                return
+            except BlockingIOError as e:
+                if e.errno != _errno.EAGAIN or time.monotonic() + pause > deadline:
+                    raise EnergydError(
+                        "timeout",
+                        "energyd did not accept the connection on {} within {} s (its listen backlog is full: "
+                        "is it overloaded or out of file descriptors?)".format(self.socket_path, self.timeout),
+                    ) from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.1)
+
+    def _refusal(self, reply: Dict[str, Any]) -> EnergydError:
+        """The EnergydError an id-0 frame (energyd's word about the connection) carries."""
+        self.close()
+        try:
+            _result_of(reply, 0)
+        except EnergydError as e:
+            return EnergydError(
+                e.code, "energyd refused the connection on {}: {}: {}".format(self.socket_path, e.code, e.message), e.errno
+            )
+        return EnergydError("protocol", "energyd sent a frame with id 0 that is not an error ({})".format(self.socket_path))
+
+    def _last_word(self) -> Optional[Dict[str, Any]]:
+        """After a send failed because energyd closed: its last frame, if any."""
+        try:
+            return self._receive()
+        except (OSError, EnergydError):
+            return None
+
     def _exchange(self, frame: bytes) -> Dict[str, Any]:
         if self._sock is None:
             self._connect()
+        self._deadline = time.monotonic() + self.timeout
         try:
             assert self._sock is not None
-            self._sock.sendall(frame)
+            try:
+                self._sock.sendall(frame)
+            except (BrokenPipeError, ConnectionResetError):
+                last = self._last_word()
+                if last is not None and last.get("id") == 0:
+                    return last
+                raise
             return self._receive()
         except _socket.timeout:
             self.close()
@@ -301,6 +356,10 @@ class Client:
         assert self._sock is not None
         chunks = []
         while n > 0:
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                raise _socket.timeout("reply deadline")
+            self._sock.settimeout(left)
             chunk = self._sock.recv(min(n, 1 << 20))
             if not chunk:
                 raise EnergydError("io", "energyd closed the connection {}".format(self.socket_path))

@@ -10,6 +10,7 @@ Run: ENERGYD_BIN=... ENERGYD_SIM_BIN=... python3 -m unittest -v test_client
 
 import json
 import os
+import select
 import shutil
 import socket
 import struct
@@ -157,6 +158,89 @@ class FakeDaemonTest(unittest.TestCase):
             with energyd.Client(d.path, timeout=0.2) as c:
                 c.status()
         self.assertEqual(caught.exception.code, "timeout")
+
+    def serve_one_connection(self, serve):
+        """A listening socket whose first connection is handed to serve(conn) on a thread."""
+        folder = tempfile.mkdtemp(prefix="energyd-py-raw-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "energyd.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(listener.close)
+        listener.bind(path)
+        listener.listen(4)
+
+        def run():
+            conn, _ = listener.accept()
+            with conn:
+                serve(conn)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join, 5)
+        return path
+
+    def test_refused_connection_raises_the_daemons_code_and_message(self):
+        refusal = frame({"v": 1, "id": 0, "ok": False,
+                         "error": {"code": "denied", "message": "too many connections from uid 1000"}})
+        path = self.serve_one_connection(lambda conn: conn.sendall(refusal))
+        with self.assertRaises(energyd.EnergydError) as caught:
+            with energyd.Client(path) as c:
+                c.status()
+        self.assertEqual(caught.exception.code, "denied")
+        self.assertIn("too many connections from uid 1000", caught.exception.message)
+        self.assertIn(path, caught.exception.message)
+
+    def test_refusal_is_read_even_when_the_send_fails_with_a_broken_pipe(self):
+        refusal = frame({"v": 1, "id": 0, "ok": False, "error": {"code": "denied", "message": "too many connections"}})
+        path = self.serve_one_connection(lambda conn: conn.sendall(refusal))
+        c = energyd.Client(path)
+        self.addCleanup(c.close)
+        poller = select.poll()
+        poller.register(c._sock.fileno(), select.POLLHUP)
+        self.assertTrue(poller.poll(5000), "the fake daemon did not close")
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.status()
+        self.assertEqual(caught.exception.code, "denied")
+        self.assertIn("too many connections", caught.exception.message)
+
+    def test_the_timeout_bounds_the_whole_reply_not_each_read(self):
+        def trickle(conn):
+            header = conn.recv(4, socket.MSG_WAITALL)
+            (length,) = struct.unpack(">I", header)
+            request = json.loads(conn.recv(length, socket.MSG_WAITALL).decode("utf-8"))
+            for byte in ok_reply(request, {"pad": "x" * 100}):
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    return
+                time.sleep(0.02)
+
+        path = self.serve_one_connection(trickle)
+        with self.assertRaises(energyd.EnergydError) as caught:
+            with energyd.Client(path, timeout=0.2) as c:
+                c.status()
+        self.assertEqual(caught.exception.code, "timeout")
+
+    def test_connect_times_out_while_the_listen_backlog_is_full(self):
+        folder = tempfile.mkdtemp(prefix="energyd-py-backlog-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "energyd.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(listener.close)
+        listener.bind(path)
+        listener.listen(0)
+        for _ in range(16):  # fill the backlog; nothing accepts
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.addCleanup(s.close)
+            s.setblocking(False)
+            try:
+                s.connect(path)
+            except BlockingIOError:
+                break
+        with self.assertRaises(energyd.EnergydError) as caught:
+            energyd.Client(path, timeout=0.2)
+        self.assertEqual(caught.exception.code, "timeout")
+        self.assertIn(path, caught.exception.message)
 
     def test_unreachable_socket_is_an_io_error_that_names_the_path(self):
         path = os.path.join(tempfile.gettempdir(), "energyd-py-none-{}.sock".format(os.getpid()))
