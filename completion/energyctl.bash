@@ -11,19 +11,20 @@ _energyctl() {
     --since | --until) COMPREPLY=($(compgen -W "now -15m -1h -1d" -- "$cur")); return ;;
     --state) COMPREPLY=($(compgen -W "open stopped interrupted" -- "$cur")); return ;;
     --duration | --baseline) COMPREPLY=($(compgen -W "10s 30s 1m" -- "$cur")); return ;;
+    --timeout | --connect-timeout) COMPREPLY=($(compgen -W "5s 10s 30s 1m" -- "$cur")); return ;;
     --interval) COMPREPLY=($(compgen -W "500ms 1s 2s" -- "$cur")); return ;;
     --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max" -- "$cur")); return ;;
   esac
   local i command="" sub=""
   for ((i = 1; i < cword; i++)); do
     case "${words[i]}" in
-      --socket) ((i++)) ;;
+      --socket | --timeout | --connect-timeout) ((i++)) ;;
       -*) ;;
       *) if [[ -z "$command" ]]; then command="${words[i]}"; elif [[ -z "$sub" ]]; then sub="${words[i]}"; fi ;;
     esac
   done
   case "$command" in
-    "") COMPREPLY=($(compgen -W "status rails clocks mark run runs show compare export baseline live pin unpin --socket --json --help --version" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "status rails clocks mark run runs show compare export baseline live pin unpin --socket --json --timeout --connect-timeout --help --version" -- "$cur")) ;;
     mark)
       if [[ -z "$sub" ]]; then COMPREPLY=($(compgen -W "start stop" -- "$cur"))
       elif [[ "$sub" == start ]]; then COMPREPLY=($(compgen -W "--tag" -- "$cur")); fi ;;

@@ -14,7 +14,7 @@ namespace energy::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "Usage: energyctl [--socket PATH] [--json] COMMAND [ARGS]\n"
+    "Usage: energyctl [--socket PATH] [--json] [--timeout D] [--connect-timeout D] COMMAND [ARGS]\n"
     "Talks to energyd (socket: --socket, else $ENERGYD_SOCKET, else /run/energyd/energyd.sock).\n\n"
     "Commands:\n"
     "  status                          board, rails with live V/I/P, sampling and storage health\n"
@@ -132,8 +132,7 @@ int dispatch(const std::vector<std::string>& args) {
   Context ctx{default_socket_path(), false, ClientTimeouts{}};
   bool help = false;
   bool version = false;
-  auto env = timeouts_from_environment(ctx);
-  if (!env) return usage_error(env.error().message);
+  auto env = timeouts_from_environment(ctx);  // before the options, which override it
   auto at = parse_globals(args, ctx, help, version);
   if (!at) return usage_error(at.error().message);
   if (version && !help) {
@@ -144,6 +143,7 @@ int dispatch(const std::vector<std::string>& args) {
     std::fputs(kUsage, help ? stdout : stderr);
     return help ? kExitOk : kExitUsage;
   }
+  if (!env) return usage_error(env.error().message);
   auto it = commands().find(args[*at]);
   if (it == commands().end()) return usage_error("unknown command '" + args[*at] + "'");
   std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(*at) + 1, args.end());

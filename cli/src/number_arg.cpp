@@ -37,7 +37,7 @@ Result<double> parse_positive_option(const std::string& option, const std::strin
   double n = plain_decimal(text) ? std::strtod(text.c_str(), &end) : 0.0;
   if (end == nullptr || *end != '\0' || !std::isfinite(n) || n <= 0) {
     return make_error(ErrorCode::kInvalid,
-                      option + " must be a positive number (e.g. 3200 or 2.5), got '" + text + "'");
+                      option + " must be a positive number, got '" + text + "' (e.g. 3200 or 2.5)");
   }
   return n;
 }
