@@ -282,8 +282,8 @@ Result<std::unique_ptr<Store>> DaemonImpl::open_writer_store() {
   if (store || store.error().code != ErrorCode::kCorrupt) return store;
   auto moved = Store::move_aside(path, std::to_string(clock_.wall_ns() / kNsPerSec));
   if (!moved) return moved.take_error();
-  spdlog::error("database {} is damaged ({}); moved it to {} and starting a fresh one", path, store.error().describe(),
-                *moved);
+  spdlog::error("database {} is damaged ({}); moved it to {} and starting a fresh one", path,
+                store.error().describe(), *moved);
   return Store::open(path, StoreRole::kWriter, kBusyTimeoutMs);
 }
 
@@ -326,8 +326,7 @@ Result<std::vector<RunRecord>> DaemonImpl::close_other_boots_runs(Store& store, 
   for (const auto& r : *open) {
     if (r.boot == boot) {
       kept.push_back(r);
-      spdlog::info("run {} ({}) is still open from before the restart; the downtime is a gap in its data", r.id,
-                   r.name);
+      spdlog::info("run {} ({}) is still open from before the restart; the downtime is a gap in its data", r.id, r.name);
       continue;
     }
     auto last = store.last_sample_ns(r.boot);
@@ -352,8 +351,7 @@ Status DaemonImpl::start_loop() {
   sigint_.reset(s);
   int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
   blocking_reads_ = std::make_unique<TaskRunner>();
-  runs_ = std::make_unique<RunManager>(
-      *sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
+  runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
   auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
   runs_->set_clocks_source(clocks);
   runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
@@ -388,8 +386,7 @@ int DaemonImpl::on_watchdog(sd_event_source* s, uint64_t usec, void* self) {
   auto* d = static_cast<DaemonImpl*>(self);
   auto stats = d->sampler_->stats();
   int64_t progress = stats.ticks + stats.extra_samples;
-  if (progress != d->watchdog_ticks_)
-    sd_notify(0, "WATCHDOG=1");
+  if (progress != d->watchdog_ticks_) sd_notify(0, "WATCHDOG=1");
   else if (auto v = d->log_limit_.allow("watchdog"); v.log) {
     spdlog::error("sampler made no progress for {} ms; not pinging the watchdog{}", d->watchdog_usec_ / 2000,
                   LogLimiter::suffix(v));
@@ -570,7 +567,7 @@ void DaemonImpl::export_readings(const ExportArgs& args, const Responder& r) {
 }
 
 void DaemonImpl::shutdown() {
-  server_.reset();                            // no new requests; the socket file goes away
+  server_.reset();     // no new requests; the socket file goes away
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
   if (queries_) queries_->stop(std::chrono::milliseconds(1000));
@@ -582,7 +579,7 @@ void DaemonImpl::shutdown() {
     (void)sampler_.release();  // its thread touches the sampler when the read returns
   }
   if (averaging_) averaging_->restore();  // the chips' own averaging back once sampling has stopped
-  if (writer_) writer_->stop();           // flushes every queued sample and mark
+  if (writer_) writer_->stop();  // flushes every queued sample and mark
   runs_.reset();
 }
 

@@ -65,8 +65,8 @@ Result<int64_t> RunManager::resolve(const std::string& key) const {
     auto reader = reader_();
     auto rec = reader ? (*reader)->run_by_id(id) : Result<std::optional<RunRecord>>(std::optional<RunRecord>());
     if (rec && rec->has_value()) {
-      return make_error(ErrorCode::kState,
-                        "run " + key + " (" + (*rec)->name + ") is already " + run_state_name((*rec)->state));
+      return make_error(ErrorCode::kState, "run " + key + " (" + (*rec)->name + ") is already " +
+                                               run_state_name((*rec)->state));
     }
   }
   std::vector<int64_t> matches;
@@ -77,8 +77,8 @@ Result<int64_t> RunManager::resolve(const std::string& key) const {
   if (matches.empty()) return make_error(ErrorCode::kNotFound, "no open run named or numbered '" + key + "'");
   std::string ids;
   for (auto m : matches) ids += (ids.empty() ? "" : ", ") + std::to_string(m);
-  return make_error(ErrorCode::kState, std::to_string(matches.size()) + " open runs are named '" + key + "' (ids " +
-                                           ids + "); stop one by id");
+  return make_error(ErrorCode::kState, std::to_string(matches.size()) + " open runs are named '" + key +
+                                           "' (ids " + ids + "); stop one by id");
 }
 
 Result<RunRecord> RunManager::open_run(const std::string& name_or_id) const {
