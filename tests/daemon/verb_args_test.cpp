@@ -315,7 +315,9 @@ TEST(VerbArgs, EveryVerbAcceptsItsRequiredArgumentsAlone) {
     auto r = read(spec.verb, required_args(spec));
     if (spec.id == Verb::kClocksUnpin) continue;  // needs one of its optional arguments
     EXPECT_TRUE(r.ok()) << spec.label << ": " << (r.ok() ? "" : r.error().message);
-    if (r.ok()) EXPECT_EQ(r->verb, spec.id) << spec.label;
+    if (r.ok()) {
+      EXPECT_EQ(r->verb, spec.id) << spec.label;
+    }
   }
 }
 
@@ -342,7 +344,9 @@ TEST(VerbArgs, NoJsonTypeInAnyArgumentThrowsOrFailsOtherThanInvalid) {
       args["undeclared"] = v;
       EXPECT_NO_THROW((void)read(spec.verb, args));
       EXPECT_FALSE(read(spec.verb, args).ok()) << spec.label;
-      if (!v.is_object()) EXPECT_NO_THROW((void)read(spec.verb, v));
+      if (!v.is_object()) {
+        EXPECT_NO_THROW((void)read(spec.verb, v));
+      }
     }
   }
   EXPECT_GT(cases, 500u);

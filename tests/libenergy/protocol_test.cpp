@@ -101,8 +101,8 @@ TEST(NestingDepth, BracketsInsideStringsAndEscapesDoNotCount) {
   EXPECT_EQ(depth("1"), 0u);
   EXPECT_EQ(depth(R"({"a":[1,{"b":2}]})"), 3u);
   EXPECT_EQ(depth(R"({"a":"[[[[{{{{"})"), 1u);
-  EXPECT_EQ(depth(R"({"a":""[[[[","b":[]})"), 2u);
-  EXPECT_EQ(depth(R"({"a":"\\","b":[[]]})"), 3u);
+  EXPECT_EQ(depth(R"({"a":"\"[[[[","b":[]})"), 2u);
+  EXPECT_EQ(depth(R"({"a":"\\\\","b":[[]]})"), 3u);
   EXPECT_EQ(depth("]]]]{"), 1u) << "unbalanced text does not underflow";
 }
 
