@@ -49,21 +49,20 @@ class HeldSignals {
   sigset_t previous_;
 };
 
-nlohmann::json baseline_tags(const std::string& kind) { return {{"energyd.kind", kind}}; }
-
 }  // namespace
 
 BaselineOutcome measure_baseline(const Context& ctx, const BaselineRequest& request) {
   HeldSignals held;
   BaselineOutcome out;
-  auto start = call_daemon(ctx, "mark.start", {{"name", request.name}, {"tags", baseline_tags("baseline")}});
+  // energyd tags the run energyd.kind=baseline (a reserved tag clients cannot set).
+  auto start = call_daemon(ctx, "mark.start", {{"name", request.name}, {"baseline_run", true}});
   if (start.exit_code != kExitOk) return {start.exit_code, 0, {}};
   std::string id = std::to_string(start.result.value("id", int64_t{0}));
   std::fprintf(stderr, "energyctl: measuring the idle baseline (run %s) for %s; leave the board idle\n", id.c_str(),
                duration_text(static_cast<double>(request.duration_ms) / 1000.0).c_str());
   out.signal = held.wait(request.duration_ms);
   nlohmann::json args = {{"run", id}};
-  if (out.signal != 0) args["tags"] = baseline_tags("baseline-interrupted");
+  if (out.signal != 0) args["baseline_interrupted"] = true;  // energyd.kind=baseline-interrupted
   auto stop = call_daemon(ctx, "mark.stop", args);
   if (out.signal == 0) out.signal = held.wait(0);
   out.report = stop.result;

@@ -1,11 +1,13 @@
 // Measuring an idle baseline (energyctl baseline, energyctl run --baseline):
-// a run tagged energyd.kind=baseline that lasts the requested time while the
-// board is left alone; later runs report idle and net energy against it
+// a run tagged energyd.kind=baseline (mark.start's "baseline_run": true; it
+// needs the clock privilege) that lasts the requested time while the board
+// is left alone; later runs report idle and net energy against it
 // (docs/PROTOCOL.md, "Idle baselines").
 //
 // SIGINT, SIGTERM and SIGHUP are held while the baseline is measured: one
 // arriving ends it early, and the run is stopped with the tag
-// energyd.kind=baseline-interrupted (so no report uses a cut-short baseline).
+// energyd.kind=baseline-interrupted (mark.stop's "baseline_interrupted":
+// true), so no report uses a cut-short baseline.
 //
 // Thread-safety: for single-threaded programs (it changes the signal mask).
 #pragma once

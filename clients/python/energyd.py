@@ -249,21 +249,24 @@ class Client:
         return self.call("runs.show", run=_run_key(run))
 
     def baseline(self, duration_s: float = 10.0, name: str = "baseline") -> Dict[str, Any]:
-        """Measures the idle power: a run tagged energyd.kind=baseline lasting
-        `duration_s` while the board is left alone; returns its report
-        (avg_power_w per rail and in total). Later reports subtract it.
+        """Measures the idle power: a run that energyd tags
+        energyd.kind=baseline ("baseline_run": true; needs the clock
+        privilege) lasting `duration_s` while the board is left alone;
+        returns its report (avg_power_w per rail and in total). Later
+        reports subtract it.
 
         If the wait is interrupted (KeyboardInterrupt, ...), the run is
-        stopped with energyd.kind=baseline-interrupted so no report uses
-        it, and the exception propagates.
+        stopped with "baseline_interrupted": true (energyd tags it
+        energyd.kind=baseline-interrupted) so no report uses it, and the
+        exception propagates.
         """
         if isinstance(duration_s, bool) or not isinstance(duration_s, (int, float)) or not duration_s > 0:
             raise ValueError("duration_s must be a positive number, got {!r}".format(duration_s))
-        info = self.mark_start(name, tags={BASELINE_KIND_TAG: "baseline"})
+        info = self.call("mark.start", name=name, baseline_run=True)
         try:
             time.sleep(duration_s)
         except BaseException:
-            self.mark_stop(info, tags={BASELINE_KIND_TAG: "baseline-interrupted"})
+            self.call("mark.stop", run=_run_key(info), baseline_interrupted=True)
             raise
         return self.mark_stop(info)
 

@@ -31,6 +31,7 @@
 #include "server.h"
 #include "status.h"
 #include "task_runner.h"
+#include "verb_args.h"
 #include "writer.h"
 
 namespace energy::daemon {
@@ -38,6 +39,8 @@ namespace energy::daemon {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
+// energyd.kind of a baseline cut short (mark.stop's baseline_interrupted): never used as a baseline.
+constexpr const char* kBaselineInterruptedKind = "baseline-interrupted";
 // A read blocked longer than max(period / 2, this) is quarantined. Continuous-
 // mode INA3221 hwmon reads do not wait for a conversion (period_check.h); the
 // floor leaves short periods room for a slow I2C bus.
@@ -113,22 +116,27 @@ class DaemonImpl {
   void wait_for_first_sweep();
   Status check_sweep_time();
   void handle(const protocol::Request& req, const Responder& r);
-  void mark_start(const nlohmann::json& args, const Responder& r);
-  void mark_stop(const nlohmann::json& args, const Responder& r);
+  void dispatch(const VerbCall& call, const Responder& r);
+  void status(const Responder& r);
+  void mark_start(const MarkStartArgs& args, const Responder& r);
+  void mark_stop(const MarkStopArgs& args, const Responder& r);
   void clocks(const Responder& r);
-  void clocks_pin(const nlohmann::json& args, const Responder& r);
-  void clocks_unpin(const nlohmann::json& args, const Responder& r);
+  void clocks_pin(PinArgs args, const Responder& r);
+  void clocks_unpin(const UnpinArgs& args, const Responder& r);
+  Caller caller(const Responder& r) const { return make_caller(r.caller().uid, policy_.daemon_uid); }
   Status start_pins();
   void start_context();
-  void export_readings(const nlohmann::json& args, const Responder& r);
+  void export_readings(const ExportArgs& args, const Responder& r);
   nlohmann::json run_clocks(int64_t run_id, int64_t start_ns, int64_t end_ns) const;
-  Result<nlohmann::json> start_tags(const nlohmann::json& args);
+  Result<nlohmann::json> start_tags(const MarkStartArgs& args, const Responder& r);
+  Status check_baseline(int64_t baseline_id);
   void shutdown();
   static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
   Status arm_watchdog();
   static int on_watchdog(sd_event_source* s, uint64_t usec, void* self);
 
   DaemonConfig config_;
+  AccessPolicy policy_;  // the server's, for the checks inside verbs (baseline runs)
   SystemClock clock_;
   SysRoot root_;
   StatusSources status_;
@@ -350,6 +358,7 @@ Status DaemonImpl::start_loop() {
   queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, gap_threshold_ns, clocks);
   auto options = server_options(config_);
   if (!options) return options.take_error();
+  policy_ = options->policy;
   server_ = std::make_unique<Server>(
       loop_.get(), config_.socket_path, [this](const protocol::Request& q, const Responder& r) { handle(q, r); },
       std::move(options).value());
@@ -394,45 +403,51 @@ int DaemonImpl::on_signal(sd_event_source* s, const signalfd_siginfo*, void*) {
 }
 
 void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
-  if (req.verb == "status") {
-    auto j = status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_);
-    j["context"] =
-        context_status_json(config_.clock_poll_ms, config_.thermal_poll_ms, context_->stats(), writer_->stats());
-    return r.reply(j);
-  }
-  if (req.verb == "rails") return r.reply(rails_verb_json(status_, *sampler_));
-  if (req.verb == "clocks") return clocks(r);
-  if (req.verb == "export" && req.args.contains("run")) return queries_->export_run(req.args, r);
-  if (req.verb == "export") return export_readings(req.args, r);
-  if (req.verb == "runs.list") return queries_->list(req.args, r);
-  if (req.verb == "runs.show") return queries_->show(req.args, r);
-  if (req.verb == "mark.start") return mark_start(req.args, r);
-  if (req.verb == "mark.stop") return mark_stop(req.args, r);
-  if (req.verb == "clocks.pin") return clocks_pin(req.args, r);
-  if (req.verb == "clocks.unpin") return clocks_unpin(req.args, r);
-  if (req.verb == "clocks.leases") return r.reply(pins_->leases_json());
-  r.fail(make_error(ErrorCode::kInvalid, "unknown verb '" + req.verb + "'"));
+  auto call = read_verb_args(req);
+  if (!call) return r.fail(call.error());
+  dispatch(*call, r);
 }
 
-void DaemonImpl::mark_start(const nlohmann::json& args, const Responder& r) {
-  auto name = protocol::arg_string(args, "name");
-  if (!name) return r.fail(name.error());
-  if (name->empty() || name->size() > 200) return r.fail(make_error(ErrorCode::kInvalid, "run name must be 1-200 characters"));
-  auto tags = start_tags(args);
+void DaemonImpl::dispatch(const VerbCall& call, const Responder& r) {
+  const VerbArgs& a = call.args;
+  switch (call.verb) {
+    case Verb::kStatus: return status(r);
+    case Verb::kRails: return r.reply(rails_verb_json(status_, *sampler_));
+    case Verb::kClocks: return clocks(r);
+    case Verb::kClocksLeases: return r.reply(pins_->leases_json());
+    case Verb::kExport: return export_readings(std::get<ExportArgs>(a), r);
+    case Verb::kExportRun: return queries_->export_run(std::get<RunExportArgs>(a), r);
+    case Verb::kRunsList: return queries_->list(std::get<RunFilter>(a), r);
+    case Verb::kRunsShow: return queries_->show(std::get<RunRef>(a), r);
+    case Verb::kMarkStart: return mark_start(std::get<MarkStartArgs>(a), r);
+    case Verb::kMarkStop: return mark_stop(std::get<MarkStopArgs>(a), r);
+    case Verb::kClocksPin: return clocks_pin(std::get<PinArgs>(a), r);
+    case Verb::kClocksUnpin: return clocks_unpin(std::get<UnpinArgs>(a), r);
+  }
+  r.fail(make_error(ErrorCode::kInternal, "verb without a handler"));
+}
+
+void DaemonImpl::status(const Responder& r) {
+  auto j = status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_);
+  j["context"] =
+      context_status_json(config_.clock_poll_ms, config_.thermal_poll_ms, context_->stats(), writer_->stats());
+  r.reply(j);
+}
+
+void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
+  auto tags = start_tags(args, r);
   if (!tags) return r.fail(tags.error());
-  runs_->start(*name, *tags, [r](Result<RunRecord> rec) {
+  runs_->start(args.name, *tags, [r](Result<RunRecord> rec) {
     if (!rec) return r.fail(rec.error());
     r.reply(run_to_json(*rec));
   });
 }
 
 // The report carries the clocks stored with the stop (run_clocks, on the writer).
-void DaemonImpl::mark_stop(const nlohmann::json& args, const Responder& r) {
-  auto key = protocol::arg_string(args, "run");
-  if (!key) return r.fail(key.error());
-  auto tags = parse_string_object(args, "tags");
-  if (!tags) return r.fail(tags.error());
-  runs_->stop(*key, *tags, [this, r](Result<nlohmann::json> rep) {
+void DaemonImpl::mark_stop(const MarkStopArgs& args, const Responder& r) {
+  StopRequest stop{args.run, nlohmann::json(args.tags), caller(r)};
+  if (args.baseline_interrupted) stop.tags[kRunKindTag] = kBaselineInterruptedKind;
+  runs_->stop(stop, [this, r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());
     r.reply(*rep);
   });
@@ -445,26 +460,39 @@ nlohmann::json DaemonImpl::run_clocks(int64_t run_id, int64_t start_ns, int64_t 
   return {{"clock_pins", pins_->pins_for_run(run_id, start_ns, end_ns)}, {"clock_events", std::move(events)}};
 }
 
-// mark.start's tags, plus energyd.baseline when `baseline` names a stopped
-// baseline run (checked on the loop's reader: one primary-key lookup).
-Result<nlohmann::json> DaemonImpl::start_tags(const nlohmann::json& args) {
-  auto tags = parse_string_object(args, "tags");
-  if (!tags) return tags.take_error();
-  auto baseline = parse_baseline_arg(args);
-  if (!baseline) return baseline.take_error();
-  if (!baseline->has_value()) return tags;
+// mark.start's tags plus energyd's reserved ones: the owner (energyd.uid),
+// energyd.kind=baseline for a baseline run (it changes every later report,
+// so it needs the clock privilege) and energyd.baseline for `baseline`.
+Result<nlohmann::json> DaemonImpl::start_tags(const MarkStartArgs& args, const Responder& r) {
+  nlohmann::json tags(args.tags);
+  tags[kRunOwnerTag] = std::to_string(r.caller().uid);
+  if (args.baseline_run && !policy_.permits(r.caller(), Privilege::kClock)) {
+    return make_error(ErrorCode::kDenied,
+                      "permission denied: a baseline run (\"baseline_run\") changes every later "
+                      "report, so it needs the clock privilege (root or group " +
+                          policy_.clock_group + ")");
+  }
+  if (args.baseline_run) tags[kRunKindTag] = kBaselineKind;
+  if (!args.baseline) return tags;
+  if (auto st = check_baseline(*args.baseline); !st) return st.take_error();
+  tags[kRunBaselineTag] = std::to_string(*args.baseline);
+  return tags;
+}
+
+// `baseline` must name a stopped baseline run (checked on the loop's
+// reader: one primary-key lookup).
+Status DaemonImpl::check_baseline(int64_t baseline_id) {
   auto store = reader();
   if (!store) return store.take_error();
-  auto rec = (*store)->run_by_id(**baseline);
+  auto rec = (*store)->run_by_id(baseline_id);
   if (!rec) return rec.take_error();
-  std::string id = std::to_string(**baseline);
+  std::string id = std::to_string(baseline_id);
   if (!rec->has_value()) return make_error(ErrorCode::kNotFound, "argument \"baseline\": no run numbered " + id);
   if (!is_baseline_run(**rec) || (*rec)->state != RunState::kStopped) {
     return make_error(ErrorCode::kInvalid, "argument \"baseline\": run " + id + " (" + (*rec)->name +
                                                ") is not a stopped baseline run (tag energyd.kind=baseline)");
   }
-  (*tags)[kRunBaselineTag] = id;
-  return tags;
+  return ok_status();
 }
 
 Status DaemonImpl::start_pins() {
@@ -486,16 +514,20 @@ void DaemonImpl::start_context() {
   context_->start();
 }
 
-// Clock-changing verbs all start with "clocks.pin" / "clocks.unpin" (the clock privilege).
-void DaemonImpl::clocks_pin(const nlohmann::json& args, const Responder& r) {
-  auto parsed = parse_pin_args(args);
-  if (!parsed) return r.fail(parsed.error());
-  PinOrder order = std::move(parsed->order);
+// Clock-changing verbs all start with "clocks.pin" / "clocks.unpin" (the
+// clock privilege). A lease belongs to its caller; a run lease to the run's
+// owner, and only they (or root) may pin for the run.
+void DaemonImpl::clocks_pin(PinArgs args, const Responder& r) {
+  PinOrder order = std::move(args.order);
   order.connection = r.connection();
+  order.owner_uid = r.caller().uid;
   if (order.kind == LeaseKind::kRun) {
-    auto id = runs_->open_run_id(parsed->run_key);
-    if (!id) return r.fail(id.error());
-    order.run_id = *id;
+    auto run = runs_->open_run(args.run_key);
+    if (!run) return r.fail(run.error());
+    std::string thing = "run " + std::to_string(run->id) + " (" + run->name + ")";
+    if (auto st = check_owner(thing, "pin clocks for it", run_owner(*run), caller(r)); !st) return r.fail(st.error());
+    order.run_id = run->id;
+    order.owner_uid = run_owner(*run).value_or(order.owner_uid);
   }
   pins_->pin(std::move(order), [r](Result<nlohmann::json> res) {
     if (!res) return r.fail(res.error());
@@ -503,10 +535,8 @@ void DaemonImpl::clocks_pin(const nlohmann::json& args, const Responder& r) {
   });
 }
 
-void DaemonImpl::clocks_unpin(const nlohmann::json& args, const Responder& r) {
-  auto ids = parse_unpin_args(args);
-  if (!ids) return r.fail(ids.error());
-  pins_->unpin(std::move(ids).value(), [r](Result<nlohmann::json> res) {
+void DaemonImpl::clocks_unpin(const UnpinArgs& args, const Responder& r) {
+  pins_->unpin(args.leases, caller(r), [r](Result<nlohmann::json> res) {
     if (!res) return r.fail(res.error());
     r.reply(*res);
   });
@@ -526,15 +556,8 @@ void DaemonImpl::clocks(const Responder& r) {
 // Raw readings for `energyctl export`, a page at a time (a page ends on a
 // sweep boundary; the reply says where the next one starts). Runs on the
 // worker with its own connection, so a long export never stalls the loop.
-void DaemonImpl::export_readings(const nlohmann::json& args, const Responder& r) {
-  auto since = protocol::arg_optional_int(args, "since_wall_ns");
-  auto until = protocol::arg_optional_int(args, "until_wall_ns");
-  if (!since) return r.fail(since.error());
-  if (!until) return r.fail(until.error());
-  std::string rail = args.value("rail", std::string());
-  int64_t from = since->value_or(0), to = until->value_or(INT64_MAX);
-  if (to < from) return r.fail(make_error(ErrorCode::kInvalid, "export: until is before since"));
-  blocking_reads_->post([this, r, from, to, rail] {
+void DaemonImpl::export_readings(const ExportArgs& args, const Responder& r) {
+  blocking_reads_->post([this, r, from = args.since_wall_ns, to = args.until_wall_ns, rail = args.rail] {
     auto reply = export_page(database_path(config_), from, to, rail);
     poster_.post([r, reply]() {
       if (!reply) return r.fail(reply.error());

@@ -213,6 +213,7 @@ LeaseRecord PinEngine::new_lease(const PinOrder& order, std::vector<DomainPin> d
   l.state = LeaseState::kApplying;
   l.connection = order.connection;
   l.run_id = order.run_id;
+  l.owner_uid = order.owner_uid;
   l.created_boot_ns = clock_.boot_ns();
   l.created_wall_ns = clock_.wall_ns();
   l.expires_boot_ns = order.kind == LeaseKind::kDuration ? l.created_boot_ns + order.duration_ns : 0;
@@ -291,13 +292,21 @@ json PinEngine::release(int64_t id, const std::string& reason) {
   return {{"lease", id}, {"restored", true}, {"domains", domains}, {"reason", reason}};
 }
 
-Result<nlohmann::json> PinEngine::unpin(const std::vector<int64_t>& ids, const std::string& reason) {
+Result<nlohmann::json> PinEngine::unpin(const std::vector<int64_t>& ids, const Caller& caller,
+                                        const std::string& reason) {
   std::vector<int64_t> todo = ids;
   if (todo.empty()) {
-    for (const auto& l : journal_.leases) todo.push_back(l.id);
+    for (const auto& l : journal_.leases) {
+      if (caller.admin || l.owner_uid == std::optional<int64_t>(caller.uid)) todo.push_back(l.id);
+    }
   }
   for (int64_t id : todo) {
-    if (find(id) == nullptr) return make_error(ErrorCode::kNotFound, "no clock lease " + std::to_string(id));
+    const LeaseRecord* l = find(id);
+    if (l == nullptr) return make_error(ErrorCode::kNotFound, "no clock lease " + std::to_string(id));
+    auto owner = l->owner_uid ? std::optional<uid_t>(static_cast<uid_t>(*l->owner_uid)) : std::nullopt;
+    if (auto st = check_owner("clock lease " + std::to_string(id), "unpin it", owner, caller); !st) {
+      return st.take_error();
+    }
   }
   json released = json::array();
   for (int64_t id : todo) released.push_back(release(id, reason));
@@ -437,6 +446,7 @@ json PinEngine::lease_json(const LeaseRecord& l) const {
     j["expires_in_ms"] = std::max<int64_t>(0, (l.expires_boot_ns - clock_.boot_ns()) / kNsPerMs);
   }
   j["external_changes"] = found == watch_.end() ? 0 : found->second.diverged.size();
+  j["owner_uid"] = l.owner_uid ? json(*l.owner_uid) : json();
   return j;
 }
 

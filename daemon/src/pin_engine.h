@@ -28,6 +28,7 @@
 #include "energy/clocks.h"
 #include "energy/lease_journal.h"
 #include "energy/sysroot.h"
+#include "owner.h"
 
 namespace energy::daemon {
 
@@ -67,6 +68,7 @@ struct PinOrder {
   uint64_t connection = 0;
   int64_t run_id = 0;
   int64_t duration_ns = 0;
+  uid_t owner_uid = 0;  // who may unpin it (owner.h); a run lease: the run's owner
 };
 
 class PinEngine {
@@ -79,8 +81,9 @@ class PinEngine {
   // others are adopted and their files re-verified.
   void recover(const std::set<int64_t>& open_runs);
   Result<nlohmann::json> pin(const PinOrder& order);
-  // ids empty: every lease. Unknown ids are an error (nothing released).
-  Result<nlohmann::json> unpin(const std::vector<int64_t>& ids, const std::string& reason);
+  // ids empty: every lease `caller` owns (an admin: every lease). An unknown
+  // id is kNotFound and another owner's lease kDenied; nothing is released then.
+  Result<nlohmann::json> unpin(const std::vector<int64_t>& ids, const Caller& caller, const std::string& reason);
   void release_connection(uint64_t connection);
   void release_run(int64_t run_id);
   void release_all(const std::string& reason);

@@ -4,61 +4,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "energy/protocol.h"
-
 namespace energy::daemon {
 namespace {
 
 using nlohmann::json;
 
-constexpr int64_t kMaxDurationMs = int64_t{30} * 24 * 3600 * 1000;  // a month: longer is a forgotten pin
 constexpr uint64_t kTimerAccuracyUs = 50000;
-
-Result<std::vector<PinRequest>> parse_domains(const json& args) {
-  auto it = args.find("domains");
-  if (it == args.end() || !it->is_object() || it->empty()) {
-    return make_error(ErrorCode::kInvalid,
-                      "argument \"domains\" must be an object naming at least one domain, "
-                      "e.g. {\"cpu\": \"max\", \"gpu\": \"612MHz\"}");
-  }
-  std::string governor;
-  if (args.contains("governor")) {
-    if (!args["governor"].is_string()) return make_error(ErrorCode::kInvalid, "argument \"governor\" must be a string");
-    governor = args["governor"].get<std::string>();
-  }
-  std::vector<PinRequest> out;
-  for (const auto& [name, spec] : it->items()) {
-    if (!spec.is_string())
-      return make_error(ErrorCode::kInvalid, "domain \"" + name + "\": the frequency must be a string");
-    auto range = parse_freq_range(spec.get<std::string>());
-    if (!range) return make_error(ErrorCode::kInvalid, name + ": " + range.error().message);
-    out.push_back(PinRequest{name, *range, governor});
-  }
-  return out;
-}
-
-Status parse_lease(const json& args, PinArgs& out) {
-  json kind = args.value("lease", json("connection"));
-  if (!kind.is_string()) return make_error(ErrorCode::kInvalid, "argument \"lease\" must be a string");
-  auto k = parse_lease_kind(kind.get<std::string>());
-  if (!k) return k.take_error();
-  out.order.kind = *k;
-  if (*k == LeaseKind::kDuration) {
-    auto ms = protocol::arg_optional_int(args, "duration_ms");
-    if (!ms) return ms.take_error();
-    if (!ms->has_value() || **ms <= 0 || **ms > kMaxDurationMs) {
-      return make_error(ErrorCode::kInvalid, "a duration lease needs \"duration_ms\" between 1 and " +
-                                                 std::to_string(kMaxDurationMs) + " (30 days)");
-    }
-    out.order.duration_ns = **ms * kNsPerMs;
-  }
-  if (*k == LeaseKind::kRun) {
-    auto run = protocol::arg_string(args, "run");
-    if (!run) return make_error(ErrorCode::kInvalid, "a run lease needs \"run\": the run's id or name");
-    out.run_key = *run;
-  }
-  return ok_status();
-}
 
 std::set<int64_t> live_leases(const json& snapshot) {
   std::set<int64_t> ids;
@@ -75,35 +26,6 @@ void publish(PinEngine& engine, PinHistory& history, const Clock& clock, std::mu
 }
 
 }  // namespace
-
-Result<PinArgs> parse_pin_args(const json& args) {
-  PinArgs out;
-  auto requests = parse_domains(args);
-  if (!requests) return requests.take_error();
-  out.order.requests = std::move(requests).value();
-  if (auto st = parse_lease(args, out); !st) return st.take_error();
-  json allow = args.value("allow_offline_cpus", json(false));
-  if (!allow.is_boolean())
-    return make_error(ErrorCode::kInvalid, "argument \"allow_offline_cpus\" must be true or false");
-  out.order.offline = allow.get<bool>() ? OfflineCpus::kAllow : OfflineCpus::kRefuse;
-  return out;
-}
-
-Result<std::vector<int64_t>> parse_unpin_args(const json& args) {
-  std::vector<int64_t> ids;
-  json list = args.contains("lease") ? json::array({args["lease"]}) : args.value("leases", json::array());
-  if (!list.is_array()) return make_error(ErrorCode::kInvalid, "argument \"leases\" must be an array of lease ids");
-  for (const auto& id : list) {
-    if (!id.is_number_integer())
-      return make_error(ErrorCode::kInvalid, "a lease id must be an integer, got " + id.dump());
-    ids.push_back(id.get<int64_t>());
-  }
-  bool all = args.value("all", false);
-  if (ids.empty() && !all) {
-    return make_error(ErrorCode::kInvalid, "clocks.unpin needs \"lease\", \"leases\" or \"all\": true");
-  }
-  return ids;
-}
 
 PinManager::PinManager(sd_event* loop, Poster& poster, const SysRoot& root, const ClockInventory& clocks,
                        const Clock& clock, std::string journal_path)
@@ -179,9 +101,9 @@ void PinManager::pin(PinOrder order, Done done) {
   });
 }
 
-void PinManager::unpin(std::vector<int64_t> ids, Done done) {
-  run([ids = std::move(ids), done = std::move(done)](PinEngine& e) {
-    auto result = e.unpin(ids, "unpinned by a client");
+void PinManager::unpin(std::vector<int64_t> ids, Caller caller, Done done) {
+  run([ids = std::move(ids), caller, done = std::move(done)](PinEngine& e) {
+    auto result = e.unpin(ids, caller, "unpinned by a client");
     return Reply([done, result]() { done(result); });
   });
 }

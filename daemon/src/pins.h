@@ -31,16 +31,6 @@
 
 namespace energy::daemon {
 
-// clocks.pin arguments (docs/PROTOCOL.md); `run_key` is the run's name or
-// id as given, resolved by the caller into order.run_id.
-struct PinArgs {
-  PinOrder order;
-  std::string run_key;
-};
-Result<PinArgs> parse_pin_args(const nlohmann::json& args);
-// clocks.unpin: {"lease": N} | {"leases": [N...]} | {"all": true}; empty means all.
-Result<std::vector<int64_t>> parse_unpin_args(const nlohmann::json& args);
-
 class PinManager {
  public:
   using Done = std::function<void(Result<nlohmann::json>)>;
@@ -55,7 +45,8 @@ class PinManager {
   // the watch timer.
   Status start(const std::set<int64_t>& open_runs, std::chrono::milliseconds wait);
   void pin(PinOrder order, Done done);
-  void unpin(std::vector<int64_t> ids, Done done);
+  // ids empty: every lease `caller` may unpin (its own; root: all).
+  void unpin(std::vector<int64_t> ids, Caller caller, Done done);
   nlohmann::json leases_json() const;
   void connection_closed(uint64_t connection);
   void run_stopped(int64_t run_id);

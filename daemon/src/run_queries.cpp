@@ -123,22 +123,13 @@ void RunQueries::submit(Query query, const Responder& r) {
   });
 }
 
-void RunQueries::list(const nlohmann::json& args, const Responder& r) {
-  auto filter = parse_runs_list_args(args);
-  if (!filter) return r.fail(filter.error());
-  submit([f = *filter](Store& store, const Shared&) { return list_runs(store, f); }, r);
+void RunQueries::list(const RunFilter& filter, const Responder& r) {
+  submit([f = filter](Store& store, const Shared&) { return list_runs(store, f); }, r);
 }
 
-void RunQueries::show(const nlohmann::json& args, const Responder& r) {
-  for (const auto& item : args.items()) {
-    if (item.key() != "run")
-      return r.fail(
-          make_error(ErrorCode::kInvalid, "runs.show: unknown argument \"" + item.key() + "\" (expected run)"));
-  }
-  auto ref = parse_run_ref(args, "run");
-  if (!ref) return r.fail(ref.error());
+void RunQueries::show(const RunRef& ref, const Responder& r) {
   submit(
-      [ref = *ref](Store& store, const Shared& s) -> Result<nlohmann::json> {
+      [ref](Store& store, const Shared& s) -> Result<nlohmann::json> {
         auto run = resolve_run(store, ref);
         if (!run) return run.take_error();
         return show_run(store, *run, s.gap_threshold_ns, s.live_clocks);
@@ -146,10 +137,8 @@ void RunQueries::show(const nlohmann::json& args, const Responder& r) {
       r);
 }
 
-void RunQueries::export_run(const nlohmann::json& args, const Responder& r) {
-  auto a = parse_run_export_args(args);
-  if (!a) return r.fail(a.error());
-  submit([a = *a](Store& store, const Shared&) { return run_export_page(store, a, kExportPageRows); }, r);
+void RunQueries::export_run(const RunExportArgs& args, const Responder& r) {
+  submit([a = args](Store& store, const Shared&) { return run_export_page(store, a, kExportPageRows); }, r);
 }
 
 }  // namespace energy::daemon

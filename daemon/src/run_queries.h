@@ -43,9 +43,10 @@ Result<nlohmann::json> run_export_page(Store& store, const RunExportArgs& args, 
 class RunQueries {
  public:
   RunQueries(std::string db_path, Poster& poster, int64_t gap_threshold_ns, RunClocksFn live_clocks);
-  void list(const nlohmann::json& args, const Responder& r);
-  void show(const nlohmann::json& args, const Responder& r);
-  void export_run(const nlohmann::json& args, const Responder& r);
+  // Arguments as read by verb_args.h.
+  void list(const RunFilter& filter, const Responder& r);
+  void show(const RunRef& ref, const Responder& r);
+  void export_run(const RunExportArgs& args, const Responder& r);
   // Drops queued queries; a running one gets `grace` to finish.
   void stop(std::chrono::milliseconds grace) { worker_.stop(grace); }
 

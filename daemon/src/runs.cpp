@@ -14,15 +14,18 @@ bool all_digits(const std::string& s) {
   return true;
 }
 
-// The run's tags with `extra` merged in (extra wins on a shared key).
-std::string merged_tags(const std::string& tags_json, const nlohmann::json& extra) {
+}  // namespace
+
+Result<std::string> merge_run_tags(const std::string& tags_json, const nlohmann::json& extra) {
   auto tags = nlohmann::json::parse(tags_json, nullptr, false);
   if (!tags.is_object()) tags = nlohmann::json::object();
-  tags.update(extra);
-  return tags.dump();
+  if (extra.is_object()) tags.update(extra);
+  if (tags.size() > kMaxRunTags) {
+    return make_error(ErrorCode::kInvalid, "mark.stop: the run would have " + std::to_string(tags.size()) +
+                                               " tags; a run holds at most " + std::to_string(kMaxRunTags));
+  }
+  return tags.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-
-}  // namespace
 
 RunManager::RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, ReaderFn reader,
                        int64_t gap_threshold_ns)
@@ -78,25 +81,36 @@ Result<int64_t> RunManager::resolve(const std::string& key) const {
                                            "' (ids " + ids + "); stop one by id");
 }
 
-void RunManager::stop(const std::string& name_or_id, const nlohmann::json& tags, ReportDone done) {
+Result<RunRecord> RunManager::open_run(const std::string& name_or_id) const {
   auto id = resolve(name_or_id);
-  if (!id) return done(id.take_error());
-  if (!stopping_.insert(*id).second) {
-    return done(make_error(ErrorCode::kState, "run " + std::to_string(*id) + " is already being stopped"));
-  }
+  if (!id) return id.take_error();
+  return open_.at(*id);
+}
+
+void RunManager::stop(const StopRequest& request, ReportDone done) {
+  auto run = open_run(request.run);
+  if (!run) return done(run.take_error());
+  std::string thing = "run " + std::to_string(run->id) + " (" + run->name + ")";
+  if (auto st = check_owner(thing, "stop it", run_owner(*run), request.caller); !st) return done(st.take_error());
   MarkOp op;
   op.kind = MarkOp::Kind::kStop;
-  op.run = open_.at(*id);
-  if (tags.is_object() && !tags.empty()) {
-    op.run.tags_json = merged_tags(op.run.tags_json, tags);
+  op.run = *run;
+  if (request.tags.is_object() && !request.tags.empty()) {
+    auto merged = merge_run_tags(op.run.tags_json, request.tags);
+    if (!merged) return done(merged.take_error());
+    op.run.tags_json = std::move(merged).value();
     op.store_tags = true;
+  }
+  int64_t id = run->id;
+  if (!stopping_.insert(id).second) {
+    return done(make_error(ErrorCode::kState, "run " + std::to_string(id) + " is already being stopped"));
   }
   if (clocks_) {
     op.clocks = [clocks = clocks_](const RunRecord& r) {
       return clocks(r.id, r.start_ns, r.stop_ns.value_or(r.start_ns)).dump();
     };
   }
-  op.done = [this, done, run_id = *id](Result<RunRecord> rec) {
+  op.done = [this, done, run_id = id](Result<RunRecord> rec) {
     poster_.post([this, done, rec, run_id]() {
       stopping_.erase(run_id);
       finish_stop(rec, done);

@@ -3,7 +3,8 @@
 // A mark takes an immediate sample (so a run's edges are exact readings),
 // is committed durably with every sample before it, and only then is
 // acknowledged. Several runs may be open at once, nested or overlapping.
-// Stopping names a run by id, or by name when exactly one open run has it.
+// Stopping names a run by id, or by name when exactly one open run has it;
+// only the run's owner, root or the daemon's uid may stop it (owner.h).
 //
 // Thread-safety: loop thread only; completions arrive through the Poster.
 #pragma once
@@ -19,11 +20,26 @@
 #include "energy/clock.h"
 #include "energy/store.h"
 #include "event_loop.h"
+#include "owner.h"
 #include "run_reports.h"
 #include "sampler.h"
 #include "writer.h"
 
 namespace energy::daemon {
+
+// A run holds at most this many tags: the start's, energyd's own and the stop's.
+constexpr size_t kMaxRunTags = 64;
+
+// The run's stored tags with `extra` (an object of strings) merged in
+// (extra wins on a shared key); kInvalid when the result has more than
+// kMaxRunTags tags.
+Result<std::string> merge_run_tags(const std::string& tags_json, const nlohmann::json& extra);
+
+struct StopRequest {
+  std::string run;                                 // id (decimal) or name
+  nlohmann::json tags = nlohmann::json::object();  // merged into the run's tags
+  Caller caller;
+};
 
 class RunManager {
  public:
@@ -39,9 +55,10 @@ class RunManager {
   // is a gap in their data); the caller closes other boots' runs before.
   void adopt(std::vector<RunRecord> open_runs);
   void start(const std::string& name, const nlohmann::json& tags, RunDone done);
-  // `tags` (an object, possibly empty) is merged into the run's tags and
-  // stored with the stop; so are the run's clocks (set_clocks_source).
-  void stop(const std::string& name_or_id, const nlohmann::json& tags, ReportDone done);
+  // The request's tags (an object, possibly empty) are merged into the
+  // run's tags and stored with the stop; so are the run's clocks
+  // (set_clocks_source). kDenied unless the caller may stop the run.
+  void stop(const StopRequest& request, ReportDone done);
   // Where a stopping run's clock pins and events come from (called on the
   // writer thread, inside the stop's transaction).
   void set_clocks_source(RunClocksFn clocks) { clocks_ = std::move(clocks); }
@@ -53,8 +70,8 @@ class RunManager {
   // report is built: what ends with the run (its clock leases) ends even
   // when the report then fails (a run without readings).
   void set_stopped_hook(std::function<void(int64_t run_id)> hook) { stopped_hook_ = std::move(hook); }
-  // The id of the open run named or numbered `name_or_id` (as stop resolves it).
-  Result<int64_t> open_run_id(const std::string& name_or_id) const { return resolve(name_or_id); }
+  // The open run named or numbered `name_or_id` (as stop resolves it).
+  Result<RunRecord> open_run(const std::string& name_or_id) const;
 
  private:
   Result<int64_t> resolve(const std::string& name_or_id) const;

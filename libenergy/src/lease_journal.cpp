@@ -32,15 +32,17 @@ json domain_to_json(const DomainPin& d) {
 json lease_to_json(const LeaseRecord& l) {
   json domains = json::array();
   for (const auto& d : l.domains) domains.push_back(domain_to_json(d));
-  return {{"id", l.id},
-          {"kind", lease_kind_name(l.kind)},
-          {"state", lease_state_name(l.state)},
-          {"connection", l.connection},
-          {"run_id", l.run_id},
-          {"expires_boot_ns", l.expires_boot_ns},
-          {"created_boot_ns", l.created_boot_ns},
-          {"created_wall_ns", l.created_wall_ns},
-          {"domains", domains}};
+  json j = {{"id", l.id},
+            {"kind", lease_kind_name(l.kind)},
+            {"state", lease_state_name(l.state)},
+            {"connection", l.connection},
+            {"run_id", l.run_id},
+            {"expires_boot_ns", l.expires_boot_ns},
+            {"created_boot_ns", l.created_boot_ns},
+            {"created_wall_ns", l.created_wall_ns},
+            {"domains", domains}};
+  if (l.owner_uid) j["owner_uid"] = *l.owner_uid;
+  return j;
 }
 
 Result<PinRole> parse_role(const std::string& name) {
@@ -88,6 +90,7 @@ LeaseRecord lease_from_json(const json& j) {
   l.expires_boot_ns = j.at("expires_boot_ns").get<int64_t>();
   l.created_boot_ns = j.at("created_boot_ns").get<int64_t>();
   l.created_wall_ns = j.at("created_wall_ns").get<int64_t>();
+  if (j.contains("owner_uid")) l.owner_uid = j.at("owner_uid").get<int64_t>();  // absent in older journals
   for (const auto& d : j.at("domains")) l.domains.push_back(domain_from_json(d));
   return l;
 }

@@ -1,5 +1,7 @@
 #include "energy/protocol.h"
 
+#include <algorithm>
+
 namespace energy::protocol {
 namespace {
 
@@ -21,6 +23,27 @@ Error protocol_error(std::string msg) { return make_error(ErrorCode::kProtocol, 
 
 }  // namespace
 
+size_t json_nesting_depth(const char* begin, const char* end) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char* p = begin; p != end; ++p) {
+    char c = *p;
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+  }
+  return deepest;
+}
+
 std::string encode_frame(const nlohmann::json& message) {
   std::string payload = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   auto n = static_cast<uint32_t>(payload.size());
@@ -39,8 +62,14 @@ Result<std::optional<nlohmann::json>> FrameDecoder::next() {
                           std::to_string(max_payload_) + " bytes");
   }
   if (buffer_.size() < kHeaderBytes + len) return std::optional<nlohmann::json>();
-  auto msg = nlohmann::json::parse(buffer_.begin() + kHeaderBytes,
-                                   buffer_.begin() + static_cast<std::ptrdiff_t>(kHeaderBytes + len), nullptr, false);
+  const char* payload = buffer_.data() + kHeaderBytes;
+  size_t depth = json_nesting_depth(payload, payload + len);
+  if (depth > kMaxNestingDepth) {
+    buffer_.erase(0, kHeaderBytes + len);
+    return protocol_error("frame payload is nested " + std::to_string(depth) + " levels deep; the limit is " +
+                          std::to_string(kMaxNestingDepth));
+  }
+  auto msg = nlohmann::json::parse(payload, payload + len, nullptr, false);
   buffer_.erase(0, kHeaderBytes + len);
   if (msg.is_discarded()) return protocol_error("frame payload is not valid JSON");
   if (!msg.is_object()) return protocol_error("frame payload is not a JSON object");
@@ -92,10 +121,17 @@ Result<nlohmann::json> parse_reply(const nlohmann::json& reply, int64_t expected
   }
   auto ok = reply.find("ok");
   if (ok == reply.end() || !ok->is_boolean()) return protocol_error("reply has no boolean field \"ok\"");
-  if (ok->get<bool>()) return reply.value("result", nlohmann::json::object());
-  auto err = reply.value("error", nlohmann::json::object());
-  std::string msg = err.value("message", std::string("unspecified error"));
-  return make_error(code_from_name(err.value("code", std::string("protocol"))), msg);
+  if (ok->get<bool>()) {
+    auto result = reply.find("result");
+    return result != reply.end() ? *result : nlohmann::json::object();
+  }
+  auto err = reply.find("error");
+  if (err == reply.end() || !err->is_object()) return protocol_error("error reply has no object field \"error\"");
+  auto msg = err->find("message");
+  auto code = err->find("code");
+  std::string text = msg != err->end() && msg->is_string() ? msg->get<std::string>() : "unspecified error";
+  return make_error(
+      code != err->end() && code->is_string() ? code_from_name(code->get<std::string>()) : ErrorCode::kProtocol, text);
 }
 
 Result<std::string> arg_string(const nlohmann::json& args, const char* key) {

@@ -27,6 +27,7 @@
 
 #include "board_fixture.h"
 #include "energy/protocol.h"
+#include "raw_client.h"
 
 namespace energy::testing {
 namespace {
@@ -47,75 +48,8 @@ const Identity kClock{"clock group", 5001, 5001, {kClockGid}};
 const Identity kClockPrimary{"clock group (primary gid)", 5004, kClockGid, {}};
 const Identity kRead{"read group", 5002, 5002, {77, kReadGid}};
 const Identity kOther{"other user", 5003, 5003, {77}};
-
-// ---- a blocking client for use inside a forked child ----------------------
-
-int connect_to(const std::string& path) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    int e = errno;
-    ::close(fd);
-    return -e;
-  }
-  return fd;
-}
-
-bool send_all(int fd, const std::string& data) {
-  size_t at = 0;
-  while (at < data.size()) {
-    ssize_t n = ::send(fd, data.data() + at, data.size() - at, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    at += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// Reads reply frames from one connection (keeping bytes past a frame for the next).
-class Replies {
- public:
-  explicit Replies(int fd) : fd_(fd) {}
-  // One reply frame, "eof" when the daemon closed the connection, or "timeout".
-  std::string next(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      auto msg = dec_.next();
-      if (!msg) return "bad frame: " + msg.error().message;
-      if (msg->has_value()) return (**msg).dump();
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return "timeout";
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      char buf[65536];
-      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) return "eof";
-      dec_.feed(buf, static_cast<size_t>(n));
-    }
-  }
-
- private:
-  int fd_;
-  protocol::FrameDecoder dec_{protocol::kMaxReplyBytes};
-};
-
-std::string read_reply(int fd, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
-  return Replies(fd).next(timeout);
-}
-
-std::string call(int fd, const std::string& verb, const nlohmann::json& args = nlohmann::json::object()) {
-  if (!send_all(fd, protocol::encode_frame(protocol::make_request(1, verb, args)))) return "send failed";
-  return read_reply(fd);
-}
-
-// "denied", "ok", or another error code, from a reply's JSON text.
-std::string outcome(const std::string& reply_text) {
-  auto j = nlohmann::json::parse(reply_text, nullptr, false);
-  if (j.is_discarded()) return reply_text;
-  if (j.value("ok", false)) return "ok";
-  return j["error"].value("code", std::string("?"));
-}
+const Identity kRead2{"another read-group user", 5005, 5005, {kReadGid}};
+const Identity kClock2{"another clock-group user", 5006, 5006, {kClockGid}};
 
 // ---- running code as another user -----------------------------------------
 
@@ -203,6 +137,21 @@ class Access : public ::testing::Test {
   }
 
   nlohmann::json sampler() const { return daemon_->ctl_json({"status"})["sampler"]; }
+
+  // The reply to one request sent by `who` on a connection of its own.
+  nlohmann::json as(const Identity& who, const std::string& verb, const nlohmann::json& args) {
+    std::string sock = daemon_->socket();
+    auto r = run_as(who, [&] {
+      int fd = connect_to(sock);
+      if (fd < 0) return std::string("connect: ") + std::strerror(-fd);
+      std::string reply = call(fd, verb, args);
+      ::close(fd);
+      return reply;
+    });
+    auto j = nlohmann::json::parse(r.text, nullptr, false);
+    EXPECT_TRUE(j.is_object()) << who.name << " " << verb << ": " << r.text;
+    return j.is_object() ? j : nlohmann::json::object();
+  }
 
   // The outcome of every verb for `who`, one connection per verb.
   std::vector<std::pair<std::string, pid_t>> outcomes(const Identity& who) {
@@ -369,6 +318,80 @@ TEST_F(Access, AClientThatNeverReadsIsCutOffAndOthersAreServed) {
   EXPECT_TRUE(cut) << log.substr(log.size() > 4000 ? log.size() - 4000 : 0);
   EXPECT_EQ(daemon_->ctl({"status"}).exit_code, 0);
   expect_sampling_undisturbed();
+}
+
+std::string error_message(const nlohmann::json& reply) {
+  return reply.contains("error") ? reply["error"].value("message", std::string()) : reply.dump();
+}
+
+// Issue 19, item 12: a run belongs to the uid that started it.
+TEST_F(Access, OnlyARunsOwnerOrRootMayStopIt) {
+  auto started = as(kRead, "mark.start", {{"name", "owned"}});
+  ASSERT_EQ(outcome(started.dump()), "ok") << started.dump();
+  EXPECT_EQ(started["result"]["tags"]["energyd.uid"], "5002");
+  std::string id = std::to_string(started["result"]["id"].get<int64_t>());
+  for (const auto& key : {id, std::string("owned")}) {
+    auto refused = as(kRead2, "mark.stop", {{"run", key}});
+    EXPECT_EQ(outcome(refused.dump()), "denied") << refused.dump();
+    EXPECT_NE(error_message(refused).find("run " + id + " (owned) belongs to uid 5002"), std::string::npos)
+        << refused.dump();
+  }
+  EXPECT_EQ(outcome(as(kRead, "mark.stop", {{"run", id}}).dump()), "ok") << "its owner may";
+  auto other = as(kRead, "mark.start", {{"name", "owned-2"}});
+  ASSERT_EQ(outcome(other.dump()), "ok") << other.dump();
+  EXPECT_EQ(outcome(as(kRoot, "mark.stop", {{"run", "owned-2"}}).dump()), "ok") << "root may";
+}
+
+// Issue 19, item 12: a clock lease belongs to the uid that pinned it.
+TEST_F(Access, OnlyALeasesOwnerOrRootMayUnpinIt) {
+  auto pinned =
+      as(kClock, "clocks.pin", {{"domains", {{"gpu", "max"}}}, {"lease", "duration"}, {"duration_ms", 600000}});
+  ASSERT_EQ(outcome(pinned.dump()), "ok") << pinned.dump();
+  int64_t lease = pinned["result"]["lease"]["id"].get<int64_t>();
+  EXPECT_EQ(pinned["result"]["lease"]["owner_uid"], 5001);
+  auto refused = as(kClock2, "clocks.unpin", {{"lease", lease}});
+  EXPECT_EQ(outcome(refused.dump()), "denied") << refused.dump();
+  EXPECT_NE(error_message(refused).find("clock lease " + std::to_string(lease) + " belongs to uid 5001"),
+            std::string::npos)
+      << refused.dump();
+  auto all = as(kClock2, "clocks.unpin", {{"all", true}});
+  ASSERT_EQ(outcome(all.dump()), "ok") << all.dump();
+  EXPECT_TRUE(all["result"]["released"].empty()) << "\"all\" is the caller's own leases: " << all.dump();
+  EXPECT_EQ(as(kRoot, "clocks.leases", nlohmann::json::object())["result"]["leases"].size(), 1u);
+  auto by_root = as(kRoot, "clocks.unpin", {{"lease", lease}});
+  ASSERT_EQ(outcome(by_root.dump()), "ok") << by_root.dump();
+  EXPECT_EQ(by_root["result"]["released"][0]["restored"], true) << by_root.dump();
+}
+
+// A run lease belongs to the run's owner; nobody else may pin for the run.
+TEST_F(Access, ARunLeaseIsPinnedOnlyForOnesOwnRun) {
+  auto run = as(kClock, "mark.start", {{"name", "clocked"}});
+  ASSERT_EQ(outcome(run.dump()), "ok") << run.dump();
+  nlohmann::json pin = {{"domains", {{"gpu", "max"}}}, {"lease", "run"}, {"run", "clocked"}};
+  auto refused = as(kClock2, "clocks.pin", pin);
+  EXPECT_EQ(outcome(refused.dump()), "denied") << refused.dump();
+  auto by_root = as(kRoot, "clocks.pin", pin);
+  ASSERT_EQ(outcome(by_root.dump()), "ok") << by_root.dump();
+  EXPECT_EQ(by_root["result"]["lease"]["owner_uid"], 5001) << "the run's owner owns its lease";
+  EXPECT_EQ(outcome(as(kClock, "mark.stop", {{"run", "clocked"}}).dump()), "ok");
+}
+
+// Issue 19, item 12: reserved tags belong to energyd, and a baseline (which
+// every later report uses) needs the clock privilege.
+TEST_F(Access, ReservedTagsAndBaselinesAreEnergydsToSet) {
+  auto tagged = as(kRead, "mark.start", {{"name", "fake"}, {"tags", {{"energyd.kind", "baseline"}}}});
+  EXPECT_EQ(outcome(tagged.dump()), "invalid") << tagged.dump();
+  auto forged_owner = as(kRead, "mark.start", {{"name", "fake"}, {"tags", {{"energyd.uid", "0"}}}});
+  EXPECT_EQ(outcome(forged_owner.dump()), "invalid") << forged_owner.dump();
+  auto baseline = as(kRead, "mark.start", {{"name", "fake"}, {"baseline_run", true}});
+  EXPECT_EQ(outcome(baseline.dump()), "denied") << baseline.dump();
+  EXPECT_NE(error_message(baseline).find("clock privilege"), std::string::npos) << baseline.dump();
+  auto allowed = as(kClock, "mark.start", {{"name", "idle"}, {"baseline_run", true}});
+  ASSERT_EQ(outcome(allowed.dump()), "ok") << allowed.dump();
+  EXPECT_EQ(allowed["result"]["tags"]["energyd.kind"], "baseline");
+  auto stopped = as(kClock, "mark.stop", {{"run", "idle"}, {"baseline_interrupted", true}});
+  ASSERT_EQ(outcome(stopped.dump()), "ok") << stopped.dump();
+  EXPECT_EQ(stopped["result"]["run"]["tags"]["energyd.kind"], "baseline-interrupted");
 }
 
 }  // namespace

@@ -320,7 +320,7 @@ class FakeDaemonTest(unittest.TestCase):
         started = time.monotonic()
         c.baseline(duration_s=0.2)
         self.assertGreaterEqual(time.monotonic() - started, 0.2)
-        self.assertEqual(d.requests[0]["args"]["tags"], {"energyd.kind": "baseline"})
+        self.assertEqual(d.requests[0]["args"], {"name": "baseline", "baseline_run": True})
         self.assertEqual(d.requests[1]["args"], {"run": "9"})
         for bad in (0, -1, "10s", True):
             with self.assertRaises(ValueError):
@@ -337,6 +337,11 @@ class FakeDaemonTest(unittest.TestCase):
         for bad in (0, -1, "many", True):
             with self.assertRaises(ValueError):
                 energyd.run("w", items=bad)
+
+
+def client_tags(tags):
+    """A run's tags without energyd's own (keys starting "energyd.", e.g. the owner energyd.uid)."""
+    return {k: v for k, v in tags.items() if not k.startswith("energyd.")}
 
 
 def start_board_and_daemon(tmp):
@@ -401,7 +406,8 @@ class LiveDaemonTest(unittest.TestCase):
         self.assertAlmostEqual(r.energy_j, 5.0 * r.duration_s, delta=0.01 * 5.0 * r.duration_s)
         self.assertAlmostEqual(r.energy_per_item_j, r.energy_j / 3200)
         self.assertEqual(r.report["run"]["state"], "stopped")
-        self.assertEqual(r.report["run"]["tags"], {"batch": "8"})
+        self.assertEqual(client_tags(r.report["run"]["tags"]), {"batch": "8"})
+        self.assertEqual(r.report["run"]["tags"]["energyd.uid"], str(os.getuid()))
         self.assertEqual({x["label"] for x in r.report["rails"]}, {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"})
         self.assertEqual(self.open_run_names(), [])
 
@@ -450,7 +456,7 @@ class LiveDaemonTest(unittest.TestCase):
         self.assertAlmostEqual(listed["runs"][0]["summary"]["energy_j"], report["total"]["energy_j"], places=6)
         self.assertNotIn("next_before_id", listed)
         shown = c.show("py-listed")
-        self.assertEqual(shown["run"]["tags"], {"batch": "4", "outcome": "ok"})
+        self.assertEqual(client_tags(shown["run"]["tags"]), {"batch": "4", "outcome": "ok"})
         self.assertEqual(shown["total"]["energy_j"], report["total"]["energy_j"])
 
     def test_bad_run_query_arguments_are_invalid_and_named(self):

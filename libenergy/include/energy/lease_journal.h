@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct LeaseRecord {
   int64_t expires_boot_ns = 0;  // kDuration
   int64_t created_boot_ns = 0;
   int64_t created_wall_ns = 0;
+  // The uid that may unpin it (besides root); nullopt for a lease journaled
+  // before owners were recorded (no "owner_uid" in the file).
+  std::optional<int64_t> owner_uid;
   std::vector<DomainPin> domains;
 };
 

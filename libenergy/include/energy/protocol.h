@@ -6,7 +6,9 @@
 // Replies:   {"v":1, "id":<same>, "ok":true,  "result":{...}}
 //            {"v":1, "id":<same>, "ok":false, "error":{"code":"<code>","message":"..."}}
 // A frame longer than its limit is refused from its header, before its
-// payload is read.
+// payload is read; a payload nested deeper than kMaxNestingDepth (arrays
+// and objects) is refused before it is parsed, so neither parsing, copying
+// nor destroying a message can exhaust the stack.
 //
 // Thread-safety: pure functions; a FrameDecoder belongs to one connection.
 #pragma once
@@ -26,6 +28,13 @@ constexpr int kVersion = 1;
 constexpr size_t kHeaderBytes = 4;
 constexpr size_t kMaxRequestBytes = 64 * 1024;        // requests are small
 constexpr size_t kMaxReplyBytes = 64 * 1024 * 1024;   // replies may carry exports
+// Frames nest far less (the deepest reply, clocks.leases, 8 levels);
+// nlohmann-json 3.9.1 parses, copies and destroys recursively.
+constexpr size_t kMaxNestingDepth = 32;
+
+// The deepest nesting of arrays and objects in JSON text (0 for a scalar),
+// found by scanning brackets outside strings; the text need not be valid.
+size_t json_nesting_depth(const char* begin, const char* end);
 
 std::string encode_frame(const nlohmann::json& message);
 
@@ -34,8 +43,8 @@ class FrameDecoder {
  public:
   explicit FrameDecoder(size_t max_payload) : max_payload_(max_payload) {}
   void feed(const char* data, size_t n) { buffer_.append(data, n); }
-  // A message, nothing yet (nullopt), or an error (oversized or not JSON);
-  // after an error the stream is unusable.
+  // A message, nothing yet (nullopt), or an error (oversized, nested deeper
+  // than kMaxNestingDepth, or not JSON); after an error the stream is unusable.
   Result<std::optional<nlohmann::json>> next();
   size_t buffered() const { return buffer_.size(); }
 
