@@ -26,8 +26,8 @@
 // socket, and a socket that another process still accepts on; only a stale
 // socket (connect() refused) is replaced. The destructor unlinks the path
 // only while it is still the socket this Server bound (same device/inode).
-// accept() failing for want of descriptors (EMFILE/ENFILE) pauses accepting
-// for kAcceptBackoff instead of retrying at once.
+// accept() failing (EMFILE, ENFILE, ENOMEM, ...; not EAGAIN or ECONNABORTED)
+// pauses accepting for kAcceptBackoff instead of retrying at once.
 //
 // Thread-safety: loop thread only, except Responder::cancelled() and
 // Responder::backlogged() (any thread). Responder::reply must be called on
