@@ -83,6 +83,16 @@ Result<std::optional<gid_t>> configured_group(const std::string& key, const std:
   return std::optional<gid_t>();
 }
 
+// Every connection a uid may hold needs a descriptor: the soft open-file
+// limit is raised (up to the hard limit) to fit max_connections_per_user.
+// Connections past what fits wait in the backlog (Server backs off on EMFILE).
+void fit_descriptors(const DaemonConfig& c) {
+  auto plan = fit_descriptor_limit(static_cast<size_t>(c.max_connections_per_user));
+  if (!plan) return spdlog::warn("{}; clients may be refused for want of descriptors", plan.error().describe());
+  if (plan->short_of_descriptors) return spdlog::warn("{}", plan->notice);
+  if (!plan->notice.empty()) spdlog::info("{}", plan->notice);
+}
+
 Result<ServerOptions> server_options(const DaemonConfig& c) {
   ServerOptions o;
   auto read = configured_group("read_group", c.read_group);
@@ -149,7 +159,8 @@ class DaemonImpl {
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<PinManager> pins_;
-  std::unique_ptr<TaskRunner> blocking_reads_;
+  std::unique_ptr<TaskRunner> blocking_reads_;  // interactive: `clocks`
+  std::unique_ptr<TaskRunner> bulk_reads_;      // exports (raw and of a run), never ahead of `clocks`
   std::unique_ptr<RunQueries> queries_;
   std::unique_ptr<ContextPoller> context_;
   std::unique_ptr<AveragingSettings> averaging_;
@@ -187,6 +198,9 @@ int DaemonImpl::run() {
 Status DaemonImpl::setup() {
   auto st = block_stop_signals();
   if (!st) return st;
+  st = claim_socket_path(config_.socket_path);  // a second instance stops here, before any state is touched
+  if (!st) return st;
+  fit_descriptors(config_);
   discover();
   st = open_storage();
   if (!st) return st;
@@ -350,12 +364,13 @@ Status DaemonImpl::start_loop() {
   sd_event_add_signal(loop_.get(), &s, SIGINT, &DaemonImpl::on_signal, this);
   sigint_.reset(s);
   int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
-  blocking_reads_ = std::make_unique<TaskRunner>();
+  blocking_reads_ = std::make_unique<TaskRunner>("clocks");
+  bulk_reads_ = std::make_unique<TaskRunner>("export");
   runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
   auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
   runs_->set_clocks_source(clocks);
   runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
-  queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, gap_threshold_ns, clocks);
+  queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, *bulk_reads_, gap_threshold_ns, clocks);
   auto options = server_options(config_);
   if (!options) return options.take_error();
   policy_ = options->policy;
@@ -431,6 +446,7 @@ void DaemonImpl::status(const Responder& r) {
   auto j = status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_);
   j["context"] =
       context_status_json(config_.clock_poll_ms, config_.thermal_poll_ms, context_->stats(), writer_->stats());
+  j["connections"] = server_stats_json(server_->stats(), server_->connection_count());
   r.reply(j);
 }
 
@@ -542,9 +558,11 @@ void DaemonImpl::clocks_unpin(const UnpinArgs& args, const Responder& r) {
   });
 }
 
-// Clock files are read on the worker: a hung devfreq read must not stall the loop.
+// Clock files are read on the interactive worker (never behind an export): a
+// hung devfreq read must not stall the loop.
 void DaemonImpl::clocks(const Responder& r) {
   blocking_reads_->post([this, r] {
+    if (r.cancelled()) return;
     std::vector<DomainState> states;
     for (const auto& d : status_.clocks.domains) states.push_back(read_domain(root_, d));
     auto thermal = read_thermal(root_, status_.clocks.thermal);
@@ -555,14 +573,11 @@ void DaemonImpl::clocks(const Responder& r) {
 
 // Raw readings for `energyctl export`, a page at a time (a page ends on a
 // sweep boundary; the reply says where the next one starts). Runs on the
-// worker with its own connection, so a long export never stalls the loop.
+// export worker with its own connection, so a long export never stalls the
+// loop or delays `clocks`.
 void DaemonImpl::export_readings(const ExportArgs& args, const Responder& r) {
-  blocking_reads_->post([this, r, from = args.since_wall_ns, to = args.until_wall_ns, rail = args.rail] {
-    auto reply = export_page(database_path(config_), from, to, rail);
-    poster_.post([r, reply]() {
-      if (!reply) return r.fail(reply.error());
-      r.reply(*reply);
-    });
+  post_work(*bulk_reads_, poster_, r, [this, r, from = args.since_wall_ns, to = args.until_wall_ns, rail = args.rail] {
+    return export_page(database_path(config_), from, to, rail, [r] { return r.cancelled(); });
   });
 }
 
@@ -571,6 +586,7 @@ void DaemonImpl::shutdown() {
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
   if (queries_) queries_->stop(std::chrono::milliseconds(1000));
+  if (bulk_reads_) bulk_reads_->stop(std::chrono::milliseconds(1000));
   if (sweep_relay_) sweep_relay_->set_poller(nullptr);
   if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
   if (sampler_) sampler_->stop();

@@ -10,6 +10,8 @@ namespace energy::daemon {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
+// A page under construction asks whether its client is still there this often.
+constexpr size_t kRowsPerCancelCheck = 4096;
 
 // Where a run's figures end: its stop, or for an open run its boot's newest
 // stored reading (at most one flush interval old).
@@ -84,7 +86,36 @@ Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t gap_
   return run_report_json(store, run, *end, gap_threshold_ns, clocks);
 }
 
-Result<nlohmann::json> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows) {
+Result<nlohmann::json> export_rows_json(const std::vector<Store::ExportRow>& rows, const CancelFn& cancelled) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i % kRowsPerCancelCheck == 0 && cancelled && cancelled()) {
+      return make_error(ErrorCode::kState, "export cancelled: its client has gone");
+    }
+    out.push_back(export_row_json(rows[i]));
+  }
+  return out;
+}
+
+void post_work(TaskRunner& worker, Poster& poster, const Responder& r, std::function<Result<nlohmann::json>()> work) {
+  worker.post([&poster, r, work = std::move(work)] {
+    if (r.cancelled()) return;  // its client left while it waited
+    Result<nlohmann::json> reply =
+        r.backlogged()
+            ? Result<nlohmann::json>(make_error(ErrorCode::kState,
+                                                "not built: this connection has client_output_limit_bytes of replies "
+                                                "unread; read them before asking for more"))
+            : work();
+    if (r.cancelled()) return;
+    poster.post([r, reply = std::move(reply)]() {
+      if (!reply) return r.fail(reply.error());
+      r.reply(*reply);
+    });
+  });
+}
+
+Result<nlohmann::json> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows,
+                                       const CancelFn& cancelled) {
   auto rec = store.run_by_id(args.run_id);
   if (!rec) return rec.take_error();
   if (!rec->has_value())
@@ -99,32 +130,31 @@ Result<nlohmann::json> run_export_page(Store& store, const RunExportArgs& args, 
   if (truncated) {  // end the page before the sweep the next page starts with
     while (!rows->empty() && rows->back().t_ns >= next) rows->pop_back();
   }
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& row : *rows) out.push_back(export_row_json(row));
-  nlohmann::json page = {{"run", run.id}, {"rows", std::move(out)}, {"truncated", truncated}};
+  auto out = export_rows_json(*rows, cancelled);
+  if (!out) return out.take_error();
+  nlohmann::json page = {{"run", run.id}, {"rows", std::move(out).value()}, {"truncated", truncated}};
   if (truncated) page["next_since_ns"] = next;
   return page;
 }
 
-RunQueries::RunQueries(std::string db_path, Poster& poster, int64_t gap_threshold_ns, RunClocksFn live_clocks)
+RunQueries::RunQueries(std::string db_path, Poster& poster, TaskRunner& bulk, int64_t gap_threshold_ns,
+                       RunClocksFn live_clocks)
     : poster_(poster),
+      bulk_(bulk),
       shared_(std::make_shared<Shared>(Shared{std::move(db_path), gap_threshold_ns, std::move(live_clocks)})) {}
 
-void RunQueries::submit(Query query, const Responder& r) {
-  worker_.post([shared = shared_, query = std::move(query), r, &poster = poster_] {
+// Each query opens its own reader connection (on the worker, so a slow
+// open never touches the loop).
+void RunQueries::submit(Query query, const Responder& r, TaskRunner& on) {
+  post_work(on, poster_, r, [shared = shared_, query = std::move(query)]() -> Result<nlohmann::json> {
     auto store = Store::open(shared->db_path, StoreRole::kReader, kBusyTimeoutMs);
-    Result<nlohmann::json> reply = store ? query(**store, *shared)
-                                         : Result<nlohmann::json>(make_error(
-                                               store.error().code, "storage unavailable: " + store.error().describe()));
-    poster.post([r, reply]() {
-      if (!reply) return r.fail(reply.error());
-      r.reply(*reply);
-    });
+    if (!store) return make_error(store.error().code, "storage unavailable: " + store.error().describe());
+    return query(**store, *shared);
   });
 }
 
 void RunQueries::list(const RunFilter& filter, const Responder& r) {
-  submit([f = filter](Store& store, const Shared&) { return list_runs(store, f); }, r);
+  submit([f = filter](Store& store, const Shared&) { return list_runs(store, f); }, r, worker_);
 }
 
 void RunQueries::show(const RunRef& ref, const Responder& r) {
@@ -134,11 +164,14 @@ void RunQueries::show(const RunRef& ref, const Responder& r) {
         if (!run) return run.take_error();
         return show_run(store, *run, s.gap_threshold_ns, s.live_clocks);
       },
-      r);
+      r, worker_);
 }
 
 void RunQueries::export_run(const RunExportArgs& args, const Responder& r) {
-  submit([a = args](Store& store, const Shared&) { return run_export_page(store, a, kExportPageRows); }, r);
+  auto cancelled = [r] { return r.cancelled(); };
+  submit([a = args, cancelled](Store& store,
+                               const Shared&) { return run_export_page(store, a, kExportPageRows, cancelled); },
+         r, bulk_);
 }
 
 }  // namespace energy::daemon

@@ -23,8 +23,14 @@ struct Server::Connection {
   PeerCredentials peer;
   uint64_t partial_since_us = 0;  // a frame has been started but not finished since (0: none)
   uint64_t stalled_since_us = 0;  // replies have waited unsent since (0: none waiting)
-  bool closing = false;           // close once `out` is written
+  size_t in_flight = 0;           // requests handed to the handler and not yet answered
+  bool closing = false;           // a protocol error: close once `out` is written, read nothing more
+  bool eof = false;               // the peer sent everything: close once its requests are answered
+  bool dispatching = false;       // in dispatch(): a reply sent meanwhile must not dispatch again
+  bool held = false;              // reading is paused at the bounds (throttled())
   bool dead = false;              // to be destroyed by handle_io or the sweep (never while dispatching)
+  std::shared_ptr<ConnectionFlags> flags = std::make_shared<ConnectionFlags>();
+  ~Connection() { flags->gone = true; }  // work queued for it elsewhere is dropped
 };
 
 namespace {
@@ -33,7 +39,71 @@ std::string peer_name(const PeerCredentials& p) {
   return "uid " + std::to_string(p.uid) + " pid " + std::to_string(p.pid);
 }
 
+// Time from `since` to `now`, 0 when `since` is not earlier (never wraps).
+uint64_t elapsed_us(uint64_t now, uint64_t since) { return now > since ? now - since : 0; }
+
+const char* file_kind(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device node";
+  return "not a socket";
+}
+
+// connect()'s errno for a Unix socket at `path` (0: something accepted).
+// Non-blocking: a listener with a full backlog answers EAGAIN, not a hang.
+int probe_socket(const std::string& path) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd) return errno;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return 0;
+  return errno == EINPROGRESS ? 0 : errno;
+}
+
 }  // namespace
+
+DescriptorPlan plan_descriptor_limit(const rlimit& current, size_t connections) {
+  DescriptorPlan plan;
+  plan.soft = current.rlim_cur;
+  rlim_t needed = static_cast<rlim_t>(connections) + kDescriptorsBesidesClients;
+  if (current.rlim_cur >= needed) return plan;  // RLIM_INFINITY is the largest value
+  plan.soft = std::min(needed, current.rlim_max);
+  std::string want = std::to_string(connections) + " connections (max_connections_per_user) plus " +
+                     std::to_string(kDescriptorsBesidesClients) + " of its own";
+  plan.short_of_descriptors = plan.soft < needed;
+  if (plan.short_of_descriptors) {
+    plan.notice = "the open-file limit (RLIMIT_NOFILE, hard limit " + std::to_string(current.rlim_max) +
+                  ") is below the " + std::to_string(needed) + " descriptors energyd needs for " + want +
+                  "; raised the soft limit to the hard limit; clients past it wait until others close";
+    return plan;
+  }
+  plan.notice = "raised the open-file limit (RLIMIT_NOFILE) from " + std::to_string(current.rlim_cur) + " to " +
+                std::to_string(plan.soft) + " for " + want;
+  return plan;
+}
+
+nlohmann::json server_stats_json(const ServerStats& stats, size_t open) {
+  return {{"open", open},
+          {"accepted", stats.accepted},
+          {"refused", stats.refused},
+          {"accept_failures", stats.accept_failures},
+          {"cut_off", stats.cut_off},
+          {"paused_reading", stats.paused_reading}};
+}
+
+Result<DescriptorPlan> fit_descriptor_limit(size_t connections) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return errno_error("cannot read RLIMIT_NOFILE");
+  DescriptorPlan plan = plan_descriptor_limit(lim, connections);
+  if (plan.soft == lim.rlim_cur) return plan;
+  lim.rlim_cur = plan.soft;
+  if (::setrlimit(RLIMIT_NOFILE, &lim) != 0)
+    return errno_error("cannot raise RLIMIT_NOFILE to " + std::to_string(plan.soft));
+  return plan;
+}
 
 void Responder::reply(nlohmann::json result) const { server_->send(conn_, protocol::make_ok(id_, std::move(result))); }
 void Responder::fail(const Error& error) const { server_->send(conn_, protocol::make_error_reply(id_, error)); }
@@ -41,10 +111,39 @@ void Responder::fail(const Error& error) const { server_->send(conn_, protocol::
 Server::Server(sd_event* loop, std::string socket_path, Handler handler, ServerOptions options)
     : loop_(loop), path_(std::move(socket_path)), handler_(std::move(handler)), options_(std::move(options)) {}
 
+// Only the socket file this Server bound is removed: after a failed start,
+// or when another process has since put its own socket there, it stays.
 Server::~Server() {
   conns_.clear();
   listen_source_.reset();
-  if (listen_fd_) ::unlink(path_.c_str());
+  accept_resume_.reset();
+  struct stat st {};
+  if (bound_ && ::lstat(path_.c_str(), &st) == 0 && st.st_dev == bound_dev_ && st.st_ino == bound_ino_) {
+    ::unlink(path_.c_str());
+  }
+}
+
+// A socket left by a crashed energyd refuses connections and is replaced;
+// anything else at the path is left alone and the start fails.
+Status claim_socket_path(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    return errno == ENOENT ? ok_status() : errno_error("cannot inspect the socket path " + path);
+  }
+  if (!S_ISSOCK(st.st_mode)) {
+    return make_error(ErrorCode::kInvalid, "socket path " + path + " is " + file_kind(st.st_mode) +
+                                               ", not a socket; refusing to replace it (remove it or choose another "
+                                               "--socket)");
+  }
+  int probe = probe_socket(path);
+  if (probe == 0 || probe == EAGAIN) {
+    return make_error(ErrorCode::kState, "another energyd is serving " + path + "; refusing to take its socket over");
+  }
+  if (probe != ECONNREFUSED) {
+    return make_error(ErrorCode::kIo, "cannot tell whether the socket " + path + " is in use", probe);
+  }
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_error("cannot remove the stale socket " + path);
+  return ok_status();
 }
 
 Status Server::listen() {
@@ -52,13 +151,16 @@ Status Server::listen() {
   if (path_.size() >= sizeof addr.sun_path) return make_error(ErrorCode::kInvalid, "socket path too long: " + path_);
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
+  if (auto claimed = claim_socket_path(path_); !claimed) return claimed;
   listen_fd_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!listen_fd_) return errno_error("cannot create socket " + path_);
-  struct stat st {};
-  if (::lstat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path_.c_str());  // stale from a crash
   if (::bind(listen_fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     return errno_error("cannot bind socket " + path_);
   }
+  struct stat st {};
+  bound_ = ::lstat(path_.c_str(), &st) == 0;
+  bound_dev_ = st.st_dev;
+  bound_ino_ = st.st_ino;
   if (auto perms = restrict_socket_file(path_, options_.policy); !perms) {
     spdlog::warn("{}; clients outside the socket's group may be unable to connect", perms.error().describe());
   }
@@ -81,11 +183,11 @@ uint64_t Server::sweep_every_us() const {
   return static_cast<uint64_t>(every.count());
 }
 
-uint64_t Server::now_us() const {
-  uint64_t now = 0;
-  sd_event_now(loop_, CLOCK_MONOTONIC, &now);
-  return now;
-}
+// CLOCK_MONOTONIC read afresh, not sd_event_now(): the loop's cached time is
+// that of the iteration's start, and a callback that encodes a large reply
+// runs long enough for it to be well in the past, which stamped clients as
+// stalled since before they were and cut off clients that were reading.
+uint64_t Server::now_us() const { return static_cast<uint64_t>(clock_.mono_ns() / 1000); }
 
 int Server::on_accept(sd_event_source*, int, uint32_t, void* self) {
   static_cast<Server*>(self)->accept_all();
@@ -95,10 +197,44 @@ int Server::on_accept(sd_event_source*, int, uint32_t, void* self) {
 void Server::accept_all() {
   for (;;) {
     UniqueFd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-    if (!fd) return;  // EAGAIN, or a transient error: the next readiness retries
-    admit(std::move(fd));
-    wake_sweep();
+    if (fd) {
+      admit(std::move(fd));
+      wake_sweep();
+      continue;
+    }
+    if (errno == EINTR || errno == ECONNABORTED) continue;  // that connection is gone; the next may wait
+    if (errno != EAGAIN && errno != EWOULDBLOCK) accept_failed(errno);
+    return;
   }
+}
+
+// The pending connection stays queued, so level-triggered readiness would
+// call accept() again at once, forever (EMFILE: one core at 100%). Accepting
+// pauses instead; clients wait in the backlog until descriptors free up.
+void Server::accept_failed(int err) {
+  ++stats_.accept_failures;
+  if (auto v = log_limit_.allow("accept"); v.log) {
+    spdlog::warn("cannot accept a connection: {}; pausing accepting for {} ms ({} failed accepts so far){}",
+                 std::strerror(err), kAcceptBackoff.count(), stats_.accept_failures, LogLimiter::suffix(v));
+  }
+  sd_event_source_set_enabled(listen_source_.get(), SD_EVENT_OFF);
+  auto resume_at = now_us() + static_cast<uint64_t>(std::chrono::microseconds(kAcceptBackoff).count());
+  if (accept_resume_) {
+    sd_event_source_set_time(accept_resume_.get(), resume_at);
+    sd_event_source_set_enabled(accept_resume_.get(), SD_EVENT_ONESHOT);
+    return;
+  }
+  sd_event_source* s = nullptr;
+  if (sd_event_add_time(loop_, &s, CLOCK_MONOTONIC, resume_at, 0, &Server::on_accept_resume, this) < 0) {
+    sd_event_source_set_enabled(listen_source_.get(), SD_EVENT_ON);  // no timer: keep accepting rather than stop
+    return;
+  }
+  accept_resume_.reset(s);
+}
+
+int Server::on_accept_resume(sd_event_source*, uint64_t, void* self) {
+  sd_event_source_set_enabled(static_cast<Server*>(self)->listen_source_.get(), SD_EVENT_ON);
+  return 0;
 }
 
 // The deadline sweep sleeps while there are no clients (on_sweep).
@@ -121,6 +257,7 @@ void Server::admit(UniqueFd fd) {
               std::to_string(options_.max_connections_per_user) + ")";
   }
   if (!refusal.empty()) {
+    ++stats_.refused;
     if (auto v = log_limit_.allow("connection"); v.log) {
       spdlog::warn("refusing a connection{}: {}{}", peer ? " from " + peer_name(*peer) : "", refusal,
                    LogLimiter::suffix(v));
@@ -137,6 +274,7 @@ void Server::admit(UniqueFd fd) {
   sd_event_source* s = nullptr;
   if (sd_event_add_io(loop_, &s, c->fd.get(), EPOLLIN, &Server::on_io, c.get()) < 0) return;
   c->source.reset(s);
+  ++stats_.accepted;
   conns_[c->id] = std::move(c);
 }
 
@@ -145,10 +283,13 @@ size_t Server::connections_of(uid_t uid) const {
       conns_.begin(), conns_.end(), [uid](const auto& kv) { return kv.second->peer.uid == uid && !kv.second->dead; }));
 }
 
-int Server::on_sweep(sd_event_source* s, uint64_t usec, void* self) {
+// The time now, not the timer's scheduled `usec`: the timer fires up to its
+// accuracy late, after events have stamped connections with later times.
+int Server::on_sweep(sd_event_source* s, uint64_t, void* self) {
   auto* server = static_cast<Server*>(self);
-  server->sweep(usec);
-  sd_event_source_set_time(s, usec + server->sweep_every_us());
+  uint64_t now = server->now_us();
+  server->sweep(now);
+  sd_event_source_set_time(s, now + server->sweep_every_us());
   // Without clients there is nothing to sweep: accept_all() turns it back on.
   sd_event_source_set_enabled(s, server->conns_.empty() ? SD_EVENT_OFF : SD_EVENT_ON);
   return 0;
@@ -161,10 +302,10 @@ void Server::sweep(uint64_t now) {
       static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(options_.client_deadline).count());
   std::vector<uint64_t> gone;
   for (auto& [id, c] : conns_) {
-    if (!c->dead && c->partial_since_us != 0 && now - c->partial_since_us > limit) {
+    if (!c->dead && c->partial_since_us != 0 && elapsed_us(now, c->partial_since_us) > limit) {
       cut_off(*c, "sent part of a request frame and not the rest within client_deadline_ms");
     }
-    if (!c->dead && c->stalled_since_us != 0 && now - c->stalled_since_us > limit) {
+    if (!c->dead && c->stalled_since_us != 0 && elapsed_us(now, c->stalled_since_us) > limit) {
       cut_off(*c, "did not read its replies within client_deadline_ms");
     }
     if (c->dead) gone.push_back(id);
@@ -176,8 +317,47 @@ void Server::cut_off(Connection& c, const std::string& why) {
   if (auto v = log_limit_.allow("connection"); v.log) {
     spdlog::warn("cutting off client {} ({}): {}{}", c.id, peer_name(c.peer), why, LogLimiter::suffix(v));
   }
+  ++stats_.cut_off;
   c.out.clear();
   c.dead = true;
+  c.flags->gone = true;
+}
+
+// At the in-flight bound, or with output_limit_bytes unread, a connection's
+// further frames stay unread (in the decoder or the socket).
+bool Server::throttled(const Connection& c) const {
+  return c.in_flight >= kMaxRequestsInFlight || c.out.size() >= options_.output_limit_bytes;
+}
+
+// The partial-frame deadline runs only while energyd reads the connection
+// (not while reading is paused); a frame cut short by the peer's end of
+// sending never completes and is cut off by it.
+void Server::note_partial(Connection& c) {
+  if (c.decoder.buffered() == 0 || throttled(c))
+    c.partial_since_us = 0;
+  else if (c.partial_since_us == 0)
+    c.partial_since_us = now_us();
+}
+
+// Writes what it can, then dispatches the frames read but held back while
+// the connection was at its bounds, then writes their immediate replies.
+void Server::resume(Connection& c) {
+  flush(c);
+  if (c.dead) return;
+  dispatch(c);
+  note_partial(c);
+  flush(c);
+}
+
+// Reading is watched only while frames may be read (level-triggered EPOLLIN
+// would otherwise fire without end); HUP and ERR are reported regardless.
+void Server::watch(Connection& c) {
+  bool held = throttled(c);
+  if (held && !c.held) ++stats_.paused_reading;
+  c.held = held;
+  uint32_t events = c.out.empty() ? 0u : static_cast<uint32_t>(EPOLLOUT);
+  if (!c.closing && !c.eof && !held) events |= static_cast<uint32_t>(EPOLLIN);
+  sd_event_source_set_io_events(c.source.get(), events);
 }
 
 int Server::on_io(sd_event_source*, int, uint32_t revents, void* conn) {
@@ -190,16 +370,10 @@ int Server::on_io(sd_event_source*, int, uint32_t revents, void* conn) {
 // reports a dead or finished peer again, so a connection marked dead
 // elsewhere is closed on its next event or by the next sweep.
 void Server::handle_io(Connection& c, uint32_t revents) {
-  if ((revents & EPOLLIN) != 0 && !c.closing && !c.dead) {
-    bool open = read_some(c);
-    dispatch(c);
-    if (!open) c.closing = true;
-    if (c.decoder.buffered() == 0)
-      c.partial_since_us = 0;
-    else if (c.partial_since_us == 0)
-      c.partial_since_us = now_us();
+  if ((revents & EPOLLIN) != 0 && !c.closing && !c.eof && !c.dead && !throttled(c)) {
+    if (!read_some(c)) c.eof = true;
   }
-  flush(c);
+  resume(c);
   if ((revents & (EPOLLHUP | EPOLLERR)) != 0 && c.out.empty()) c.dead = true;
   if (c.dead) close(c.id);
 }
@@ -220,21 +394,20 @@ bool Server::read_some(Connection& c) {
 }
 
 void Server::dispatch(Connection& c) {
-  while (!c.closing && !c.dead) {
+  c.dispatching = true;
+  while (!c.closing && !c.dead && !throttled(c)) {
     auto msg = c.decoder.next();
     if (!msg) {
       spdlog::debug("client {}: {}; closing", c.id, msg.error().message);
       c.out += protocol::encode_frame(protocol::make_error_reply(0, msg.error()));
       c.closing = true;
-      return;
+      break;
     }
-    if (!msg->has_value()) return;
+    if (!msg->has_value()) break;
     c.partial_since_us = 0;  // a frame was completed; what is left starts the next one
-    if (c.out.size() >= options_.output_limit_bytes) {
-      return cut_off(c, "left more than client_output_limit_bytes of replies unread");
-    }
     handle_request(c, **msg);
   }
+  c.dispatching = false;
 }
 
 // The envelope is checked before anything else reads the message (a request
@@ -248,9 +421,11 @@ void Server::handle_request(Connection& c, const nlohmann::json& message) {
     return;
   }
   if (!permitted(c, *req)) return;
+  ++c.in_flight;  // until its reply comes through send()
   try {
-    handler_(*req, Responder(this, c.id, req->id, c.peer));
+    handler_(*req, Responder(this, c.id, req->id, c.peer, c.flags));
   } catch (const std::exception& e) {
+    c.in_flight = c.in_flight > 0 ? c.in_flight - 1 : 0;
     spdlog::error("BUG: verb '{}' from {} threw: {}", req->verb, peer_name(c.peer), e.what());
     c.out += protocol::encode_frame(protocol::make_error_reply(
         req->id, make_error(ErrorCode::kInternal, "energyd could not handle '" + req->verb + "': " + e.what())));
@@ -276,11 +451,13 @@ void Server::send(uint64_t conn, const nlohmann::json& message) {
   auto it = conns_.find(conn);
   if (it == conns_.end() || it->second->dead) return;  // the client left before its answer was ready
   Connection& c = *it->second;
+  if (c.in_flight > 0) --c.in_flight;
   if (c.out.size() >= options_.output_limit_bytes) {
     return cut_off(c, "left more than client_output_limit_bytes of replies unread");
   }
   c.out += protocol::encode_frame(message);
-  flush(c);
+  if (c.dispatching) return flush(c);  // the dispatch loop goes on by itself
+  resume(c);
 }
 
 void Server::flush(Connection& c) {
@@ -298,12 +475,15 @@ void Server::flush(Connection& c) {
   }
   if (!c.out.empty() && c.stalled_since_us == 0) c.stalled_since_us = now_us();
   if (c.out.empty()) c.stalled_since_us = 0;
-  if (c.out.empty() && c.closing) c.dead = true;
+  c.flags->backlogged = c.out.size() >= options_.output_limit_bytes;
+  bool answered = c.eof && c.in_flight == 0 && c.decoder.buffered() == 0;
+  if (c.out.empty() && (c.closing || answered)) c.dead = true;
   if (c.dead) return;
-  sd_event_source_set_io_events(c.source.get(), c.out.empty() ? EPOLLIN : (EPOLLIN | EPOLLOUT));
+  watch(c);
 }
 
 void Server::close(uint64_t id) {
+  if (auto it = conns_.find(id); it != conns_.end()) it->second->flags->gone = true;
   conns_.erase(id);
   if (close_hook_) close_hook_(id);
 }

@@ -15,10 +15,28 @@
 // and queued replies must start draining, within client_deadline; a client
 // whose unsent replies exceed output_limit_bytes is cut off.
 //
-// Thread-safety: loop thread only. Responder::reply must be called on the
-// loop thread (use Poster from other threads).
+// Work per connection is bounded: at most kMaxRequestsInFlight requests of a
+// connection are unanswered at once, and while it is at that bound or has
+// output_limit_bytes of replies unread, no further frame of it is read (the
+// socket is left unread, so a client that pipelines thousands of requests
+// queues no work). When a connection closes, its Responders report
+// cancelled(): work queued on other threads checks that and is dropped.
+//
+// The socket path: listen() refuses a path that holds something other than a
+// socket, and a socket that another process still accepts on; only a stale
+// socket (connect() refused) is replaced. The destructor unlinks the path
+// only while it is still the socket this Server bound (same device/inode).
+// accept() failing (EMFILE, ENFILE, ENOMEM, ...; not EAGAIN or ECONNABORTED)
+// pauses accepting for kAcceptBackoff instead of retrying at once.
+//
+// Thread-safety: loop thread only, except Responder::cancelled() and
+// Responder::backlogged() (any thread). Responder::reply must be called on
+// the loop thread (use Poster from other threads).
 #pragma once
 
+#include <sys/resource.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -29,13 +47,62 @@
 #include <nlohmann/json.hpp>
 
 #include "access.h"
-#include "log_limit.h"
 #include "energy/protocol.h"
 #include "event_loop.h"
+#include "log_limit.h"
 
 namespace energy::daemon {
 
 class Server;
+
+// Requests of one connection that may await their replies at once; further
+// frames wait unread in the socket until one is answered.
+constexpr size_t kMaxRequestsInFlight = 8;
+// How long accepting pauses after accept() ran out of descriptors.
+constexpr std::chrono::milliseconds kAcceptBackoff{100};
+
+// Descriptors energyd needs besides its clients' connections (database,
+// sysfs files, journal, event loop, threads' fds), with room to spare.
+constexpr rlim_t kDescriptorsBesidesClients = 128;
+
+// What fit_descriptor_limit decided: the soft limit to set (equal to the
+// current one when nothing changes) and a line for the log (empty: nothing to say).
+struct DescriptorPlan {
+  rlim_t soft = 0;
+  std::string notice;
+  bool short_of_descriptors = false;  // even the hard limit leaves too few
+};
+// Pure: the RLIMIT_NOFILE soft limit that `connections` client connections
+// plus kDescriptorsBesidesClients need, raised at most to the hard limit.
+DescriptorPlan plan_descriptor_limit(const rlimit& current, size_t connections);
+// Applies plan_descriptor_limit to this process; returns the plan (its
+// notice says what was done) or the setrlimit failure.
+Result<DescriptorPlan> fit_descriptor_limit(size_t connections);
+
+// Whether `path` may become energyd's socket: nothing is there, or a stale
+// socket (connect() refused; removed here). Anything else, or a socket that
+// still accepts connections, is an error naming the path and what is there.
+// listen() checks again; energyd checks first thing at start, before it
+// touches the clocks or the database a running instance owns.
+Status claim_socket_path(const std::string& path);
+
+// Shared between the loop and worker threads for one connection.
+struct ConnectionFlags {
+  std::atomic<bool> gone{false};        // closed or cut off: its work is dropped
+  std::atomic<bool> backlogged{false};  // unread replies at or past output_limit_bytes
+};
+
+// Counters of the front end since start (loop thread).
+struct ServerStats {
+  uint64_t accepted = 0;         // connections admitted
+  uint64_t refused = 0;          // connections refused (per-user cap, unknown peer)
+  uint64_t accept_failures = 0;  // accept() calls that failed for want of descriptors or memory
+  uint64_t cut_off = 0;          // connections closed for a missed deadline or the output limit
+  uint64_t paused_reading = 0;   // times a connection's reading paused at its bounds (throttled)
+};
+
+// The `connections` object of `status` (docs/PROTOCOL.md): `open` and the counters.
+nlohmann::json server_stats_json(const ServerStats& stats, size_t open);
 
 struct ServerOptions {
   AccessPolicy policy;
@@ -46,10 +113,17 @@ struct ServerOptions {
 
 class Responder {
  public:
-  Responder(Server* server, uint64_t conn, int64_t request_id, PeerCredentials caller = {})
-      : server_(server), conn_(conn), id_(request_id), caller_(std::move(caller)) {}
+  Responder(Server* server, uint64_t conn, int64_t request_id, PeerCredentials caller = {},
+            std::shared_ptr<const ConnectionFlags> flags = nullptr)
+      : server_(server), conn_(conn), id_(request_id), caller_(std::move(caller)), flags_(std::move(flags)) {}
   void reply(nlohmann::json result) const;
   void fail(const Error& error) const;
+  // Any thread: the connection has closed (or was cut off); nobody will read
+  // the reply, so queued work should be dropped and running work stopped.
+  bool cancelled() const { return flags_ && flags_->gone.load(std::memory_order_relaxed); }
+  // Any thread: the client has left output_limit_bytes of replies unread; a
+  // large reply built now would cut it off on arrival.
+  bool backlogged() const { return flags_ && flags_->backlogged.load(std::memory_order_relaxed); }
   // The connection the request came on (ids are never reused by a Server).
   uint64_t connection() const { return conn_; }
   // Who sent the request (its peer credentials when it connected).
@@ -60,6 +134,7 @@ class Responder {
   uint64_t conn_;
   int64_t id_;
   PeerCredentials caller_;
+  std::shared_ptr<const ConnectionFlags> flags_;
 };
 
 class Server {
@@ -70,8 +145,10 @@ class Server {
   Server(sd_event* loop, std::string socket_path, Handler handler, ServerOptions options = {});
   ~Server();
   Status listen();
+  // Queues the reply to one request of `conn` (a Responder's reply or fail).
   void send(uint64_t conn, const nlohmann::json& message);
   size_t connection_count() const { return conns_.size(); }
+  const ServerStats& stats() const { return stats_; }
   // Called on the loop thread after a client's connection is closed (not at
   // Server destruction); clock leases tied to the connection end there.
   void set_close_hook(CloseHook hook) { close_hook_ = std::move(hook); }
@@ -81,6 +158,8 @@ class Server {
   static int on_accept(sd_event_source* s, int fd, uint32_t revents, void* self);
   static int on_io(sd_event_source* s, int fd, uint32_t revents, void* conn);
   void accept_all();
+  void accept_failed(int err);
+  static int on_accept_resume(sd_event_source* s, uint64_t usec, void* self);
   void wake_sweep();
   void admit(UniqueFd fd);
   size_t connections_of(uid_t uid) const;
@@ -89,6 +168,10 @@ class Server {
   bool permitted(Connection& c, const protocol::Request& req);
   void handle_request(Connection& c, const nlohmann::json& message);
   void cut_off(Connection& c, const std::string& why);
+  bool throttled(const Connection& c) const;
+  void note_partial(Connection& c);
+  void resume(Connection& c);
+  void watch(Connection& c);
   uint64_t now_us() const;
   uint64_t sweep_every_us() const;
   void handle_io(Connection& c, uint32_t revents);
@@ -109,6 +192,11 @@ class Server {
   SourcePtr sweep_source_;
   UniqueFd listen_fd_;
   SourcePtr listen_source_;
+  SourcePtr accept_resume_;  // re-enables listen_source_ after an EMFILE/ENFILE pause
+  bool bound_ = false;       // the path is the socket this Server bound (bound_dev_, bound_ino_)
+  dev_t bound_dev_ = 0;
+  ino_t bound_ino_ = 0;
+  ServerStats stats_;
   uint64_t next_conn_ = 1;
   std::map<uint64_t, std::unique_ptr<Connection>> conns_;
 };

@@ -211,7 +211,8 @@ nlohmann::json export_row_json(const Store::ExportRow& row) {
   return j;
 }
 
-Result<nlohmann::json> export_page(const std::string& db_path, int64_t since, int64_t until, const std::string& rail) {
+Result<nlohmann::json> export_page(const std::string& db_path, int64_t since, int64_t until, const std::string& rail,
+                                   const std::function<bool()>& cancelled) {
   constexpr size_t kPageRows = 200'000;  // ~25 MB of JSON, inside the 64 MiB reply limit
   auto store = Store::open(db_path, StoreRole::kReader, 5000);
   if (!store) return make_error(store.error().code, "storage unavailable: " + store.error().describe());
@@ -223,7 +224,12 @@ Result<nlohmann::json> export_page(const std::string& db_path, int64_t since, in
     while (!rows->empty() && rows->back().wall_ns >= next) rows->pop_back();
   }
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& row : *rows) out.push_back(export_row_json(row));
+  for (size_t i = 0; i < rows->size(); ++i) {
+    if (i % 4096 == 0 && cancelled && cancelled()) {
+      return make_error(ErrorCode::kState, "export cancelled: its client has gone");
+    }
+    out.push_back(export_row_json((*rows)[i]));
+  }
   nlohmann::json page = {{"rows", std::move(out)}, {"truncated", truncated}};
   if (truncated) page["next_since_wall_ns"] = next;
   return page;

@@ -5,6 +5,7 @@
 // thread-safe accessors.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,8 +47,9 @@ nlohmann::json clocks_verb_json(const ClockInventory& inv, const std::vector<Dom
 nlohmann::json export_row_json(const Store::ExportRow& row);
 
 // One page of the `export` verb from the database at `db_path` (opened here,
-// on the caller's thread).
+// on the caller's thread). `cancelled` (if set) is asked now and then while
+// the page is built; true stops it with a `state` error (its client left).
 Result<nlohmann::json> export_page(const std::string& db_path, int64_t since_wall_ns, int64_t until_wall_ns,
-                                   const std::string& rail);
+                                   const std::string& rail, const std::function<bool()>& cancelled = {});
 
 }  // namespace energy::daemon

@@ -33,9 +33,9 @@ void worker(const std::shared_ptr<TaskRunner::Shared>& s) {
 
 }  // namespace
 
-TaskRunner::TaskRunner() : shared_(std::make_shared<Shared>()) {
-  thread_ = std::thread([s = shared_] {
-    pthread_setname_np(pthread_self(), "task");
+TaskRunner::TaskRunner(const char* name) : shared_(std::make_shared<Shared>()) {
+  thread_ = std::thread([s = shared_, name] {
+    pthread_setname_np(pthread_self(), name);
     worker(s);
   });
 }
@@ -58,8 +58,10 @@ void TaskRunner::stop(std::chrono::milliseconds grace) {
   shared_->cv.notify_one();
   bool done = shared_->finished_cv.wait_for(lock, grace, [&] { return shared_->finished; });
   lock.unlock();
-  if (done) thread_.join();
-  else thread_.detach();
+  if (done)
+    thread_.join();
+  else
+    thread_.detach();
 }
 
 size_t TaskRunner::pending() const {

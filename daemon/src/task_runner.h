@@ -2,6 +2,11 @@
 // Thor's GPU devfreq reads have been seen to hang in D state), so the event
 // loop never waits on them. Results go back to the loop through a Poster.
 //
+// energyd keeps interactive reads (`clocks`) and bulk reads (exports) on
+// separate runners, so a queue of exports never delays a `clocks` reply.
+// Tasks run in posting order; a task whose client has gone should check
+// that itself (Responder::cancelled) and return at once.
+//
 // Thread-safety: post from any thread; stop from the owner. A task that
 // never returns is abandoned at stop (the thread is detached), since a read
 // blocked in the kernel cannot be cancelled.
@@ -19,7 +24,8 @@ namespace energy::daemon {
 
 class TaskRunner {
  public:
-  TaskRunner();
+  // `name`: the worker thread's name (at most 15 characters), seen in ps and gdb.
+  explicit TaskRunner(const char* name = "task");
   ~TaskRunner();
   void post(std::function<void()> task);
   void stop(std::chrono::milliseconds grace);
