@@ -1,5 +1,7 @@
 #include "entry.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -18,10 +20,10 @@ namespace energy::daemon {
 
 namespace {
 
-// Under systemd (JOURNAL_STREAM set: stderr is the journal) log to the
-// journal with real priorities; otherwise to stderr with timestamps.
-void setup_logging(const std::string& level) {
-  if (std::getenv("JOURNAL_STREAM") != nullptr) {
+// Under systemd (JOURNAL_STREAM names stderr: stderr is the journal) log to
+// the journal with real priorities; otherwise to stderr with timestamps.
+void setup_logging(const std::string& level, bool to_journal) {
+  if (to_journal) {
     auto sink = std::make_shared<spdlog::sinks::systemd_sink_mt>();
     spdlog::set_default_logger(std::make_shared<spdlog::logger>("energyd", sink));
     spdlog::set_pattern("%v");
@@ -49,7 +51,12 @@ int main_entry(int argc, char** argv) {
     std::puts("energyd " ENERGYD_VERSION);
     return 0;
   }
-  setup_logging(inv->config.log_level);
+  auto journal = journal_stream_names(std::getenv("JOURNAL_STREAM"), STDERR_FILENO);
+  if (!journal) {
+    std::fprintf(stderr, "energyd: %s\n", journal.error().describe().c_str());
+    return 2;
+  }
+  setup_logging(inv->config.log_level, *journal);
   return Daemon(inv->config).run();
 }
 

@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include <charconv>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -12,25 +12,44 @@ namespace {
 
 using Apply = std::function<Status(const std::string&, DaemonConfig&)>;
 
+// Plain decimal, as in the config file (config.h parse_decimal_int).
 Status parse_ms(const std::string& flag, const std::string& v, int64_t& out) {
-  int64_t n = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || p != v.data() + v.size()) {
-    return make_error(ErrorCode::kInvalid, flag + ": expected a whole number of milliseconds, got '" + v + "'");
-  }
-  out = n;
+  auto n = parse_decimal_int(v);
+  if (!n) return make_error(ErrorCode::kInvalid, flag + ": expected a decimal number of milliseconds, got '" + v + "'");
+  out = *n;
+  return ok_status();
+}
+
+// A path flag must not be empty ('' would mean no storage, or an abstract
+// socket nobody's file permissions protect); a relative one is taken from
+// the working directory at start and stored absolute.
+Status parse_path(const std::string& flag, const std::string& v, std::string& out) {
+  if (v.empty()) return make_error(ErrorCode::kInvalid, flag + ": got an empty path; expected a file system path");
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(v, ec);
+  if (ec) return make_error(ErrorCode::kInvalid, flag + ": cannot make '" + v + "' absolute: " + ec.message());
+  out = abs.string();
   return ok_status();
 }
 
 const std::map<std::string, Apply>& flag_table() {
   static const std::map<std::string, Apply> t = {
-      {"--root", [](const std::string& v, DaemonConfig& c) { c.root = v; return ok_status(); }},
-      {"--state-dir", [](const std::string& v, DaemonConfig& c) { c.state_dir = v; return ok_status(); }},
-      {"--socket", [](const std::string& v, DaemonConfig& c) { c.socket_path = v; return ok_status(); }},
-      {"--log-level", [](const std::string& v, DaemonConfig& c) { c.log_level = v; return ok_status(); }},
-      {"--sample-period-ms", [](const std::string& v, DaemonConfig& c) { return parse_ms("--sample-period-ms", v, c.sample_period_ms); }},
-      {"--flush-interval-ms", [](const std::string& v, DaemonConfig& c) { return parse_ms("--flush-interval-ms", v, c.flush_interval_ms); }},
-      {"--checkpoint-interval-ms", [](const std::string& v, DaemonConfig& c) { return parse_ms("--checkpoint-interval-ms", v, c.checkpoint_interval_ms); }},
+      {"--root", [](const std::string& v, DaemonConfig& c) { return parse_path("--root", v, c.root); }},
+      {"--state-dir", [](const std::string& v, DaemonConfig& c) { return parse_path("--state-dir", v, c.state_dir); }},
+      {"--socket", [](const std::string& v, DaemonConfig& c) { return parse_path("--socket", v, c.socket_path); }},
+      {"--log-level",
+       [](const std::string& v, DaemonConfig& c) {
+         c.log_level = v;
+         return ok_status();
+       }},
+      {"--sample-period-ms",
+       [](const std::string& v, DaemonConfig& c) { return parse_ms("--sample-period-ms", v, c.sample_period_ms); }},
+      {"--flush-interval-ms",
+       [](const std::string& v, DaemonConfig& c) { return parse_ms("--flush-interval-ms", v, c.flush_interval_ms); }},
+      {"--checkpoint-interval-ms",
+       [](const std::string& v, DaemonConfig& c) {
+         return parse_ms("--checkpoint-interval-ms", v, c.checkpoint_interval_ms);
+       }},
   };
   return t;
 }
@@ -75,6 +94,9 @@ Result<Invocation> parse_invocation(const std::vector<std::string>& args) {
   if (!flags) return flags.take_error();
   if (inv.action != Invocation::Action::kRun) return inv;
   std::string path = config_path.value_or(kDefaultConfigPath);
+  if (config_path && config_path->empty()) {
+    return make_error(ErrorCode::kInvalid, "--config: got an empty path; expected a YAML file");
+  }
   if (config_path || file_exists(path)) {
     auto loaded = load_config_file(path, inv.config);
     if (!loaded) return loaded.take_error();
@@ -89,6 +111,21 @@ Result<Invocation> parse_invocation(const std::vector<std::string>& args) {
   auto valid = validate_config(inv.config);
   if (!valid) return valid.take_error();
   return inv;
+}
+
+Result<bool> journal_stream_names(const char* value, int fd) {
+  if (value == nullptr) return false;
+  std::string text(value);
+  size_t colon = text.find(':');
+  auto dev = parse_decimal_int(text.substr(0, colon));
+  auto ino = colon == std::string::npos ? dev : parse_decimal_int(text.substr(colon + 1));
+  if (colon == std::string::npos || !dev || !ino || *dev < 0 || *ino < 0) {
+    return make_error(ErrorCode::kInvalid,
+                      "environment variable JOURNAL_STREAM: expected <device>:<inode> in decimal, got '" + text + "'");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return false;
+  return static_cast<int64_t>(st.st_dev) == *dev && static_cast<int64_t>(st.st_ino) == *ino;
 }
 
 std::string usage_text() {

@@ -148,7 +148,18 @@ nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
                       {"flush_interval_ms", c.flush_interval_ms}, {"open", w.open},
                       {"healthy", w.open && w.last_error.empty()}, {"retention", retention_json(w.retention, c)}};
   if (!w.last_error.empty()) j["last_error"] = w.last_error;
+  j["losses"] = nlohmann::json::array();
+  for (const auto& l : w.losses) {
+    j["losses"].push_back({{"kind", l.kind}, {"message", l.message}, {"evidence", l.evidence}});
+  }
   return j;
+}
+
+// The sensors' notes, then what the database lost (energyctl status prints notes).
+nlohmann::json notes_json(const StatusSources& src, const WriterStats& w) {
+  nlohmann::json notes = src.inventory.notes;
+  for (const auto& l : w.losses) notes.push_back("storage: " + l.message);
+  return notes;
 }
 
 nlohmann::json optional_json(const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
@@ -239,6 +250,7 @@ nlohmann::json status_json(const StatusSources& src, const Sampler& sampler, con
                            const std::vector<RunRecord>& open_runs, const Clock& clock) {
   Sample latest = sampler.latest();
   SamplerStats st = sampler.stats();
+  WriterStats stored = writer.stats();
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& r : open_runs) runs.push_back(run_to_json(r));
   return {{"version", ENERGYD_VERSION},
@@ -251,9 +263,9 @@ nlohmann::json status_json(const StatusSources& src, const Sampler& sampler, con
           {"skipped_channels", skipped_json(src.inventory)},
           {"sensor_averaging", sensor_averaging_name(src.config.sensor_averaging)},
           {"monitors", monitors_json(src.inventory, src.averaging)},
-          {"notes", src.inventory.notes},
+          {"notes", notes_json(src, stored)},
           {"sampler", sampler_json(st, src.config.sample_period_ms)},
-          {"storage", storage_json(writer.stats(), src.config)},
+          {"storage", storage_json(stored, src.config)},
           {"open_runs", std::move(runs)}};
 }
 

@@ -118,6 +118,7 @@ std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
     return std::nullopt;
   }
   store_ = std::move(session->store);
+  report_losses(store_->losses());
   boot_ = session->boot;
   rail_ids_ = std::move(session->rail_ids);
   // After a reopen the chunker goes on: its running energy and unwritten
@@ -132,6 +133,15 @@ std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
   stats_.open = true;
   stats_.last_error.clear();
   return std::move(session->open_runs);
+}
+
+// Each loss is logged once, as an error: nothing recorded is lost silently.
+void StorageWriter::report_losses(const std::vector<StorageLoss>& losses) {
+  constexpr size_t kMaxKept = 32;
+  for (const auto& l : losses) spdlog::error("storage: {}", l.message);
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.losses.insert(stats_.losses.end(), losses.begin(), losses.end());
+  if (stats_.losses.size() > kMaxKept) stats_.losses.erase(stats_.losses.begin(), stats_.losses.end() - kMaxKept);
 }
 
 void StorageWriter::fail_marks(const Error& why) {
@@ -188,6 +198,7 @@ bool StorageWriter::flush() {
     return false;
   }
   consecutive_failures_ = 0;
+  journal_marks(done);  // before mu_: an fdatasync must not hold up the sampler's push_sample
   std::lock_guard<std::mutex> lock(mu_);
   if (!stats_.last_error.empty()) spdlog::info("storage: writing again");
   ++stats_.commits;
@@ -202,6 +213,22 @@ bool StorageWriter::flush() {
   for (auto& [op, rec] : done) op->done(rec);
   marks_.clear();
   return true;
+}
+
+// Committed marks go to the marks journal before they are acknowledged. A
+// journal that cannot be written does not refuse the mark (it is stored);
+// it is logged, as its later loss could then go unnoticed.
+void StorageWriter::journal_marks(const std::vector<std::pair<MarkOp*, RunRecord>>& done) {
+  for (const auto& [op, rec] : done) {
+    bool start = op->kind == MarkOp::Kind::kStart;
+    auto tags = op->store_tags ? Store::JournalTags::kRewritten : Store::JournalTags::kUnchanged;
+    auto st = store_->journal_mark(rec, start ? MarkEntry::Op::kStart : MarkEntry::Op::kStop, tags);
+    if (st) continue;
+    auto v = log_limit_.allow("storage.journal");
+    if (v.log)
+      spdlog::warn("storage: run {}: {}; the mark is stored, but its loss could go unreported{}", rec.id,
+                   st.error().describe(), LogLimiter::suffix(v));
+  }
 }
 
 // Samples are synced at checkpoints; a transaction that carries a mark syncs

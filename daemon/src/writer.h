@@ -5,7 +5,9 @@
 // Samples go into a Chunker (the raw tier's format). Every flush interval one
 // transaction writes the chunks closed since the last commit and rewrites the
 // open one. A mark is committed together with every sample before it, and
-// its completion runs only after the commit: an acknowledged mark is on disk.
+// its completion runs only after the commit and its line in the marks
+// journal (store_guard.h): an acknowledged mark is on disk twice, so its
+// loss from the database is found and undone at the next open.
 // If the database refuses a transaction, nothing is lost yet: the closed
 // chunks and marks stay pending and the next flush retries them. Pending
 // chunks are bounded; beyond the bound the oldest are dropped and their
@@ -80,8 +82,9 @@ struct WriterStats {
   int64_t context_rows_written = 0;  // board context change rows committed (context_log.h)
   int64_t context_rows_pending = 0;
   int64_t context_rows_dropped = 0;
-  bool open = false;             // the database is open
-  std::string last_error;        // empty while healthy
+  bool open = false;                // the database is open
+  std::string last_error;           // empty while healthy
+  std::vector<StorageLoss> losses;  // found when the database was opened (store_guard.h), oldest first, at most 32
   RetentionStats retention;
 };
 
@@ -147,6 +150,8 @@ class StorageWriter final : public SampleSink, public ContextSink {
   bool ensure_open();
   std::optional<std::vector<RunRecord>> try_open();
   void fail_marks(const Error& why);
+  void report_losses(const std::vector<StorageLoss>& losses);
+  void journal_marks(const std::vector<std::pair<MarkOp*, RunRecord>>& done);
   void note_failure(const Error& e);
 
   StoreOpener opener_;

@@ -1,13 +1,19 @@
 #include "energy/config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <functional>
+#include <limits>
+#include <map>
+#include <vector>
+
 #include <yaml-cpp/yaml.h>
 
 #include "energy/store.h"
-
-#include <fstream>
-#include <functional>
-#include <map>
-#include <sstream>
+#include "energy/unique_fd.h"
 
 namespace energy {
 namespace {
@@ -19,6 +25,8 @@ constexpr int64_t kMaxRetentionDays = 36'500;
 // minutes of every rail) plus the WAL's allowance, with room to spare.
 constexpr int64_t kMinBudgetMb = 16;
 constexpr int64_t kMaxBudgetMb = int64_t{16} * 1024 * 1024;
+// energyd.yaml is a few KiB; the cap keeps a wrong --config from eating memory.
+constexpr size_t kMaxConfigBytes = size_t{1} << 20;
 
 Error key_error(const std::string& source, const std::string& key, const std::string& problem) {
   return make_error(ErrorCode::kInvalid, source + ": key '" + key + "': " + problem);
@@ -34,15 +42,28 @@ Setter string_key(std::string DaemonConfig::*field) {
   };
 }
 
+// What a scalar looked like, for error messages: its text, quoted if it was.
+std::string shown(const YAML::Node& n) {
+  if (!n.IsScalar()) return "a non-scalar";
+  return n.Tag() == "!" ? "\"" + n.Scalar() + "\" (a quoted string)" : n.Scalar();
+}
+
+Result<int64_t> plain_int(const YAML::Node& n) {
+  if (!n.IsScalar() || n.Tag() == "!") return make_error(ErrorCode::kInvalid, "not a plain scalar");
+  return parse_decimal_int(n.Scalar());
+}
+
 // `unit` names what the number counts, for the error message ("milliseconds").
+// Only a plain decimal scalar is an integer: YAML 1.1 would read 0100 as
+// octal 64, 0x10 as 16, and a quoted "100" is a string.
 Setter int_key(int64_t DaemonConfig::*field, const char* unit) {
   return [field, unit](const YAML::Node& n, const std::string& where, DaemonConfig& c) -> Status {
-    int64_t v = 0;
-    if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) {
-      return make_error(ErrorCode::kInvalid, where + ": expected an integer number of " + unit + ", got '" +
-                                                 (n.IsScalar() ? n.Scalar() : std::string("a non-scalar")) + "'");
+    auto v = plain_int(n);
+    if (!v) {
+      return make_error(ErrorCode::kInvalid,
+                        where + ": expected a decimal integer number of " + unit + ", got '" + shown(n) + "'");
     }
-    c.*field = v;
+    c.*field = *v;
     return ok_status();
   };
 }
@@ -82,15 +103,57 @@ const std::map<std::string, Setter>& setters() {
   return table;
 }
 
+// Line numbers are 1-based, as editors show them.
+int line_of(const YAML::Node& n) { return n.Mark().line + 1; }
+
+// Each key once: YAML parsers disagree on which of two equal keys wins, so
+// neither does.
 Result<DaemonConfig> apply_map(const YAML::Node& doc, const std::string& source, DaemonConfig out) {
+  std::map<std::string, int> seen;  // key -> line
   for (const auto& kv : doc) {
-    std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) return make_error(ErrorCode::kInvalid, source + ": a key must be a plain name");
+    std::string key = kv.first.Scalar();
     auto it = setters().find(key);
     if (it == setters().end()) return key_error(source, key, "unknown key (see etc/energyd.yaml for the keys)");
+    auto [prev, fresh] = seen.emplace(key, line_of(kv.first));
+    if (!fresh) {
+      return key_error(source, key,
+                       "appears twice, on lines " + std::to_string(prev->second) + " and " +
+                           std::to_string(line_of(kv.first)) + "; expected each key once");
+    }
     auto st = it->second(kv.second, source + ": key '" + key + "'", out);
     if (!st) return st.take_error();
   }
   return out;
+}
+
+// Reads at most kMaxConfigBytes of a regular file. The open does not block
+// (a FIFO would wait for a writer) and anything but a regular file is
+// refused: a directory reads as empty, /dev/zero never ends.
+Result<std::string> read_config_text(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd) return errno_error("cannot open config file '" + path + "'");
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat config file '" + path + "'");
+  if (!S_ISREG(st.st_mode)) {
+    return make_error(ErrorCode::kInvalid, "config file '" + path + "' is " +
+                                               (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                                               "; expected a regular file");
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot read config file '" + path + "'");
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > kMaxConfigBytes) {
+      return make_error(ErrorCode::kInvalid, "config file '" + path + "' is larger than " +
+                                                 std::to_string(kMaxConfigBytes) +
+                                                 " bytes; expected a small YAML file");
+    }
+  }
 }
 
 }  // namespace
@@ -110,24 +173,45 @@ Result<SensorAveraging> parse_sensor_averaging(const std::string& text) {
   return make_error(ErrorCode::kInvalid, "sensor_averaging must be period or keep, got '" + text + "'");
 }
 
+Result<int64_t> parse_decimal_int(const std::string& text) {
+  size_t digits_at = !text.empty() && text[0] == '-' ? 1 : 0;
+  std::string digits = text.substr(digits_at);
+  bool well_formed = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos &&
+                     (digits.size() == 1 || digits[0] != '0');
+  if (!well_formed) return make_error(ErrorCode::kInvalid, "'" + text + "' is not a decimal integer");
+  int64_t v = 0;
+  for (char ch : digits) {
+    int d = ch - '0';
+    if (v > (std::numeric_limits<int64_t>::max() - d) / 10) {
+      return make_error(ErrorCode::kInvalid, "'" + text + "' is out of the 64-bit range");
+    }
+    v = v * 10 + d;
+  }
+  return digits_at == 1 ? -v : v;
+}
+
 Result<DaemonConfig> apply_config_yaml(const std::string& yaml_text, const std::string& source,
                                        const DaemonConfig& base) {
   try {
-    YAML::Node doc = YAML::Load(yaml_text);
-    if (doc.IsNull()) return base;
-    if (!doc.IsMap()) return make_error(ErrorCode::kInvalid, source + ": expected a mapping of keys to values");
-    return apply_map(doc, source, base);
+    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
+    if (docs.size() > 1) {
+      return make_error(ErrorCode::kInvalid, source + ": holds " + std::to_string(docs.size()) +
+                                                 " YAML documents (a second starts on line " +
+                                                 std::to_string(line_of(docs[1])) + "); expected one");
+    }
+    if (docs.empty() || docs[0].IsNull()) return base;
+    if (!docs[0].IsMap()) return make_error(ErrorCode::kInvalid, source + ": expected a mapping of keys to values");
+    return apply_map(docs[0], source, base);
   } catch (const YAML::Exception& e) {
     return make_error(ErrorCode::kParse, source + ": " + e.what());
   }
 }
 
 Result<DaemonConfig> load_config_file(const std::string& path, const DaemonConfig& base) {
-  std::ifstream in(path);
-  if (!in) return errno_error("cannot read config file " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return apply_config_yaml(text.str(), path, base);
+  if (path.empty()) return make_error(ErrorCode::kInvalid, "config file: empty path; expected a file name");
+  auto text = read_config_text(path);
+  if (!text) return text.take_error();
+  return apply_config_yaml(*text, path, base);
 }
 
 // Each tier keeps at least as long as the finer one before it.
@@ -181,6 +265,25 @@ Status check_poll(const char* key, int64_t value, int64_t lo, int64_t hi) {
                                              std::to_string(value));
 }
 
+// Paths are absolute: the daemon's working directory is no part of its
+// configuration, and an empty socket path would bind an abstract socket,
+// which file permissions cannot protect.
+Status check_path(const char* key, const std::string& value, size_t max_bytes) {
+  bool absolute = !value.empty() && value[0] == '/' && value.find('\0') == std::string::npos;
+  if (absolute && value.size() <= max_bytes) return ok_status();
+  return make_error(ErrorCode::kInvalid, std::string(key) + " must be an absolute path of at most " +
+                                             std::to_string(max_bytes) + " bytes, got '" + value + "'");
+}
+
+Status validate_paths(const DaemonConfig& c) {
+  constexpr size_t kMaxPath = 4095;
+  constexpr size_t kMaxSocketPath = sizeof(sockaddr_un::sun_path) - 1;  // with its terminating NUL
+  auto st = check_path("root", c.root, kMaxPath);
+  if (st) st = check_path("state_dir", c.state_dir, kMaxPath);
+  if (st) st = check_path("socket", c.socket_path, kMaxSocketPath);
+  return st;
+}
+
 Status validate_context_polls(const DaemonConfig& c) {
   auto st = check_poll("clock_poll_ms", c.clock_poll_ms, 10, 60'000);
   if (st) st = check_poll("thermal_poll_ms", c.thermal_poll_ms, 100, 600'000);
@@ -190,6 +293,7 @@ Status validate_context_polls(const DaemonConfig& c) {
 }  // namespace
 
 Status validate_config(const DaemonConfig& c) {
+  if (auto st = validate_paths(c); !st) return st;
   if (auto st = validate_client_limits(c); !st) return st;
   if (auto st = validate_context_polls(c); !st) return st;
   if (c.sample_period_ms < kMinPeriodMs || c.sample_period_ms > kMaxPeriodMs) {

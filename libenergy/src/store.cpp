@@ -44,6 +44,8 @@ Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole role, int busy_timeout_ms) {
   auto mode = role == StoreRole::kWriter ? sql::OpenMode::kReadWriteCreate : sql::OpenMode::kReadOnly;
+  BeforeOpen before;
+  if (role == StoreRole::kWriter) before = guard_before_open(path);  // before SQLite replays the WAL
   auto db = sql::Db::open(path, mode);
   if (!db) return db.take_error();
   sqlite3_busy_timeout(db->raw(), busy_timeout_ms);
@@ -63,6 +65,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   if (!check) return check.take_error();
   auto mig = store->migrate();
   if (!mig) return mig.take_error();
+  auto guard = store->guard_after_open(std::move(before));
+  if (!guard) return guard.take_error();
   return store;
 }
 

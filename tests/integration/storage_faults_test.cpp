@@ -30,11 +30,11 @@ class StorageFaults : public ::testing::Test {
                              tmp_.path() + "/board"});
     ASSERT_EQ(made.exit_code, 0) << made.err;
   }
-  void start(const std::string& state_dir) {
-    daemon_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", state_dir, "--socket",
-                                 sock(), "--flush-interval-ms", "200"},
-        tmp_.path() + "/log");
+  void start(const std::string& state_dir, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv{ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", state_dir,
+                                  "--socket",  sock(),   "--flush-interval-ms",  "200"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    daemon_ = std::make_unique<ChildProcess>(argv, tmp_.path() + "/log");
     ASSERT_TRUE(wait_for_socket(sock(), seconds(10))) << log();
   }
   std::string sock() const { return tmp_.path() + "/s.sock"; }
@@ -142,6 +142,72 @@ TEST_F(StorageFaults, FullDiskIsReportedAndWritingResumesWhenSpaceReturns) {
   ASSERT_TRUE(eventually([](const nlohmann::json& s) { return s["storage"]["healthy"].get<bool>(); }, seconds(30)))
       << log();
   EXPECT_EQ(ctl({"mark", "start", "space-back"}).exit_code, 0);
+  EXPECT_EQ(daemon_->stop(SIGTERM), 0);
+}
+
+// The losses status reports, as "kind: message" lines.
+std::string losses_of(const nlohmann::json& st) {
+  std::string out;
+  for (const auto& l : st["storage"].value("losses", nlohmann::json::array()))
+    out += l["kind"].get<std::string>() + ": " + l["message"].get<std::string>() + "\n";
+  return out;
+}
+
+// The state of the run named `name` in the database at `db` ("" if none).
+std::string run_state_in(const std::string& db, const std::string& name) {
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return "cannot open";
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT state FROM runs WHERE name = ?1", -1, &st, nullptr);
+  sqlite3_bind_text(st, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+  std::string state = sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "";
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return state;
+}
+
+// Issue 19 item 10: kill -9, 200 bytes of the WAL's first frame flipped:
+// SQLite would drop every later frame, the acknowledged run with them.
+TEST_F(StorageFaults, DamagedWalAfterKillIsReportedAndAcknowledgedRunsSurvive) {
+  std::string state = tmp_.path() + "/state";
+  start(state, {"--checkpoint-interval-ms", "600000"});  // everything since the start stays in the WAL
+  ASSERT_EQ(ctl({"mark", "start", "acked"}).exit_code, 0) << log();
+  ASSERT_EQ(ctl({"mark", "stop", "acked"}).exit_code, 0) << log();
+  daemon_->stop(SIGKILL);
+  std::string wal_path = state + "/energyd.db-wal";
+  std::string wal = read_file(wal_path);
+  ASSERT_GT(wal.size(), 32u + 2 * (24 + 4096)) << "the WAL holds the marks' frames";
+  for (size_t i = 0; i < 200; ++i) wal[32 + 24 + 300 + i] = static_cast<char>(wal[32 + 24 + 300 + i] ^ 0x5a);
+  std::ofstream(wal_path, std::ios::binary | std::ios::trunc) << wal;
+  start(state);
+  auto st = status();
+  ASSERT_FALSE(st.is_discarded());
+  std::string losses = losses_of(st);
+  EXPECT_NE(losses.find("wal_damaged: the write-ahead log"), std::string::npos) << losses << log();
+  EXPECT_NE(losses.find("'acked'"), std::string::npos) << losses;
+  EXPECT_NE(log().find("damaged at frame 1"), std::string::npos) << log();
+  bool kept = false;
+  for (const auto& e : fs::directory_iterator(state))
+    kept = kept || e.path().filename().string().find("energyd.db-wal.damaged-") == 0;
+  EXPECT_TRUE(kept);
+  EXPECT_EQ(daemon_->stop(SIGTERM), 0);
+  EXPECT_EQ(run_state_in(state + "/energyd.db", "acked"), "stopped");
+}
+
+// Issue 19 item 10: a database truncated to 0 bytes is not taken as a new one silently.
+TEST_F(StorageFaults, DatabaseTruncatedToZeroBytesIsReported) {
+  std::string state = tmp_.path() + "/state";
+  start(state);
+  ASSERT_EQ(ctl({"mark", "start", "before-truncation"}).exit_code, 0) << log();
+  EXPECT_EQ(daemon_->stop(SIGTERM), 0);
+  fs::resize_file(state + "/energyd.db", 0);
+  start(state);
+  std::string losses = losses_of(status());
+  EXPECT_NE(losses.find("database_replaced"), std::string::npos) << losses << log();
+  EXPECT_NE(losses.find("'before-truncation'"), std::string::npos) << losses;
+  EXPECT_NE(log().find("is missing or empty"), std::string::npos) << log();
+  auto text = ctl({"status"});
+  EXPECT_NE(text.out.find("storage: the database"), std::string::npos) << text.out;  // shown without --json too
   EXPECT_EQ(daemon_->stop(SIGTERM), 0);
 }
 

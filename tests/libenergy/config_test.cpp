@@ -1,5 +1,12 @@
 #include "energy/config.h"
 
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "energy/store.h"
 
 #include <gtest/gtest.h>
@@ -170,6 +177,112 @@ TEST(Config, ContextPollPeriodsAreZeroForOffOrInTheirRange) {
   ASSERT_FALSE(typed.ok());
   EXPECT_NE(typed.error().message.find("'thermal_poll_ms'"), std::string::npos);
   EXPECT_NE(typed.error().message.find("milliseconds"), std::string::npos);
+}
+
+// Issue 19 item 11: YAML 1.1 reads 0100 as octal 64 and 0x40 as 64; a quoted
+// number, a float or a boolean is not an integer either.
+TEST(Config, IntegersMustBePlainDecimal) {
+  for (const char* bad :
+       {"0100", "0x40", "0o100", "+100", "100.0", "1e2", "true", "\"100\"", "--1", "", "99999999999999999999"}) {
+    auto c = apply_config_yaml(std::string("sample_period_ms: ") + bad + "\n", "t.yaml", DaemonConfig{});
+    ASSERT_FALSE(c.ok()) << bad;
+    const std::string& m = c.error().message;
+    EXPECT_NE(m.find("t.yaml: key 'sample_period_ms'"), std::string::npos) << m;
+    EXPECT_NE(m.find("expected a decimal integer"), std::string::npos) << m;
+  }
+  auto ok = apply_config_yaml("sample_period_ms: 100\nclock_poll_ms: 0\n", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->sample_period_ms, 100);
+  auto octal = apply_config_yaml("sample_period_ms: 0100\n", "t.yaml", DaemonConfig{});
+  ASSERT_FALSE(octal.ok());
+  EXPECT_NE(octal.error().message.find("got '0100'"), std::string::npos) << octal.error().message;
+}
+
+TEST(Config, ParseDecimalIntTakesOnlyDecimal) {
+  EXPECT_EQ(*parse_decimal_int("0"), 0);
+  EXPECT_EQ(*parse_decimal_int("-25"), -25);
+  EXPECT_EQ(*parse_decimal_int("9223372036854775807"), INT64_MAX);
+  for (const char* bad : {"", "-", "007", "-0x1", " 1", "1 ", "9223372036854775808", "1_000"}) {
+    EXPECT_FALSE(parse_decimal_int(bad).ok()) << bad;
+  }
+}
+
+TEST(Config, DuplicateKeyIsRefusedNamingBothLines) {
+  auto c = apply_config_yaml("sample_period_ms: 100\nstate_dir: /a\nsample_period_ms: 50\n", "t.yaml", DaemonConfig{});
+  ASSERT_FALSE(c.ok());
+  const std::string& m = c.error().message;
+  EXPECT_NE(m.find("key 'sample_period_ms'"), std::string::npos) << m;
+  EXPECT_NE(m.find("lines 1 and 3"), std::string::npos) << m;
+}
+
+TEST(Config, SecondYamlDocumentIsRefused) {
+  auto c = apply_config_yaml("sample_period_ms: 100\n---\nsample_period_ms: 50\n", "t.yaml", DaemonConfig{});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("2 YAML documents"), std::string::npos) << c.error().message;
+  EXPECT_NE(c.error().message.find("expected one"), std::string::npos) << c.error().message;
+}
+
+TEST(Config, PathsMustBeAbsoluteAndNonEmpty) {
+  struct Case {
+    const char* yaml;
+    const char* key;
+  };
+  for (const Case& k : {Case{"socket: ''", "socket"}, Case{"state_dir: ''", "state_dir"}, Case{"root: ''", "root"},
+                        Case{"socket: run/s.sock", "socket"}, Case{"state_dir: var/lib", "state_dir"},
+                        Case{"socket: \"\\0abstract\"", "socket"}}) {
+    auto c = apply_config_yaml(k.yaml, "t.yaml", DaemonConfig{});
+    ASSERT_TRUE(c.ok()) << k.yaml;
+    auto st = validate_config(*c);
+    ASSERT_FALSE(st.ok()) << k.yaml;
+    EXPECT_NE(st.error().message.find(std::string(k.key) + " must be an absolute path"), std::string::npos)
+        << st.error().message;
+  }
+  DaemonConfig long_socket;
+  long_socket.socket_path = "/" + std::string(107, 's');
+  EXPECT_FALSE(validate_config(long_socket).ok());
+  long_socket.socket_path = "/" + std::string(106, 's');
+  EXPECT_TRUE(validate_config(long_socket).ok());
+}
+
+class ConfigFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/energy-config-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+};
+
+TEST_F(ConfigFile, RegularFileIsRead) {
+  std::ofstream(dir_ + "/e.yaml") << "sample_period_ms: 50\n";
+  auto c = load_config_file(dir_ + "/e.yaml", DaemonConfig{});
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  EXPECT_EQ(c->sample_period_ms, 50);
+}
+
+TEST_F(ConfigFile, DirectoryDeviceAndFifoAreRefused) {
+  ASSERT_EQ(::mkfifo((dir_ + "/fifo").c_str(), 0600), 0);
+  for (const std::string& path : {dir_, std::string("/dev/zero"), dir_ + "/fifo"}) {
+    auto c = load_config_file(path, DaemonConfig{});  // a FIFO must not block
+    ASSERT_FALSE(c.ok()) << path;
+    EXPECT_EQ(c.error().code, ErrorCode::kInvalid) << c.error().describe();
+    EXPECT_NE(c.error().message.find("'" + path + "'"), std::string::npos) << c.error().message;
+    EXPECT_NE(c.error().message.find("expected a regular file"), std::string::npos) << c.error().message;
+  }
+}
+
+TEST_F(ConfigFile, OversizedFileIsRefused) {
+  std::ofstream(dir_ + "/big.yaml") << "# " << std::string(size_t{1} << 20, 'x') << "\n";
+  auto c = load_config_file(dir_ + "/big.yaml", DaemonConfig{});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("larger than 1048576 bytes"), std::string::npos) << c.error().message;
+}
+
+TEST_F(ConfigFile, MissingOrEmptyPathIsAnError) {
+  EXPECT_FALSE(load_config_file(dir_ + "/none.yaml", DaemonConfig{}).ok());
+  EXPECT_FALSE(load_config_file("", DaemonConfig{}).ok());
 }
 
 }  // namespace

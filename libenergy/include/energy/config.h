@@ -3,7 +3,9 @@
 // the source tree documents every key with its default).
 //
 // Errors name the key and what was wrong with it; unknown keys are errors
-// (a misspelt key would otherwise be ignored silently).
+// (a misspelt key would otherwise be ignored silently), and so are a key
+// given twice, a second YAML document, an integer that is not plain decimal
+// (0100, 0x40, 1e2, "100", true) and a path that is empty or relative.
 //
 // Thread-safety: plain values and reentrant functions.
 #pragma once
@@ -56,13 +58,20 @@ struct DaemonConfig {
 
 constexpr const char* kDefaultConfigPath = "/etc/energyd/energyd.yaml";
 
-// Reads `path` and applies its keys on top of `base`.
+// Reads `path` (a regular file of at most 1 MiB; directories, FIFOs and
+// devices are refused without blocking) and applies its keys on top of `base`.
 Result<DaemonConfig> load_config_file(const std::string& path, const DaemonConfig& base);
 // Applies YAML text (for tests and for the file loader).
 Result<DaemonConfig> apply_config_yaml(const std::string& yaml_text, const std::string& source,
                                        const DaemonConfig& base);
-// Checks ranges and relations between keys.
+// Checks ranges and relations between keys; root, state_dir and socket must
+// be absolute paths (socket: at most 107 bytes, the sun_path limit).
 Status validate_config(const DaemonConfig& config);
+
+// A decimal integer: an optional '-' then digits, without leading zeros
+// ("0" itself excepted), '+', hex/octal prefixes, fractions or exponents,
+// within int64. Errors (kInvalid) quote the text.
+Result<int64_t> parse_decimal_int(const std::string& text);
 
 std::string database_path(const DaemonConfig& config);
 // The retention keys as bytes and nanoseconds.

@@ -32,6 +32,7 @@
 #include "energy/rails.h"
 #include "energy/result.h"
 #include "energy/sample.h"
+#include "energy/store_guard.h"
 #include "energy/tiers.h"
 
 namespace energy {
@@ -166,7 +167,10 @@ class Store {
   static constexpr int kSchemaVersion = 5;
 
   // The writer checks the file (PRAGMA quick_check) before migrating; a
-  // damaged file gives ErrorCode::kCorrupt.
+  // damaged file gives ErrorCode::kCorrupt. Before SQLite sees the files,
+  // the writer scans the WAL, and after migrating it compares the database
+  // with the marks journal <path>-marks (store_guard.h): what was lost is in
+  // losses(), acknowledged runs and stops the database lacks are restored.
   static Result<std::unique_ptr<Store>> open(const std::string& path, StoreRole role, int busy_timeout_ms);
   // Renames a damaged database (and its -wal and -shm files) to
   // <path>.corrupt-<suffix>, so a fresh one can be created; returns the new name.
@@ -198,6 +202,15 @@ class Store {
   // Running-energy cursors at each rail's last stored valid reading of a boot
   // (parallel to rail_ids), so a restarted daemon continues them.
   Result<std::vector<RailCursor>> resume_cursors(int64_t boot, const std::vector<int64_t>& rail_ids);
+
+  // What open() found lost or damaged, and what it did about it; empty
+  // when nothing was (always empty for a reader).
+  const std::vector<StorageLoss>& losses() const { return losses_; }
+  // Appends an acknowledged mark to the marks journal, synced: call after
+  // the mark's commit and before its reply. `tags_rewritten`: a stop that
+  // stored new tags. kStorage when the journal could not be opened.
+  enum class JournalTags { kUnchanged, kRewritten };
+  Status journal_mark(const RunRecord& run, MarkEntry::Op op, JournalTags tags = JournalTags::kUnchanged);
 
   Result<int64_t> insert_run(const RunRecord& run);
   Status finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state);
@@ -306,6 +319,20 @@ class Store {
   Store(std::unique_ptr<sql::Db> db, std::string path);
   Status migrate();
   Status quick_check();
+  // The guard (store_guard.h), around SQLite's open: the WAL scan and the
+  // journal read before it, the comparison with the journal after migrating.
+  struct BeforeOpen {
+    bool database_empty = false;  // missing or 0 bytes
+    std::optional<MarksJournalContents> journal;
+    std::vector<StorageLoss> losses;
+  };
+  static BeforeOpen guard_before_open(const std::string& path);
+  Status guard_after_open(BeforeOpen before);
+  Result<std::string> ensure_store_id();
+  Status restore_marks(const std::vector<MarkEntry>& entries);
+  Status restore_start(const MarkEntry& e);
+  Status restore_stop(const MarkEntry& e);
+  void open_journal(const std::string& store_id, bool exists);
   Status migrate_v1_to_v2();
   Status migrate_v2_to_v3();
   Status migrate_v3_to_v4();
@@ -341,6 +368,8 @@ class Store {
 
   std::unique_ptr<sql::Db> db_;
   std::string path_;
+  std::vector<StorageLoss> losses_;
+  std::optional<MarksJournal> journal_;
   bool shrinking_ = false;  // over the disk budget: retention shortens tiers until 90% of it
 };
 
