@@ -512,6 +512,11 @@ TEST(Soak, HostileFramesFromSeveralClientsLeaveTheDaemonUpBoundedAndMeasuring) {
   SimControl sim(d.sim_control());
   ASSERT_TRUE(sim.call("set_gpu_load", {{"permille", 600}}).value("ok", false));
   Wire control(d.socket());
+  // Hostile integers (-1, 0, 1, ...) given as mark.stop's `run` are run ids,
+  // and every client here is the same uid: a decoy takes id 1 so that the
+  // run under measurement is not one a hostile frame can name by chance.
+  Json decoy = control.call(5, "mark.start", {{"name", "soak-decoy"}});
+  ASSERT_TRUE(decoy.value("ok", false)) << decoy.dump();
   Json started = control.call(1, "mark.start", {{"name", "soak-main"}});
   ASSERT_TRUE(started.value("ok", false)) << started.dump();
   std::this_thread::sleep_for(milliseconds(1000));
