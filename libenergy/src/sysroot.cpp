@@ -89,6 +89,22 @@ Error open_failure(const std::string& host_path, const std::string& label, int e
   return errno_error("cannot open " + label, err);
 }
 
+// Records one read in a ReadWatch, if there is one, for its duration.
+class WatchScope {
+ public:
+  WatchScope(ReadWatch* watch, std::string_view board_path) : watch_(watch) {
+    if (watch_ != nullptr) watch_->begin(board_path);
+  }
+  ~WatchScope() {
+    if (watch_ != nullptr) watch_->end();
+  }
+  WatchScope(const WatchScope&) = delete;
+  WatchScope& operator=(const WatchScope&) = delete;
+
+ private:
+  ReadWatch* watch_;
+};
+
 }  // namespace
 
 Result<UniqueFd> open_regular_file(const std::string& host_path, const std::string& label, FileAccess access) {
@@ -120,6 +136,27 @@ Result<std::string> read_all(int fd, const std::string& label, size_t limit) {
                         label + " is larger than " + std::to_string(limit) + " bytes; refusing to read it");
     }
   }
+}
+
+void ReadWatch::begin(std::string_view board_path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reading_ = Reading{std::string(board_path), std::chrono::steady_clock::now()};
+}
+
+void ReadWatch::end() {
+  std::lock_guard<std::mutex> lock(mu_);
+  reading_ = Reading{};
+}
+
+ReadWatch::Reading ReadWatch::current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reading_;
+}
+
+SysRoot SysRoot::watched_by(std::shared_ptr<ReadWatch> watch) const {
+  SysRoot copy = *this;
+  copy.watch_ = std::move(watch);
+  return copy;
 }
 
 SysRoot::SysRoot(std::string root_dir) : root_(std::move(root_dir)) {
@@ -174,6 +211,7 @@ Result<UniqueFd> SysRoot::open_file(std::string_view board_path, FileAccess acce
 }
 
 Result<std::string> SysRoot::read_raw(std::string_view board_path) const {
+  WatchScope scope(watch_.get(), board_path);
   auto fd = open_file(board_path, FileAccess::kRead);
   if (!fd) return fd.take_error();
   return read_all(fd->get(), std::string(board_path), kMaxBoardFileBytes);
@@ -186,6 +224,7 @@ Result<std::string> SysRoot::read_text(std::string_view board_path) const {
 }
 
 Result<std::vector<std::string>> SysRoot::list_dir(std::string_view board_path) const {
+  WatchScope scope(watch_.get(), board_path);
   auto host = resolve(board_path);
   if (!host) return host.take_error();
   DIR* dir = ::opendir(host->c_str());

@@ -17,6 +17,9 @@
 // Thread-safety: const methods may be called from any thread.
 #pragma once
 
+#include <chrono>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,9 +48,31 @@ Result<UniqueFd> open_regular_file(const std::string& host_path, const std::stri
 // kInvalid error naming `label`. EINTR is retried.
 Result<std::string> read_all(int fd, const std::string& label, size_t limit);
 
+// The board file a SysRoot is reading right now (read_raw, list_dir), for a
+// watchdog on another thread to name when a read does not return: a read
+// that hangs inside a driver cannot be cancelled, only reported.
+// Thread-safety: all methods from any thread.
+class ReadWatch {
+ public:
+  struct Reading {
+    std::string board_path;  // empty when no read is in progress
+    std::chrono::steady_clock::time_point since;
+  };
+  void begin(std::string_view board_path);
+  void end();
+  Reading current() const;
+
+ private:
+  mutable std::mutex mu_;
+  Reading reading_;
+};
+
 class SysRoot {
  public:
   explicit SysRoot(std::string root_dir);
+
+  // A copy whose reads are recorded in `watch` (this object's are not).
+  SysRoot watched_by(std::shared_ptr<ReadWatch> watch) const;
 
   const std::string& root_dir() const { return root_; }
 
@@ -74,6 +99,7 @@ class SysRoot {
 
  private:
   std::string root_;
+  std::shared_ptr<ReadWatch> watch_;  // may be null
 };
 
 // Joins board path components with exactly one '/' between them.
