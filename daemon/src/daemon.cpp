@@ -14,6 +14,7 @@
 #include "averaging_settings.h"
 #include "context_poller.h"
 #include "context_status.h"
+#include "discovery_watch.h"
 #include "energy/baseline.h"
 #include "energy/board.h"
 #include "energy/rails.h"
@@ -49,6 +50,8 @@ constexpr int64_t kMinStallLimitMs = 20;
 constexpr auto kLeaseRecoveryWait = std::chrono::milliseconds(1500);
 // At stop, every pinned clock is restored before the process exits, waiting at most this long.
 constexpr auto kLeaseRestoreWait = std::chrono::milliseconds(5000);
+// A discovery read that has not returned after this long is logged by name.
+constexpr auto kDiscoveryReadLimit = std::chrono::milliseconds(2000);
 // sd-event coalesces timers within their accuracy (default 250 ms): too coarse for a watchdog.
 constexpr uint64_t kWatchdogAccuracyUs = 1000;
 
@@ -196,12 +199,14 @@ int DaemonImpl::run() {
 }
 
 Status DaemonImpl::setup() {
-  auto st = block_stop_signals();
-  if (!st) return st;
-  st = claim_socket_path(config_.socket_path);  // a second instance stops here, before any state is touched
+  auto st = claim_socket_path(config_.socket_path);  // a second instance stops here, before any state is touched
   if (!st) return st;
   fit_descriptors(config_);
+  // Discovery only reads, so SIGTERM may end energyd while a read is stuck in
+  // a driver (discovery_watch.h); it is blocked, for the event loop, after.
   discover();
+  st = block_stop_signals();
+  if (!st) return st;
   st = open_storage();
   if (!st) return st;
   set_sensor_averaging();  // the sampler and the store take the rails as measured
@@ -253,11 +258,14 @@ Status DaemonImpl::check_sweep_time() {
 }
 
 void DaemonImpl::discover() {
+  auto reads = std::make_shared<ReadWatch>();
+  DiscoveryWatch watch(reads, kDiscoveryReadLimit);
+  const SysRoot root = root_.watched_by(reads);
   status_.config = config_;
-  status_.board = identify_board(root_);
-  status_.inventory = discover_rails(root_);
+  status_.board = identify_board(root);
+  status_.inventory = discover_rails(root);
   apply_device_tree_averaging(status_.board, status_.inventory);
-  status_.clocks = discover_clocks(root_);
+  status_.clocks = discover_clocks(root);
   status_.started_boot_ns = clock_.boot_ns();
 }
 

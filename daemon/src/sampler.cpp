@@ -1,9 +1,6 @@
 #include "sampler.h"
 
-#include "energy/chunker.h"
-
 #include <poll.h>
-#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 
@@ -11,7 +8,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include <pthread.h>
 #include <spdlog/spdlog.h>
+
+#include "energy/chunker.h"
 
 namespace energy::daemon {
 namespace {
@@ -25,7 +25,6 @@ void drain(int fd) {
   while (::read(fd, &v, sizeof v) > 0) {
   }
 }
-
 
 }  // namespace
 
@@ -74,8 +73,10 @@ void Sampler::stop() {
   std::thread current = std::move(current_);
   std::vector<std::thread> abandoned = std::move(abandoned_);
   lock.unlock();
-  if (stuck) current.detach();
-  else if (current.joinable()) current.join();
+  if (stuck)
+    current.detach();
+  else if (current.joinable())
+    current.join();
   for (auto& t : abandoned) t.detach();
 }
 
@@ -151,8 +152,10 @@ void Sampler::watch() {
     std::lock_guard<std::mutex> lock(stall_mu_);
     if (read_started_ns_ == 0 || stopping_) continue;  // the sweep ended meanwhile
     int64_t left = read_started_ns_ + limit_ns - clock_.mono_ns();
-    if (left > 0) arm_stall_timer(left);
-    else quarantine_current_read();
+    if (left > 0)
+      arm_stall_timer(left);
+    else
+      quarantine_current_read();
   }
 }
 
@@ -218,7 +221,9 @@ bool Sampler::serve_requests(uint64_t generation) {
 }
 
 // False when this thread was superseded during the read: it must exit.
-bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns) {
+// `error` gets the reader's description of a failed read (the file, and the
+// value when it was out of range), taken by the thread that read.
+bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns, std::string& error) {
   int64_t started = 0;
   {
     std::lock_guard<std::mutex> lock(stall_mu_);
@@ -233,6 +238,7 @@ bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& 
   }
   out = slots_[i]->reader.read();
   read_ns = clock_.mono_ns() - started;
+  if (out.err != 0) error = slots_[i]->reader.last_error();
   std::lock_guard<std::mutex> lock(stall_mu_);
   if (generation != generation_) {
     slots_[i]->quarantined = false;
@@ -250,24 +256,28 @@ std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   s.values.resize(slots_.size());
   // Per-rail read times; one buffer per sampling thread, reused every sweep.
   thread_local std::vector<int64_t> read_ns;
+  thread_local std::vector<std::string> errors;
   read_ns.assign(slots_.size(), 0);
+  errors.assign(slots_.size(), std::string());
   arm_stall_timer(static_cast<int64_t>(stall_limit_.count()) * kNsPerMs);
   int64_t before = clock_.boot_ns();
   for (size_t i = 0; i < slots_.size(); ++i) {
-    if (!read_rail(i, generation, s.values[i], read_ns[i])) return std::nullopt;  // superseded: not ours to disarm
+    if (!read_rail(i, generation, s.values[i], read_ns[i], errors[i]))
+      return std::nullopt;  // superseded: not ours to disarm
   }
   int64_t after = clock_.boot_ns();
-  if (period_ >= stall_limit_) arm_stall_timer(0);  // else the next sweep re-arms it before it can fire
+  if (period_ >= stall_limit_) arm_stall_timer(0);       // else the next sweep re-arms it before it can fire
   s.t_ns = to_stored_ns(before + (after - before) / 2);  // the raw tier's precision, so run edges match it
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);
-  record(s, after - before, read_ns);
+  record(s, after - before, read_ns, errors);
   return s;
 }
 
 // One log line per state change of a rail (failing with an errno, or back):
 // a dead sensor must not flood the journal.
-void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns) {
+void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
+                     const std::vector<std::string>& errors) {
   std::vector<std::pair<size_t, int32_t>> changes;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -284,14 +294,19 @@ void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_
     }
     latest_ = s;
   }
-  for (auto [i, err] : changes) log_rail_change(i, err);
+  for (auto [i, err] : changes) log_rail_change(i, err, errors[i]);
 }
 
-void Sampler::log_rail_change(size_t i, int32_t err) {
+void Sampler::log_rail_change(size_t i, int32_t err, const std::string& error) {
   const std::string& label = slots_[i]->reader.label();
-  if (err == 0) spdlog::info("rail {}: reading again", label);
-  else spdlog::warn("rail {}: reads fail with {} ({}); recorded as gaps until it recovers", label,
-                    std::strerror(err), err);
+  if (err == 0)
+    spdlog::info("rail {}: reading again", label);
+  else if (error.empty())
+    spdlog::warn("rail {}: reads fail with {} ({}); recorded as gaps until it recovers", label, std::strerror(err),
+                 err);
+  else
+    spdlog::warn("rail {}: reads fail with {} ({}): {}; recorded as gaps until it recovers", label, std::strerror(err),
+                 err, error);
 }
 
 }  // namespace energy::daemon

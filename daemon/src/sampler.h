@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -46,19 +47,19 @@ class SampleSink {
 struct SamplerStats {
   int64_t ticks = 0;
   int64_t missed_ticks = 0;
-  int64_t extra_samples = 0;      // taken on request (marks)
+  int64_t extra_samples = 0;  // taken on request (marks)
   int64_t max_lateness_ns = 0;
   int64_t last_lateness_ns = 0;
-  int64_t last_read_ns = 0;       // duration of the last sweep
-  int64_t max_read_ns = 0;        // longest sweep so far
-  int64_t stalls = 0;             // reads that blocked past the stall limit
-  int64_t sweeps = 0;             // sweeps taken (ticks and extra samples)
-  int64_t lateness_p50_ns = 0;    // over all ticks since start (LatencyHistogram bounds)
+  int64_t last_read_ns = 0;     // duration of the last sweep
+  int64_t max_read_ns = 0;      // longest sweep so far
+  int64_t stalls = 0;           // reads that blocked past the stall limit
+  int64_t sweeps = 0;           // sweeps taken (ticks and extra samples)
+  int64_t lateness_p50_ns = 0;  // over all ticks since start (LatencyHistogram bounds)
   int64_t lateness_p99_ns = 0;
-  int64_t read_p50_ns = 0;        // sweep duration percentiles
+  int64_t read_p50_ns = 0;  // sweep duration percentiles
   int64_t read_p99_ns = 0;
-  std::vector<int64_t> read_errors;  // per rail
-  std::vector<int32_t> last_errno;   // per rail, 0 if the last read succeeded
+  std::vector<int64_t> read_errors;        // per rail
+  std::vector<int32_t> last_errno;         // per rail, 0 if the last read succeeded
   std::vector<int64_t> rail_last_read_ns;  // per rail: duration of its last read
   std::vector<int64_t> rail_max_read_ns;   // per rail: its longest read
 };
@@ -97,9 +98,10 @@ class Sampler {
   bool on_timer_sweep(uint64_t generation);
   bool serve_requests(uint64_t generation);
   std::optional<Sample> take_sample(uint64_t generation);
-  bool read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns);
-  void record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns);
-  void log_rail_change(size_t i, int32_t err);
+  bool read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns, std::string& error);
+  void record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
+              const std::vector<std::string>& errors);
+  void log_rail_change(size_t i, int32_t err, const std::string& error);
   void spawn(uint64_t generation);
   bool superseded(uint64_t generation) const;
 

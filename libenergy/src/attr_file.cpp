@@ -12,27 +12,53 @@ namespace {
 
 bool is_vanished(int err) { return err == ENOENT || err == ENODEV || err == ESTALE || err == ENXIO; }
 
+bool only_line_ends(std::string_view rest) { return rest.find_first_not_of(std::string_view("\n\0", 2)) == rest.npos; }
+
+std::string lower(std::string_view text) {
+  std::string out;
+  for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "", or " ma" / " mw" / " mv" / " ms" (L4T 32 staging driver), then line ends.
 bool is_unit_suffix(std::string_view rest) {
-  size_t i = 0;
-  while (i < rest.size() && std::isspace(static_cast<unsigned char>(rest[i])) != 0) ++i;
-  for (; i < rest.size(); ++i) {
-    auto c = static_cast<unsigned char>(rest[i]);
-    if (std::isalpha(c) == 0 && std::isspace(c) == 0 && c != '\0') return false;
+  size_t end = rest.find_first_of(std::string_view("\n\0", 2));
+  std::string_view word = rest.substr(0, end);
+  if (!only_line_ends(rest.substr(word.size()))) return false;
+  if (word.empty()) return true;
+  std::string unit = lower(word);
+  return unit == " ma" || unit == " mw" || unit == " mv" || unit == " ms";
+}
+
+std::string shown(std::string_view text) {
+  std::string out(text.substr(0, 32));
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\0')) out.pop_back();
+  for (char& c : out) {
+    if (std::isprint(static_cast<unsigned char>(c)) == 0) c = '?';
   }
-  return true;
+  return out + (text.size() > 32 ? "..." : "");
 }
 
 }  // namespace
 
-AttrFile::AttrFile(std::string host_path, std::string label)
-    : host_path_(std::move(host_path)), label_(std::move(label)) {}
+AttrFile::AttrFile(const SysRoot& root, std::string board_path)
+    : root_(root), path_(std::move(board_path)), label_(path_) {}
 
+AttrFile::AttrFile(std::string host_path, std::string label) : path_(std::move(host_path)), label_(std::move(label)) {}
+
+// Content that fills the whole buffer may have been cut: an error, never a
+// prefix taken for the value.
 Result<size_t> AttrFile::read_into(char* buf, size_t cap) {
   if (!fd_) {
-    fd_.reset(::open(host_path_.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd_) return errno_error("cannot open " + label_);
+    auto host = root_.confined_path(path_);
+    auto fd = host ? open_regular_file(*host, label_, FileAccess::kRead) : Result<UniqueFd>(host.take_error());
+    if (!fd) return fd.take_error();
+    fd_ = std::move(fd).value();
   }
   ssize_t n = ::pread(fd_.get(), buf, cap, 0);
+  if (n >= 0 && static_cast<size_t>(n) == cap) {
+    return make_error(ErrorCode::kParse, label_ + ": more than " + std::to_string(cap - 1) + " bytes");
+  }
   if (n >= 0) return static_cast<size_t>(n);
   int err = errno;
   if (is_vanished(err)) fd_.reset();
@@ -56,18 +82,26 @@ Result<std::string> AttrFile::read_text() {
 }
 
 Result<int64_t> parse_sysfs_int(std::string_view text, std::string_view what) {
-  size_t start = 0;
-  while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start])) != 0) ++start;
   int64_t value = 0;
-  const char* first = text.data() + start;
+  const char* first = text.data();
   const char* last = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec == std::errc::result_out_of_range) {
+    return make_error(ErrorCode::kParse, std::string(what) + ": \"" + shown(text) + "\" is beyond a 64-bit integer");
+  }
   if (ec != std::errc() || !is_unit_suffix(std::string_view(ptr, static_cast<size_t>(last - ptr)))) {
-    std::string shown(text.substr(0, 32));
-    while (!shown.empty() && shown.back() == '\n') shown.pop_back();
-    return make_error(ErrorCode::kParse, std::string(what) + ": expected an integer, read \"" + shown + "\"");
+    return make_error(ErrorCode::kParse, std::string(what) + ": expected an integer, read \"" + shown(text) + "\"");
   }
   return value;
+}
+
+Result<int64_t> check_range(int64_t value, std::string_view what, int64_t min, int64_t max, std::string_view unit) {
+  if (value >= min && value <= max) return value;
+  std::string u = unit.empty() ? "" : " " + std::string(unit);
+  return make_error(ErrorCode::kInvalid,
+                    std::string(what) + ": " + std::to_string(value) + u + " is outside the plausible range " +
+                        std::to_string(min) + " to " + std::to_string(max) + u,
+                    ERANGE);
 }
 
 }  // namespace energy

@@ -282,16 +282,18 @@ std::vector<FileWrite> plan_writes(const DomainPin& pin, PinDirection direction,
 }
 
 Status write_verified(const SysRoot& root, const FileWrite& w) {
-  std::string host = root.resolve(w.path);
-  UniqueFd fd(::open(host.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
-  if (!fd) return errno_error("cannot open " + w.path + " to write '" + w.text + "'");
+  auto fd = root.open_file(w.path, FileAccess::kWrite);
+  if (!fd) {
+    return make_error(fd.error().code, "cannot write '" + w.text + "' to " + w.path + ": " + fd.error().message,
+                      fd.error().sys_errno);
+  }
   std::string line = w.text + "\n";
-  ssize_t n = ::write(fd.get(), line.data(), line.size());
+  ssize_t n = ::write(fd->get(), line.data(), line.size());
   if (n < 0) return errno_error("the kernel refused '" + w.text + "' written to " + w.path);
   if (static_cast<size_t>(n) != line.size()) {
     return make_error(ErrorCode::kIo, "short write of '" + w.text + "' to " + w.path);
   }
-  fd.reset();
+  fd->reset();
   auto back = root.read_text(w.path);
   if (!back)
     return make_error(back.error().code,

@@ -7,9 +7,7 @@ namespace {
 
 constexpr int64_t kGatedMilliC = -256000;  // Orin: the zone's block is powered off
 
-AttrFile open_attr(const SysRoot& root, const std::string& board_path) {
-  return AttrFile(root.resolve(board_path), board_path);
-}
+AttrFile open_attr(const SysRoot& root, const std::string& board_path) { return AttrFile(root, board_path); }
 
 bool is_debugfs(const std::string& dir) { return dir.rfind("/sys/kernel/debug", 0) == 0; }
 

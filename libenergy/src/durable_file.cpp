@@ -5,9 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
-#include <sstream>
 
+#include "energy/sysroot.h"
 #include "energy/unique_fd.h"
 
 namespace energy {
@@ -35,9 +34,13 @@ Status fsync_dir(const std::string& path) {
 
 }  // namespace
 
+// A stale "<path>.tmp" (a crash between create and rename, or something
+// planted there, such as a FIFO that would block open()) is removed first;
+// the new one is created exclusively and never followed through a link.
 Status replace_file_durably(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) return errno_error("cannot remove the stale " + tmp);
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return errno_error("cannot create " + tmp);
   auto st = write_all(fd.get(), text, tmp);
   if (!st) return st;
@@ -48,16 +51,12 @@ Status replace_file_durably(const std::string& path, const std::string& text) {
 }
 
 Result<std::optional<std::string>> read_state_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return std::optional<std::string>();
-    return errno_error("cannot open " + path);
-  }
-  std::ifstream in(path);
-  if (!in) return errno_error("cannot open " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return std::optional<std::string>(text.str());
+  auto fd = open_regular_file(path, path, FileAccess::kRead);
+  if (!fd && fd.error().sys_errno == ENOENT) return std::optional<std::string>();
+  if (!fd) return fd.take_error();
+  auto text = read_all(fd->get(), path, kMaxStateFileBytes);
+  if (!text) return text.take_error();
+  return std::optional<std::string>(std::move(text).value());
 }
 
 Result<nlohmann::json> parse_journal(const std::string& text, const char* format, int version, const std::string& what,

@@ -69,11 +69,18 @@ bool hwmon_channel_disabled(const SysRoot& root, const std::string& dir, int c) 
   return !probe && probe.error().sys_errno == ENODATA;
 }
 
-Result<int64_t> read_int_file(const SysRoot& root, const std::string& path) {
+// An integer file whose value must lie in [min, max].
+Result<int64_t> read_int_file(const SysRoot& root, const std::string& path, int64_t min, int64_t max) {
   auto text = root.read_text(path);
   if (!text) return text.take_error();
-  return parse_sysfs_int(*text, path);
+  auto v = parse_sysfs_int(*text, path);
+  if (!v) return v.take_error();
+  return check_range(*v, path, min, max, "");
 }
+
+// The largest update_interval an INA3221 can have: 3 channels x 1024 samples
+// x 2 conversions of 8244 us, 50.7 s.
+constexpr int64_t kMaxUpdateIntervalMs = 3 * 1024 * 2 * 8244 / 1000 + 1;
 
 void add_note_once(SensorInventory& inv, std::string note) {
   if (std::find(inv.notes.begin(), inv.notes.end(), note) == inv.notes.end()) inv.notes.push_back(std::move(note));
@@ -84,7 +91,7 @@ void add_note_once(SensorInventory& inv, std::string note) {
 int64_t ina3221_enabled_channels(const SysRoot& root, const std::string& dir) {
   int64_t count = 0;
   for (int c = 1; c <= 3; ++c) {
-    auto enable = read_int_file(root, chan_file(dir, "in#_enable", c));
+    auto enable = read_int_file(root, chan_file(dir, "in#_enable", c), 0, 1);
     if (!enable) return 0;
     count += *enable != 0 ? 1 : 0;
   }
@@ -105,8 +112,8 @@ int64_t closest_conversion_us(int64_t us) {
 // cycle (update_interval is rounded to the millisecond).
 void read_ina3221_averaging(const SysRoot& root, MonitorChip& chip, SensorInventory& inv) {
   chip.averaging = "hwmon samples and update_interval";
-  auto samples = read_int_file(root, join_path(chip.data_dir, "samples"));
-  auto interval = read_int_file(root, join_path(chip.data_dir, "update_interval"));
+  auto samples = read_int_file(root, join_path(chip.data_dir, "samples"), 1, 1024);
+  auto interval = read_int_file(root, join_path(chip.data_dir, "update_interval"), 0, kMaxUpdateIntervalMs);
   chip.samples = samples.value_or(0);
   chip.update_interval_ms = interval.value_or(0);
   chip.channels = ina3221_enabled_channels(root, chip.data_dir);
@@ -157,8 +164,8 @@ void discover_ina3221_channels(const SysRoot& root, const std::string& dev, cons
       skip(inv, dev, c, *label, "disabled (ENODATA or in" + std::to_string(c) + "_enable = 0)");
       continue;
     }
-    inv.rails.push_back(RailInfo{*label, MonitorDriver::kIna3221Hwmon, dev, c, dir,
-                                 chan_file(dir, "in#_input", c), chan_file(dir, "curr#_input", c), ""});
+    inv.rails.push_back(RailInfo{*label, MonitorDriver::kIna3221Hwmon, dev, c, dir, chan_file(dir, "in#_input", c),
+                                 chan_file(dir, "curr#_input", c), ""});
   }
 }
 
@@ -171,8 +178,8 @@ void discover_hwmon(const SysRoot& root, const std::string& dev, MonitorDriver d
   if (driver == MonitorDriver::kIna238Hwmon) {
     inv.chips.push_back(MonitorChip{dev, driver, dir, 0, 0, 0, 0, 0, "none (INA238: not averaged)"});
     // jtop and NVIDIA's tools call Thor's carrier input monitor VIN.
-    inv.rails.push_back(RailInfo{"VIN", driver, dev, 1, dir, join_path(dir, "in1_input"),
-                                 join_path(dir, "curr1_input"), join_path(dir, "power1_input")});
+    inv.rails.push_back(RailInfo{"VIN", driver, dev, 1, dir, join_path(dir, "in1_input"), join_path(dir, "curr1_input"),
+                                 join_path(dir, "power1_input")});
     return;
   }
   inv.chips.push_back(MonitorChip{dev, driver, dir, 0, 0, 0, 0, 0, ""});
@@ -401,9 +408,9 @@ std::optional<RailInfo> find_rail(const SysRoot& root, const std::string& device
 RailReader::RailReader(const SysRoot& root, const RailInfo& rail) : root_(root), info_(rail) { open_files(); }
 
 void RailReader::open_files() {
-  voltage_ = AttrFile(root_.resolve(info_.voltage_file), info_.voltage_file);
-  current_ = AttrFile(root_.resolve(info_.current_file), info_.current_file);
-  power_ = info_.power_file.empty() ? AttrFile() : AttrFile(root_.resolve(info_.power_file), info_.power_file);
+  voltage_ = AttrFile(root_, info_.voltage_file);
+  current_ = AttrFile(root_, info_.current_file);
+  power_ = info_.power_file.empty() ? AttrFile() : AttrFile(root_, info_.power_file);
 }
 
 RailValue RailReader::read() {
@@ -439,31 +446,57 @@ RailValue RailReader::read_files() {
   return RailValue{0, 0, 0, EINVAL};
 }
 
-namespace {
+RailLimits rail_limits(MonitorDriver driver) {
+  constexpr int64_t kShuntFullScaleUv = 163'840;  // INA3221 and INA238 (ADCRANGE 0)
+  constexpr int64_t kSmallestShuntMicroOhm = 1000;
+  constexpr int64_t kMaxMa = kShuntFullScaleUv * 1000 / kSmallestShuntMicroOhm;
+  constexpr int64_t kIna3221MaxMv = 26'000;
+  constexpr int64_t kIna238MaxMv = 85'000;
+  static_assert(kIna238MaxMv * kMaxMa < INT64_MAX / 1000, "mV x mA fits in int64 with room");
+  switch (driver) {
+    case MonitorDriver::kIna3221xIio:
+      return RailLimits{kIna3221MaxMv, kMaxMa, -kIna3221MaxMv * kMaxMa / 1000, kIna3221MaxMv * kMaxMa / 1000, "mW"};
+    case MonitorDriver::kIna3221Hwmon: return RailLimits{kIna3221MaxMv, kMaxMa, 0, 0, ""};
+    case MonitorDriver::kIna238Hwmon: return RailLimits{kIna238MaxMv, kMaxMa, 0, kIna238MaxMv * kMaxMa, "uW"};
+  }
+  return RailLimits{};
+}
 
-RailValue failed(const Error& e) { return RailValue{0, 0, 0, e.sys_errno != 0 ? e.sys_errno : EINVAL}; }
+RailValue RailReader::failed(const Error& e) {
+  last_error_ = e.describe();
+  return RailValue{0, 0, 0, e.sys_errno != 0 ? e.sys_errno : EINVAL};
+}
 
-}  // namespace
+Result<int64_t> RailReader::read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit) {
+  auto v = file.read_int();
+  if (!v) return v.take_error();
+  return check_range(*v, file.label(), min, max, unit);
+}
 
 // Drivers with a power file (IIO mW, INA238 uW): the power comes from one
 // conversion, so it is the power; V and I are kept for display and may come
 // from a neighbouring conversion.
 RailValue RailReader::read_with_power_file(int64_t unit_uw) {
-  auto p = power_.read_int();
+  const RailLimits lim = rail_limits(info_.driver);
+  auto p = read_checked(power_, lim.min_power, lim.max_power, lim.power_unit);
   if (!p) return failed(p.error());
-  auto v = voltage_.read_int();
-  auto i = current_.read_int();
+  auto v = read_checked(voltage_, 0, lim.max_mv, "mV");
   if (!v) return failed(v.error());
+  auto i = read_checked(current_, -lim.max_abs_ma, lim.max_abs_ma, "mA");
   if (!i) return failed(i.error());
+  last_error_.clear();
   return RailValue{*p * unit_uw, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
 }
 
-// mV x mA = uW exactly; both read back to back.
+// mV x mA = uW exactly; both read back to back, each within rail_limits, so
+// the product fits.
 RailValue RailReader::read_hwmon() {
-  auto v = voltage_.read_int();
+  const RailLimits lim = rail_limits(info_.driver);
+  auto v = read_checked(voltage_, 0, lim.max_mv, "mV");
   if (!v) return failed(v.error());
-  auto i = current_.read_int();
+  auto i = read_checked(current_, -lim.max_abs_ma, lim.max_abs_ma, "mA");
   if (!i) return failed(i.error());
+  last_error_.clear();
   return RailValue{*v * *i, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
 }
 

@@ -7,8 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
-
-#include "energy/unique_fd.h"
+#include <cstdlib>
 
 namespace energy {
 namespace {
@@ -46,14 +45,126 @@ std::string trim_trailing(std::string s) {
   return s;
 }
 
+Error too_many_links(std::string_view board_path, const std::string& root) {
+  return errno_error("cannot resolve " + std::string(board_path) + " under " + root + ": more than " +
+                         std::to_string(kMaxSymlinkHops) + " symbolic links",
+                     ELOOP);
+}
+
+Result<std::string> real_path(const std::string& host, std::string_view what) {
+  char* real = ::realpath(host.c_str(), nullptr);
+  if (real == nullptr) return errno_error("cannot open " + std::string(what));
+  std::string out(real);
+  std::free(real);
+  return out;
+}
+
+bool is_under(const std::string& path, const std::string& dir) {
+  if (dir == "/") return true;
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+Error not_regular(const std::string& label, mode_t mode) {
+  return make_error(ErrorCode::kInvalid,
+                    label + " is " + file_type_name(mode) + ", not a regular file; energyd reads only regular files");
+}
+
+// open() failed: a FIFO without a reader answers ENXIO to a non-blocking
+// open for writing, and O_NOFOLLOW a link with ELOOP; say what the file is
+// rather than "no such device" or "too many levels of symbolic links".
+Error open_failure(const std::string& host_path, const std::string& label, int err) {
+  struct stat st {};
+  bool told_type = err == ENXIO || err == ELOOP;  // ELOOP: O_NOFOLLOW met a link
+  if (told_type && ::lstat(host_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return not_regular(label, st.st_mode);
+  return errno_error("cannot open " + label, err);
+}
+
+// Records one read in a ReadWatch, if there is one, for its duration.
+class WatchScope {
+ public:
+  WatchScope(ReadWatch* watch, std::string_view board_path) : watch_(watch) {
+    if (watch_ != nullptr) watch_->begin(board_path);
+  }
+  ~WatchScope() {
+    if (watch_ != nullptr) watch_->end();
+  }
+  WatchScope(const WatchScope&) = delete;
+  WatchScope& operator=(const WatchScope&) = delete;
+
+ private:
+  ReadWatch* watch_;
+};
+
 }  // namespace
+
+Result<UniqueFd> open_regular_file(const std::string& host_path, const std::string& label, FileAccess access) {
+  int flags = O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW;
+  flags |= access == FileAccess::kWrite ? (O_WRONLY | O_TRUNC) : O_RDONLY;
+  UniqueFd fd(::open(host_path.c_str(), flags));
+  if (!fd) return open_failure(host_path, label, errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat " + label);
+  if (!S_ISREG(st.st_mode)) return not_regular(label, st.st_mode);
+  int status = ::fcntl(fd.get(), F_GETFL);
+  if (status < 0 || ::fcntl(fd.get(), F_SETFL, status & ~O_NONBLOCK) != 0) {
+    return errno_error("cannot clear O_NONBLOCK on " + label);
+  }
+  return Result<UniqueFd>(std::move(fd));
+}
+
+Result<std::string> read_all(int fd, const std::string& label, size_t limit) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot read " + label);
+    if (n == 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > limit) {
+      return make_error(ErrorCode::kInvalid,
+                        label + " is larger than " + std::to_string(limit) + " bytes; refusing to read it");
+    }
+  }
+}
+
+void ReadWatch::begin(std::string_view board_path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reading_ = Reading{std::string(board_path), std::chrono::steady_clock::now()};
+}
+
+void ReadWatch::end() {
+  std::lock_guard<std::mutex> lock(mu_);
+  reading_ = Reading{};
+}
+
+ReadWatch::Reading ReadWatch::current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reading_;
+}
+
+SysRoot SysRoot::watched_by(std::shared_ptr<ReadWatch> watch) const {
+  SysRoot copy = *this;
+  copy.watch_ = std::move(watch);
+  return copy;
+}
 
 SysRoot::SysRoot(std::string root_dir) : root_(std::move(root_dir)) {
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
   if (root_.empty()) root_ = "/";
 }
 
-std::string SysRoot::resolve(std::string_view board_path) const {
+Result<std::string> SysRoot::resolve(std::string_view board_path) const {
   std::vector<std::string> done;
   std::vector<std::string> todo = split_path(board_path);
   std::reverse(todo.begin(), todo.end());
@@ -68,8 +179,9 @@ std::string SysRoot::resolve(std::string_view board_path) const {
     }
     done.push_back(part);
     std::string target;
-    if (hops >= kMaxSymlinkHops || !read_link(host_of(root_, done), target)) continue;
-    ++hops;
+    if (!read_link(host_of(root_, done), target)) continue;
+    // Past the limit the link would be left for the kernel to follow, out of the root.
+    if (++hops > kMaxSymlinkHops) return too_many_links(board_path, root_);
     done.pop_back();
     if (!target.empty() && target.front() == '/') done.clear();
     auto more = split_path(target);
@@ -78,19 +190,31 @@ std::string SysRoot::resolve(std::string_view board_path) const {
   return host_of(root_, done);
 }
 
-Result<std::string> SysRoot::read_raw(std::string_view board_path) const {
-  std::string host = resolve(board_path);
-  UniqueFd fd(::open(host.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return errno_error("cannot open " + std::string(board_path));
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0) return errno_error("cannot read " + std::string(board_path));
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+Result<std::string> SysRoot::confined_path(std::string_view board_path) const {
+  auto host = resolve(board_path);
+  if (!host) return host.take_error();
+  auto real = real_path(*host, board_path);
+  if (!real) return real.take_error();
+  auto real_root = real_path(root_, "the root directory " + root_);
+  if (!real_root) return real_root.take_error();
+  if (!is_under(*real, *real_root)) {
+    return make_error(ErrorCode::kDenied, std::string(board_path) + " resolves to " + *real +
+                                              ", outside the board root " + *real_root + "; refusing it");
   }
-  return out;
+  return real;
+}
+
+Result<UniqueFd> SysRoot::open_file(std::string_view board_path, FileAccess access) const {
+  auto host = confined_path(board_path);
+  if (!host) return host.take_error();
+  return open_regular_file(*host, std::string(board_path), access);
+}
+
+Result<std::string> SysRoot::read_raw(std::string_view board_path) const {
+  WatchScope scope(watch_.get(), board_path);
+  auto fd = open_file(board_path, FileAccess::kRead);
+  if (!fd) return fd.take_error();
+  return read_all(fd->get(), std::string(board_path), kMaxBoardFileBytes);
 }
 
 Result<std::string> SysRoot::read_text(std::string_view board_path) const {
@@ -100,8 +224,10 @@ Result<std::string> SysRoot::read_text(std::string_view board_path) const {
 }
 
 Result<std::vector<std::string>> SysRoot::list_dir(std::string_view board_path) const {
-  std::string host = resolve(board_path);
-  DIR* dir = ::opendir(host.c_str());
+  WatchScope scope(watch_.get(), board_path);
+  auto host = resolve(board_path);
+  if (!host) return host.take_error();
+  DIR* dir = ::opendir(host->c_str());
   if (dir == nullptr) return errno_error("cannot list " + std::string(board_path));
   std::vector<std::string> names;
   while (dirent* e = ::readdir(dir)) {
@@ -115,12 +241,14 @@ Result<std::vector<std::string>> SysRoot::list_dir(std::string_view board_path) 
 
 bool SysRoot::exists(std::string_view board_path) const {
   struct stat st {};
-  return ::stat(resolve(board_path).c_str(), &st) == 0;
+  auto host = resolve(board_path);
+  return host && ::stat(host->c_str(), &st) == 0;
 }
 
 bool SysRoot::is_dir(std::string_view board_path) const {
   struct stat st {};
-  return ::stat(resolve(board_path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  auto host = resolve(board_path);
+  return host && ::stat(host->c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 std::string join_path(std::string_view a, std::string_view b) {

@@ -37,7 +37,7 @@ class AveragingSettingsTest : public StaticBoardTest {
     return "/missing";
   }
   std::string chip_file(const std::string& device, const std::string& name) const {
-    return root_->resolve(board_file(device, name));
+    return root_->resolve(board_file(device, name)).value();
   }
   std::string samples_path(const std::string& device) const { return chip_file(device, "samples"); }
   std::string read_chip(const std::string& device, const std::string& name) const {

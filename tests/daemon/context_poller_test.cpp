@@ -97,7 +97,7 @@ TEST_F(ContextPollerTest, EverySourceAtStartThenOnlyChangesAndAPollOnRequest) {
   auto rows = sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
   ASSERT_EQ(rows.size(), sources());
   EXPECT_EQ(count(rows, ContextKind::kThermal), inv_.thermal.size());
-  std::ofstream(root_->resolve(gpu_dir_ + "/cur_freq")) << "624750000\n";
+  std::ofstream(root_->resolve(gpu_dir_ + "/cur_freq").value()) << "624750000\n";
   p->poll_now();
   rows = sink_.wait_for([&](const auto& r) { return r.size() > sources(); });
   ASSERT_EQ(rows.size(), sources() + 1);

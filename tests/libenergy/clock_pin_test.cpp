@@ -3,11 +3,15 @@
 #include "energy/clock_pin.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "energy/lease_journal.h"
+#include "fifo_util.h"
 
 namespace energy {
 namespace {
@@ -255,6 +259,62 @@ TEST(LeaseJournal, SaveReplacesTheFileAndAMissingFileIsEmpty) {
   EXPECT_EQ(back->next_lease, 3);
   EXPECT_FALSE(std::ifstream(path + ".tmp").good());  // renamed, not left behind
   std::remove(path.c_str());
+}
+
+class WriteVerified : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/energy-write-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    std::filesystem::create_directories(dir_ + "/root/sys/gpu");
+    std::ofstream(dir_ + "/outside") << "1000\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string content(const std::string& path) const {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  std::string dir_;
+};
+
+TEST_F(WriteVerified, WritesAndReadsBackARegularFile) {
+  std::ofstream(dir_ + "/root/sys/gpu/max_freq") << "1000\n";
+  SysRoot root(dir_ + "/root");
+  auto st = write_verified(root, FileWrite{"/sys/gpu/max_freq", "624750000"});
+  ASSERT_TRUE(st.ok()) << st.error().describe();
+  EXPECT_EQ(content(dir_ + "/root/sys/gpu/max_freq"), "624750000\n");
+}
+
+// 41 links, the last to a host path: the kernel followed the one the
+// resolver left, and a pin wrote outside the board tree.
+TEST_F(WriteVerified, ALinkChainLeavingTheRootIsRefusedAndNothingIsWritten) {
+  std::string gpu = dir_ + "/root/sys/gpu";
+  for (int i = 0; i < 40; ++i) {
+    std::filesystem::create_symlink("/sys/gpu/l" + std::to_string(i + 1), gpu + "/l" + std::to_string(i));
+  }
+  std::filesystem::create_symlink(dir_ + "/outside", gpu + "/l40");
+  std::filesystem::create_symlink("/sys/gpu/l0", gpu + "/max_freq");
+  SysRoot root(dir_ + "/root");
+  auto st = write_verified(root, FileWrite{"/sys/gpu/max_freq", "624750000"});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().sys_errno, ELOOP) << st.error().describe();
+  EXPECT_NE(st.error().message.find("/sys/gpu/max_freq"), std::string::npos) << st.error().message;
+  EXPECT_EQ(content(dir_ + "/outside"), "1000\n");
+}
+
+TEST_F(WriteVerified, AFifoIsRefusedWithoutBlocking) {
+  std::string fifo = dir_ + "/root/sys/gpu/max_freq";
+  ASSERT_TRUE(testing::make_fifo(fifo));
+  SysRoot root(dir_ + "/root");
+  Status st = ok_status();
+  EXPECT_TRUE(testing::returns_without_blocking(fifo, [&] {
+    st = write_verified(root, FileWrite{"/sys/gpu/max_freq", "624750000"});
+  }));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("/sys/gpu/max_freq is a FIFO"), std::string::npos) << st.error().message;
 }
 
 }  // namespace

@@ -254,9 +254,9 @@ std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(AllBoards, GoldenDiscovery, ::testing::ValuesIn(all_boards()), param_name);
 
 TEST(GoldenDiscoveryCoverage, EveryRequiredBoardAndGenerationResolves) {
-  for (const char* p : {"jetson-nano-4gb_32", "jetson-tx2_32", "jetson-agx-xavier_32", "jetson-agx-xavier_35",
-                        "jetson-xavier-nx_35", "jetson-agx-orin_35", "jetson-agx-orin_36", "jetson-orin-nx_36",
-                        "jetson-orin-nano_36", "jetson-agx-thor_38"}) {
+  for (const char* p :
+       {"jetson-nano-4gb_32", "jetson-tx2_32", "jetson-agx-xavier_32", "jetson-agx-xavier_35", "jetson-xavier-nx_35",
+        "jetson-agx-orin_35", "jetson-agx-orin_36", "jetson-orin-nx_36", "jetson-orin-nano_36", "jetson-agx-thor_38"}) {
     auto list = all_boards();
     EXPECT_NE(std::find(list.begin(), list.end(), p), list.end()) << p;
   }
@@ -353,11 +353,12 @@ TEST_F(GoldenAveraging, AnUnreadableSamplesFileGivesNoFilterAndANote) {
   auto first = discover_with_samples(16);
   const MonitorChip* c = chip(first, "1-0040");
   ASSERT_NE(c, nullptr);
-  std::filesystem::remove(root_->resolve(c->data_dir + "/samples"));
+  std::filesystem::remove(root_->resolve(c->data_dir + "/samples").value());
   auto inv = discover_rails(*root_);
   for (const auto& r : inv.rails) EXPECT_EQ(r.filter_ns, 0) << r.label;
   bool noted = false;
-  for (const auto& n : inv.notes) noted = noted || (n.find("1-0040") != std::string::npos && n.find("samples") != std::string::npos);
+  for (const auto& n : inv.notes)
+    noted = noted || (n.find("1-0040") != std::string::npos && n.find("samples") != std::string::npos);
   EXPECT_TRUE(noted) << "no note names the device and the file";
 }
 
@@ -365,12 +366,89 @@ TEST_F(GoldenAveraging, RefreshReadsWhatTheChipHasNow) {
   auto inv = discover_with_samples(1);
   const MonitorChip* c = chip(inv, "1-0040");
   ASSERT_NE(c, nullptr);
-  std::ofstream(root_->resolve(c->data_dir + "/samples")) << "16\n";
-  std::ofstream(root_->resolve(c->data_dir + "/update_interval")) << "106\n";
+  std::ofstream(root_->resolve(c->data_dir + "/samples").value()) << "16\n";
+  std::ofstream(root_->resolve(c->data_dir + "/update_interval").value()) << "106\n";
   refresh_hwmon_averaging(*root_, inv);
   EXPECT_EQ(chip(inv, "1-0040")->filter_ns, 99'000'000);
   for (const auto& r : inv.rails) EXPECT_EQ(r.filter_ns, r.device == "1-0040" ? 99'000'000 : 0) << r.label;
   EXPECT_EQ(inv.max_update_interval_ms, 106);
+}
+
+// ---- out-of-range readings: a read error naming the file and the value --
+
+class GoldenRanges : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  // The rail `label` of `board` at `l4t`, its file `which` (a board path of
+  // the RailInfo) overwritten with `text`, read once.
+  RailValue read_with(const std::string& board, int l4t, const std::string& label, std::string RailInfo::*which,
+                      const std::string& text) {
+    auto spec = catalog().find(board, l4t);
+    EXPECT_TRUE(spec.ok());
+    dir_ = make_tree(*spec);
+    root_ = std::make_unique<SysRoot>(dir_ + "/root");
+    for (const auto& r : discover_rails(*root_).rails) {
+      if (r.label != label) continue;
+      file_ = r.*which;
+      std::ofstream(root_->resolve(file_).value(), std::ios::trunc) << text;
+      reader_ = std::make_unique<RailReader>(*root_, r);
+      return reader_->read();
+    }
+    ADD_FAILURE() << "no rail " << label;
+    return RailValue{};
+  }
+  void expect_range_error(const RailValue& v, const std::string& value) {
+    EXPECT_EQ(v.err, ERANGE) << "read " << v.power_uw << " uW, " << v.voltage_mv << " mV, " << v.current_ma << " mA";
+    ASSERT_NE(reader_, nullptr);
+    EXPECT_NE(reader_->last_error().find(file_ + ": " + value), std::string::npos) << reader_->last_error();
+  }
+  std::string dir_;
+  std::string file_;
+  std::unique_ptr<SysRoot> root_;
+  std::unique_ptr<RailReader> reader_;
+};
+
+TEST_F(GoldenRanges, AHugeNegativeCurrentIsAReadErrorNotKiloamperes) {
+  auto v = read_with("jetson-orin-nano", 36, "VDD_IN", &RailInfo::current_file, "-4000000000\n");
+  expect_range_error(v, "-4000000000 mA");
+}
+
+TEST_F(GoldenRanges, Int64MaxIsAReadErrorNotMinusOneMilliampere) {
+  auto v = read_with("jetson-orin-nano", 36, "VDD_IN", &RailInfo::current_file, "9223372036854775807\n");
+  expect_range_error(v, "9223372036854775807 mA");
+}
+
+TEST_F(GoldenRanges, ABusVoltageAboveTheInaPinsIsAReadError) {
+  auto v = read_with("jetson-orin-nano", 36, "VDD_IN", &RailInfo::voltage_file, "30000\n");
+  expect_range_error(v, "30000 mV");
+  auto neg = read_with("jetson-orin-nano", 36, "VDD_IN", &RailInfo::voltage_file, "-8\n");
+  expect_range_error(neg, "-8 mV");
+}
+
+TEST_F(GoldenRanges, AnL4t32PowerFileBeyondTheChipIsAReadError) {
+  auto v = read_with("jetson-nano-4gb", 32, "POM_5V_IN", &RailInfo::power_file, "5000000\n");
+  expect_range_error(v, "5000000 mW");
+}
+
+TEST_F(GoldenRanges, AnIna238NegativePowerIsAReadError) {
+  auto v = read_with("jetson-agx-thor", 38, "VIN", &RailInfo::power_file, "-1\n");
+  expect_range_error(v, "-1 uW");
+}
+
+TEST_F(GoldenRanges, TrailingTextIsAReadErrorNotTheLeadingNumber) {
+  auto v = read_with("jetson-orin-nano", 36, "VDD_IN", &RailInfo::current_file, "1000garbage\n");
+  EXPECT_EQ(v.err, EINVAL);
+  EXPECT_NE(reader_->last_error().find("1000garbage"), std::string::npos) << reader_->last_error();
+}
+
+TEST_F(GoldenRanges, ReadingsWithinTheChipsRangesAreNumbers) {
+  auto v = read_with("jetson-orin-nano", 36, "VDD_IN", &RailInfo::current_file, "-163840\n");
+  EXPECT_EQ(v.err, 0) << reader_->last_error();
+  EXPECT_EQ(v.current_ma, -163840);
+  EXPECT_EQ(v.power_uw, int64_t{v.voltage_mv} * -163840);
+  EXPECT_TRUE(reader_->last_error().empty());
 }
 
 }  // namespace

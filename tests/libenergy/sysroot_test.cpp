@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fifo_util.h"
+
 namespace energy {
 namespace {
 
@@ -22,6 +24,14 @@ class SysRootTest : public ::testing::Test {
   void write(const std::string& rel, const std::string& content) {
     fs::create_directories(fs::path(dir_ + rel).parent_path());
     std::ofstream(dir_ + rel, std::ios::binary) << content;
+  }
+  // /a0 -> /a1 -> ... -> /a<links - 1> -> `last` (a host path outside the root).
+  void link_chain(int links, const std::string& last) {
+    fs::create_directories(dir_ + "/root");
+    for (int i = 0; i + 1 < links; ++i) {
+      fs::create_symlink("/a" + std::to_string(i + 1), dir_ + "/root/a" + std::to_string(i));
+    }
+    fs::create_symlink(last, dir_ + "/root/a" + std::to_string(links - 1));
   }
   std::string dir_;
 };
@@ -61,6 +71,64 @@ TEST_F(SysRootTest, ListDirIsSorted) {
   auto names = root.list_dir("/d");
   ASSERT_TRUE(names.ok());
   EXPECT_EQ(*names, (std::vector<std::string>{"a", "b"}));
+}
+
+// The kernel follows a link left unresolved with the host's root: 41 links
+// ending in an absolute host path led out of the board tree.
+TEST_F(SysRootTest, MoreThanFortyLinksIsELoopNotAnEscape) {
+  write("/outside", "outside\n");
+  link_chain(41, dir_ + "/outside");
+  SysRoot root(dir_ + "/root");
+  auto host = root.resolve("/a0");
+  ASSERT_FALSE(host.ok()) << *host;
+  EXPECT_EQ(host.error().sys_errno, ELOOP);
+  EXPECT_NE(host.error().message.find("/a0"), std::string::npos);
+  auto v = root.read_text("/a0");
+  ASSERT_FALSE(v.ok()) << "read outside the root: " << *v;
+  EXPECT_EQ(v.error().sys_errno, ELOOP);
+}
+
+TEST_F(SysRootTest, FortyLinksStillResolveInsideTheRoot) {
+  write("/root/target", "inside\n");
+  link_chain(40, "/target");
+  SysRoot root(dir_ + "/root");
+  auto v = root.read_text("/a0");
+  ASSERT_TRUE(v.ok()) << v.error().describe();
+  EXPECT_EQ(*v, "inside");
+}
+
+TEST_F(SysRootTest, AFifoIsRefusedWithoutBlockingNamingItsType) {
+  fs::create_directories(dir_ + "/sys");
+  ASSERT_TRUE(testing::make_fifo(dir_ + "/sys/temp"));
+  SysRoot root(dir_);
+  Result<std::string> v = std::string();
+  EXPECT_TRUE(testing::returns_without_blocking(dir_ + "/sys/temp", [&] { v = root.read_text("/sys/temp"); }));
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().code, ErrorCode::kInvalid);
+  EXPECT_NE(v.error().message.find("/sys/temp is a FIFO, not a regular file"), std::string::npos) << v.error().message;
+}
+
+TEST_F(SysRootTest, ADirectoryOrAnOversizedFileIsRefused) {
+  write("/big", std::string(kMaxBoardFileBytes + 1, 'x'));
+  fs::create_directories(dir_ + "/sys/dir");
+  SysRoot root(dir_);
+  auto big = root.read_raw("/big");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("/big is larger than"), std::string::npos) << big.error().message;
+  auto d = root.read_text("/sys/dir");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("/sys/dir is a directory"), std::string::npos) << d.error().message;
+}
+
+TEST_F(SysRootTest, WritingAFifoWithNoReaderIsRefusedWithoutBlocking) {
+  fs::create_directories(dir_ + "/sys");
+  ASSERT_TRUE(testing::make_fifo(dir_ + "/sys/max_freq"));
+  SysRoot root(dir_);
+  Result<UniqueFd> fd = UniqueFd();
+  EXPECT_TRUE(testing::returns_without_blocking(dir_ + "/sys/max_freq",
+                                                [&] { fd = root.open_file("/sys/max_freq", FileAccess::kWrite); }));
+  ASSERT_FALSE(fd.ok());
+  EXPECT_NE(fd.error().message.find("/sys/max_freq is a FIFO"), std::string::npos) << fd.error().message;
 }
 
 }  // namespace

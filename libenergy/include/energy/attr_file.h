@@ -2,6 +2,10 @@
 // (sysfs regenerates the value on every read at offset 0, so a reopen per
 // tick would only cost syscalls).
 //
+// Opening goes through SysRoot's bounded, confined seam (sysroot.h): a file
+// outside the root, or one that is not a regular file (a FIFO would block the
+// reader forever), is an error naming it, and open() never blocks.
+//
 // A read that fails leaves the value unknown and returns the errno; it never
 // yields a zero. If the file vanished (ENOENT, ENODEV, ESTALE) the descriptor
 // is dropped and the next read tries to open the path again, so a sensor that
@@ -15,6 +19,7 @@
 #include <string_view>
 
 #include "energy/result.h"
+#include "energy/sysroot.h"
 #include "energy/unique_fd.h"
 
 namespace energy {
@@ -22,26 +27,38 @@ namespace energy {
 class AttrFile {
  public:
   AttrFile() = default;
-  // host_path: where to open; label: what error messages call the file.
+  // The board file `board_path` under `root`; errors name the board path.
+  AttrFile(const SysRoot& root, std::string board_path);
+  // A host path (root "/"); label: what error messages call the file.
   AttrFile(std::string host_path, std::string label);
 
-  // Integer value; errors carry the errno (kIo) or the bad text (kParse).
+  // Integer value (parse_sysfs_int); errors carry the errno (kIo) or the bad
+  // text (kParse). Content longer than 63 bytes is a kParse error.
   Result<int64_t> read_int();
+  // Text with trailing newlines and NULs removed; at most 4095 bytes.
   Result<std::string> read_text();
   const std::string& label() const { return label_; }
-  bool configured() const { return !host_path_.empty(); }
+  bool configured() const { return !path_.empty(); }
 
  private:
   Result<size_t> read_into(char* buf, size_t cap);
 
-  std::string host_path_;
+  SysRoot root_{"/"};
+  std::string path_;  // board path under root_
   std::string label_;
   UniqueFd fd_;
 };
 
-// Parses a sysfs integer: optional sign, decimal digits, then optional
-// whitespace and a unit suffix such as " ma" or " mw" (L4T 32 staging driver).
-// `what` names the file in the error message.
+// Parses a sysfs integer in full int64 range (no truncation): an optional
+// '-', decimal digits, then optionally one space and a unit the L4T 32
+// staging driver appends ("ma", "mw", "mv", "ms", any case), then only
+// newlines or NULs. Anything else (empty text, leading blanks, '+', other
+// trailing text, a value beyond int64) is a kParse error naming
+// `what` and showing the text.
 Result<int64_t> parse_sysfs_int(std::string_view text, std::string_view what);
+
+// A value outside [min, max] is a kInvalid error with errno ERANGE naming
+// `what`, the value, the range and `unit` ("mV"); otherwise the value.
+Result<int64_t> check_range(int64_t value, std::string_view what, int64_t min, int64_t max, std::string_view unit);
 
 }  // namespace energy

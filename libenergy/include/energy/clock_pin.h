@@ -111,7 +111,10 @@ int64_t recorded_max_units(const DomainPin& pin, PinDirection direction);
 
 // Writes `text` to a board file (O_WRONLY|O_TRUNC, one write) and reads it
 // back; a failed write, a failed read or a different read-back is an error
-// naming the file and the value.
+// naming the file and the value. The file is opened with SysRoot::open_file:
+// a path whose real location is outside the root (kDenied), that cannot be
+// resolved (ELOOP) or that is not a regular file (a FIFO) is refused and
+// nothing is written; open() never blocks.
 Status write_verified(const SysRoot& root, const FileWrite& w);
 
 }  // namespace energy

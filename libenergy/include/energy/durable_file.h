@@ -21,7 +21,13 @@ namespace energy {
 // Errors name the file and the step that failed.
 Status replace_file_durably(const std::string& path, const std::string& text);
 
+// Journals are a few kilobytes; a larger file is refused rather than read.
+inline constexpr size_t kMaxStateFileBytes = 16 << 20;
+
 // The whole file; nullopt when it does not exist (a journal never written).
+// Opened as sysroot.h's open_regular_file does: never blocking, and anything
+// but a regular file (a FIFO, a socket, a device, a symlink) is a kInvalid
+// error naming the path and what it is; more than kMaxStateFileBytes too.
 Result<std::optional<std::string>> read_state_file(const std::string& path);
 
 // A journal's JSON: {"format": format, "version": v, ...} checked, with v

@@ -37,11 +37,11 @@ enum class MonitorDriver { kIna3221xIio, kIna3221Hwmon, kIna238Hwmon };
 const char* driver_name(MonitorDriver driver);
 
 struct RailInfo {
-  std::string label;     // e.g. "VDD_IN"; unique within a board
+  std::string label;  // e.g. "VDD_IN"; unique within a board
   MonitorDriver driver = MonitorDriver::kIna3221Hwmon;
-  std::string device;    // I2C device, e.g. "1-0040"
-  int channel = 0;       // the driver's own channel number
-  std::string data_dir;  // board path of iio:deviceN or hwmon/hwmonN
+  std::string device;        // I2C device, e.g. "1-0040"
+  int channel = 0;           // the driver's own channel number
+  std::string data_dir;      // board path of iio:deviceN or hwmon/hwmonN
   std::string voltage_file;  // board paths; power_file empty when the
   std::string current_file;  // driver has none (ina3221 hwmon)
   std::string power_file;
@@ -170,6 +170,25 @@ struct RailValue {
   int32_t err = 0;
 };
 
+// The readings a rail's chip can give (docs/BOARDS.md "Plausible readings").
+// A value outside is a read error (ERANGE) naming the file and the value,
+// never a number in a report: a corrupt or hostile file must not become
+// 294,967 A. Every bound comes from the chip's facts:
+//   bus voltage: INA3221 0-26 V (its pins' limit), INA238 0-85 V;
+//   current: both measure at most 163.84 mV across the shunt, and the
+//     smallest Jetson shunt is 1 mOhm (TX2 VDD_IN): |I| <= 163,840 mA;
+//   power file: INA3221x mW, |P| <= 26 V x 163.84 A; INA238 uW, unsigned
+//     register, 0 <= P <= 85 V x 163.84 A.
+// Within these bounds mV x mA cannot overflow int64 (checked at compile time).
+struct RailLimits {
+  int64_t max_mv = 0;      // bus voltage in [0, max_mv]
+  int64_t max_abs_ma = 0;  // current in [-max_abs_ma, max_abs_ma]
+  int64_t min_power = 0;   // power file, in its own unit
+  int64_t max_power = 0;
+  const char* power_unit = "";  // "mW" or "uW"; "" for a driver without a power file
+};
+RailLimits rail_limits(MonitorDriver driver);
+
 // Finds the rail labelled `label` on I2C device `device` again (after the
 // sensor vanished, or its hwmon node was renumbered). An L4T 32 rail comes
 // back with filter_ns 0: the board is not known here.
@@ -189,6 +208,9 @@ class RailReader {
   const std::string& label() const { return info_.label; }
   const RailInfo& info() const { return info_; }
   bool lost() const { return lost_; }
+  // What the last failed read found, naming the file (and the value when it
+  // was out of range or not a number); empty after a good read.
+  const std::string& last_error() const { return last_error_; }
   int64_t rediscoveries() const { return rediscoveries_; }
 
  private:
@@ -197,6 +219,8 @@ class RailReader {
   RailValue read_with_power_file(int64_t unit_uw);
   RailValue read_hwmon();
   RailValue read_lost();
+  RailValue failed(const Error& e);
+  Result<int64_t> read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit);
 
   SysRoot root_;
   RailInfo info_;
@@ -207,6 +231,7 @@ class RailReader {
   int32_t lost_errno_ = 0;
   int reads_while_lost_ = 0;
   int64_t rediscoveries_ = 0;
+  std::string last_error_;
 };
 
 }  // namespace energy
