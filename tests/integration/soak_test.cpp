@@ -154,6 +154,8 @@ std::string nested(int depth, char open, char close) {
   return s + std::string(static_cast<size_t>(depth), close);
 }
 
+constexpr int kArgDepth = static_cast<int>(protocol::kMaxNestingDepth) - 2;
+
 // A value of the wrong type (or a hostile one of the right type) for any argument.
 Json hostile_value(std::mt19937_64& rng) {
   switch (rng() % 16) {
@@ -171,8 +173,10 @@ Json hostile_value(std::mt19937_64& rng) {
     case 11: return Json::array({1, "a", nullptr, Json::object()});
     case 12: return Json::object();
     case 13: return Json::parse(R"({"k": {"k": [1]}})");
-    case 14: return Json::parse(nested(1 + static_cast<int>(rng() % 2000), '[', ']'));
-    default: return Json::parse(nested(1 + static_cast<int>(rng() % 500), '{', '}'));
+    // Nested as deep as a frame may be (the request and its args take two
+    // levels); deeper frames are refused whole (too_deep).
+    case 14: return Json::parse(nested(1 + static_cast<int>(rng() % kArgDepth), '[', ']'));
+    default: return Json::parse(nested(1 + static_cast<int>(rng() % kArgDepth), '{', '}'));
   }
 }
 
@@ -240,13 +244,15 @@ std::string random_bytes(std::mt19937_64& rng, size_t n) {
 
 // A payload that is not a JSON object: broken JSON, bad UTF-8, or a JSON non-object.
 std::string not_an_object(std::mt19937_64& rng) {
-  switch (rng() % 7) {
+  switch (rng() % 8) {
     case 0: return "{\"v\":1,\"id\":";
     case 1: return "{{{";
     case 2: return "{\"v\":1,\"id\":3,\"verb\":\"\xff\xfe\"}";
     case 3: return "[1,2,3]";
     case 4: return "42";
     case 5: return "";
+    case 6: return "{\"v\":1,\"id\":9,\"verb\":\"status\",\"args\":{\"a\":" +
+                   nested(kArgDepth + 1 + static_cast<int>(rng() % 10000), '[', ']') + "}}";
     default: return random_bytes(rng, 1 + rng() % 100);
   }
 }
