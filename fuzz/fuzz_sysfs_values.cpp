@@ -12,6 +12,8 @@
 //   4 select_total_rails        7 INA3221 hwmon: discover_rails, RailReader
 //     ('|'-separated labels)    8 INA3221x IIO (L4T 32): the same
 //                               9 device tree and nv_tegra_release: identify_board
+// ENERGY_FUZZ_SYSFS_MODE=N pins every input to mode N (to fuzz one parser
+// while a finding in another is open).
 // Properties: no crash, no sanitizer report, no exception; results stay
 // within what the input can give (indices in range, lists bounded).
 #include <unistd.h>
@@ -200,11 +202,20 @@ void check_tree(int mode, const std::string& text) {
   if (mode == 9) (void)energy::identify_board(write_tree(mode, kBoard, text));
 }
 
+// The mode from ENERGY_FUZZ_SYSFS_MODE, or -1 when unset.
+int pinned_mode() {
+  static const int mode = [] {
+    const char* env = std::getenv("ENERGY_FUZZ_SYSFS_MODE");
+    return env != nullptr && *env != '\0' ? std::atoi(env) % 10 : -1;
+  }();
+  return mode;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  int mode = data[0] % 10;
+  int mode = pinned_mode() >= 0 ? pinned_mode() : data[0] % 10;
   std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   if (mode <= 4)
     check_text_parsers(mode, text);
