@@ -73,7 +73,8 @@ show_findings() {
     head -c 1024 "$f" | od -A x -t x1z -v
     echo "base64:"
     base64 -w 76 "$f"
-    echo "reproduce: base64 -d > input <<'B64' ... B64 (the base64 above), then"
+    echo "reproduce:"
+    echo "  echo '$(base64 -w0 "$f")' | base64 -d > input"
     echo "  scripts/ci-fuzz.sh $target   # once, to build $bin"
     echo "  $bin input"
   done
