@@ -42,12 +42,20 @@ cmake --build "$BUILD_DIR" -j "$(nproc)" || die "build failed (build dir: $BUILD
 phase_done "build"
 
 REPORTS="$(mktemp -d -t energyd-sanitize.XXXXXX)"
-readonly REPORTS
-trap 'rm -rf -- "$REPORTS"' EXIT
+SUPPRESSIONS="$(mktemp -t energyd-lsan.XXXXXX)"
+readonly REPORTS SUPPRESSIONS
+trap 'rm -rf -- "$REPORTS" "$SUPPRESSIONS"' EXIT
+# Leaks in third-party code only, each with its reason.
+cat >"$SUPPRESSIONS" <<'SUPP'
+# libfuse3 3.14 (Debian 12): fuse_session_loop_mt(se, clone_fd), the 3.1 API
+# energyd-sim uses (it also builds with Debian 11's 3.10), allocates a loop
+# config in fuse_session_loop_mt_31 and never frees it: 16 bytes per session.
+leak:fuse_loop_cfg_create
+SUPP
 # verify_asan_link_order=0: integration tests LD_PRELOAD a fault shim into energyd.
 export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=0:check_initialization_order=1:strict_init_order=1:verify_asan_link_order=0:log_path=$REPORTS/asan:log_exe_name=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$REPORTS/ubsan:log_exe_name=1"
-export LSAN_OPTIONS="print_suppressions=0"
+export LSAN_OPTIONS="suppressions=$SUPPRESSIONS:print_suppressions=0"
 
 banner "running the unit and integration tests (ctest -j2)"
 ctest_rc=0
