@@ -1,6 +1,7 @@
 #include "energy/chunker.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace energy {
 
@@ -87,10 +88,29 @@ std::vector<RailCursor> Chunker::cursors() const {
   return out;
 }
 
+namespace {
+
+// Stored stamps are CLOCK_BOOTTIME microseconds: never negative, and in
+// nanoseconds they must fit int64 (so differences between them cannot
+// overflow either). Anything else is a damaged chunk.
+constexpr int64_t kMaxStoredUs = INT64_MAX / 1000;
+
+Status check_times(const std::vector<int64_t>& times_us) {
+  for (int64_t t : times_us) {
+    if (t < 0 || t > kMaxStoredUs) {
+      return make_error(ErrorCode::kStorage, "corrupt chunk: time " + std::to_string(t) + " us out of range");
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace
+
 Result<std::vector<StoredReading>> decode_rail_chunk(const std::string& times, const RailChunk& rail,
                                                      int64_t power_unit_uw) {
   auto ts = codec::decode_times_us(times);
   if (!ts) return ts.take_error();
+  if (auto st = check_times(*ts); !st) return st.take_error();
   auto rs = codec::decode_readings(rail.data, power_unit_uw);
   if (!rs) return rs.take_error();
   if (ts->size() != rs->size()) {
@@ -98,6 +118,7 @@ Result<std::vector<StoredReading>> decode_rail_chunk(const std::string& times, c
                                                std::to_string(rs->size()) + " readings");
   }
   std::vector<StoredReading> out;
+  out.reserve(ts->size());
   RailCursor cur{false, 0, 0, rail.first.cum_uj};
   for (size_t i = 0; i < ts->size(); ++i) {
     StoredReading sr{(*ts)[i] * 1000, (*rs)[i], 0};

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <random>
+
+#include "energy/chunker.h"
 
 namespace energy::codec {
 namespace {
@@ -65,6 +68,99 @@ TEST(Codec, TruncatedChunkIsAnError) {
   blob.pop_back();
   blob.push_back(static_cast<char>(0x80));
   EXPECT_FALSE(decode_readings(blob, 0).ok());
+}
+
+// ---- Damaged chunks (found by fuzz/fuzz_chunks) ----------------------------
+
+std::string varints(std::initializer_list<uint64_t> values) {
+  std::string out;
+  for (uint64_t v : values) put_varint(out, v);
+  return out;
+}
+
+// The head of a valid reading: zigzag(voltage delta) << 1.
+uint64_t valid_head(int64_t dv) { return zigzag(dv) << 1; }
+
+TEST(Varint, MoreThanSixtyFourBitsIsRefused) {
+  std::string blob(9, static_cast<char>(0xff));
+  blob.push_back(0x7f);  // the tenth byte may only carry bit 63
+  size_t pos = 0;
+  uint64_t v = 0;
+  EXPECT_FALSE(get_varint(blob, pos, v));
+}
+
+TEST(Codec, FailedReadingWithErrnoZeroIsAnError) {
+  // Tag 1 would be errno 0: encode_readings never writes it, and decoding it
+  // as a failed reading would hand out a "valid" all-zero reading.
+  auto out = decode_readings(varints({1}), 0);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("errno 0"), std::string::npos) << out.error().message;
+}
+
+TEST(Codec, ErrnoBeyondThirtyTwoBitsIsAnError) {
+  EXPECT_FALSE(decode_readings(varints({(uint64_t{1} << 40) | 1u}), 0).ok());
+}
+
+TEST(Codec, NegativeErrnoStillRoundTrips) {
+  auto out = decode_readings(encode_readings({{0, 0, 0, -5}}, 0), 0);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].err, -5);
+}
+
+TEST(Codec, VoltageOutsideThirtyTwoBitsIsAnError) {
+  auto out = decode_readings(varints({valid_head(int64_t{1} << 40), zigzag(0)}), 0);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("voltage"), std::string::npos) << out.error().message;
+}
+
+TEST(Codec, CurrentOutsideThirtyTwoBitsIsAnError) {
+  EXPECT_FALSE(decode_readings(varints({valid_head(0), zigzag(INT64_MIN)}), 0).ok());
+}
+
+TEST(Codec, PowerDeltaThatOverflowsIsAnError) {
+  // A power-file delta of INT64_MAX / 2 in mW is far beyond int64 in uW.
+  auto out = decode_readings(varints({valid_head(0), zigzag(0), zigzag(INT64_MAX / 2)}), 1000);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("power"), std::string::npos) << out.error().message;
+}
+
+TEST(Codec, TimesThatOverflowAreAnError) {
+  auto out = decode_times_us(varints({zigzag(INT64_MAX), zigzag(0)}));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("time"), std::string::npos) << out.error().message;
+}
+
+TEST(Codec, ExtremeButValidTimesStillDecode) {
+  std::vector<int64_t> t = {0, INT64_MAX / 1000, 1};
+  auto back = decode_times_us(encode_times_us(t));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, t);
+}
+
+TEST(RailChunk, NegativeTimeIsAnError) {
+  RailChunk rail;
+  rail.data = encode_readings({{5000, 100, 0, 0}}, 0);
+  auto out = decode_rail_chunk(encode_times_us({-1}), rail, 0);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("out of range"), std::string::npos) << out.error().message;
+}
+
+TEST(RailChunk, TimeBeyondNanosecondRangeIsAnError) {
+  RailChunk rail;
+  rail.data = encode_readings({{5000, 100, 0, 0}}, 0);
+  EXPECT_FALSE(decode_rail_chunk(encode_times_us({INT64_MAX / 1000 + 1}), rail, 0).ok());
+}
+
+TEST(RailChunk, DecodesReadingsWithRunningEnergy) {
+  RailChunk rail;
+  rail.data = encode_readings({{5000, 200, 0, 0}, {0, 0, 0, 5}, {5000, 200, 0, 0}}, 0);
+  rail.first.cum_uj = 10;
+  auto out = decode_rail_chunk(encode_times_us({1'000'000, 1'100'000, 1'200'000}), rail, 0);
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->size(), 3u);
+  EXPECT_EQ((*out)[1].reading.err, 5);
+  // 1 W for 200 ms bridged over the failed reading: 200000 uJ.
+  EXPECT_DOUBLE_EQ((*out)[2].cum_uj, 10 + 200000.0);
 }
 
 }  // namespace
