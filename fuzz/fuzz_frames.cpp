@@ -19,8 +19,7 @@
 
 #include "energy/protocol.h"
 #include "fuzz_common.h"
-#include "pins.h"
-#include "run_args.h"
+#include "verb_args.h"
 
 namespace {
 
@@ -28,30 +27,11 @@ using energy::fuzz::require;
 namespace protocol = energy::protocol;
 namespace daemon = energy::daemon;
 
-// The daemon's verb argument validation, verb by verb, as DaemonImpl::handle
-// and RunQueries call it (results ignored: only errors as values are
-// allowed). The one place to swap for daemon/src/verb_args.h's reader of a
-// protocol::Request once it exists.
+// The daemon's verb argument reader, as DaemonImpl::handle calls it before
+// any handler: a typed call or an error value, never an exception.
 void validate_verb_args(const protocol::Request& req) {
-  const auto& a = req.args;
-  if (req.verb == "runs.list") (void)daemon::parse_runs_list_args(a);
-  if (req.verb == "runs.show") (void)daemon::parse_run_ref(a, "run");
-  if (req.verb == "export" && a.contains("run")) (void)daemon::parse_run_export_args(a);
-  if (req.verb == "export" && !a.contains("run")) {
-    (void)protocol::arg_optional_int(a, "since_wall_ns");
-    (void)protocol::arg_optional_int(a, "until_wall_ns");
-  }
-  if (req.verb == "mark.start") {
-    (void)protocol::arg_string(a, "name");
-    (void)daemon::parse_string_object(a, "tags");
-    (void)daemon::parse_baseline_arg(a);
-  }
-  if (req.verb == "mark.stop") {
-    (void)protocol::arg_string(a, "run");
-    (void)daemon::parse_string_object(a, "tags");
-  }
-  if (req.verb == "clocks.pin") (void)daemon::parse_pin_args(a);
-  if (req.verb == "clocks.unpin") (void)daemon::parse_unpin_args(a);
+  auto call = daemon::read_verb_args(req);
+  require(call.ok() || !call.error().message.empty(), "a refused request has no message");
 }
 
 void handle_message(const nlohmann::json& message) {

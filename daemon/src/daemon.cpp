@@ -471,7 +471,7 @@ void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
 void DaemonImpl::mark_stop(const MarkStopArgs& args, const Responder& r) {
   StopRequest stop{args.run, nlohmann::json(args.tags), caller(r)};
   if (args.baseline_interrupted) stop.tags[kRunKindTag] = kBaselineInterruptedKind;
-  runs_->stop(stop, [this, r](Result<nlohmann::json> rep) {
+  runs_->stop(stop, [r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());
     r.reply(*rep);
   });

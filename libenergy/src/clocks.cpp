@@ -39,7 +39,8 @@ std::vector<int64_t> read_freq_list(const SysRoot& root, const std::string& path
   if (!text) return out;
   for (const auto& w : split_words(*text)) {
     auto v = parse_sysfs_int(w, path);
-    if (v) out.push_back(*v * scale);
+    auto hz = v ? frequency_hz(*v, scale) : std::nullopt;
+    if (hz) out.push_back(*hz);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -134,7 +135,7 @@ void read_cpu_state(const SysRoot& root, const ClockDomain& d, DomainState& s) {
   s.min_hz = read_int(root, join_path(d.dir, "scaling_min_freq"));
   s.max_hz = read_int(root, join_path(d.dir, "scaling_max_freq"));
   for (auto* v : {&s.cur_hz, &s.min_hz, &s.max_hz}) {
-    if (*v) **v *= 1000;  // cpufreq files are kHz
+    if (*v) *v = frequency_hz(**v, 1000);  // cpufreq files are kHz
   }
   auto gov = root.read_text(join_path(d.dir, "scaling_governor"));
   s.governor = gov ? *gov : "";
@@ -168,6 +169,11 @@ const char* domain_kind_name(DomainKind kind) {
   return "unknown";
 }
 
+std::optional<int64_t> frequency_hz(int64_t value, int64_t scale) {
+  if (value < 0 || scale <= 0 || value > kMaxPlausibleHz / scale) return std::nullopt;
+  return value * scale;
+}
+
 std::vector<int> parse_cpu_list(const std::string& text) {
   std::vector<int> out;
   std::string norm = text;
@@ -176,7 +182,7 @@ std::vector<int> parse_cpu_list(const std::string& text) {
     size_t dash = part.find('-');
     auto lo = parse_sysfs_int(part.substr(0, dash), "cpu list");
     auto hi = dash == std::string::npos ? lo : parse_sysfs_int(part.substr(dash + 1), "cpu list");
-    if (!lo || !hi || *hi < *lo || *hi - *lo > 4096) continue;
+    if (!lo || !hi || *lo < 0 || *hi > kMaxCpuNumber || *hi < *lo) continue;
     for (int64_t c = *lo; c <= *hi; ++c) out.push_back(static_cast<int>(c));
   }
   std::sort(out.begin(), out.end());

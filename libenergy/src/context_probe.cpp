@@ -48,7 +48,8 @@ ContextProbe::ContextProbe(const SysRoot& root, const ClockInventory& inv) {
 ContextValue ContextProbe::read_frequency(size_t i) {
   Domain& d = domains_[i];
   auto v = d.cur.read_int();
-  return v ? ContextValue::of_number(*v * d.hz_per_unit) : ContextValue::unknown();
+  auto hz = v ? frequency_hz(*v, d.hz_per_unit) : std::nullopt;
+  return hz ? ContextValue::of_number(*hz) : ContextValue::unknown();
 }
 
 ContextValue ContextProbe::read_governor(size_t i) {

@@ -69,6 +69,14 @@ DomainState read_domain(const SysRoot& root, const ClockDomain& domain);
 std::vector<ThermalReading> read_thermal(const SysRoot& root, const std::vector<ThermalZone>& zones);
 
 // "0-3,6" -> {0,1,2,3,6}; also accepts space-separated lists ("0 1 2 3").
+// CPU numbers outside 0..kMaxCpuNumber are not CPUs: such a part is skipped.
+constexpr int64_t kMaxCpuNumber = 4095;
 std::vector<int> parse_cpu_list(const std::string& text);
+
+// A frequency file's value in its unit (kHz: scale 1000; Hz: 1) as Hz, or
+// nullopt when it is negative or above kMaxPlausibleHz (no Jetson clock is
+// near 100 GHz: such a value is a damaged file, never a number to report).
+constexpr int64_t kMaxPlausibleHz = 100'000'000'000;
+std::optional<int64_t> frequency_hz(int64_t value, int64_t scale);
 
 }  // namespace energy
