@@ -8,8 +8,10 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <vector>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "energy/store.h"
@@ -190,18 +192,50 @@ Result<int64_t> parse_decimal_int(const std::string& text) {
   return digits_at == 1 ? -v : v;
 }
 
+namespace {
+
+// Records where each YAML document starts; nothing else.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<int> lines;  // 1-based
+  void OnDocumentStart(const YAML::Mark& mark) override { lines.push_back(mark.line + 1); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// The start lines of the text's first documents, at most `limit` of them.
+// Walked with the parser, not YAML::LoadAll: yaml-cpp 0.7's LoadAll never
+// returns on some malformed texts (",a:01" is one; fuzz_config found it),
+// where the parser keeps reporting a document without consuming input.
+std::vector<int> document_starts(const std::string& text, size_t limit) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  for (size_t i = 0; i < limit && parser.HandleNextDocument(starts); ++i) {
+  }
+  return starts.lines;
+}
+
+}  // namespace
+
 Result<DaemonConfig> apply_config_yaml(const std::string& yaml_text, const std::string& source,
                                        const DaemonConfig& base) {
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
-    if (docs.size() > 1) {
-      return make_error(ErrorCode::kInvalid, source + ": holds " + std::to_string(docs.size()) +
-                                                 " YAML documents (a second starts on line " +
-                                                 std::to_string(line_of(docs[1])) + "); expected one");
+    std::vector<int> starts = document_starts(yaml_text, 2);
+    if (starts.size() > 1) {
+      return make_error(ErrorCode::kInvalid, source + ": holds more than one YAML document (a second starts on line " +
+                                                 std::to_string(starts[1]) + "); expected one");
     }
-    if (docs.empty() || docs[0].IsNull()) return base;
-    if (!docs[0].IsMap()) return make_error(ErrorCode::kInvalid, source + ": expected a mapping of keys to values");
-    return apply_map(docs[0], source, base);
+    YAML::Node doc = YAML::Load(yaml_text);
+    if (doc.IsNull()) return base;
+    if (!doc.IsMap()) return make_error(ErrorCode::kInvalid, source + ": expected a mapping of keys to values");
+    return apply_map(doc, source, base);
   } catch (const YAML::Exception& e) {
     return make_error(ErrorCode::kParse, source + ": " + e.what());
   }
