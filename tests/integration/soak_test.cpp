@@ -565,7 +565,13 @@ TEST(Soak, HostileFramesFromSeveralClientsLeaveTheDaemonUpBoundedAndMeasuring) {
   EXPECT_LT(t.cut_off + t.too_many, t.actions / 100)
       << "energyd cut off more than 1% of the clients' requests; first during " << t.first_cut_off;
   EXPECT_GE(t.frames, frames - kClients);
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's quarantine and shadow memory make RSS meaningless here (500 MB);
+  // the plain build's run of this test holds energyd to the bound.
+  (void)peak_rss;
+#else
   EXPECT_LE(peak_rss, idle_rss + kRssGrowthBound) << "idle " << idle_rss << " B";
+#endif
   EXPECT_GE(kept, 0.999);
   EXPECT_LE(std::abs(energy_j - exact_j), report["total"]["error_bound_j"].get<double>()) << report["total"].dump();
 }

@@ -161,7 +161,8 @@ TEST(Catalog, ChannelValuesMissingInAGenerationComeFromTheSameLabelElsewhere) {
 }
 
 TEST(Catalog, DisabledChannelsHaveNoLabel) {
-  const PowerMonitorSpec& second = test::board("jetson-agx-orin", 36).monitors.at(1);
+  const auto orin = test::board("jetson-agx-orin", 36);  // kept: a reference into the temporary dangled
+  const PowerMonitorSpec& second = orin.monitors.at(1);
   EXPECT_EQ(second.device_name(), "1-0041");
   EXPECT_EQ(second.observed_number, 2);
   EXPECT_TRUE(second.channels.at(0).disabled);
