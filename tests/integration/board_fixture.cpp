@@ -96,9 +96,7 @@ SimulatedDaemon::~SimulatedDaemon() {
 std::string SimulatedDaemon::log() const { return read_file(tmp_.path() + "/energyd.log"); }
 
 CommandResult SimulatedDaemon::ctl(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", socket_};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv);
+  return run_energyctl(socket_, args, false);
 }
 
 nlohmann::json SimulatedDaemon::ctl_json(const std::vector<std::string>& args) const {

@@ -74,9 +74,7 @@ class ClockPins : public ::testing::Test {
     return out;
   }
   CommandResult run_ctl(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", sock(), "--json"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run_command(argv);
+    return run_energyctl(sock(), args);
   }
   nlohmann::json ctl(const std::vector<std::string>& args) const {
     auto r = run_ctl(args);

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -121,8 +122,7 @@ int ChildProcess::stop(int sig, std::chrono::milliseconds timeout) {
   return decode_status(status_);
 }
 
-bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout,
-                std::chrono::milliseconds every) {
+bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout, std::chrono::milliseconds every) {
   auto end = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < end) {
     if (pred()) return true;
@@ -171,6 +171,27 @@ bool wait_for_socket(const std::string& path, std::chrono::milliseconds timeout)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
+}
+
+CommandResult run_energyctl(const std::string& socket, const std::vector<std::string>& args, bool json,
+                            std::chrono::milliseconds timeout) {
+  std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", socket};
+  if (json) argv.emplace_back("--json");
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv, timeout);
+}
+
+nlohmann::json energyctl_json(const std::string& socket, const std::vector<std::string>& args, int* exit_code,
+                              std::chrono::milliseconds timeout) {
+  CommandResult r = run_energyctl(socket, args, true, timeout);
+  if (exit_code != nullptr) *exit_code = r.exit_code;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+int64_t boottime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
 }  // namespace energy::testing

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -77,6 +78,17 @@ class SimControl {
  private:
   UniqueFd fd_;
 };
+
+// `energyctl --socket SOCKET [--json] ARGS...`, run to completion.
+CommandResult run_energyctl(const std::string& socket, const std::vector<std::string>& args, bool json = true,
+                            std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
+// The JSON `energyctl --json` printed (discarded when it printed none); its
+// exit code in `*exit_code` when given.
+nlohmann::json energyctl_json(const std::string& socket, const std::vector<std::string>& args, int* exit_code = nullptr,
+                              std::chrono::milliseconds timeout = std::chrono::milliseconds(30000));
+
+// CLOCK_BOOTTIME in ns: the clock energyd stamps its readings with.
+int64_t boottime_ns();
 
 // Polls until a Unix socket at `path` accepts connections.
 bool wait_for_socket(const std::string& path, std::chrono::milliseconds timeout);

@@ -7,7 +7,6 @@
 // (default 100, as CI runs it; QUALITY.md asks for 1,000 in a longer run).
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <time.h>
 
 #include <atomic>
@@ -18,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db_facts.h"
 #include "harness.h"
 
 namespace energy::testing {
@@ -27,52 +27,15 @@ using std::chrono::milliseconds;
 
 constexpr int kFlushMs = 200;
 
-int64_t boottime_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_BOOTTIME, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 int iterations() {
   const char* env = std::getenv("ENERGYD_KILL_ITERATIONS");
   return env != nullptr ? std::max(1, std::atoi(env)) : 100;
 }
 
-struct DbFacts {
-  std::string integrity;
-  std::set<int64_t> runs;
-  std::set<int64_t> stopped;
-  int64_t last_t_ns = 0;
-};
-
-DbFacts inspect(const std::string& path) {
-  DbFacts f;
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return f;
-  auto each = [&](const char* sql, auto&& row) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) return;
-    while (sqlite3_step(st) == SQLITE_ROW) row(st);
-    sqlite3_finalize(st);
-  };
-  each("PRAGMA integrity_check", [&](sqlite3_stmt* st) { f.integrity += reinterpret_cast<const char*>(sqlite3_column_text(st, 0)); });
-  each("SELECT id, state FROM runs", [&](sqlite3_stmt* st) {
-    f.runs.insert(sqlite3_column_int64(st, 0));
-    if (std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 1))) == "stopped") f.stopped.insert(sqlite3_column_int64(st, 0));
-  });
-  each("SELECT coalesce(max(t_last_ns), 0) FROM chunks", [&](sqlite3_stmt* st) { f.last_t_ns = sqlite3_column_int64(st, 0); });
-  sqlite3_close(db);
-  return f;
-}
-
 class KillNine : public ::testing::Test {
  public:
   nlohmann::json ctl_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
-    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", sock(), "--json"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r = run_command(argv, milliseconds(5000));
-    if (exit_code != nullptr) *exit_code = r.exit_code;
-    return nlohmann::json::parse(r.out, nullptr, false);
+    return energyctl_json(sock(), args, exit_code, milliseconds(5000));
   }
 
  protected:
@@ -134,7 +97,7 @@ TEST_F(KillNine, RandomKillsLoseNoAcknowledgedMarkAndKeepTheDatabaseIntact) {
     d->stop(SIGKILL);
     done = true;
     worker.join();
-    DbFacts f = inspect(db());
+    DbFacts f = inspect_database(db(), DbOpen::kReadOnly);
     ASSERT_EQ(f.integrity, "ok") << "after kill " << i;
     for (int64_t id : client.started) ASSERT_TRUE(f.runs.count(id) == 1) << "acknowledged run " << id << " lost at kill " << i;
     for (int64_t id : client.stopped) ASSERT_TRUE(f.stopped.count(id) == 1) << "acknowledged stop " << id << " lost at kill " << i;

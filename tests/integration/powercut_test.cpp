@@ -14,7 +14,6 @@
 // repeats a sequence of moments (the seed is printed).
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <time.h>
 
 #include <atomic>
@@ -27,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db_facts.h"
 #include "harness.h"
 
 namespace energy::testing {
@@ -42,12 +42,6 @@ constexpr int kCheckpointMs = 1000;
 // a loaded 2-core machine between a flush and its checkpoint.
 constexpr int64_t kLossWindowNs = (kCheckpointMs + kFlushMs + 300) * 1'000'000LL;
 
-int64_t boottime_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_BOOTTIME, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 int env_int(const char* name, int fallback) {
   const char* env = std::getenv(name);
   return env != nullptr ? std::max(1, std::atoi(env)) : fallback;
@@ -56,44 +50,6 @@ int env_int(const char* name, int fallback) {
 uint32_t seed() {
   const char* env = std::getenv("ENERGYD_POWERCUT_SEED");
   return env != nullptr ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : std::random_device{}();
-}
-
-struct DbFacts {
-  bool opened = false;
-  std::string integrity;
-  std::set<int64_t> runs;
-  std::set<int64_t> stopped;
-  int64_t last_t_ns = 0;
-};
-
-// Reads a copy of the database (SQLite replays its WAL into the copy, as
-// energyd would at its next start).
-DbFacts inspect(const std::string& db_path) {
-  DbFacts f;
-  sqlite3* db = nullptr;
-  f.opened = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
-  auto each = [&](const char* sql, auto&& row) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) {
-      f.integrity += std::string(" [") + sql + ": " + sqlite3_errmsg(db) + "]";
-      return;
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) row(st);
-    sqlite3_finalize(st);
-  };
-  auto text = [](sqlite3_stmt* st, int col) {
-    const unsigned char* t = sqlite3_column_text(st, col);
-    return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
-  };
-  each("PRAGMA integrity_check", [&](sqlite3_stmt* st) { f.integrity += text(st, 0); });
-  each("SELECT id, state FROM runs", [&](sqlite3_stmt* st) {
-    f.runs.insert(sqlite3_column_int64(st, 0));
-    if (text(st, 1) == "stopped") f.stopped.insert(sqlite3_column_int64(st, 0));
-  });
-  each("SELECT coalesce(max(t_last_ns), 0) FROM chunks",
-       [&](sqlite3_stmt* st) { f.last_t_ns = sqlite3_column_int64(st, 0); });
-  sqlite3_close(db);
-  return f;
 }
 
 // What the client was told: marks and clock leases acknowledged. A request
@@ -107,11 +63,7 @@ struct Acknowledged {
 class PowerCut : public ::testing::Test {
  public:
   nlohmann::json ctl_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
-    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", sock(), "--json"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r = run_command(argv, milliseconds(5000));
-    if (exit_code != nullptr) *exit_code = r.exit_code;
-    return nlohmann::json::parse(r.out, nullptr, false);
+    return energyctl_json(sock(), args, exit_code, milliseconds(5000));
   }
 
  protected:
@@ -144,7 +96,7 @@ class PowerCut : public ::testing::Test {
     fs::remove_all(dir);
     fs::create_directories(dir);
     copy_images(state(), dir);
-    return inspect(dir + "/energyd.db");
+    return inspect_database(dir + "/energyd.db", DbOpen::kReadWrite);
   }
   static void copy_images(const std::string& from, const std::string& to) {
     for (const auto& e : fs::directory_iterator(from)) {

@@ -41,9 +41,7 @@ std::string trimmed(std::string s) {
 }
 
 nlohmann::json call(const std::string& sock, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", sock, "--json"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = run_command(argv);
+  auto r = run_energyctl(sock, args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << r.out;

@@ -53,9 +53,7 @@ class SensorFaults : public ::testing::Test {
     return nlohmann::json::parse(r.out, nullptr, false);
   }
   nlohmann::json ctl(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", sock(), "--json"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto r = run_command(argv);
+    auto r = run_energyctl(sock(), args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out, nullptr, false);
   }

@@ -44,9 +44,7 @@ class StorageFaults : public ::testing::Test {
     return nlohmann::json::parse(r.out, nullptr, false);
   }
   CommandResult ctl(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", sock()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run_command(argv);
+    return run_energyctl(sock(), args, false);
   }
   // Polls until status satisfies `pred` or the timeout passes.
   // Polls status until `pred` holds for it or the timeout passes.

@@ -1,0 +1,45 @@
+#include "db_facts.h"
+
+#include <sqlite3.h>
+
+namespace energy::testing {
+namespace {
+
+std::string column_text(sqlite3_stmt* st, int col) {
+  const unsigned char* t = sqlite3_column_text(st, col);
+  return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+}
+
+// Runs `sql`, handing every row to `row`; a failed query is noted in the facts.
+template <typename Row>
+void each_row(sqlite3* db, const char* sql, DbFacts& facts, Row&& row) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) {
+    facts.integrity += std::string(" [") + sql + ": " + sqlite3_errmsg(db) + "]";
+    return;
+  }
+  while (sqlite3_step(st) == SQLITE_ROW) row(st);
+  sqlite3_finalize(st);
+}
+
+}  // namespace
+
+DbFacts inspect_database(const std::string& path, DbOpen mode) {
+  DbFacts f;
+  sqlite3* db = nullptr;
+  const int flags = mode == DbOpen::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+  f.opened = sqlite3_open_v2(path.c_str(), &db, flags, nullptr) == SQLITE_OK;
+  if (f.opened) {
+    each_row(db, "PRAGMA integrity_check", f, [&](sqlite3_stmt* st) { f.integrity += column_text(st, 0); });
+    each_row(db, "SELECT id, state FROM runs", f, [&](sqlite3_stmt* st) {
+      f.runs.insert(sqlite3_column_int64(st, 0));
+      if (column_text(st, 1) == "stopped") f.stopped.insert(sqlite3_column_int64(st, 0));
+    });
+    each_row(db, "SELECT coalesce(max(t_last_ns), 0) FROM chunks", f,
+             [&](sqlite3_stmt* st) { f.last_t_ns = sqlite3_column_int64(st, 0); });
+  }
+  sqlite3_close(db);
+  return f;
+}
+
+}  // namespace energy::testing

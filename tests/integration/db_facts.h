@@ -1,0 +1,27 @@
+// What a crash test needs to know of energyd's database after a kill or a
+// power cut: whether it opens, PRAGMA integrity_check, the runs and which
+// of them are stopped, and the newest stored reading.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+namespace energy::testing {
+
+struct DbFacts {
+  bool opened = false;
+  std::string integrity;  // "ok", or what the check (or a failed query) said
+  std::set<int64_t> runs;
+  std::set<int64_t> stopped;
+  int64_t last_t_ns = 0;  // the newest chunk's last reading; 0 with none
+};
+
+enum class DbOpen {
+  kReadOnly,   // leaves the files as they are
+  kReadWrite,  // lets SQLite replay the WAL into the database, as energyd's next start would
+};
+
+DbFacts inspect_database(const std::string& path, DbOpen mode);
+
+}  // namespace energy::testing
