@@ -375,6 +375,7 @@ Status DaemonImpl::start_loop() {
   blocking_reads_ = std::make_unique<TaskRunner>("clocks");
   bulk_reads_ = std::make_unique<TaskRunner>("export");
   runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
+  runs_->set_open_run_limit(static_cast<size_t>(config_.max_open_runs_per_user));
   auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
   runs_->set_clocks_source(clocks);
   runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run

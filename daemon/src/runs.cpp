@@ -14,6 +14,12 @@ bool all_digits(const std::string& s) {
   return true;
 }
 
+// The owner as the energyd.uid tag spells it; "" when there is none.
+std::string owner_key(const nlohmann::json& tags) {
+  const auto it = tags.find(kRunOwnerTag);
+  return it != tags.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace
 
 Result<std::string> merge_run_tags(const std::string& tags_json, const nlohmann::json& extra) {
@@ -39,13 +45,34 @@ void RunManager::adopt(std::vector<RunRecord> open_runs) {
   for (auto& r : open_runs) open_[r.id] = std::move(r);
 }
 
+size_t RunManager::open_runs_of(const std::string& owner) const {
+  size_t n = 0;
+  for (const auto& [id, run] : open_) {
+    const auto tags = nlohmann::json::parse(run.tags_json, nullptr, false);
+    if (owner_key(tags.is_object() ? tags : nlohmann::json::object()) == owner) ++n;
+  }
+  const auto pending = starting_.find(owner);
+  return n + (pending != starting_.end() ? pending->second : 0);
+}
+
 void RunManager::start(const std::string& name, const nlohmann::json& tags, RunDone done) {
+  const std::string owner = owner_key(tags);
+  const size_t held = open_runs_of(owner);
+  if (held >= open_run_limit_) {
+    return done(make_error(ErrorCode::kState,
+                           "mark.start: " + (owner.empty() ? std::string("runs without an owner") : "uid " + owner) +
+                               " already " + (owner.empty() ? "number " : "has ") + std::to_string(held) +
+                               " open runs (max_open_runs_per_user is " + std::to_string(open_run_limit_) +
+                               "); stop one first"));
+  }
+  ++starting_[owner];
   MarkOp op;
   op.kind = MarkOp::Kind::kStart;
   op.run.name = name;
   op.run.tags_json = tags.dump();
-  op.done = [this, done](Result<RunRecord> rec) {
-    poster_.post([this, done, rec]() {
+  op.done = [this, done, owner](Result<RunRecord> rec) {
+    poster_.post([this, done, rec, owner]() {
+      if (--starting_[owner] == 0) starting_.erase(owner);
       if (rec) open_[rec->id] = *rec;
       done(rec);
     });
@@ -65,8 +92,8 @@ Result<int64_t> RunManager::resolve(const std::string& key) const {
     auto reader = reader_();
     auto rec = reader ? (*reader)->run_by_id(id) : Result<std::optional<RunRecord>>(std::optional<RunRecord>());
     if (rec && rec->has_value()) {
-      return make_error(ErrorCode::kState, "run " + key + " (" + (*rec)->name + ") is already " +
-                                               run_state_name((*rec)->state));
+      return make_error(ErrorCode::kState,
+                        "run " + key + " (" + (*rec)->name + ") is already " + run_state_name((*rec)->state));
     }
   }
   std::vector<int64_t> matches;
@@ -77,8 +104,8 @@ Result<int64_t> RunManager::resolve(const std::string& key) const {
   if (matches.empty()) return make_error(ErrorCode::kNotFound, "no open run named or numbered '" + key + "'");
   std::string ids;
   for (auto m : matches) ids += (ids.empty() ? "" : ", ") + std::to_string(m);
-  return make_error(ErrorCode::kState, std::to_string(matches.size()) + " open runs are named '" + key +
-                                           "' (ids " + ids + "); stop one by id");
+  return make_error(ErrorCode::kState, std::to_string(matches.size()) + " open runs are named '" + key + "' (ids " +
+                                           ids + "); stop one by id");
 }
 
 Result<RunRecord> RunManager::open_run(const std::string& name_or_id) const {

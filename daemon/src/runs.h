@@ -54,6 +54,11 @@ class RunManager {
   // Runs left open by a previous daemon of this boot continue (the downtime
   // is a gap in their data); the caller closes other boots' runs before.
   void adopt(std::vector<RunRecord> open_runs);
+  // How many runs one owner (the energyd.uid tag) may hold open, counting
+  // starts not yet stored; a start beyond it fails with kState naming the
+  // limit. Runs without an owner count together. Default 64.
+  void set_open_run_limit(size_t per_owner) { open_run_limit_ = per_owner; }
+  // `tags` carries the owner (energyd.uid) the caller set.
   void start(const std::string& name, const nlohmann::json& tags, RunDone done);
   // The request's tags (an object, possibly empty) are merged into the
   // run's tags and stored with the stop; so are the run's clocks
@@ -75,6 +80,7 @@ class RunManager {
 
  private:
   Result<int64_t> resolve(const std::string& name_or_id) const;
+  size_t open_runs_of(const std::string& owner) const;
   void finish_stop(Result<RunRecord> rec, const ReportDone& done);
 
   Sampler& sampler_;
@@ -85,6 +91,8 @@ class RunManager {
   RunClocksFn clocks_;
   std::map<int64_t, RunRecord> open_;
   std::set<int64_t> stopping_;
+  size_t open_run_limit_ = 64;
+  std::map<std::string, size_t> starting_;  // owner -> starts not yet stored
   std::function<void()> mark_hook_;
   std::function<void(int64_t)> stopped_hook_;
 };

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "energy/report.h"
+#include "run_queries.h"
 
 #ifndef ENERGYD_VERSION
 #define ENERGYD_VERSION "unknown"
@@ -224,13 +225,12 @@ nlohmann::json export_row_json(const Store::ExportRow& row) {
 
 Result<nlohmann::json> export_page(const std::string& db_path, int64_t since, int64_t until, const std::string& rail,
                                    const std::function<bool()>& cancelled) {
-  constexpr size_t kPageRows = 200'000;  // ~25 MB of JSON, inside the 64 MiB reply limit
   auto store = Store::open(db_path, StoreRole::kReader, 5000);
   if (!store) return make_error(store.error().code, "storage unavailable: " + store.error().describe());
-  auto rows = (*store)->export_readings(since, until, rail, kPageRows + 1);
+  auto rows = (*store)->export_readings(since, until, rail, kExportPageRows + 1);
   if (!rows) return rows.take_error();
-  bool truncated = rows->size() > kPageRows;
-  int64_t next = truncated ? (*rows)[kPageRows].wall_ns : 0;
+  bool truncated = rows->size() > kExportPageRows;
+  int64_t next = truncated ? (*rows)[kExportPageRows].wall_ns : 0;
   if (truncated) {  // end the page before the sweep the next page starts with
     while (!rows->empty() && rows->back().wall_ns >= next) rows->pop_back();
   }

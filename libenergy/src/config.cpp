@@ -97,6 +97,7 @@ const std::map<std::string, Setter>& setters() {
       {"read_group", string_key(&DaemonConfig::read_group)},
       {"clock_group", string_key(&DaemonConfig::clock_group)},
       {"max_connections_per_user", int_key(&DaemonConfig::max_connections_per_user, "connections")},
+      {"max_open_runs_per_user", int_key(&DaemonConfig::max_open_runs_per_user, "runs")},
       {"client_deadline_ms", int_key(&DaemonConfig::client_deadline_ms, "milliseconds")},
       {"client_output_limit_bytes", int_key(&DaemonConfig::client_output_limit_bytes, "bytes")},
       {"clock_poll_ms", int_key(&DaemonConfig::clock_poll_ms, "milliseconds")},
@@ -285,6 +286,7 @@ Status check_range(const char* key, int64_t value, int64_t lo, int64_t hi) {
 
 Status validate_client_limits(const DaemonConfig& c) {
   auto st = check_range("max_connections_per_user", c.max_connections_per_user, 1, 4096);
+  if (st) st = check_range("max_open_runs_per_user", c.max_open_runs_per_user, 1, 4096);
   if (st) st = check_range("client_deadline_ms", c.client_deadline_ms, 100, 3'600'000);
   if (st) st = check_range("client_output_limit_bytes", c.client_output_limit_bytes, 64 << 10, int64_t{1} << 30);
   return st;

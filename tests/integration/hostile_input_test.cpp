@@ -86,5 +86,23 @@ TEST_F(HostileInput, EveryCrashingFrameOfTheIssueIsAnsweredWithAnErrorAndTheDaem
   EXPECT_EQ(daemon_->log().find("BUG:"), std::string::npos) << "no handler may throw:\n" << daemon_->log();
 }
 
+// The million-frame soak found thousands of runs held open by one client:
+// each open run costs memory and a line in every status reply. A uid may
+// hold max_open_runs_per_user open runs; the next start is refused, naming
+// the limit, and a stop makes room again.
+TEST(HostileRuns, OneUserCannotOpenRunsWithoutLimit) {
+  BoardSpec spec;
+  spec.extra_config = "max_open_runs_per_user: 3";
+  SimulatedDaemon d(spec);
+  ASSERT_TRUE(d.started()) << d.setup_error();
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(d.ctl({"mark", "start", "r" + std::to_string(i)}).exit_code, 0) << d.log();
+  auto refused = d.ctl({"mark", "start", "r3"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("max_open_runs_per_user is 3"), std::string::npos) << refused.err;
+  EXPECT_EQ(d.ctl_json({"status"})["open_runs"].size(), 3u);
+  ASSERT_EQ(d.ctl({"mark", "stop", "r0"}).exit_code, 0);
+  EXPECT_EQ(d.ctl({"mark", "start", "r3"}).exit_code, 0) << d.log();
+}
+
 }  // namespace
 }  // namespace energy::testing

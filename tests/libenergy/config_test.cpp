@@ -146,6 +146,15 @@ TEST(Config, AccessKeysTakeNamesOrNumbersAndLimitsAreChecked) {
   bad = *c;
   bad.client_deadline_ms = 5;
   EXPECT_FALSE(validate_config(bad).ok());
+  EXPECT_EQ(DaemonConfig{}.max_open_runs_per_user, 64);
+  auto runs = apply_config_yaml("max_open_runs_per_user: 5\n", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ(runs->max_open_runs_per_user, 5);
+  bad = *c;
+  bad.max_open_runs_per_user = 0;
+  st = validate_config(bad);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("max_open_runs_per_user must be between 1 and 4096, got 0"), std::string::npos);
   auto typed = apply_config_yaml("max_connections_per_user: many\n", "t.yaml", DaemonConfig{});
   ASSERT_FALSE(typed.ok());
   EXPECT_NE(typed.error().message.find("many"), std::string::npos);

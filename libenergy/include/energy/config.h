@@ -47,6 +47,7 @@ struct DaemonConfig {
   std::string read_group = "energyd";                  // status, rails, clocks, export, mark.*
   std::string clock_group = "energyd-clock";           // clocks.pin*, clocks.unpin* (and every read verb)
   int64_t max_connections_per_user = 16;               // open connections per client uid
+  int64_t max_open_runs_per_user = 64;                 // runs one uid may hold open (each costs memory and status size)
   int64_t client_deadline_ms = 10000;                  // to finish a frame, or to take a pending reply
   int64_t client_output_limit_bytes = 8 << 20;         // unsent replies per connection before it is cut off
   // Board context for run reports (docs/CLOCKS.md "Residency"): how often the
