@@ -23,16 +23,19 @@ std::string two_columns(const std::vector<std::pair<std::string, std::string>>& 
   }
   std::string out;
   for (const auto& [left, help] : rows) {
+    out.append("  ").append(left);
     if (left.size() > width)
-      out += "  " + left + "\n" + std::string(width + 4, ' ') + help + "\n";
+      out.append("\n").append(width + 4, ' ');
     else
-      out += "  " + left + std::string(width - left.size() + 2, ' ') + help + "\n";
+      out.append(width - left.size() + 2, ' ');
+    out.append(help).append("\n");
   }
   return out;
 }
 
 std::string options_text(const std::vector<OptionSpec>& options) {
   std::vector<std::pair<std::string, std::string>> rows;
+  rows.reserve(options.size());
   for (const auto& o : options) rows.emplace_back(option_left(o), o.help);
   return two_columns(rows);
 }

@@ -94,6 +94,7 @@ Result<Args> parse_args(const std::vector<OptionSpec>& options, const std::vecto
   std::vector<std::string> storage{"energyctl"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(storage.size() + 1);
   for (auto& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);
   const int argc = static_cast<int>(storage.size());
