@@ -8,13 +8,14 @@
 // entry in command_table.cpp; then the man page and completion/energyctl.bash
 // (the test names what they miss).
 //
-// The parser is getopt_long(3) behind the table (no packaged argument library
-// fits both targets: CLI11 is not in Debian 11, cxxopts is 2.2 there and 3.1
-// in Debian 12 with different error types, and neither keeps our messages): long options as --name
-// VALUE or --name=VALUE (no abbreviations), declared short forms (-o, -h),
-// "--" ends the options. Values are strings; each command checks its own
-// (the validators in *_arg.cpp). Not thread-safe (getopt's state is global);
-// energyctl parses once, on its main thread.
+// The parser is getopt_long(3) behind the table. No packaged argument
+// library fits both targets: CLI11 is not in Debian 11; cxxopts is 2.2 there
+// and 3.1 in Debian 12, with different error types; neither keeps energyctl's
+// messages. Long options as --name VALUE or --name=VALUE (no abbreviations),
+// declared short forms (-o, -h), "--" ends the options. Values are strings;
+// each command checks its own (the validators in *_arg.cpp). Not
+// thread-safe (getopt's state is global); energyctl parses once, on its main
+// thread.
 #pragma once
 
 #include <string>
