@@ -1,4 +1,30 @@
 # bash completion for energyctl(1)
+# The commands and options below are energyctl's command table
+# (cli/src/command_table.cpp); tests/cli/command_table_test.cpp checks that
+# they match it exactly.
+_energyctl_commands="status rails clocks mark run runs show compare export baseline live pin unpin help"
+_energyctl_global_options="--socket --json --timeout --connect-timeout --help --version"
+
+# A command's options (its own, then the common --json and --help).
+_energyctl_options() {
+  case "$1" in
+    status) echo "--json --help" ;;
+    rails) echo "--json --help" ;;
+    clocks) echo "--json --help" ;;
+    mark) echo "--tag --json --help" ;;
+    run) echo "--name --tag --repeat --items --output --baseline --cpu --gpu --emc --domain --governor --allow-offline-cpus --json --help" ;;
+    runs) echo "--name --tag --since --until --state --limit --json --help" ;;
+    show) echo "--json --help" ;;
+    compare) echo "--json --help" ;;
+    export) echo "--since --until --rail --format --csv --json --help" ;;
+    baseline) echo "--duration --name --show --json --help" ;;
+    live) echo "--interval --count --json --help" ;;
+    pin) echo "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold --json --help" ;;
+    unpin) echo "--all --json --help" ;;
+    help) echo "--json --help" ;;
+  esac
+}
+
 _energyctl() {
   local cur prev words cword
   _init_completion 2>/dev/null || {
@@ -6,11 +32,11 @@ _energyctl() {
     words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
   }
   case "$prev" in
-    --socket | --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --socket | --output | -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "csv json" -- "$cur")); return ;;
     --since | --until) COMPREPLY=($(compgen -W "now -15m -1h -1d" -- "$cur")); return ;;
     --state) COMPREPLY=($(compgen -W "open stopped interrupted" -- "$cur")); return ;;
-    --duration | --baseline) COMPREPLY=($(compgen -W "10s 30s 1m" -- "$cur")); return ;;
+    --duration | --baseline | --for) COMPREPLY=($(compgen -W "10s 30s 1m" -- "$cur")); return ;;
     --timeout | --connect-timeout) COMPREPLY=($(compgen -W "5s 10s 30s 1m" -- "$cur")); return ;;
     --interval) COMPREPLY=($(compgen -W "500ms 1s 2s" -- "$cur")); return ;;
     --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max" -- "$cur")); return ;;
@@ -18,24 +44,21 @@ _energyctl() {
   local i command="" sub=""
   for ((i = 1; i < cword; i++)); do
     case "${words[i]}" in
-      --socket | --timeout | --connect-timeout) ((i++)) ;;
+      --socket | --timeout | --connect-timeout) [[ -z "$command" ]] && ((i++)) ;;
       -*) ;;
       *) if [[ -z "$command" ]]; then command="${words[i]}"; elif [[ -z "$sub" ]]; then sub="${words[i]}"; fi ;;
     esac
   done
-  case "$command" in
-    "") COMPREPLY=($(compgen -W "status rails clocks mark run runs show compare export baseline live pin unpin --socket --json --timeout --connect-timeout --help --version" -- "$cur")) ;;
-    mark)
-      if [[ -z "$sub" ]]; then COMPREPLY=($(compgen -W "start stop" -- "$cur"))
-      elif [[ "$sub" == start ]]; then COMPREPLY=($(compgen -W "--tag" -- "$cur")); fi ;;
-    export) COMPREPLY=($(compgen -W "--since --until --rail --format --csv --json" -- "$cur")) ;;
-    run) COMPREPLY=($(compgen -W "--name --tag --repeat --items --output --baseline --" -- "$cur")) ;;
-    runs) COMPREPLY=($(compgen -W "--name --tag --since --until --state --limit --json" -- "$cur")) ;;
-    show | compare) COMPREPLY=($(compgen -W "--json" -- "$cur")) ;;
-    baseline) COMPREPLY=($(compgen -W "--duration --name --show --json" -- "$cur")) ;;
-    live) COMPREPLY=($(compgen -W "--interval --count --json" -- "$cur")) ;;
-    pin) COMPREPLY=($(compgen -W "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold" -- "$cur")) ;;
-    unpin) COMPREPLY=($(compgen -W "--all" -- "$cur")) ;;
-  esac
+  if [[ -z "$command" ]]; then
+    COMPREPLY=($(compgen -W "$_energyctl_commands $_energyctl_global_options" -- "$cur"))
+  elif [[ "$command" == mark && -z "$sub" ]]; then
+    COMPREPLY=($(compgen -W "start stop" -- "$cur"))
+  elif [[ "$command" == help && -z "$sub" ]]; then
+    COMPREPLY=($(compgen -W "$_energyctl_commands" -- "$cur"))
+  elif [[ "$command" == run && -n "$sub" ]]; then
+    COMPREPLY=($(compgen -c -f -- "$cur"))  # CMD and its arguments are CMD's
+  else
+    COMPREPLY=($(compgen -W "$(_energyctl_options "$command")" -- "$cur"))
+  fi
 }
 complete -F _energyctl energyctl

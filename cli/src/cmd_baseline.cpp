@@ -38,21 +38,20 @@ Status apply(const std::string& flag, const std::string& value, BaselineArgs& a)
   return ok_status();
 }
 
-Result<BaselineArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
+Result<BaselineArgs> parse(const Context& ctx, const Args& args) {
   BaselineArgs a;
   a.json = ctx.json;
   bool measuring_option = false;
-  auto walked = walk_options(
-      args, "baseline", [&](const std::string& flag) {
-        if (flag != "--json" && flag != "--show") return false;
-        (flag == "--json" ? a.json : a.show) = true;
-        return true;
-      },
-      [&](const std::string& flag, const std::string& value) {
-        measuring_option = true;
-        return apply(flag, value, a);
-      });
-  if (!walked) return walked.take_error();
+  if (auto st = no_words(args, "baseline"); !st) return st.take_error();
+  auto applied = for_each_option(args, [&](const std::string& flag, const std::string& value) {
+    if (flag == "--show") {
+      a.show = true;
+      return ok_status();
+    }
+    measuring_option = true;
+    return apply(flag, value, a);
+  });
+  if (!applied) return applied.take_error();
   if (a.show && measuring_option) return make_error(ErrorCode::kInvalid, "--show takes no --duration or --name");
   return a;
 }
@@ -80,9 +79,9 @@ int show(const Context& ctx, bool json) {
 
 }  // namespace
 
-int cmd_baseline(const Context& ctx, const std::vector<std::string>& args) {
+int cmd_baseline(const Context& ctx, const Args& args) {
   auto a = parse(ctx, args);
-  if (!a) return usage_error(a.error().message);
+  if (!a) return usage_error(ctx, a.error().message);
   if (a->show) return show(ctx, a->json);
   auto out = measure_baseline(ctx, a->request);
   if (out.report.is_null()) return out.exit_code;

@@ -60,8 +60,8 @@ std::string thermal_table(const nlohmann::json& res) {
 
 }  // namespace
 
-int cmd_clocks(const Context& ctx, const std::vector<std::string>& args) {
-  if (!args.empty()) return usage_error("clocks takes no arguments, got '" + args.front() + "'");
+int cmd_clocks(const Context& ctx, const Args& args) {
+  if (auto st = no_words(args, "clocks"); !st) return usage_error(ctx, st.error().message);
   auto out = call_daemon(ctx, "clocks", nlohmann::json::object());
   if (out.exit_code != kExitOk) return out.exit_code;
   auto leases = call_daemon(ctx, "clocks.leases", nlohmann::json::object());

@@ -7,21 +7,20 @@
 
 namespace energy::cli {
 
-int cmd_compare(const Context& ctx, const std::vector<std::string>& args) {
-  bool json = ctx.json;
-  auto runs = words_and_json(args, "compare", json);
-  if (!runs) return usage_error(runs.error().message);
-  if (runs->size() < 2) return usage_error("compare needs at least two run ids or names: energyctl compare RUN RUN...");
+int cmd_compare(const Context& ctx, const Args& args) {
+  const auto& runs = args.words;
+  if (runs.size() < 2)
+    return usage_error(ctx, "compare needs at least two run ids or names: energyctl compare RUN RUN...");
   auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   std::vector<nlohmann::json> reports;
-  for (const auto& run : *runs) {
+  for (const auto& run : runs) {
     auto rep = client->call("runs.show", {{"run", run}});
     if (!rep) return report_failure(rep.error());
     reports.push_back(std::move(rep).value());
   }
   auto comparison = compare_json(reports);
-  if (json)
+  if (ctx.json)
     print_json(comparison);
   else
     std::cout << render_compare(comparison);

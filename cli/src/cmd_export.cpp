@@ -1,4 +1,4 @@
-// energyctl export [--since T] [--until T] [--rail R] [--format csv|json]:
+// energyctl export [--since T] [--until T] [--rail R] [--format csv|json | --csv | --json]:
 // raw readings as stored, paged from the daemon and printed as they come.
 // `energyctl export RUN ...` is cmd_export_run.cpp.
 #include <time.h>
@@ -19,38 +19,42 @@ struct ExportArgs {
   bool csv = true;
 };
 
-Result<ExportArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
-  ExportArgs out{0, wall_now_ns(), "", !ctx.json};
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (i + 1 >= args.size()) return make_error(ErrorCode::kInvalid, "option '" + args[i] + "' needs a value");
-    const std::string& flag = args[i];
-    const std::string& value = args[++i];
-    if (flag == "--rail" && value.empty()) return make_error(ErrorCode::kInvalid, "--rail needs a rail label, got ''");
-    if (flag == "--rail") {
-      out.rail = value;
-      continue;
-    }
-    if (flag == "--format" && (value == "csv" || value == "json")) {
-      out.csv = value == "csv";
-      continue;
-    }
-    if (flag == "--format") return make_error(ErrorCode::kInvalid, "--format must be csv or json, got '" + value + "'");
-    if (flag != "--since" && flag != "--until")
-      return make_error(ErrorCode::kInvalid, "unknown export option '" + flag + "'");
-    auto t = parse_time_option(flag, value, wall_now_ns());
-    if (!t) return t.take_error();
-    (flag == "--since" ? out.since : out.until) = *t;
+Status apply(const std::string& flag, const std::string& value, ExportArgs& out) {
+  if (flag == "--csv" || flag == "--json") {
+    out.csv = flag == "--csv";
+    return ok_status();
   }
+  if (flag == "--rail" && value.empty()) return make_error(ErrorCode::kInvalid, "--rail needs a rail label, got ''");
+  if (flag == "--rail") {
+    out.rail = value;
+    return ok_status();
+  }
+  if (flag == "--format" && (value == "csv" || value == "json")) {
+    out.csv = value == "csv";
+    return ok_status();
+  }
+  if (flag == "--format") return make_error(ErrorCode::kInvalid, "--format must be csv or json, got '" + value + "'");
+  auto t = parse_time_option(flag, value, wall_now_ns());
+  if (!t) return t.take_error();
+  (flag == "--since" ? out.since : out.until) = *t;
+  return ok_status();
+}
+
+Result<ExportArgs> parse(const Context& ctx, const Args& args) {
+  ExportArgs out{0, wall_now_ns(), "", !ctx.json};
+  auto applied =
+      for_each_option(args, [&](const std::string& flag, const std::string& value) { return apply(flag, value, out); });
+  if (!applied) return applied.take_error();
   if (out.until < out.since) return make_error(ErrorCode::kInvalid, "--until is before --since");
   return out;
 }
 
 }  // namespace
 
-int cmd_export(const Context& ctx, const std::vector<std::string>& args) {
-  if (!args.empty() && args.front().rfind('-', 0) != 0) return cmd_export_run(ctx, args);
+int cmd_export(const Context& ctx, const Args& args) {
+  if (!args.words.empty()) return cmd_export_run(ctx, args);
   auto a = parse(ctx, args);
-  if (!a) return usage_error(a.error().message);
+  if (!a) return usage_error(ctx, a.error().message);
   if (a->csv) std::cout << csv_header();
   if (!a->csv) std::cout << "[";
   bool first = true;

@@ -30,26 +30,29 @@ Status apply_format(const std::string& value, ExportRunArgs& a) {
   return ok_status();
 }
 
-Result<ExportRunArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
-  ExportRunArgs a{args.front(), "", !ctx.json};
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "--json" || flag == "--csv") {
-      a.csv = flag == "--csv";
-      continue;
-    }
-    if (flag != "--rail" && flag != "--format") {
-      return make_error(ErrorCode::kInvalid, "unknown option '" + flag +
-                                                 "' for export RUN (expected --csv, --json, "
-                                                 "--format or --rail)");
-    }
-    if (i + 1 >= args.size()) return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
-    const std::string& value = args[++i];
-    if (flag == "--rail" && value.empty()) return make_error(ErrorCode::kInvalid, "--rail needs a rail label, got ''");
-    if (flag == "--rail") a.rail = value;
-    auto st = flag == "--format" ? apply_format(value, a) : ok_status();
-    if (!st) return st.take_error();
+Status apply(const std::string& flag, const std::string& value, ExportRunArgs& a) {
+  if (flag == "--json" || flag == "--csv") {
+    a.csv = flag == "--csv";
+    return ok_status();
   }
+  if (flag != "--rail" && flag != "--format") {
+    return make_error(ErrorCode::kInvalid, "unknown option '" + flag +
+                                               "' for export RUN (expected --csv, --json, "
+                                               "--format or --rail)");
+  }
+  if (flag == "--format") return apply_format(value, a);
+  if (value.empty()) return make_error(ErrorCode::kInvalid, "--rail needs a rail label, got ''");
+  a.rail = value;
+  return ok_status();
+}
+
+Result<ExportRunArgs> parse(const Context& ctx, const Args& args) {
+  if (args.words.size() != 1)
+    return make_error(ErrorCode::kInvalid, "export takes one RUN, got '" + args.words[1] + "' after it");
+  ExportRunArgs a{args.words.front(), "", !ctx.json};
+  auto applied =
+      for_each_option(args, [&](const std::string& flag, const std::string& value) { return apply(flag, value, a); });
+  if (!applied) return applied.take_error();
   return a;
 }
 
@@ -76,9 +79,9 @@ int stream_rows(Client& client, int64_t run_id, const std::string& rail,
 
 }  // namespace
 
-int cmd_export_run(const Context& ctx, const std::vector<std::string>& args) {
+int cmd_export_run(const Context& ctx, const Args& args) {
   auto a = parse(ctx, args);
-  if (!a) return usage_error(a.error().message);
+  if (!a) return usage_error(ctx, a.error().message);
   auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   auto report = client->call("runs.show", {{"run", a->run}});

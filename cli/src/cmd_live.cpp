@@ -45,12 +45,13 @@ Status apply(const std::string& flag, const std::string& value, LiveArgs& a) {
   return ok_status();
 }
 
-Result<LiveArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
+Result<LiveArgs> parse(const Context& ctx, const Args& args) {
   LiveArgs a;
   a.json = ctx.json;
-  auto walked = walk_options(args, "live", json_switch(a.json),
-                             [&](const std::string& flag, const std::string& value) { return apply(flag, value, a); });
-  if (!walked) return walked.take_error();
+  if (auto st = no_words(args, "live"); !st) return st.take_error();
+  auto applied =
+      for_each_option(args, [&](const std::string& flag, const std::string& value) { return apply(flag, value, a); });
+  if (!applied) return applied.take_error();
   return a;
 }
 
@@ -76,9 +77,9 @@ void show(const nlohmann::json& snap, bool json, bool redraw) {
 
 }  // namespace
 
-int cmd_live(const Context& ctx, const std::vector<std::string>& args) {
+int cmd_live(const Context& ctx, const Args& args) {
   auto a = parse(ctx, args);
-  if (!a) return usage_error(a.error().message);
+  if (!a) return usage_error(ctx, a.error().message);
   auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   bool redraw = !a->json && ::isatty(STDOUT_FILENO) == 1;

@@ -49,27 +49,19 @@ Status set_lease(PinCli& p, const std::string& kind, const std::string& value) {
 }
 
 Status parse_option(PinCli& p, const std::string& opt, const std::string& value) {
-  if (is_pin_option(opt)) return apply_pin_option(opt, value, p.args);
+  if (is_pin_option(opt) || is_pin_flag(opt)) return apply_pin_option(opt, value, p.args);
   if (opt == "--for") return set_lease(p, "duration", value);
   if (opt == "--run") return set_lease(p, "run", value);
+  if (opt == "--hold") return set_lease(p, "hold", "");
   return make_error(ErrorCode::kInvalid, "unknown pin option '" + opt + "'");
 }
 
-Result<PinCli> parse_pin(const std::vector<std::string>& args) {
+Result<PinCli> parse_pin(const Args& args) {
   PinCli p;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    Status st = ok_status();
-    if (a == "--hold")
-      st = set_lease(p, "hold", "");
-    else if (is_pin_flag(a))
-      st = apply_pin_option(a, "", p.args);
-    else if (i + 1 < args.size())
-      st = parse_option(p, a, args[++i]);
-    else
-      st = make_error(ErrorCode::kInvalid, "option '" + a + "' needs a value");
-    if (!st) return st.take_error();
-  }
+  if (auto st = no_words(args, "pin"); !st) return st.take_error();
+  auto applied = for_each_option(
+      args, [&](const std::string& flag, const std::string& value) { return parse_option(p, flag, value); });
+  if (!applied) return applied.take_error();
   if (!pins_anything(p.args))
     return make_error(ErrorCode::kInvalid, "pin needs a domain: --cpu, --gpu, --emc or --domain");
   if (!p.args.contains("lease")) {
@@ -188,9 +180,9 @@ std::string render_leases(const json& res) {
   return t.render();
 }
 
-int cmd_pin(const Context& ctx, const std::vector<std::string>& args) {
+int cmd_pin(const Context& ctx, const Args& args) {
   auto p = parse_pin(args);
-  if (!p) return usage_error(p.error().message);
+  if (!p) return usage_error(ctx, p.error().message);
   if (p->hold) return hold(ctx, p->args);
   auto out = call_daemon(ctx, "clocks.pin", p->args);
   if (out.exit_code != kExitOk) return out.exit_code;
@@ -201,22 +193,30 @@ int cmd_pin(const Context& ctx, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int cmd_unpin(const Context& ctx, const std::vector<std::string>& args) {
-  if (args.empty()) return usage_error("unpin needs lease ids or --all (energyctl clocks lists the leases)");
-  json req = json::object();
-  if (args.size() == 1 && args[0] == "--all") {
-    req["all"] = true;
-  } else {
-    json ids = json::array();
-    for (const auto& a : args) {
-      if (a.empty() || a.find_first_not_of("0123456789") != std::string::npos || a.size() > 18) {
-        return usage_error("'" + a + "' is not a lease id");
-      }
-      ids.push_back(std::stoll(a));
-    }
-    req["leases"] = ids;
+namespace {
+
+// The clocks.unpin arguments: {"all": true} or {"leases": [ids]}.
+Result<json> unpin_request(const Args& args) {
+  bool all = !args.options.empty();  // --all, the only option
+  if (all && !args.words.empty()) return make_error(ErrorCode::kInvalid, "unpin takes lease ids or --all, not both");
+  if (all) return json{{"all", true}};
+  if (args.words.empty())
+    return make_error(ErrorCode::kInvalid, "unpin needs lease ids or --all (energyctl clocks lists the leases)");
+  json ids = json::array();
+  for (const auto& a : args.words) {
+    if (a.empty() || a.find_first_not_of("0123456789") != std::string::npos || a.size() > 18)
+      return make_error(ErrorCode::kInvalid, "'" + a + "' is not a lease id");
+    ids.push_back(std::stoll(a));
   }
-  auto out = call_daemon(ctx, "clocks.unpin", req);
+  return json{{"leases", ids}};
+}
+
+}  // namespace
+
+int cmd_unpin(const Context& ctx, const Args& args) {
+  auto req = unpin_request(args);
+  if (!req) return usage_error(ctx, req.error().message);
+  auto out = call_daemon(ctx, "clocks.unpin", *req);
   if (out.exit_code != kExitOk) return out.exit_code;
   return print_unpin(ctx, out.result);
 }

@@ -32,8 +32,8 @@ std::string rails_table(const nlohmann::json& res) {
 
 }  // namespace
 
-int cmd_rails(const Context& ctx, const std::vector<std::string>& args) {
-  if (!args.empty()) return usage_error("rails takes no arguments, got '" + args.front() + "'");
+int cmd_rails(const Context& ctx, const Args& args) {
+  if (auto st = no_words(args, "rails"); !st) return usage_error(ctx, st.error().message);
   auto out = call_daemon(ctx, "rails", nlohmann::json::object());
   if (out.exit_code != kExitOk) return out.exit_code;
   if (ctx.json) {

@@ -66,20 +66,17 @@ Status add_tag(const std::string& kv, nlohmann::json& tags) {
   return ok_status();
 }
 
-// Applies one option taking a value; false when `flag` is not one.
-Result<bool> apply_valued(const std::string& flag, const std::string& value, RunArgs& out) {
-  if (is_pin_option(flag) || is_pin_flag(flag)) {
-    auto st = apply_pin_option(flag, value, out.pin);
-    if (!st) return st.take_error();
-  } else if ((flag == "--name" || flag == "--output" || flag == "-o") && value.empty()) {
+// Applies one option of the table's run entry.
+Status apply_option(const std::string& flag, const std::string& value, RunArgs& out) {
+  if (is_pin_option(flag) || is_pin_flag(flag)) return apply_pin_option(flag, value, out.pin);
+  if ((flag == "--name" || flag == "--output") && value.empty())
     return make_error(ErrorCode::kInvalid, flag + " needs a value, got ''");
-  } else if (flag == "--name")
+  if (flag == "--name") {
     out.name = value;
-  else if (flag == "--output" || flag == "-o")
+  } else if (flag == "--output") {
     out.output = value;
-  else if (flag == "--tag") {
-    auto t = add_tag(value, out.tags);
-    if (!t) return t.take_error();
+  } else if (flag == "--tag") {
+    return add_tag(value, out.tags);
   } else if (flag == "--repeat") {
     auto r = parse_whole_option("--repeat", value, 1, kMaxRepeat);
     if (!r) return r.take_error();
@@ -93,46 +90,19 @@ Result<bool> apply_valued(const std::string& flag, const std::string& value, Run
     if (!ms) return ms.take_error();
     out.baseline_ms = *ms;
   } else {
-    return false;
+    return make_error(ErrorCode::kInvalid, "unknown option '" + flag + "' for run");
   }
-  return true;
+  return ok_status();
 }
 
-bool takes_value(const std::string& flag) {
-  return flag == "--name" || flag == "--output" || flag == "-o" || flag == "--tag" || flag == "--repeat" ||
-         flag == "--items" || flag == "--baseline" || is_pin_option(flag);
-}
-
-// Options up to "--" or the first word that is not an option; the rest is CMD.
-Result<RunArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
+// The table's parser stopped at "--" or at the first word: the words are CMD.
+Result<RunArgs> parse(const Context& ctx, const Args& args) {
   RunArgs out;
   out.json = ctx.json;
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    std::string flag = args[i];
-    if (flag == "--") {
-      ++i;
-      break;
-    }
-    if (flag == "--json") {
-      out.json = true;
-      continue;
-    }
-    if (flag.rfind('-', 0) != 0) break;
-    std::string value;
-    size_t eq = flag.find('=');
-    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    } else if (takes_value(flag)) {
-      if (i + 1 >= args.size()) return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
-      value = args[++i];
-    }
-    auto applied = apply_valued(flag, value, out);
-    if (!applied) return applied.take_error();
-    if (!*applied) return make_error(ErrorCode::kInvalid, "unknown option '" + flag + "' for run");
-  }
-  out.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  auto applied = for_each_option(
+      args, [&](const std::string& flag, const std::string& value) { return apply_option(flag, value, out); });
+  if (!applied) return applied.take_error();
+  out.command = args.words;
   if (out.command.empty()) {
     return make_error(ErrorCode::kInvalid, "run needs a command: energyctl run [OPTIONS] -- CMD [ARGS...]");
   }
@@ -312,9 +282,9 @@ int write_output(const RunArgs& a, const RunDocument& doc, FILE* out) {
 
 }  // namespace
 
-int cmd_run(const Context& ctx, const std::vector<std::string>& args) {
+int cmd_run(const Context& ctx, const Args& args) {
   auto a = parse(ctx, args);
-  if (!a) return usage_error(a.error().message);
+  if (!a) return usage_error(ctx, a.error().message);
   auto out = open_output(a->output);
   if (!out) {
     print_error(out.error().describe());

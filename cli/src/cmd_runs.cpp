@@ -52,13 +52,13 @@ Status apply_option(const std::string& flag, const std::string& value, RunsArgs&
   return ok_status();
 }
 
-Result<RunsArgs> parse(const Context& ctx, const std::vector<std::string>& args) {
+Result<RunsArgs> parse(const Context& ctx, const Args& args) {
   RunsArgs a;
   a.json = ctx.json;
-  auto walked = walk_options(args, "runs", json_switch(a.json), [&](const std::string& flag, const std::string& value) {
-    return apply_option(flag, value, a);
-  });
-  if (!walked) return walked.take_error();
+  if (auto st = no_words(args, "runs"); !st) return st.take_error();
+  auto applied = for_each_option(
+      args, [&](const std::string& flag, const std::string& value) { return apply_option(flag, value, a); });
+  if (!applied) return applied.take_error();
   if (a.filter.contains("since_wall_ns") && a.filter.contains("until_wall_ns") &&
       a.filter["until_wall_ns"].get<int64_t>() < a.filter["since_wall_ns"].get<int64_t>()) {
     return make_error(ErrorCode::kInvalid, "--until is before --since");
@@ -85,9 +85,9 @@ Result<nlohmann::json> fetch(Client& client, const RunsArgs& a, bool& more) {
 
 }  // namespace
 
-int cmd_runs(const Context& ctx, const std::vector<std::string>& args) {
+int cmd_runs(const Context& ctx, const Args& args) {
   auto a = parse(ctx, args);
-  if (!a) return usage_error(a.error().message);
+  if (!a) return usage_error(ctx, a.error().message);
   auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   bool more = false;

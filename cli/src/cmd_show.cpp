@@ -7,14 +7,11 @@
 
 namespace energy::cli {
 
-int cmd_show(const Context& ctx, const std::vector<std::string>& args) {
-  bool json = ctx.json;
-  auto runs = words_and_json(args, "show", json);
-  if (!runs) return usage_error(runs.error().message);
-  if (runs->size() != 1) return usage_error("show needs exactly one run id or name: energyctl show RUN");
-  auto out = call_daemon(ctx, "runs.show", {{"run", runs->front()}});
+int cmd_show(const Context& ctx, const Args& args) {
+  if (args.words.size() != 1) return usage_error(ctx, "show needs exactly one run id or name: energyctl show RUN");
+  auto out = call_daemon(ctx, "runs.show", {{"run", args.words.front()}});
   if (out.exit_code != kExitOk) return out.exit_code;
-  if (json)
+  if (ctx.json)
     print_json(out.result);
   else
     std::cout << render_report(out.result);

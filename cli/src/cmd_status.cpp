@@ -126,8 +126,8 @@ void print_extras(const nlohmann::json& st) {
 
 }  // namespace
 
-int cmd_status(const Context& ctx, const std::vector<std::string>& args) {
-  if (!args.empty()) return usage_error("status takes no arguments, got '" + args.front() + "'");
+int cmd_status(const Context& ctx, const Args& args) {
+  if (auto st = no_words(args, "status"); !st) return usage_error(ctx, st.error().message);
   auto out = call_daemon(ctx, "status", nlohmann::json::object());
   if (out.exit_code != kExitOk) return out.exit_code;
   if (ctx.json) {

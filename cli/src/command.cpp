@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "command_table.h"
+
 namespace energy::cli {
 
 Result<Client> connect_daemon(const Context& ctx) { return Client::connect(ctx.socket_path, ctx.timeouts); }
@@ -24,8 +26,11 @@ int report_failure(const Error& error) {
   return transport ? kExitUnreachable : kExitFailed;
 }
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "energyctl: %s\nTry 'energyctl --help'.\n", terminal_safe(message).c_str());
+int usage_error(const Context& ctx, const std::string& message) {
+  const CommandSpec* command = find_command(ctx.command);
+  std::string usage = command != nullptr ? usage_lines(*command) : main_usage_line();
+  std::string help = command != nullptr ? "energyctl " + command->name + " --help" : "energyctl --help";
+  std::fprintf(stderr, "energyctl: %s\n%sTry '%s'.\n", terminal_safe(message).c_str(), usage.c_str(), help.c_str());
   return kExitUsage;
 }
 
@@ -46,52 +51,18 @@ void print_error(const std::string& message) {
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 
-Result<std::vector<std::string>> words_and_json(const std::vector<std::string>& args, const std::string& command,
-                                                bool& json) {
-  std::vector<std::string> words;
-  bool options = true;
-  for (const auto& a : args) {
-    if (options && a == "--")
-      options = false;
-    else if (options && a == "--json")
-      json = true;
-    else if (options && a.size() > 1 && a[0] == '-')
-      return make_error(ErrorCode::kInvalid, "unknown option '" + a + "' for " + command);
-    else
-      words.push_back(a);
-  }
-  return words;
+Status no_words(const Args& args, const std::string& command) {
+  if (args.words.empty()) return ok_status();
+  return make_error(ErrorCode::kInvalid, command + " takes no arguments, got '" + args.words.front() + "'");
 }
 
-Status walk_options(const std::vector<std::string>& args, const std::string& command,
-                    const std::function<bool(const std::string& flag)>& is_switch,
-                    const std::function<Status(const std::string& flag, const std::string& value)>& apply) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i], value;
-    if (is_switch(flag)) continue;
-    size_t eq = flag.find('=');
-    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    } else if (flag.rfind("--", 0) != 0) {
-      return make_error(ErrorCode::kInvalid, command + " takes options only, got '" + flag + "'");
-    } else if (i + 1 >= args.size()) {
-      return make_error(ErrorCode::kInvalid, "option '" + flag + "' needs a value");
-    } else {
-      value = args[++i];
-    }
+Status for_each_option(const Args& args,
+                       const std::function<Status(const std::string& flag, const std::string& value)>& apply) {
+  for (const auto& [flag, value] : args.options) {
     auto st = apply(flag, value);
     if (!st) return st;
   }
   return ok_status();
-}
-
-std::function<bool(const std::string& flag)> json_switch(bool& json) {
-  return [&json](const std::string& flag) {
-    if (flag != "--json") return false;
-    json = true;
-    return true;
-  };
 }
 
 }  // namespace energy::cli

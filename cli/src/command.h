@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,18 @@ struct Context {
   std::string socket_path;
   bool json = false;
   ClientTimeouts timeouts;  // --connect-timeout, --timeout
+  std::string command;      // the command being run (its usage line goes with usage errors)
+};
+
+// A command's arguments as the command table's parser (command_table.h)
+// left them: its options in the order given, by long name, with their
+// values ("" for a flag), and its words (positional arguments; for run, CMD
+// and its arguments). The common --json is in `json`, not in `options`.
+struct Args {
+  std::vector<std::pair<std::string, std::string>> options;
+  std::vector<std::string> words;
+  bool json = false;
+  bool help = false;  // --help was given (the parse stopped there)
 };
 
 // A connection to ctx.socket_path with ctx.timeouts.
@@ -40,7 +53,9 @@ struct CallOutcome {
 };
 CallOutcome call_daemon(const Context& ctx, const std::string& verb, const nlohmann::json& args);
 
-int usage_error(const std::string& message);
+// Prints "energyctl: <message>", the usage line of ctx.command (or of
+// energyctl) and where to find help; returns kExitUsage.
+int usage_error(const Context& ctx, const std::string& message);
 // Prints "energyctl: <error>" and returns the exit code for it: 3 when
 // energyd could not be reached (io, timeout), else 1.
 int report_failure(const Error& error);
@@ -51,43 +66,35 @@ std::string safe_text(const nlohmann::json& j, const char* key, const std::strin
 // Prints "energyctl: <message>" on stderr, the message through terminal_safe().
 void print_error(const std::string& message);
 void print_json(const nlohmann::json& j);
-// Splits a command's arguments into words and --json (which sets `json`);
-// after "--" every argument is a word. Any other option is an error naming it.
-Result<std::vector<std::string>> words_and_json(const std::vector<std::string>& args, const std::string& command,
-                                                bool& json);
+// The error for a command that takes no words, naming the first (or ok).
+Status no_words(const Args& args, const std::string& command);
+// Hands each option and its value to `apply`, in order; the first error stops it.
+Status for_each_option(const Args& args,
+                       const std::function<Status(const std::string& flag, const std::string& value)>& apply);
 
-// Walks a command that takes options only: "--flag VALUE" or "--flag=VALUE".
-// `is_switch(flag)` returns true for the value-less flags it has taken (e.g.
-// --json); every other flag and its value go to `apply`, whose error stops
-// the walk. A word that is not an option, or a flag without its value, is an
-// error naming it.
-Status walk_options(const std::vector<std::string>& args, const std::string& command,
-                    const std::function<bool(const std::string& flag)>& is_switch,
-                    const std::function<Status(const std::string& flag, const std::string& value)>& apply);
-// The is_switch of a command whose only switch is --json: it sets `json`.
-std::function<bool(const std::string& flag)> json_switch(bool& json);
-
-int cmd_status(const Context& ctx, const std::vector<std::string>& args);
-int cmd_mark(const Context& ctx, const std::vector<std::string>& args);
-int cmd_rails(const Context& ctx, const std::vector<std::string>& args);
-int cmd_clocks(const Context& ctx, const std::vector<std::string>& args);
-int cmd_export(const Context& ctx, const std::vector<std::string>& args);
-int cmd_pin(const Context& ctx, const std::vector<std::string>& args);
-int cmd_unpin(const Context& ctx, const std::vector<std::string>& args);
+int cmd_status(const Context& ctx, const Args& args);
+int cmd_mark(const Context& ctx, const Args& args);
+int cmd_rails(const Context& ctx, const Args& args);
+int cmd_clocks(const Context& ctx, const Args& args);
+int cmd_export(const Context& ctx, const Args& args);
+int cmd_pin(const Context& ctx, const Args& args);
+int cmd_unpin(const Context& ctx, const Args& args);
 
 // Renders the clock leases (the reply of clocks.leases) as text.
 std::string render_leases(const nlohmann::json& leases);
-int cmd_run(const Context& ctx, const std::vector<std::string>& args);
+int cmd_run(const Context& ctx, const Args& args);
 
 // Renders a run report (the reply of mark.stop or runs.show) as text.
 std::string render_report(const nlohmann::json& report);
 
-int cmd_runs(const Context& ctx, const std::vector<std::string>& args);
-int cmd_show(const Context& ctx, const std::vector<std::string>& args);
-int cmd_compare(const Context& ctx, const std::vector<std::string>& args);
-int cmd_live(const Context& ctx, const std::vector<std::string>& args);
-int cmd_baseline(const Context& ctx, const std::vector<std::string>& args);
-// `energyctl export RUN ...` (cmd_export hands over when its first argument is not an option).
-int cmd_export_run(const Context& ctx, const std::vector<std::string>& args);
+int cmd_runs(const Context& ctx, const Args& args);
+int cmd_show(const Context& ctx, const Args& args);
+int cmd_compare(const Context& ctx, const Args& args);
+int cmd_live(const Context& ctx, const Args& args);
+int cmd_baseline(const Context& ctx, const Args& args);
+// `energyctl export RUN ...` (cmd_export hands over when it was given a word).
+int cmd_export_run(const Context& ctx, const Args& args);
+// `energyctl help [COMMAND]`: energyctl's or the command's help on stdout.
+int cmd_help(const Context& ctx, const Args& args);
 
 }  // namespace energy::cli

@@ -91,7 +91,7 @@ Printed capture(const std::function<int()>& command) {
   return p;
 }
 
-Context context_for(const FakeEnergyd& d) { return Context{d.path(), false, ClientTimeouts{}}; }
+Context context_for(const FakeEnergyd& d) { return Context{d.path(), false, ClientTimeouts{}, ""}; }
 
 const std::string kHostile =
     "x\x1b]0;owned\x07\x1b[2J\r\xc2\x9b"
@@ -147,7 +147,7 @@ TEST(CommandOutput, DaemonErrorMessagesReachStderrOnlyAsEscapes) {
     return protocol::encode_frame(
         protocol::make_error_reply(req.id, make_error(ErrorCode::kNotFound, "no open run named '" + kHostile + "'")));
   });
-  auto p = capture([&] { return cmd_mark(context_for(d), {"stop", "x"}); });
+  auto p = capture([&] { return cmd_mark(context_for(d), Args{{}, {"stop", "x"}, false, false}); });
   EXPECT_EQ(p.exit_code, kExitFailed);
   EXPECT_FALSE(has_raw_controls(p.err)) << p.err;
   EXPECT_NE(p.err.find("no open run named 'x\\x1b]0;"), std::string::npos) << p.err;

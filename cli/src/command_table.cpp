@@ -1,0 +1,154 @@
+#include "command_table.h"
+
+#include <algorithm>
+
+namespace energy::cli {
+namespace {
+
+// The clock options `pin` and `run` share (pin_args.h checks their values).
+std::vector<OptionSpec> clock_options() {
+  return {{"--cpu", "F", "pin the CPU clocks; F: min, max, 1.2GHz, 624.75MHz or LO:HI"},
+          {"--gpu", "F", "pin the GPU clock"},
+          {"--emc", "F", "pin the memory (EMC) clock"},
+          {"--domain", "NAME=F", "pin one clock domain by name (e.g. cpu4=1.2GHz); repeatable"},
+          {"--governor", "G", "the governor to set on the pinned domains"},
+          {"--allow-offline-cpus", "", "pin a CPU policy even when some of its CPUs are offline"}};
+}
+
+std::vector<OptionSpec> with(std::vector<OptionSpec> own, const std::vector<OptionSpec>& more) {
+  own.insert(own.end(), more.begin(), more.end());
+  return own;
+}
+
+CommandSpec run_spec() {
+  return {"run",
+          {"[OPTIONS] [--] CMD [ARGS...]"},
+          "measure CMD in a run and report its energy",
+          with({{"--name", "N", "the run's name (default: CMD's file name)"},
+                {"--tag", "K=V", "a tag for the run; repeatable"},
+                {"--repeat", "K", "run CMD up to K times; mean, stddev, 95% CI (1-10000)"},
+                {"--items", "N", "the work items per run: energy per item"},
+                {"--output", "FILE|-", "write the report to FILE, or to stdout after CMD (-)", 'o'},
+                {"--baseline", "D", "measure an idle baseline of D first (at most 1h)"}},
+               clock_options()),
+          cmd_run,
+          true,
+          {"CMD's stdin, stdout, stderr and signals are passed through; the report goes to stderr",
+           "(or FILE); --json: the report as JSON. Exits with CMD's status (128+N signal, 127 not",
+           "found, 126 not executable). Clock options pin the clocks for each run (as pin); runs",
+           "are tagged exit_status (and signal). Options after CMD are CMD's."}};
+}
+
+CommandSpec pin_spec() {
+  return {"pin",
+          {"[CLOCK OPTIONS] (--for DURATION | --run ID|NAME | --hold)"},
+          "pin clocks under a lease",
+          with(clock_options(), {{"--for", "DURATION", "the lease ends after DURATION"},
+                                 {"--run", "ID|NAME", "the lease ends when the run stops"},
+                                 {"--hold", "", "the lease lasts until Ctrl-C (energyctl stays)"}}),
+          cmd_pin};
+}
+
+CommandSpec export_spec() {
+  return {"export",
+          {"[--since T] [--until T] [--rail R] [--format csv|json | --csv | --json]",
+           "RUN [--csv | --json | --format csv|json] [--rail R]"},
+          "raw readings, or one run's report and its raw readings",
+          {{"--since", "T", "from T: now, -15m, @EPOCH or 2026-11-22T03:00:00Z"},
+           {"--until", "T", "up to T (default now)"},
+           {"--rail", "R", "only rail R"},
+           {"--format", "csv|json", "the output format (default csv)"},
+           {"--csv", "", "CSV (the default); export RUN: the report as '# ' lines, then the readings"},
+           {"--json", "", "JSON; export RUN: {\"report\": ..., \"rows\": [...]}"}},
+          cmd_export};
+}
+
+CommandSpec runs_spec() {
+  return {"runs",
+          {"[--name N] [--tag K=V]... [--since T] [--until T] [--state S] [--limit N]"},
+          "runs newest first: id, name, state, start, duration, J, W",
+          {{"--name", "N", "only runs named N"},
+           {"--tag", "K=V", "only runs with this tag; repeatable (all must match)"},
+           {"--since", "T", "runs started at or after T"},
+           {"--until", "T", "runs started at or before T"},
+           {"--state", "S", "open, stopped or interrupted"},
+           {"--limit", "N", "at most N runs (default 100, at most 10000)"}},
+          cmd_runs};
+}
+
+CommandSpec baseline_spec() {
+  return {"baseline",
+          {"[--duration D] [--name N]", "--show"},
+          "measure the idle power; reports then show idle and net energy",
+          {{"--duration", "D", "how long to measure (default 10s, at most 1h)"},
+           {"--name", "N", "the baseline run's name"},
+           {"--show", "", "print the current baseline instead"}},
+          cmd_baseline};
+}
+
+std::vector<CommandSpec> make_table() {
+  return {
+      {"status", {""}, "board, rails with live V/I/P, sampling and storage health", {}, cmd_status},
+      {"rails", {""}, "live V, I, P per rail; which rails form the module total", {}, cmd_rails},
+      {"clocks", {""}, "CPU/GPU/EMC clock domains, governors, frequencies; temperatures", {}, cmd_clocks},
+      {"mark",
+       {"start NAME [--tag K=V]...", "stop NAME|ID"},
+       "open a run (prints its id) or close it (prints its energy per rail and in total)",
+       {{"--tag", "K=V", "a tag for the run (mark start); repeatable"}},
+       cmd_mark},
+      run_spec(),
+      runs_spec(),
+      {"show", {"RUN"}, "a run's report (by id, or the newest run of that name)", {}, cmd_show},
+      {"compare", {"RUN RUN..."}, "runs side by side, with the difference to the first in %", {}, cmd_compare},
+      export_spec(),
+      baseline_spec(),
+      {"live",
+       {"[--interval D] [--count N]"},
+       "a tegrastats-like view: rails V/A/W, clocks, temperatures",
+       {{"--interval", "D", "refresh every D (default 1s, 100ms..1h)"}, {"--count", "N", "stop after N refreshes"}},
+       cmd_live},
+      pin_spec(),
+      {"unpin", {"LEASE...", "--all"}, "restore the clocks a lease pinned", {{"--all", "", "every lease"}}, cmd_unpin},
+      {"help", {"[COMMAND]"}, "this text, or a command's arguments and options", {}, cmd_help}};
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& command_table() {
+  static const std::vector<CommandSpec> table = make_table();
+  return table;
+}
+
+const CommandSpec* find_command(const std::string& name) {
+  for (const auto& c : command_table()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+const std::vector<OptionSpec>& global_options() {
+  static const std::vector<OptionSpec> options = {
+      {"--socket", "PATH", "energyd's socket (else $ENERGYD_SOCKET, else /run/energyd/energyd.sock)"},
+      {"--json", "", "print the daemon's JSON instead of tables"},
+      {"--timeout", "D", "how long to wait for each reply (default 10s; $ENERGYCTL_TIMEOUT)"},
+      {"--connect-timeout", "D",
+       "how long to wait for energyd to take the connection (default 5s; $ENERGYCTL_CONNECT_TIMEOUT)"},
+      {"--help", "", "this text", 'h'},
+      {"--version", "", "energyctl's version"}};
+  return options;
+}
+
+std::vector<OptionSpec> common_options(const CommandSpec& command) {
+  std::vector<OptionSpec> out;
+  bool own_json = std::any_of(command.options.begin(), command.options.end(),
+                              [](const OptionSpec& o) { return o.name == "--json"; });
+  if (!own_json) out.push_back({"--json", "", "print the daemon's JSON instead of tables"});
+  out.push_back({"--help", "", "this text", 'h'});
+  return out;
+}
+
+std::vector<OptionSpec> all_options(const CommandSpec& command) {
+  return with(command.options, common_options(command));
+}
+
+}  // namespace energy::cli
