@@ -212,7 +212,7 @@ TEST_F(WriterTest, ARefusedTransactionKeepsItsSweepsRefusesItsMarkAndIsRetriedAf
   EXPECT_EQ(w->stats().failed_commits, 1);
   EXPECT_EQ(w->stats().samples_written, 0);
   EXPECT_TRUE(w->stats().open);
-  ASSERT_FALSE(mark(*w, "still-failing").ok());  // failure 2: the database is closed for a reopen
+  ASSERT_FALSE(mark(*w, "still-failing").ok());               // failure 2: the database is closed for a reopen
   EXPECT_TRUE(eventually([&] { return !w->stats().open; }));  // right after the mark's refusal
   refuse_commit_ = false;
   push(*w, 6, 1);
