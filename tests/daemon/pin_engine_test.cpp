@@ -12,8 +12,10 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "energy/lease_journal.h"
+#include "pins.h"
 #include "static_board.h"
 
 namespace energy::daemon {
@@ -278,6 +280,88 @@ TEST_F(PinEngineTest, AnUnreadableJournalIsMovedAsideAtStart) {
   }
   EXPECT_TRUE(aside);
   EXPECT_TRUE(engine_->pin(lowest(gpu_)).ok());  // and pinning works on a fresh journal
+}
+
+// PinManager: the same engine behind a worker thread, replies on an sd-event
+// loop the test turns, and the watch timer.
+class PinManagerTest : public PinEngineTest {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(PinEngineTest::SetUp());
+    engine_.reset();  // the manager owns its own engine on the same journal
+    sd_event* e = nullptr;
+    ASSERT_GE(sd_event_new(&e), 0);
+    loop_.reset(e);
+    ASSERT_TRUE(poster_.attach(loop_.get()).ok());
+    manager_ = std::make_unique<PinManager>(loop_.get(), poster_, *root_, clocks_, clock_, journal_);
+    ASSERT_TRUE(manager_->start({}, std::chrono::seconds(5)).ok());
+  }
+  void TearDown() override {
+    manager_.reset();
+    PinEngineTest::TearDown();
+  }
+  // Turns the loop (each turn waits at most 100 ms) until `pred` holds, for at most 10 s.
+  template <typename Pred>
+  bool turn_until(Pred pred) {
+    for (int i = 0; i < 100 && !pred(); ++i) {
+      if (sd_event_run(loop_.get(), 100'000) < 0) return false;
+    }
+    return pred();
+  }
+  Result<json> pin(PinOrder order) {
+    std::optional<Result<json>> out;
+    manager_->pin(std::move(order), [&](Result<json> r) {
+      leases_at_reply_ = manager_->leases_json()["leases"].size();
+      out = std::move(r);
+    });
+    if (!turn_until([&] { return out.has_value(); })) return make_error(ErrorCode::kState, "no reply");
+    return std::move(*out);
+  }
+  size_t leases() const { return manager_->leases_json()["leases"].size(); }
+
+  EventPtr loop_;
+  Poster poster_;
+  std::unique_ptr<PinManager> manager_;
+  size_t leases_at_reply_ = 0;
+};
+
+TEST_F(PinManagerTest, APinsReplyComesOnTheLoopAfterTheLeasesViewShowsIt) {
+  DomainState before = state(gpu_);
+  auto pinned = pin(lowest(gpu_));
+  ASSERT_TRUE(pinned.ok()) << pinned.error().describe();
+  EXPECT_EQ(leases_at_reply_, 1u);  // a client holding the reply sees its lease
+  manager_->connection_closed(8);   // never asked for a lease: nothing happens
+  manager_->connection_closed(7);
+  EXPECT_TRUE(turn_until([&] { return leases() == 0; }));
+  EXPECT_EQ(state(gpu_).max_hz, before.max_hz);
+  EXPECT_EQ(journaled(), 0u);
+}
+
+TEST_F(PinManagerTest, StopRestoresEveryLease) {
+  DomainState gpu_before = state(gpu_);
+  DomainState cpu_before = state(cpu_);
+  ASSERT_TRUE(pin(lowest(gpu_, LeaseKind::kRun)).ok());
+  ASSERT_TRUE(pin(lowest(cpu_, LeaseKind::kDuration)).ok());
+  manager_->stop(std::chrono::seconds(5));
+  EXPECT_EQ(journaled(), 0u);
+  EXPECT_EQ(state(gpu_).max_hz, gpu_before.max_hz);
+  EXPECT_EQ(state(cpu_).max_hz, cpu_before.max_hz);
+}
+
+TEST_F(PinManagerTest, TheWatchTimerEndsAnExpiredLease) {
+  ASSERT_TRUE(pin(lowest(gpu_, LeaseKind::kDuration)).ok());
+  clock_.set_boot(200 * kNsPerSec);                        // long past its 5 s
+  EXPECT_TRUE(turn_until([&] { return leases() == 0; }));  // within a watch period or two
+  EXPECT_EQ(journaled(), 0u);
+}
+
+TEST_F(PinManagerTest, ARunLeaseEndsWhenItsRunStops) {
+  ASSERT_TRUE(pin(lowest(cpu_, LeaseKind::kRun)).ok());
+  manager_->run_stopped(4);
+  manager_->run_stopped(5);
+  EXPECT_TRUE(turn_until([&] { return leases() == 0; }));
+  auto pins = manager_->pins_for_run(5, 0, 300 * kNsPerSec);
+  EXPECT_FALSE(pins.empty()) << pins.dump();
 }
 
 }  // namespace
