@@ -267,5 +267,22 @@ TEST_F(WriterTest, AStopMarkStoresTheStopItsTagsAndItsClocks) {
   EXPECT_EQ(*(*rec)->clocks_json, R"({"clock_pins":[],"run":)" + std::to_string(started->id) + "}");
 }
 
+TEST_F(WriterTest, RetentionPassesRunOnTheWriterThreadAndReportTheFootprint) {
+  WriterOptions o = slow_flush();
+  o.flush_interval = milliseconds(5);
+  o.retention_interval = milliseconds(0);  // a pass at every loop turn that has work
+  auto w = writer(o);
+  w->start();
+  push(*w, 0, 9);
+  ASSERT_TRUE(eventually([&] { return w->stats().retention.passes >= 1 && w->stats().samples_written == 9; }));
+  auto r = w->stats().retention;
+  EXPECT_GE(r.steps, r.passes);
+  EXPECT_EQ(r.errors, 0);
+  EXPECT_TRUE(r.last_error.empty());
+  ASSERT_TRUE(r.footprint.has_value());  // known after a completed pass
+  w->stop();
+  EXPECT_EQ(stored_sweeps(), 9);  // the newest minutes are never aged out
+}
+
 }  // namespace
 }  // namespace energy::daemon
