@@ -7,6 +7,9 @@
 // Tasks run in posting order; a task whose client has gone should check
 // that itself (Responder::cancelled) and return at once.
 //
+// stop discards the tasks not yet started and waits up to `grace` for the
+// running one; a task posted after stop never runs.
+//
 // Thread-safety: post from any thread; stop from the owner. A task that
 // never returns is abandoned at stop (the thread is detached), since a read
 // blocked in the kernel cannot be cancelled.

@@ -8,8 +8,10 @@
 // its completion runs only after the commit and its line in the marks
 // journal (store_guard.h): an acknowledged mark is on disk twice, so its
 // loss from the database is found and undone at the next open.
-// If the database refuses a transaction, nothing is lost yet: the closed
-// chunks and marks stay pending and the next flush retries them. Pending
+// If the database refuses a transaction, no sweep is lost yet: the closed
+// chunks stay pending and the next flush retries them; the marks in it are
+// refused (kStorage), since nobody should wait on a disk that may stay full.
+// Pending
 // chunks are bounded; beyond the bound the oldest are dropped and their
 // sweeps counted.
 //

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -316,6 +317,137 @@ TEST(DescriptorLimit, AnAmpleLimitIsLeftAlone) {
   plan = plan_descriptor_limit(rlimit{1024, 4096}, 16);
   EXPECT_EQ(plan.soft, 1024u);
   EXPECT_TRUE(plan.notice.empty());
+}
+
+// ---- frames, per-user cap, closing ----------------------------------------
+
+std::string frame_header(uint32_t length) {
+  std::string h(4, '\0');
+  for (int i = 0; i < 4; ++i) h[static_cast<size_t>(i)] = static_cast<char>((length >> (8 * (3 - i))) & 0xff);
+  return h;
+}
+
+// Reads replies until the server closes; returns them (without the "eof").
+std::vector<std::string> replies_until_eof(int fd) {
+  Replies replies(fd);
+  std::vector<std::string> out;
+  for (std::string r = replies.next(); r != "eof" && r != "timeout" && out.size() < 10; r = replies.next()) {
+    out.push_back(r);
+  }
+  return out;
+}
+
+template <typename T>
+T on_loop(LoopServer& s, std::function<T()> fn) {
+  std::promise<T> p;
+  s.run_on_loop([&] { p.set_value(fn()); });
+  return p.get_future().get();
+}
+
+TEST(ServerFrames, AMalformedFrameIsAnsweredWithAnErrorAndTheConnectionClosed) {
+  TempDir dir;
+  std::atomic<int> handled{0};
+  LoopServer s(dir.path() + "/s.sock", [&](const protocol::Request&, const Responder&) { ++handled; });
+  ASSERT_TRUE(s.listen());
+  s.start();
+  UniqueFd fd = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(fd);
+  std::string payload = "{not json";
+  ASSERT_TRUE(send_all(fd.get(), frame_header(static_cast<uint32_t>(payload.size())) + payload));
+  auto got = replies_until_eof(fd.get());
+  ASSERT_EQ(got.size(), 1u);
+  auto reply = nlohmann::json::parse(got[0]);
+  EXPECT_EQ(reply["ok"], false) << got[0];
+  EXPECT_TRUE(reply["error"].contains("message")) << got[0];
+  EXPECT_EQ(handled.load(), 0);
+}
+
+TEST(ServerFrames, AnOversizedFrameIsRefusedFromItsHeaderAlone) {
+  TempDir dir;
+  std::atomic<int> handled{0};
+  LoopServer s(dir.path() + "/s.sock", [&](const protocol::Request&, const Responder&) { ++handled; });
+  ASSERT_TRUE(s.listen());
+  s.start();
+  UniqueFd fd = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(fd);
+  // Only the header: the payload it announces is never sent, so a reply proves it was judged by the header.
+  ASSERT_TRUE(send_all(fd.get(), frame_header(static_cast<uint32_t>(protocol::kMaxRequestBytes + 1))));
+  auto got = replies_until_eof(fd.get());
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(got[0])["ok"], false) << got[0];
+  EXPECT_EQ(handled.load(), 0);
+}
+
+TEST(ServerLimits, AUsersConnectionsPastTheCapAreRefusedAndTheOthersServed) {
+  TempDir dir;
+  ServerOptions options;
+  options.max_connections_per_user = 2;
+  LoopServer s(
+      dir.path() + "/s.sock",
+      [](const protocol::Request&, const Responder& r) {
+        r.reply({{"ok", true}});
+      },
+      options);
+  ASSERT_TRUE(s.listen());
+  s.start();
+  UniqueFd a = connect_to(dir.path() + "/s.sock");
+  UniqueFd b = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(eventually([&] { return on_loop<size_t>(s, [&] { return s.server().connection_count(); }) == 2; }));
+  UniqueFd c = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(c);  // the kernel accepts it; the server then closes it
+  (void)replies_until_eof(c.get());
+  EXPECT_EQ(on_loop<uint64_t>(s, [&] { return s.server().stats().refused; }), 1u);
+  EXPECT_EQ(on_loop<uint64_t>(s, [&] { return s.server().stats().accepted; }), 2u);
+  for (int fd : {a.get(), b.get()}) {
+    ASSERT_TRUE(send_all(fd, requests(1, "ping")));
+    EXPECT_EQ(Replies(fd).next().front(), '{');
+  }
+}
+
+TEST(ServerClose, TheCloseHookNamesTheConnectionAndALateReplyIsDropped) {
+  TempDir dir;
+  std::mutex mu;
+  std::vector<Responder> held;
+  std::vector<uint64_t> closed;
+  LoopServer s(dir.path() + "/s.sock", [&](const protocol::Request&, const Responder& r) {
+    std::lock_guard<std::mutex> lock(mu);
+    held.push_back(r);
+  });
+  s.server().set_close_hook([&](uint64_t conn) {
+    std::lock_guard<std::mutex> lock(mu);
+    closed.push_back(conn);
+  });
+  ASSERT_TRUE(s.listen());
+  s.start();
+  UniqueFd fd = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(send_all(fd.get(), requests(1, "hold")));
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return held.size() == 1;
+  }));
+  fd.reset();
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return closed.size() == 1;
+  }));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(closed[0], held[0].connection());
+  }
+  // Answered after its client left: dropped, and the server goes on.
+  EXPECT_EQ(on_loop<size_t>(s,
+                            [&] {
+                              held[0].reply({{"late", true}});
+                              return s.server().connection_count();
+                            }),
+            0u);
+  UniqueFd next = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(send_all(next.get(), requests(1, "hold")));
+  EXPECT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return held.size() == 2;
+  }));
 }
 
 }  // namespace

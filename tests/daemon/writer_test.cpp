@@ -1,0 +1,288 @@
+// StorageWriter driven directly on a database in a temporary directory:
+// batched transactions at the flush interval, a mark committed together
+// with every sample before it, stop flushing what is queued, and storage
+// errors: a database that cannot be opened or refuses transactions loses
+// no sweep (within the bound), refuses marks, and catches up once it works.
+#include "writer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <mutex>
+
+#include "store_session.h"
+
+namespace energy::daemon {
+namespace {
+
+using core_test::eventually;
+using core_test::open_test_session;
+using std::chrono::milliseconds;
+
+constexpr int64_t kMs = 1'000'000;
+
+class WriterTest : public ::testing::Test {
+ protected:
+  WriterTest() {
+    RailInfo a;
+    a.label = "VDD_IN";
+    a.device = "1-0040";
+    a.channel = 1;
+    RailInfo b = a;
+    b.label = "VDD_SOC";
+    b.channel = 2;
+    rails_ = {a, b};
+    path_ = dir_.path() + "/energy.db";
+  }
+
+  // An opener that fails while `refuse_open_` is set and hands out bad rail
+  // ids (every transaction is refused) while `refuse_commit_` is set.
+  StoreOpener opener() {
+    return [this]() -> Result<StoreSession> {
+      ++opens_;
+      if (refuse_open_) return make_error(ErrorCode::kStorage, "test: the disk is gone");
+      auto s = open_test_session(path_, rails_);
+      if (s && refuse_commit_) s->rail_ids.push_back(999);  // one id more than the chunks' rails
+      return s;
+    };
+  }
+  std::unique_ptr<StorageWriter> writer(WriterOptions o) {
+    return std::make_unique<StorageWriter>(
+        opener(), [this](std::vector<RunRecord> runs) { opened_runs_ = static_cast<int>(runs.size()); }, o);
+  }
+  static WriterOptions slow_flush() {
+    WriterOptions o;
+    o.flush_interval = milliseconds(3'600'000);  // never comes in a test: only marks and stop commit
+    o.chunk_sweeps = 4;
+    return o;
+  }
+  Sample sample(int64_t i) const {
+    return Sample{(1000 + i * 100) * kMs,
+                  (5000 + i * 100) * kMs,
+                  {RailValue{5'000'000, 5000, 1000, 0}, RailValue{1'000'000, 5000, 200, 0}}};
+  }
+  void push(StorageWriter& w, int64_t from, int64_t n) {
+    for (int64_t i = from; i < from + n; ++i) w.push_sample(sample(i));
+  }
+  // Pushes a start mark and waits for its completion.
+  Result<RunRecord> mark(StorageWriter& w, const std::string& name) {
+    auto promise = std::make_shared<std::promise<Result<RunRecord>>>();
+    MarkOp op;
+    op.run.name = name;
+    op.run.start_ns = 1 * kMs;
+    op.done = [promise](Result<RunRecord> r) { promise->set_value(std::move(r)); };
+    w.push_mark(std::move(op));
+    return promise->get_future().get();
+  }
+  int64_t stored_sweeps() {
+    auto reader = Store::open(path_, StoreRole::kReader, 1000);
+    if (!reader) return -1;
+    auto n = (*reader)->sample_count();
+    return n ? *n : -1;
+  }
+
+  core_test::TempDir dir_;
+  std::string path_;
+  std::vector<RailInfo> rails_;
+  std::atomic<bool> refuse_open_{false};
+  std::atomic<bool> refuse_commit_{false};
+  std::atomic<int> opens_{0};
+  std::atomic<int> opened_runs_{-1};
+};
+
+TEST_F(WriterTest, SamplesWaitForTheNextCommitAndAMarkCommitsEverySampleBeforeIt) {
+  auto w = writer(slow_flush());
+  w->start();
+  push(*w, 0, 10);  // two closed chunks of 4 and an open one of 2
+  EXPECT_TRUE(eventually([&] { return w->stats().open; }));
+  EXPECT_EQ(w->stats().commits, 0);
+  EXPECT_EQ(w->stats().queued, 10);
+  auto rec = mark(*w, "first");
+  ASSERT_TRUE(rec.ok()) << rec.error().describe();
+  EXPECT_GT(rec->id, 0);
+  EXPECT_EQ(rec->name, "first");
+  auto st = w->stats();
+  EXPECT_EQ(st.commits, 1);
+  EXPECT_EQ(st.samples_written, 10);
+  EXPECT_EQ(st.queued, 0);
+  EXPECT_EQ(stored_sweeps(), 10);  // acknowledged: already in the database
+  w->stop();
+}
+
+TEST_F(WriterTest, TheFlushIntervalCommitsWithoutAMark) {
+  WriterOptions o = slow_flush();
+  o.flush_interval = milliseconds(5);
+  auto w = writer(o);
+  w->start();
+  push(*w, 0, 6);
+  ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 6; }));
+  push(*w, 6, 3);
+  ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 9; }));
+  EXPECT_GE(w->stats().commits, 2);  // one batch per interval, not one per sample
+  EXPECT_LE(w->stats().commits, 9);
+  w->stop();
+  EXPECT_EQ(stored_sweeps(), 9);
+}
+
+TEST_F(WriterTest, StopFlushesEverythingStillQueued) {
+  auto w = writer(slow_flush());
+  w->start();
+  push(*w, 0, 7);
+  w->stop();
+  EXPECT_EQ(w->stats().samples_written, 7);
+  EXPECT_EQ(w->stats().commits, 1);
+  EXPECT_EQ(stored_sweeps(), 7);
+}
+
+TEST_F(WriterTest, OpenNowOpensOnTheCallersThreadAndReturnsThisBootsOpenRuns) {
+  {
+    auto w = writer(slow_flush());
+    w->start();
+    ASSERT_TRUE(mark(*w, "left-open").ok());
+    w->stop();
+  }
+  auto w = writer(slow_flush());
+  auto runs = w->open_now();
+  ASSERT_TRUE(runs.has_value());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().name, "left-open");
+  EXPECT_TRUE(w->stats().open);
+  refuse_open_ = true;
+  auto w2 = writer(slow_flush());
+  EXPECT_FALSE(w2->open_now().has_value());
+  EXPECT_FALSE(w2->stats().open);
+}
+
+TEST_F(WriterTest, WhileTheDatabaseCannotBeOpenedMarksAreRefusedAndSweepsWait) {
+  refuse_open_ = true;
+  WriterOptions o = slow_flush();
+  o.flush_interval = milliseconds(5);
+  o.reopen_interval = milliseconds(0);
+  auto w = writer(o);
+  w->start();
+  push(*w, 0, 5);
+  auto rec = mark(*w, "refused");
+  ASSERT_FALSE(rec.ok());
+  EXPECT_EQ(rec.error().code, ErrorCode::kStorage);
+  EXPECT_NE(rec.error().describe().find("the disk is gone"), std::string::npos) << rec.error().describe();
+  EXPECT_FALSE(w->stats().open);
+  EXPECT_NE(w->stats().last_error.find("the disk is gone"), std::string::npos);
+  EXPECT_EQ(opened_runs_, -1);
+  refuse_open_ = false;
+  ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 5; }));
+  EXPECT_TRUE(w->stats().open);
+  EXPECT_TRUE(w->stats().last_error.empty());
+  EXPECT_EQ(opened_runs_, 0);  // on_open ran once the database opened
+  w->stop();
+  EXPECT_EQ(stored_sweeps(), 5);
+}
+
+TEST_F(WriterTest, SweepsBeyondThePendingBoundAreDroppedOldestFirstAndCounted) {
+  refuse_open_ = true;
+  WriterOptions o = slow_flush();
+  o.flush_interval = milliseconds(5);
+  o.reopen_interval = milliseconds(0);
+  o.max_pending_chunks = 1;  // with chunk_sweeps 4: at most 4 sweeps wait for the database
+  auto w = writer(o);
+  w->start();
+  push(*w, 0, 10);
+  ASSERT_TRUE(eventually([&] { return w->stats().dropped_samples == 6; }));
+  refuse_open_ = false;
+  ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 4; }));
+  w->stop();
+  EXPECT_EQ(w->stats().dropped_samples, 6);
+  auto reader = Store::open(path_, StoreRole::kReader, 1000);
+  ASSERT_TRUE(reader.ok());
+  auto last = (*reader)->last_sample_ns(1);
+  ASSERT_TRUE(last.ok() && last->has_value());
+  EXPECT_EQ(**last, sample(9).t_ns);  // the newest were kept
+}
+
+TEST_F(WriterTest, ARefusedTransactionKeepsItsSweepsRefusesItsMarkAndIsRetriedAfterAReopen) {
+  refuse_commit_ = true;
+  WriterOptions o = slow_flush();
+  o.consecutive_failures_before_reopen = 2;
+  o.reopen_interval = milliseconds(0);
+  auto w = writer(o);
+  w->start();
+  push(*w, 0, 6);
+  auto first = mark(*w, "during-failure");  // failure 1: refused, not acknowledged as stored
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(w->stats().failed_commits, 1);
+  EXPECT_EQ(w->stats().samples_written, 0);
+  EXPECT_TRUE(w->stats().open);
+  ASSERT_FALSE(mark(*w, "still-failing").ok());               // failure 2: the database is closed for a reopen
+  EXPECT_TRUE(eventually([&] { return !w->stats().open; }));  // right after the mark's refusal
+  refuse_commit_ = false;
+  push(*w, 6, 1);
+  auto ok = mark(*w, "after-reopen");
+  ASSERT_TRUE(ok.ok()) << ok.error().describe();
+  auto st = w->stats();
+  EXPECT_EQ(st.samples_written, 7);  // the refused transactions' sweeps were not lost
+  EXPECT_EQ(st.failed_commits, 2);
+  EXPECT_TRUE(st.last_error.empty());
+  EXPECT_EQ(opens_, 2);
+  w->stop();
+  EXPECT_EQ(stored_sweeps(), 7);
+  auto reader = Store::open(path_, StoreRole::kReader, 1000);
+  ASSERT_TRUE(reader.ok());
+  auto open = (*reader)->runs_in_state(RunState::kOpen);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);  // the refused marks left nothing behind
+  EXPECT_EQ(open->front().name, "after-reopen");
+}
+
+TEST_F(WriterTest, AStopMarkStoresTheStopItsTagsAndItsClocks) {
+  auto w = writer(slow_flush());
+  w->start();
+  push(*w, 0, 3);
+  auto started = mark(*w, "job");
+  ASSERT_TRUE(started.ok());
+  push(*w, 3, 3);
+  auto promise = std::make_shared<std::promise<Result<RunRecord>>>();
+  MarkOp op;
+  op.kind = MarkOp::Kind::kStop;
+  op.run = *started;
+  op.run.stop_ns = sample(5).t_ns;
+  op.run.stop_wall_ns = sample(5).wall_ns;
+  op.run.tags_json = R"({"result":"ok"})";
+  op.store_tags = true;
+  op.clocks = [](const RunRecord& r) { return R"({"clock_pins":[],"run":)" + std::to_string(r.id) + "}"; };
+  op.done = [promise](Result<RunRecord> r) { promise->set_value(std::move(r)); };
+  w->push_mark(std::move(op));
+  auto stopped = promise->get_future().get();
+  ASSERT_TRUE(stopped.ok()) << stopped.error().describe();
+  EXPECT_EQ(stopped->state, RunState::kStopped);
+  EXPECT_EQ(w->stats().samples_written, 6);
+  w->stop();
+  auto reader = Store::open(path_, StoreRole::kReader, 1000);
+  ASSERT_TRUE(reader.ok());
+  auto rec = (*reader)->run_by_id(started->id);
+  ASSERT_TRUE(rec.ok() && rec->has_value());
+  EXPECT_EQ((*rec)->state, RunState::kStopped);
+  EXPECT_EQ((*rec)->stop_ns, sample(5).t_ns);
+  EXPECT_EQ((*rec)->tags_json, R"({"result":"ok"})");
+  ASSERT_TRUE((*rec)->clocks_json.has_value());
+  EXPECT_EQ(*(*rec)->clocks_json, R"({"clock_pins":[],"run":)" + std::to_string(started->id) + "}");
+}
+
+TEST_F(WriterTest, RetentionPassesRunOnTheWriterThreadAndReportTheFootprint) {
+  WriterOptions o = slow_flush();
+  o.flush_interval = milliseconds(5);
+  o.retention_interval = milliseconds(0);  // a pass at every loop turn that has work
+  auto w = writer(o);
+  w->start();
+  push(*w, 0, 9);
+  ASSERT_TRUE(eventually([&] { return w->stats().retention.passes >= 1 && w->stats().samples_written == 9; }));
+  auto r = w->stats().retention;
+  EXPECT_GE(r.steps, r.passes);
+  EXPECT_EQ(r.errors, 0);
+  EXPECT_TRUE(r.last_error.empty());
+  ASSERT_TRUE(r.footprint.has_value());  // known after a completed pass
+  w->stop();
+  EXPECT_EQ(stored_sweeps(), 9);  // the newest minutes are never aged out
+}
+
+}  // namespace
+}  // namespace energy::daemon
