@@ -141,7 +141,10 @@ class LoopServer {
 TEST(ServerDeadline, AClientThatKeepsReadingIsNeverCutOff) {
   TempDir dir;
   ServerOptions options;
-  options.client_deadline = std::chrono::milliseconds(100);  // swept every 25 ms
+  // Swept every 75 ms: ~10 sweeps while the client reads, each of which cut
+  // it off before the fix; 300 ms leaves room for a loaded CI machine to
+  // deschedule the reader (100 ms failed 1 run in 15 at load 17).
+  options.client_deadline = std::chrono::milliseconds(300);
   std::string big(256 << 10, 'x');
   LoopServer s(
       dir.path() + "/s.sock",
@@ -160,7 +163,7 @@ TEST(ServerDeadline, AClientThatKeepsReadingIsNeverCutOff) {
   Replies replies(fd.get());
   int got = 0;
   for (std::string r; got < kRequests && (r = replies.next(16384)).find("\"data\"") != std::string::npos; ++got) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // well inside the 100 ms deadline
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // well inside the 300 ms deadline
   }
   EXPECT_EQ(got, kRequests) << "the server cut off a client that was reading";
 }
