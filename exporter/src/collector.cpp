@@ -7,8 +7,8 @@ namespace energy::exporter {
 namespace {
 
 // A verb's result, or null when it failed (its metrics are left out).
-nlohmann::json optional_call(Client& c, const char* verb) {
-  auto r = c.call(verb);
+nlohmann::json optional_call(Client& c, const char* verb, const nlohmann::json& args = nlohmann::json::object()) {
+  auto r = c.call(verb, args);
   return r ? std::move(r).value() : nlohmann::json();
 }
 
@@ -28,6 +28,7 @@ EnergydAnswers collect(const std::string& socket_path, std::chrono::milliseconds
     a.counters = optional_call(*client, "energy.counters");
     a.clocks = optional_call(*client, "clocks");
     a.leases = optional_call(*client, "clocks.leases");
+    a.stopped_runs = optional_call(*client, "runs.list", {{"state", "stopped"}, {"limit", kMaxRunNames}});
   }
   a.scrape_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return a;

@@ -28,6 +28,13 @@ std::string text(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// A member of `j` (a copy), or null when `j` is no object or lacks it.
+json member(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it != j.end() ? *it : json();
+}
+
 const json& array(const json& j, const char* key) {
   static const json empty = json::array();
   if (!j.is_object()) return empty;
@@ -56,7 +63,7 @@ void energy_counters(Exposition& e, const json& c, CounterGuard& guard) {
   }
   e.family("energyd_energy_joules_total", kCounter,
            "Energy of each rail since the counters were created, in joules (downtime adds nothing).", rails);
-  if (auto total = number(c.value("total", json::object()), "energy_j")) {
+  if (auto total = number(member(c, "total"), "energy_j")) {
     e.single("energyd_module_energy_joules_total", kCounter,
              "Energy of the module total (the rails of energyd_board_info's total_rails), in joules.",
              guard.serve("total", id, *total));
@@ -80,13 +87,13 @@ void rail_gauges(Exposition& e, const json& status) {
   Samples up;
   for (const auto& r : rails) up.push_back({{{"rail", text(r, "label")}}, r.contains("errno") ? 0.0 : 1.0});
   e.family("energyd_rail_up", kGauge, "1 when the rail's latest read succeeded, 0 when it failed.", up);
-  if (auto p = number(status.value("total", json::object()), "power_w")) {
+  if (auto p = number(member(status, "total"), "power_w")) {
     e.single("energyd_module_power_watts", kGauge, "Latest power of the module total, in watts.", *p);
   }
 }
 
 void sampler_health(Exposition& e, const json& status) {
-  const json s = status.value("sampler", json::object());
+  const json s = member(status, "sampler");
   auto put = [&](const char* name, MetricType t, const char* help, const char* field, double scale) {
     if (auto v = number(s, field)) e.single(name, t, help, *v * scale);
   };
@@ -101,7 +108,7 @@ void sampler_health(Exposition& e, const json& status) {
 }
 
 void storage_health(Exposition& e, const json& status) {
-  const json s = status.value("storage", json::object());
+  const json s = member(status, "storage");
   auto put = [&](const char* name, MetricType t, const char* help, const char* field) {
     if (auto v = number(s, field)) e.single(name, t, help, *v);
   };
@@ -128,12 +135,30 @@ void runs(Exposition& e, const json& status) {
   e.family("energyd_open_runs_by_name", kGauge, "Open runs per run name (at most 32 names, sorted).", named);
 }
 
+// The newest stopped run of each name among the newest kMaxRunNames
+// (runs.list is newest first, so the first of a name wins).
+void last_runs(Exposition& e, const json& stopped) {
+  std::set<std::string> seen;
+  Samples energy, ended;
+  for (const auto& r : array(stopped, "runs")) {
+    std::string name = text(r, "name");
+    if (seen.size() == kMaxRunNames || !seen.insert(name).second) continue;
+    auto j = number(member(r, "summary"), "energy_j");
+    auto stop = number(r, "stop_wall_ns");
+    if (j) energy.push_back({{{"run", name}}, *j});
+    if (stop) ended.push_back({{{"run", name}}, *stop / 1e9});
+  }
+  e.family("energyd_last_run_energy_joules", kGauge,
+           "Module energy of the newest stopped run of each name (names of the 32 newest stopped runs).", energy);
+  e.family("energyd_last_run_stop_timestamp_seconds", kGauge, "When that run stopped (Unix time).", ended);
+}
+
 void info(Exposition& e, const json& status, const std::string& exporter_version) {
   e.family("energyd_build_info", kGauge, "energyd's and the exporter's versions; always 1.",
            {{{{"version", text(status, "version")}, {"exporter_version", exporter_version}}, 1}});
-  const json board = status.value("board", json::object());
+  const json board = member(status, "board");
   std::string total;
-  const json total_obj = status.value("total", json::object());
+  const json total_obj = member(status, "total");
   for (const auto& r : array(total_obj, "rails")) {
     if (r.is_string()) total += (total.empty() ? "" : "+") + r.get<std::string>();
   }
@@ -202,6 +227,7 @@ std::string render_metrics(const EnergydAnswers& a, CounterGuard& guard, const s
   sampler_health(e, a.status);
   storage_health(e, a.status);
   runs(e, a.status);
+  if (a.stopped_runs.is_object()) last_runs(e, a.stopped_runs);
   if (a.clocks.is_object()) clocks(e, a.clocks, a.leases);
   return e.text();
 }

@@ -3,8 +3,9 @@
 // families (docs/FLEET.md lists them with types and units).
 //
 // Cardinality is bounded by the board: one series per rail, clock domain and
-// thermal zone; run names are capped at kMaxRunNames (sorted, the rest
-// counted in energyd_open_runs only). Missing or malformed fields leave
+// thermal zone; run names are capped at kMaxRunNames: open runs by name
+// (sorted, the rest counted in energyd_open_runs only) and the last stopped
+// run of each name among the kMaxRunNames newest stopped runs. Missing or malformed fields leave
 // their metric out rather than failing the scrape; energyd_up says whether
 // energyd answered at all.
 //
@@ -34,7 +35,8 @@ struct EnergydAnswers {
   nlohmann::json counters;
   nlohmann::json clocks;
   nlohmann::json leases;
-  double scrape_seconds = 0;  // the time the queries took
+  nlohmann::json stopped_runs;  // runs.list state=stopped, newest first
+  double scrape_seconds = 0;    // the time the queries took
 };
 
 class CounterGuard {

@@ -106,6 +106,39 @@ TEST(Metrics, RunNamesAreCapped) {
   EXPECT_TRUE(has_line(t, "energyd_open_runs 100"));
 }
 
+TEST(Metrics, LastStoppedRunOfEachNameFromTheNewest) {
+  EnergydAnswers a = board();
+  a.stopped_runs = json::parse(R"({"runs": [
+    {"name": "bert", "stop_wall_ns": 3000000000, "summary": {"energy_j": 30.5}},
+    {"name": "resnet", "stop_wall_ns": 2000000000, "summary": {"energy_j": 20}},
+    {"name": "bert", "stop_wall_ns": 1000000000, "summary": {"energy_j": 10}},
+    {"name": "lost", "stop_wall_ns": 500000000, "summary": {"energy_j": null}}]})");
+  CounterGuard guard;
+  std::string t = render_metrics(a, guard, "x");
+  EXPECT_TRUE(has_line(t, "energyd_last_run_energy_joules{run=\"bert\"} 30.5")) << t;
+  EXPECT_TRUE(has_line(t, "energyd_last_run_energy_joules{run=\"resnet\"} 20")) << t;
+  EXPECT_EQ(t.find("energyd_last_run_energy_joules{run=\"bert\"} 10"), std::string::npos) << t;
+  EXPECT_EQ(t.find("energyd_last_run_energy_joules{run=\"lost\"}"), std::string::npos) << t;
+  EXPECT_TRUE(has_line(t, "energyd_last_run_stop_timestamp_seconds{run=\"bert\"} 3")) << t;
+}
+
+// Whatever shape energyd's answers take, the page is served and nothing throws.
+TEST(Metrics, MalformedAnswersLeaveTheirMetricsOut) {
+  EnergydAnswers a;
+  a.up = true;
+  a.status = json::parse(R"({"rails": "x", "total": 5, "sampler": [1], "storage": {"healthy": "yes"},
+                             "board": null, "open_runs": [7, "a"]})");
+  a.counters = json::parse(R"({"counters_id": "0123456789abcdef", "rails": [3, {"label": 4}], "total": []})");
+  a.clocks = json::parse(R"({"domains": [null, {"name": 5}], "thermal": {}})");
+  a.leases = json::parse(R"({"leases": [1, {"domains": "gpu"}]})");
+  a.stopped_runs = json::parse(R"({"runs": [2, {"summary": 3}]})");
+  CounterGuard guard;
+  std::string t;
+  EXPECT_NO_THROW(t = render_metrics(a, guard, "x"));
+  EXPECT_TRUE(has_line(t, "energyd_up 1")) << t;
+  EXPECT_EQ(t.find("energyd_storage_healthy"), std::string::npos) << t;
+}
+
 TEST(CounterGuard, ALowerValueUnderTheSameIdIsHeldUntilPassed) {
   CounterGuard g;
   EXPECT_EQ(g.serve("rail:VDD_IN", "a", 100), 100);
