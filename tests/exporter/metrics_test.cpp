@@ -174,6 +174,24 @@ TEST(Exposition, PromtoolFindsNothingToCorrect) {
   EXPECT_EQ(out, "") << out;
 }
 
+// The shipped Grafana dashboard queries only families this page exports
+// (tests/fleet/check_dashboard.py also checks the panels' structure).
+TEST(Dashboard, EveryQueryNamesAnExportedMetric) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 is not installed";
+  CounterGuard guard;
+  std::string page = testing::TempDir() + "/dashboard-metrics.prom";
+  std::ofstream(page) << render_metrics(board(), guard, "x");
+  std::string src = ENERGY_SOURCE_DIR;
+  std::string cmd =
+      "python3 " + src + "/tests/fleet/check_dashboard.py " + src + "/etc/grafana/energyd-fleet.json " + page + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  EXPECT_EQ(::pclose(p), 0) << out;
+}
+
 TEST(Options, DefaultsAndErrorsNameTheOption) {
   auto o = parse_options({});
   ASSERT_TRUE(o);

@@ -7,8 +7,9 @@ METRICS.txt is an exporter's /metrics page (its "# TYPE" lines name the
 exported families). Checks: the dashboard is a JSON object with a title, a
 uid and a list of panels; every panel has an id, a title, a type, a gridPos
 and at least one target; every target has a refId and a PromQL expr, and
-every energyd_* name in an expr is an exported family (or one of its
-counter's _total spelling). Exit status 0 when clean, 1 with every finding
+every energyd_* name in an expr is an exported family,
+and so is every one in a template variable's
+query. Exit status 0 when clean, 1 with every finding
 listed otherwise.
 """
 import json
@@ -61,6 +62,11 @@ def findings(dashboard, families):
         out.append("panel ids repeat: %r" % ids)
     for p in panels:
         out += panel_findings(p, families) if isinstance(p, dict) else ["a panel is not an object"]
+    for var in dashboard.get("templating", {}).get("list", []):
+        query = var.get("query") if isinstance(var, dict) else None
+        for n in sorted(set(re.findall(r"\benergyd_[a-zA-Z0-9_]+", query if isinstance(query, str) else ""))):
+            if n not in families:
+                out.append("variable %r: %r is not an exported metric" % (var.get("name"), n))
     return out
 
 
