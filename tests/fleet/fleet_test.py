@@ -178,7 +178,7 @@ def restart_energyd(board):
     Returns the wall-clock interval it was down (stop sent, socket back)."""
     down_from = time.time()
     board.stop("energyd")
-    time.sleep(3)
+    time.sleep(1)
     board.start_energyd()
     return down_from, time.time()
 
