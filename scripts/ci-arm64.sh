@@ -58,7 +58,7 @@ fi
 ARM64_PACKAGES=(
   crossbuild-essential-arm64 qemu-user-static file libc6:arm64
   libsystemd-dev:arm64 libspdlog-dev:arm64 libfmt-dev:arm64
-  libsqlite3-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libfuse3-dev:arm64
+  libsqlite3-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libfuse3-dev:arm64 libmicrohttpd-dev:arm64
   nlohmann-json3-dev
 )
 

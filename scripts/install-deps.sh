@@ -12,7 +12,8 @@
 set -euo pipefail
 
 # The one list of packages needed to build and test natively (systemd: its
-# systemd-analyze checks the unit in CTest systemd_unit_check).
+# systemd-analyze checks the unit in CTest systemd_unit_check; prometheus:
+# the server and promtool for the fleet test, tests/fleet).
 PACKAGES=(
   build-essential cmake pkg-config
   libsystemd-dev libspdlog-dev libyaml-cpp-dev nlohmann-json3-dev
@@ -21,6 +22,7 @@ PACKAGES=(
   libfuse3-dev fuse3
   python3
   systemd
+  libmicrohttpd-dev prometheus
 )
 PACKAGES+=("$@")
 

@@ -21,6 +21,7 @@
 #include "energy/report.h"
 #include "energy/store.h"
 #include "energy/sysroot.h"
+#include "energy_counters.h"
 #include "event_loop.h"
 #include "log_limit.h"
 #include "period_check.h"
@@ -54,6 +55,7 @@ constexpr auto kLeaseRestoreWait = std::chrono::milliseconds(5000);
 constexpr auto kDiscoveryReadLimit = std::chrono::milliseconds(2000);
 // sd-event coalesces timers within their accuracy (default 250 ms): too coarse for a watchdog.
 constexpr uint64_t kWatchdogAccuracyUs = 1000;
+constexpr uint64_t kCountersSaveUs = 1'000'000;
 
 Status block_stop_signals() {
   sigset_t set;
@@ -147,6 +149,10 @@ class DaemonImpl {
   static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
   Status arm_watchdog();
   static int on_watchdog(sd_event_source* s, uint64_t usec, void* self);
+  void start_counters();
+  Status arm_counters_timer();
+  void save_counters(EnergyCounters::Sync sync);
+  static int on_counters_timer(sd_event_source* s, uint64_t usec, void* self);
 
   DaemonConfig config_;
   AccessPolicy policy_;  // the server's, for the checks inside verbs (baseline runs)
@@ -157,6 +163,8 @@ class DaemonImpl {
   Poster poster_;
   std::unique_ptr<Store> reader_;
   std::unique_ptr<StorageWriter> writer_;
+  std::unique_ptr<EnergyCounters> counters_;  // sweeps counted, then to the writer
+  SourcePtr counters_timer_;                  // saves the counters every second
   std::unique_ptr<SweepRelay> sweep_relay_;  // sweeps to the writer, then a nudge to the context poller
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<RunManager> runs_;
@@ -212,7 +220,8 @@ Status DaemonImpl::setup() {
   set_sensor_averaging();  // the sampler and the store take the rails as measured
   auto period = std::chrono::milliseconds(config_.sample_period_ms);
   auto stall_limit = std::max(period / 2, std::chrono::milliseconds(kMinStallLimitMs));
-  sweep_relay_ = std::make_unique<SweepRelay>(*writer_);
+  start_counters();
+  sweep_relay_ = std::make_unique<SweepRelay>(*counters_);
   sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *sweep_relay_);
   st = start_loop();  // the loop, Poster and RunManager exist before the threads that post to them
   if (!st) return st;
@@ -389,7 +398,48 @@ Status DaemonImpl::start_loop() {
   pins_ = std::make_unique<PinManager>(loop_.get(), poster_, root_, status_.clocks, clock_,
                                        config_.state_dir + "/clock-leases.json");
   server_->set_close_hook([this](uint64_t conn) { pins_->connection_closed(conn); });
-  return arm_watchdog();
+  auto armed = arm_watchdog();
+  if (!armed) return armed;
+  return arm_counters_timer();
+}
+
+// The joule counters of `energy.counters` (energy_counters.h), continued
+// from the counters file of the state directory.
+void DaemonImpl::start_counters() {
+  std::vector<CounterRail> rails;
+  for (const auto& r : status_.inventory.rails) rails.push_back(CounterRail{r.label, power_unit_uw(r.driver)});
+  std::string path = config_.state_dir + "/energy-counters.json";
+  counters_ = std::make_unique<EnergyCounters>(std::move(rails), *writer_, path, clock_.wall_ns());
+  auto st = counters_->load();
+  if (!st) spdlog::warn("{}; the energy counters start again from zero", st.error().describe());
+}
+
+// Saved every second on the loop (a rename, no fsync): a killed energyd
+// loses at most a second of counted energy; a stop saves durably.
+Status DaemonImpl::arm_counters_timer() {
+  uint64_t now = 0;
+  sd_event_now(loop_.get(), CLOCK_MONOTONIC, &now);
+  sd_event_source* s = nullptr;
+  int r = sd_event_add_time(loop_.get(), &s, CLOCK_MONOTONIC, now + kCountersSaveUs, kCountersSaveUs / 10,
+                            &DaemonImpl::on_counters_timer, this);
+  if (r < 0) return make_error(ErrorCode::kIo, "cannot arm the energy counters timer", -r);
+  counters_timer_.reset(s);
+  return ok_status();
+}
+
+int DaemonImpl::on_counters_timer(sd_event_source* s, uint64_t usec, void* self) {
+  static_cast<DaemonImpl*>(self)->save_counters(EnergyCounters::Sync::kNo);
+  sd_event_source_set_time(s, usec + kCountersSaveUs);
+  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  return 0;
+}
+
+void DaemonImpl::save_counters(EnergyCounters::Sync sync) {
+  auto st = counters_->save(sync);
+  if (st) return;
+  if (auto v = log_limit_.allow("counters.save"); v.log) {
+    spdlog::warn("{}; will retry in a second{}", st.error().describe(), LogLimiter::suffix(v));
+  }
 }
 
 // The systemd watchdog is pinged only while the sampler makes progress: a
@@ -447,6 +497,7 @@ void DaemonImpl::dispatch(const VerbCall& call, const Responder& r) {
     case Verb::kMarkStop: return mark_stop(std::get<MarkStopArgs>(a), r);
     case Verb::kClocksPin: return clocks_pin(std::get<PinArgs>(a), r);
     case Verb::kClocksUnpin: return clocks_unpin(std::get<UnpinArgs>(a), r);
+    case Verb::kEnergyCounters: return r.reply(counters_verb_json(counters_->snapshot()));
   }
   r.fail(make_error(ErrorCode::kInternal, "verb without a handler"));
 }
@@ -603,6 +654,8 @@ void DaemonImpl::shutdown() {
     spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");
     (void)sampler_.release();  // its thread touches the sampler when the read returns
   }
+  counters_timer_.reset();
+  if (counters_) save_counters(EnergyCounters::Sync::kYes);
   if (averaging_) averaging_->restore();  // the chips' own averaging back once sampling has stopped
   if (writer_) writer_->stop();  // flushes every queued sample and mark
   runs_.reset();

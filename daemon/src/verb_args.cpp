@@ -34,6 +34,7 @@ std::vector<VerbSpec> declarations() {
       {"rails", Verb::kRails, "rails", {}},
       {"clocks", Verb::kClocks, "clocks", {}},
       {"clocks.leases", Verb::kClocksLeases, "clocks.leases", {}},
+      {"energy.counters", Verb::kEnergyCounters, "energy.counters", {}},
       {"export",
        Verb::kExport,
        "export",

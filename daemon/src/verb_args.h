@@ -56,6 +56,7 @@ enum class Verb {
   kMarkStop,
   kClocksPin,
   kClocksUnpin,
+  kEnergyCounters,
 };
 
 enum class ArgType {

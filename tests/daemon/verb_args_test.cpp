@@ -354,3 +354,16 @@ TEST(VerbArgs, NoJsonTypeInAnyArgumentThrowsOrFailsOtherThanInvalid) {
 
 }  // namespace
 }  // namespace energy::daemon
+
+namespace energy::daemon {
+namespace {
+
+TEST(EnergyCountersArgs, TakesNoArguments) {
+  auto r = read("energy.counters", json::object());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verb, Verb::kEnergyCounters);
+  expect_invalid("energy.counters", {{"rail", "VDD_IN"}}, {"energy.counters", "rail"});
+}
+
+}  // namespace
+}  // namespace energy::daemon
