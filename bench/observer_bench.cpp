@@ -173,8 +173,9 @@ Row measure_on(const Row& base, const std::string& dir, const Period& p) {
                  dir + "/energyd.log");
   if (!energy::testing::wait_for_socket(socket, std::chrono::seconds(20)) || call(socket, "status").is_null())
     return row.error = "energyd did not start: " + energy::testing::read_file(dir + "/energyd.log"), row;
-  auto files = rail_files(call(socket, "rails"), dir + "/board");
-  row.rails = files.size() / 2;
+  auto rails = call(socket, "rails");
+  auto files = rail_files(rails, dir + "/board");
+  row.rails = rails.contains("rails") ? rails["rails"].size() : 0;
   if (files.empty()) return row.error = "no rail files from energyd's rails verb", row;
   std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
   std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(p.ticks)};
