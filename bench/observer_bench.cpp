@@ -269,8 +269,10 @@ bool parse(int argc, char** argv, Options& o) {
     std::string flag = argv[i];
     if (flag == "--short")
       o.shorter = true;
-    else if ((flag == "--board" || flag == "--out") && i + 1 < argc)
-      (flag == "--out" ? o.out : (o.boards.emplace_back(), o.boards.back())) = argv[++i];
+    else if (flag == "--board" && i + 1 < argc)
+      o.boards.push_back(argv[++i]);
+    else if (flag == "--out" && i + 1 < argc)
+      o.out = argv[++i];
     else
       return std::fprintf(stderr, "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --out FILE)\n",
                           argv[i]),
