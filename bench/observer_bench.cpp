@@ -1,0 +1,310 @@
+// observer_bench: what energyd costs the board it observes, against a floor
+// (issue 16), in one run on the same simulated trees.
+//
+// For each board and period it writes a static tree (energyd-sim create),
+// starts the real energyd on it at that period, lets it settle, then runs the
+// floor poller (bench/observer_floor: one thread, clock_nanosleep to an
+// absolute deadline, pread of the same rail files energyd reads) for a fixed
+// number of ticks. energyd is measured from /proc over exactly the floor's run,
+// so both see the same machine load:
+//   - CPU per tick: schedstat time on CPU (ns) of every thread / ticks taken
+//     (energyd's ticks from its status; the floor's are fixed); the ratio;
+//   - wake-ups per second: voluntary + involuntary context switches summed
+//     over /proc/PID/task/*/status, per second of the window;
+//   - bytes written per day: /proc/PID/io write_bytes over the window,
+//     extrapolated to 86400 s (meaningful at the 100 ms default);
+//   - RSS: VmRSS and VmHWM at the end of the window.
+//
+// Boards: Orin Nano L4T 36 (3 hwmon rails) and TX2 L4T 32 (12 IIO rails; the
+// catalogue has no 9-rail board). For 1 ms the hwmon update_interval files
+// are set to 1 ms, which energyd requires of a 1 ms period.
+//
+// Usage: observer_bench [--short] [--board orin-nano|tx2]... [--out FILE]
+//   --short (or OBSBENCH_SHORT=1): a tenth of the ticks (a smoke run);
+//   --out FILE: the rows and ratios as JSON.
+// Prints a Markdown table. Exit status 1 on a measurement failure only (the
+// ratios are reported, not judged); 2 on a usage error.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "energy/client.h"
+#include "harness.h"
+
+namespace fs = std::filesystem;
+using energy::testing::ChildProcess;
+using energy::testing::run_command;
+
+namespace {
+
+struct Board {
+  std::string key, board, l4t;
+};
+
+struct Period {
+  int ms;
+  long ticks;  // the floor's ticks: 30 s, 15 s and 10 s of them
+};
+
+struct Proc {
+  int64_t cpu_ns = 0, ctxsw = 0, write_bytes = 0, rss_kb = 0, hwm_kb = 0;
+};
+
+struct Row {
+  std::string board;
+  size_t rails = 0;
+  int period_ms = 0;
+  int64_t ticks = 0, floor_ticks = 0;
+  double seconds = 0, floor_seconds = 0;
+  double cpu_us = 0, floor_cpu_us = 0, wakeups = 0, floor_wakeups = 0;
+  double written_mb_day = 0;
+  int64_t rss_kb = 0, hwm_kb = 0;
+  std::string error;
+};
+
+int64_t status_field(const std::string& text, const std::string& key) {
+  auto at = text.find("\n" + key);
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + key.size() + 1));
+}
+
+std::string slurp(const std::string& path) {
+  std::stringstream s;
+  s << std::ifstream(path).rdbuf();
+  return s.str();
+}
+
+// Sums CPU and context switches over every thread of `pid`; the caller checks
+// `cpu_ns > 0` (a vanished process reads as zero).
+Proc snapshot(pid_t pid) {
+  Proc p;
+  std::string proc = "/proc/" + std::to_string(pid);
+  std::error_code ec;
+  for (const auto& t : fs::directory_iterator(proc + "/task", ec)) {
+    int64_t ns = 0;
+    std::ifstream(t.path().string() + "/schedstat") >> ns;
+    p.cpu_ns += ns;
+    std::string st = slurp(t.path().string() + "/status");
+    p.ctxsw += std::max<int64_t>(0, status_field(st, "voluntary_ctxt_switches:")) +
+               std::max<int64_t>(0, status_field(st, "nonvoluntary_ctxt_switches:"));
+  }
+  std::ifstream io(proc + "/io");
+  std::string key;
+  int64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "write_bytes:") p.write_bytes = value;
+  }
+  std::string st = slurp(proc + "/status");
+  p.rss_kb = status_field(st, "VmRSS:");
+  p.hwm_kb = status_field(st, "VmHWM:");
+  return p;
+}
+
+nlohmann::json call(const std::string& socket, const std::string& verb) {
+  auto c = energy::Client::connect(socket);
+  if (!c) return {};
+  auto r = c->call(verb);
+  return r ? *r : nlohmann::json{};
+}
+
+std::vector<std::string> rail_files(const nlohmann::json& rails, const std::string& root) {
+  std::vector<std::string> files;
+  if (!rails.contains("rails")) return files;
+  for (const auto& rail : rails["rails"]) {
+    for (const char* k : {"voltage", "current", "power"}) {
+      std::string f = rail["files"].value(k, "");
+      if (!f.empty()) files.push_back(root + f);
+    }
+  }
+  return files;
+}
+
+void set_update_intervals(const std::string& root) {
+  for (auto it = fs::recursive_directory_iterator(root + "/sys/devices"); it != fs::recursive_directory_iterator();
+       ++it) {
+    if (it->is_symlink())
+      it.disable_recursion_pending();
+    else if (it->path().filename() == "update_interval")
+      std::ofstream(it->path()) << "1\n";
+  }
+}
+
+// Parses the floor's "ticks=N cpu_ns=N ctxsw=N seconds=F" line into `row`.
+bool parse_floor(const std::string& out, Row& row) {
+  long long ticks = 0, cpu = 0, ctxsw = 0;
+  double seconds = 0;
+  if (std::sscanf(out.c_str(), "ticks=%lld cpu_ns=%lld ctxsw=%lld seconds=%lf", &ticks, &cpu, &ctxsw, &seconds) != 4 ||
+      ticks <= 0 || seconds <= 0)
+    return false;
+  row.floor_ticks = ticks;
+  row.floor_seconds = seconds;
+  row.floor_cpu_us = static_cast<double>(cpu) / 1e3 / static_cast<double>(ticks);
+  row.floor_wakeups = static_cast<double>(ctxsw) / seconds;
+  return true;
+}
+
+void fill_energyd(Row& row, const Proc& a, const Proc& b, const nlohmann::json& s0, const nlohmann::json& s1,
+                  double seconds) {
+  row.seconds = seconds;
+  row.ticks = s1["sampler"]["ticks"].get<int64_t>() - s0["sampler"]["ticks"].get<int64_t>();
+  row.cpu_us = row.ticks > 0 ? static_cast<double>(b.cpu_ns - a.cpu_ns) / 1e3 / static_cast<double>(row.ticks) : 0;
+  row.wakeups = static_cast<double>(b.ctxsw - a.ctxsw) / seconds;
+  row.written_mb_day = static_cast<double>(b.write_bytes - a.write_bytes) * 86400.0 / seconds / 1e6;
+  row.rss_kb = b.rss_kb;
+  row.hwm_kb = b.hwm_kb;
+}
+
+// Runs energyd on `root` and, over the window, the floor on the same files.
+Row measure_on(const Row& base, const std::string& dir, const Period& p) {
+  Row row = base;
+  std::string socket = dir + "/energyd.sock";
+  ChildProcess d({ENERGYD_BIN, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket", socket,
+                  "--sample-period-ms", std::to_string(p.ms), "--log-level", "warn"},
+                 dir + "/energyd.log");
+  if (!energy::testing::wait_for_socket(socket, std::chrono::seconds(20)) || call(socket, "status").is_null())
+    return row.error = "energyd did not start: " + energy::testing::read_file(dir + "/energyd.log"), row;
+  auto rails = call(socket, "rails");
+  auto files = rail_files(rails, dir + "/board");
+  row.rails = rails.contains("rails") ? rails["rails"].size() : 0;
+  if (files.empty()) return row.error = "no rail files from energyd's rails verb", row;
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
+  std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(p.ticks)};
+  argv.insert(argv.end(), files.begin(), files.end());
+  auto s0 = call(socket, "status");
+  auto p0 = snapshot(d.pid());
+  auto t0 = std::chrono::steady_clock::now();
+  auto floor = run_command(argv, std::chrono::milliseconds(p.ms * p.ticks * 3 + 10000));
+  auto s1 = call(socket, "status");
+  auto p1 = snapshot(d.pid());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  d.stop(SIGTERM);
+  if (floor.exit_code != 0 || !parse_floor(floor.out, row))
+    return row.error = "observer_floor: exit " + std::to_string(floor.exit_code) + " " + floor.out + floor.err, row;
+  if (s0.is_null() || s1.is_null() || p0.cpu_ns <= 0 || p1.cpu_ns <= 0)
+    return row.error = "energyd's status or /proc counters unreadable", row;
+  fill_energyd(row, p0, p1, s0, s1, seconds);
+  return row;
+}
+
+Row measure(const Board& b, const Period& p) {
+  Row row;
+  row.board = b.key;
+  row.period_ms = p.ms;
+  char tmpl[] = "/var/tmp/energyd-obsbench-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) return row.error = "mkdtemp failed", row;
+  std::string dir = tmpl;
+  auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", b.board, "--l4t", b.l4t, "--root", dir + "/board"});
+  if (made.exit_code != 0)
+    row.error = "energyd-sim: " + made.err;
+  else {
+    if (p.ms < 7) set_update_intervals(dir + "/board");
+    row = measure_on(row, dir, p);
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return row;
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+void print(const std::vector<Row>& rows) {
+  std::printf(
+      "| board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | "
+      "wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const auto& r : rows) {
+    if (!r.error.empty()) {
+      std::printf("| %s | %d ms | error: %s |\n", r.board.c_str(), r.period_ms, r.error.c_str());
+      continue;
+    }
+    std::printf(
+        "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %.1f | %.1f | %.2f | %.0f MB | %.1f "
+        "(%.1f) MiB |\n",
+        r.board.c_str(), r.rails, r.period_ms, static_cast<long long>(r.ticks), static_cast<long long>(r.floor_ticks),
+        r.seconds, r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups,
+        ratio(r.wakeups, r.floor_wakeups), r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0,
+        static_cast<double>(r.hwm_kb) / 1024.0);
+  }
+}
+
+nlohmann::json to_json(const Row& r) {
+  return {{"board", r.board},
+          {"rails", r.rails},
+          {"period_ms", r.period_ms},
+          {"error", r.error},
+          {"energyd_ticks", r.ticks},
+          {"floor_ticks", r.floor_ticks},
+          {"window_s", r.seconds},
+          {"energyd_cpu_us_per_tick", r.cpu_us},
+          {"floor_cpu_us_per_tick", r.floor_cpu_us},
+          {"cpu_ratio", ratio(r.cpu_us, r.floor_cpu_us)},
+          {"energyd_wakeups_per_s", r.wakeups},
+          {"floor_wakeups_per_s", r.floor_wakeups},
+          {"wakeup_ratio", ratio(r.wakeups, r.floor_wakeups)},
+          {"energyd_written_mb_per_day", r.written_mb_day},
+          {"energyd_rss_kb", r.rss_kb},
+          {"energyd_hwm_kb", r.hwm_kb}};
+}
+
+struct Options {
+  bool shorter = false;
+  std::vector<std::string> boards;
+  std::string out;
+};
+
+bool parse(int argc, char** argv, Options& o) {
+  const char* env = std::getenv("OBSBENCH_SHORT");
+  o.shorter = env != nullptr && std::string(env) == "1";
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--short")
+      o.shorter = true;
+    else if (flag == "--board" && i + 1 < argc)
+      o.boards.push_back(argv[++i]);
+    else if (flag == "--out" && i + 1 < argc)
+      o.out = argv[++i];
+    else
+      return std::fprintf(stderr, "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --out FILE)\n",
+                          argv[i]),
+             false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, o)) return 2;
+  const std::vector<Board> boards = {{"orin-nano", "jetson-orin-nano", "36"}, {"tx2", "jetson-tx2", "32"}};
+  const std::vector<Period> periods = {{100, 300}, {10, 1500}, {1, 10000}};
+  std::vector<Row> rows;
+  for (const auto& b : boards) {
+    if (!o.boards.empty() && std::find(o.boards.begin(), o.boards.end(), b.key) == o.boards.end()) continue;
+    for (auto p : periods) {
+      if (o.shorter) p.ticks /= 10;
+      std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
+      rows.push_back(measure(b, p));
+    }
+  }
+  if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;
+  print(rows);
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& r : rows) all.push_back(to_json(r));
+  if (!o.out.empty() && !(std::ofstream(o.out) << all.dump(2) << "\n"))
+    return std::fprintf(stderr, "observer_bench: cannot write %s\n", o.out.c_str()), 1;
+  for (const auto& r : rows) {
+    if (!r.error.empty()) return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,118 @@
+// observer_floor: the floor poller of bench/observer_bench (issue 16).
+//
+// One thread, nothing else: sleep to an absolute CLOCK_MONOTONIC deadline
+// (clock_nanosleep, TIMER_ABSTIME), then pread each given file once. It runs a
+// fixed number of ticks and then prints, on one line, what it cost itself over
+// exactly those ticks:
+//   ticks=N cpu_ns=N ctxsw=N seconds=F
+// cpu_ns from /proc/self/schedstat (time on CPU), ctxsw the voluntary plus
+// involuntary context switches from /proc/self/status, both read before the
+// first and after the last tick (outside the loop).
+//
+// Usage: observer_floor PERIOD_US TICKS FILE...
+// Exit status: 0 on success, 2 on a usage error, 1 when a file cannot be
+// opened or read or the counters cannot be read.
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+struct Counters {
+  long long cpu_ns = -1;
+  long long ctxsw = -1;
+};
+
+// Reads the calling process's (single thread's) CPU time and context switches.
+Counters read_counters() {
+  Counters c;
+  if (FILE* f = std::fopen("/proc/self/schedstat", "r")) {
+    if (std::fscanf(f, "%lld", &c.cpu_ns) != 1) c.cpu_ns = -1;
+    std::fclose(f);
+  }
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return c;
+  char line[256];
+  long long sum = 0;
+  int seen = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    long long v = 0;
+    if (std::sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+        std::sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1) {
+      sum += v;
+      ++seen;
+    }
+  }
+  std::fclose(f);
+  if (seen == 2) c.ctxsw = sum;
+  return c;
+}
+
+void advance(timespec& t, long period_us) {
+  t.tv_nsec += period_us * 1000L;
+  while (t.tv_nsec >= 1000000000L) {
+    t.tv_nsec -= 1000000000L;
+    ++t.tv_sec;
+  }
+}
+
+// The loop itself: returns false when a read fails.
+bool poll(const std::vector<int>& fds, long period_us, long ticks) {
+  timespec next{};
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  char buf[64];
+  for (long i = 0; i < ticks; ++i) {
+    advance(next, period_us);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) != 0) {
+    }
+    for (int fd : fds) {
+      if (pread(fd, buf, sizeof buf, 0) <= 0) return false;
+    }
+  }
+  return true;
+}
+
+double now_s() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: observer_floor PERIOD_US TICKS FILE...\n");
+    return 2;
+  }
+  char* end = nullptr;
+  long period_us = std::strtol(argv[1], &end, 10);
+  if (*end != '\0' || period_us <= 0)
+    return std::fprintf(stderr, "observer_floor: PERIOD_US '%s' is not a positive integer\n", argv[1]), 2;
+  long ticks = std::strtol(argv[2], &end, 10);
+  if (*end != '\0' || ticks <= 0)
+    return std::fprintf(stderr, "observer_floor: TICKS '%s' is not a positive integer\n", argv[2]), 2;
+  std::vector<int> fds;
+  for (int i = 3; i < argc; ++i) {
+    int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::fprintf(stderr, "observer_floor: cannot open %s: %s\n", argv[i], std::strerror(errno)), 1;
+    fds.push_back(fd);
+  }
+  Counters before = read_counters();
+  double t0 = now_s();
+  bool ok = poll(fds, period_us, ticks);
+  double t1 = now_s();
+  Counters after = read_counters();
+  if (!ok) return std::fprintf(stderr, "observer_floor: a pread failed\n"), 1;
+  if (before.cpu_ns < 0 || after.cpu_ns < 0 || before.ctxsw < 0 || after.ctxsw < 0)
+    return std::fprintf(stderr, "observer_floor: cannot read /proc/self/schedstat or status\n"), 1;
+  std::printf("ticks=%ld cpu_ns=%lld ctxsw=%lld seconds=%.6f\n", ticks, after.cpu_ns - before.cpu_ns,
+              after.ctxsw - before.ctxsw, t1 - t0);
+  return 0;
+}
