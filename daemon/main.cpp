@@ -1,4 +1,4 @@
-// energyd: see daemon/src/daemon.h. main only turns the command line into a
+// energyd: see daemon/src/core/daemon.h. main only turns the command line into a
 // configuration and hands over.
 #include "src/entry.h"
 
