@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "energy/clock.h"
+#include "energy/time_source.h"
 #include "energy/clock_pin.h"
 #include "energy/clocks.h"
 #include "energy/lease_journal.h"

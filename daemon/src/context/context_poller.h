@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "energy/clock.h"
+#include "energy/time_source.h"
 #include "energy/clocks.h"
 #include "energy/context.h"
 #include "energy/sysroot.h"

@@ -17,7 +17,7 @@
 #include <mutex>
 #include <string>
 
-#include "energy/clock.h"
+#include "energy/time_source.h"
 
 namespace energy::daemon {
 

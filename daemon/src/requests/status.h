@@ -12,7 +12,7 @@
 
 #include "energy/board.h"
 #include "energy/clocks.h"
-#include "energy/clock.h"
+#include "energy/time_source.h"
 #include "energy/config.h"
 #include "energy/rails.h"
 #include "averaging_settings.h"

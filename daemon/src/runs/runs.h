@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "energy/clock.h"
+#include "energy/time_source.h"
 #include "energy/store.h"
 #include "event_loop.h"
 #include "owner.h"

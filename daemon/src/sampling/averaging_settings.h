@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "averaging_journal.h"
-#include "energy/clock.h"
+#include "energy/time_source.h"
 #include "energy/config.h"
 #include "energy/rails.h"
 #include "energy/sysroot.h"

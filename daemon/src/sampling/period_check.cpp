@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "energy/clock.h"
+#include "energy/time_source.h"
 
 namespace energy::daemon {
 namespace {

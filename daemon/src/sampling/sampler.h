@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include "energy/clock.h"
+#include "energy/time_source.h"
 #include "energy/histogram.h"
 #include "energy/rails.h"
 #include "energy/result.h"

@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "energy/clock.h"
+#include "energy/time_source.h"
 
 namespace energy {
 namespace {

@@ -1,4 +1,4 @@
-// Clock: the seam through which all of libenergy and energyd learn "now".
+// Clock (time_source.h): the seam through which all of libenergy and energyd learn "now".
 //
 // Units: nanoseconds as int64. boot_ns is CLOCK_BOOTTIME (monotonic, counts
 // suspend): every energy integral uses it. mono_ns is CLOCK_MONOTONIC (does

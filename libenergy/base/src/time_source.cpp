@@ -1,4 +1,4 @@
-#include "energy/clock.h"
+#include "energy/time_source.h"
 
 #include <time.h>
 
