@@ -24,7 +24,7 @@
 #include "event_loop.h"
 #include "log_limit.h"
 #include "period_check.h"
-#include "pins.h"
+#include "pin_manager.h"
 #include "run_args.h"
 #include "run_queries.h"
 #include "runs.h"

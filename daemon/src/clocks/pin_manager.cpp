@@ -1,4 +1,4 @@
-#include "pins.h"
+#include "pin_manager.h"
 
 #include <future>
 
