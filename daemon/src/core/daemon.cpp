@@ -27,7 +27,7 @@
 #include "pin_manager.h"
 #include "run_args.h"
 #include "run_queries.h"
-#include "runs.h"
+#include "run_manager.h"
 #include "sampler.h"
 #include "server.h"
 #include "status.h"

@@ -1,4 +1,4 @@
-#include "runs.h"
+#include "run_manager.h"
 
 #include <cctype>
 #include <charconv>
