@@ -22,6 +22,7 @@
 #include "energy/store.h"
 #include "energy/sysroot.h"
 #include "event_loop.h"
+#include "export_rows.h"
 #include "log_limit.h"
 #include "period_check.h"
 #include "pin_manager.h"

@@ -4,7 +4,7 @@
 
 #include "energy/report.h"
 #include "energy/run_summary.h"
-#include "status.h"
+#include "export_rows.h"
 
 namespace energy::daemon {
 namespace {
