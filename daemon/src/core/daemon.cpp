@@ -31,7 +31,7 @@
 #include "run_manager.h"
 #include "sampler.h"
 #include "server.h"
-#include "status.h"
+#include "info_verbs.h"
 #include "task_runner.h"
 #include "verb_args.h"
 #include "writer.h"

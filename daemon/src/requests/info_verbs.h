@@ -1,5 +1,6 @@
-// The `status` verb: what energyd knows about the board, its rails, its
-// sampling and its storage, as JSON (see docs/PROTOCOL.md).
+// The info verbs as JSON (docs/PROTOCOL.md): `status` (what energyd knows
+// about the board, its rails, its sampling and its storage), `rails` and
+// `clocks`.
 //
 // Thread-safety: loop thread; reads the sampler and writer through their
 // thread-safe accessors.

@@ -1,4 +1,4 @@
-#include "status.h"
+#include "info_verbs.h"
 
 #include <unistd.h>
 
