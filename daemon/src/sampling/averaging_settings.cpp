@@ -98,7 +98,7 @@ std::vector<AveragingSettings::Plan> AveragingSettings::plan(SensorAveraging mod
     const AveragingRecord* rec = find(c.device);
     Plan p;
     p.device = c.device;
-    p.path = join_path(c.data_dir, "samples");
+    p.samples_path = join_path(c.data_dir, "samples");
     p.interval_path = join_path(c.data_dir, "update_interval");
     p.current = c.samples;
     p.current_interval_ms = c.update_interval_ms;
@@ -155,8 +155,8 @@ bool AveragingSettings::record(const std::vector<Plan>& plans) {
                            [&](const AveragingRecord& r) { return r.device == p.device; });
     // The interval is recorded whenever it is known, so that a stop puts back
     // the conversion time even when a fallback wrote only the count.
-    AveragingRecord rec{
-        p.device, p.path, p.original, p.target, p.interval_path, p.original_interval_ms, p.target_interval_ms};
+    AveragingRecord rec{p.device,        p.samples_path,         p.original,          p.target,
+                        p.interval_path, p.original_interval_ms, p.target_interval_ms};
     if (it == journal_.chips.end())
       journal_.chips.push_back(rec);
     else
@@ -171,7 +171,7 @@ bool AveragingSettings::record(const std::vector<Plan>& plans) {
 }
 
 Status AveragingSettings::write_count(const Plan& p, int64_t samples) const {
-  return write_verified(root_, FileWrite{p.path, std::to_string(samples)});
+  return write_verified(root_, FileWrite{p.samples_path, std::to_string(samples)});
 }
 
 // The count first, then the update_interval (which the driver turns into a
@@ -198,7 +198,7 @@ void AveragingSettings::write(Plan& p) const {
   // (put_back_own), then the count for its own conversion time.
   std::string own = "its own conversion time";
   if (p.original_interval_ms > 0) {
-    auto own_back = put_back_own(root_, p.path, p.original, p.interval_path, p.original_interval_ms);
+    auto own_back = put_back_own(root_, p.samples_path, p.original, p.interval_path, p.original_interval_ms);
     if (!own_back)
       own = "the conversion time it has now (putting back its own failed: " + own_back.error().describe() + ")";
   }
@@ -223,8 +223,8 @@ void AveragingSettings::settle(const std::vector<Plan>& plans, const SensorInven
     int64_t now_interval = c != nullptr ? c->update_interval_ms : 0;
     bool changed = now != p.original || (p.original_interval_ms > 0 && now_interval != p.original_interval_ms);
     if (changed) {
-      kept.push_back(
-          AveragingRecord{p.device, p.path, p.original, now, p.interval_path, p.original_interval_ms, now_interval});
+      kept.push_back(AveragingRecord{p.device, p.samples_path, p.original, now, p.interval_path, p.original_interval_ms,
+                                     now_interval});
     }
     chips_.push_back(ChipAveraging{p.device, changed, p.original, p.original_interval_ms, p.error});
   }

@@ -64,7 +64,7 @@ class AveragingSettings {
  private:
   struct Plan {
     std::string device;
-    std::string path;           // board path of `samples`
+    std::string samples_path;   // board path of `samples`
     std::string interval_path;  // board path of `update_interval`
     int64_t original = 0;       // samples: the chip's own, what it has, what it gets
     int64_t current = 0;
