@@ -1,5 +1,5 @@
-// energyd: see daemon/src/daemon.h. main only turns the command line into a
+// energyd: see daemon/src/core/daemon.h. main only turns the command line into a
 // configuration and hands over.
-#include "src/entry.h"
+#include "entry.h"
 
 int main(int argc, char** argv) { return energy::daemon::main_entry(argc, argv); }

@@ -4,7 +4,7 @@
 Seeds are small, valid-looking inputs the fuzzers mutate from: request
 frames for every verb (docs/PROTOCOL.md), the shipped config and variants of
 each key (etc/energyd.yaml), sysfs values as the supported boards show them,
-and chunks encoded exactly as libenergy/src/codec.cpp encodes them. Each file
+and chunks encoded exactly as libenergy/series/src/codec.cpp encodes them. Each file
 is named after what it holds. Re-run after changing a format:
 
     python3 fuzz/make_corpus.py        # rewrites fuzz/corpus/
@@ -138,7 +138,7 @@ def sysfs_corpus():
 
 
 # ---- fuzz_chunks: [unit selector][times length LE16][times][readings] ---------
-# The encoding of libenergy/src/codec.cpp: LEB128 varints of zigzag values.
+# The encoding of libenergy/series/src/codec.cpp: LEB128 varints of zigzag values.
 
 def varint(v):
     out = bytearray()

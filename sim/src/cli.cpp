@@ -18,7 +18,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"list", run_list, "one line per simulated board x L4T generation: id, L4T, driver(s), rails"},
     {"create", run_create, "write the static file tree of one board under a root directory"},
-    {"run", run_run, "serve one board's tree live (FUSE) with a power model and a control socket"},
+    {"run", run_live_board, "serve one board's tree live (FUSE) with a power model and a control socket"},
     {"ctl", run_ctl, "send one command to a running simulator's control socket"},
     {"workload", run_workload, "run a synthetic GPU workload against a running simulator"},
 };

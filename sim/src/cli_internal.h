@@ -81,7 +81,7 @@ BoardLookup find_board(const CliContext& cli, const std::string& command, const 
 
 int run_list(const CliContext& cli, const std::vector<std::string>& args);
 int run_create(const CliContext& cli, const std::vector<std::string>& args);
-int run_run(const CliContext& cli, const std::vector<std::string>& args);
+int run_live_board(const CliContext& cli, const std::vector<std::string>& args);
 int run_ctl(const CliContext& cli, const std::vector<std::string>& args);
 int run_workload(const CliContext& cli, const std::vector<std::string>& args);
 

@@ -204,7 +204,7 @@ int serve(const CliContext& cli, const RunRequest& request, LiveBoard& board, Li
 
 }  // namespace
 
-int run_run(const CliContext& cli, const std::vector<std::string>& args) {
+int run_live_board(const CliContext& cli, const std::vector<std::string>& args) {
   if (wants_help(args)) {
     cli.out << kRunHelp;
     return kExitOk;

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runs.h"
+#include "run_manager.h"
 
 namespace energy::daemon {
 namespace {

@@ -1,0 +1,665 @@
+#include "daemon.h"
+
+#include <signal.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "access.h"
+#include "averaging_settings.h"
+#include "context_poller.h"
+#include "context_status.h"
+#include "discovery_watch.h"
+#include "energy/baseline.h"
+#include "energy/board.h"
+#include "energy/rails.h"
+#include "energy/report.h"
+#include "energy/store.h"
+#include "energy/sysroot.h"
+#include "energy_counters.h"
+#include "event_loop.h"
+#include "export_rows.h"
+#include "log_limit.h"
+#include "period_check.h"
+#include "pin_manager.h"
+#include "run_args.h"
+#include "run_queries.h"
+#include "run_manager.h"
+#include "sampler.h"
+#include "server.h"
+#include "info_verbs.h"
+#include "task_runner.h"
+#include "verb_args.h"
+#include "writer.h"
+
+namespace energy::daemon {
+
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+// energyd.kind of a baseline cut short (mark.stop's baseline_interrupted): never used as a baseline.
+constexpr const char* kBaselineInterruptedKind = "baseline-interrupted";
+// A read blocked longer than max(period / 2, this) is quarantined. Continuous-
+// mode INA3221 hwmon reads do not wait for a conversion (period_check.h); the
+// floor leaves short periods room for a slow I2C bus.
+constexpr int64_t kMinStallLimitMs = 20;
+// Restoring the lease journal at start waits this long before serving (H3: 2 s after ready).
+constexpr auto kLeaseRecoveryWait = std::chrono::milliseconds(1500);
+// At stop, every pinned clock is restored before the process exits, waiting at most this long.
+constexpr auto kLeaseRestoreWait = std::chrono::milliseconds(5000);
+// A discovery read that has not returned after this long is logged by name.
+constexpr auto kDiscoveryReadLimit = std::chrono::milliseconds(2000);
+// sd-event coalesces timers within their accuracy (default 250 ms): too coarse for a watchdog.
+constexpr uint64_t kWatchdogAccuracyUs = 1000;
+constexpr uint64_t kCountersSaveUs = 1'000'000;
+
+Status block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return errno_error("cannot block SIGTERM/SIGINT");
+  return ok_status();
+}
+
+void log_inventory(const SensorInventory& inv) {
+  for (const auto& r : inv.rails) {
+    spdlog::info("rail {}: {} device {} channel {}", r.label, driver_name(r.driver), r.device, r.channel);
+  }
+  for (const auto& s : inv.skipped) {
+    spdlog::info("skipping {} channel {}{}: {}", s.device, s.channel, s.label.empty() ? "" : " (" + s.label + ")",
+                 s.reason);
+  }
+  for (const auto& n : inv.notes) spdlog::warn("{}", n);
+}
+
+// A named group that does not exist leaves its privilege to root (and the
+// other group) rather than stopping the daemon: a fresh build run by hand has
+// no energyd groups. A malformed value is an error.
+Result<std::optional<gid_t>> configured_group(const std::string& key, const std::string& spec) {
+  auto gid = resolve_group(key, spec);
+  if (gid || gid.error().code != ErrorCode::kNotFound) return gid;
+  spdlog::warn("{}; only root{} will have this privilege", gid.error().message,
+               key == "read_group" ? " and the clock group" : "");
+  return std::optional<gid_t>();
+}
+
+// Every connection a uid may hold needs a descriptor: the soft open-file
+// limit is raised (up to the hard limit) to fit max_connections_per_user.
+// Connections past what fits wait in the backlog (Server backs off on EMFILE).
+void fit_descriptors(const DaemonConfig& c) {
+  auto plan = fit_descriptor_limit(static_cast<size_t>(c.max_connections_per_user));
+  if (!plan) return spdlog::warn("{}; clients may be refused for want of descriptors", plan.error().describe());
+  if (plan->short_of_descriptors) return spdlog::warn("{}", plan->notice);
+  if (!plan->notice.empty()) spdlog::info("{}", plan->notice);
+}
+
+Result<ServerOptions> server_options(const DaemonConfig& c) {
+  ServerOptions o;
+  auto read = configured_group("read_group", c.read_group);
+  if (!read) return read.take_error();
+  auto clock = configured_group("clock_group", c.clock_group);
+  if (!clock) return clock.take_error();
+  o.policy = AccessPolicy{*read, *clock, ::getuid(), c.read_group, c.clock_group};
+  o.max_connections_per_user = static_cast<size_t>(c.max_connections_per_user);
+  o.client_deadline = std::chrono::milliseconds(c.client_deadline_ms);
+  o.output_limit_bytes = static_cast<size_t>(c.client_output_limit_bytes);
+  return o;
+}
+
+}  // namespace
+
+class DaemonImpl {
+ public:
+  explicit DaemonImpl(DaemonConfig c) : config_(std::move(c)), root_(config_.root) {}
+  int run();
+
+ private:
+  Status setup();
+  void discover();
+  void set_sensor_averaging();
+  Status open_storage();
+  Result<std::unique_ptr<Store>> open_writer_store();
+  Result<StoreSession> open_session();
+  Result<Store*> reader();
+  Result<std::vector<RunRecord>> close_other_boots_runs(Store& store, int64_t boot);
+  Status start_loop();
+  void wait_for_first_sweep();
+  Status check_sweep_time();
+  void handle(const protocol::Request& req, const Responder& r);
+  void dispatch(const VerbCall& call, const Responder& r);
+  void status(const Responder& r);
+  void mark_start(const MarkStartArgs& args, const Responder& r);
+  void mark_stop(const MarkStopArgs& args, const Responder& r);
+  void clocks(const Responder& r);
+  void clocks_pin(PinArgs args, const Responder& r);
+  void clocks_unpin(const UnpinArgs& args, const Responder& r);
+  Caller caller(const Responder& r) const { return make_caller(r.caller().uid, policy_.daemon_uid); }
+  Status start_pins();
+  void start_context();
+  void export_readings(const ExportArgs& args, const Responder& r);
+  nlohmann::json run_clocks(int64_t run_id, int64_t start_ns, int64_t end_ns) const;
+  Result<nlohmann::json> start_tags(const MarkStartArgs& args, const Responder& r);
+  Status check_baseline(int64_t baseline_id);
+  void shutdown();
+  static int on_signal(sd_event_source* s, const signalfd_siginfo* si, void* self);
+  Status arm_watchdog();
+  static int on_watchdog(sd_event_source* s, uint64_t usec, void* self);
+  void start_counters();
+  Status arm_counters_timer();
+  void save_counters(EnergyCounters::Sync sync);
+  static int on_counters_timer(sd_event_source* s, uint64_t usec, void* self);
+
+  DaemonConfig config_;
+  AccessPolicy policy_;  // the server's, for the checks inside verbs (baseline runs)
+  SystemClock clock_;
+  SysRoot root_;
+  StatusSources status_;
+  EventPtr loop_;
+  Poster poster_;
+  std::unique_ptr<Store> reader_;
+  std::unique_ptr<StorageWriter> writer_;
+  std::unique_ptr<EnergyCounters> counters_;  // sweeps counted, then to the writer
+  SourcePtr counters_timer_;                  // saves the counters every second
+  std::unique_ptr<SweepRelay> sweep_relay_;  // sweeps to the writer, then a nudge to the context poller
+  std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<RunManager> runs_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<PinManager> pins_;
+  std::unique_ptr<TaskRunner> blocking_reads_;  // interactive: `clocks`
+  std::unique_ptr<TaskRunner> bulk_reads_;      // exports (raw and of a run), never ahead of `clocks`
+  std::unique_ptr<RunQueries> queries_;
+  std::unique_ptr<ContextPoller> context_;
+  std::unique_ptr<AveragingSettings> averaging_;
+  SourcePtr sigterm_;
+  SourcePtr sigint_;
+  SourcePtr watchdog_;
+  uint64_t watchdog_usec_ = 0;
+  int64_t watchdog_ticks_ = -1;  // sampler ticks at the last ping
+  LogLimiter log_limit_{clock_, std::chrono::minutes(1)};
+};
+
+Daemon::Daemon(DaemonConfig config) : impl_(std::make_unique<DaemonImpl>(std::move(config))) {}
+Daemon::~Daemon() = default;
+int Daemon::run() { return impl_->run(); }
+
+int DaemonImpl::run() {
+  Status st = setup();
+  if (!st) {
+    spdlog::critical("cannot start: {}", st.error().describe());
+    sd_notifyf(0, "STATUS=cannot start: %s", st.error().describe().c_str());
+    shutdown();
+    return 1;
+  }
+  sd_notifyf(0, "READY=1\nSTATUS=sampling %zu rails every %lld ms", status_.inventory.rails.size(),
+             static_cast<long long>(config_.sample_period_ms));
+  spdlog::info("ready: {} rails, period {} ms, socket {}", status_.inventory.rails.size(), config_.sample_period_ms,
+               config_.socket_path);
+  int r = sd_event_loop(loop_.get());
+  sd_notify(0, "STOPPING=1");
+  spdlog::info("stopping");
+  shutdown();
+  return r < 0 ? 1 : 0;
+}
+
+Status DaemonImpl::setup() {
+  auto st = claim_socket_path(config_.socket_path);  // a second instance stops here, before any state is touched
+  if (!st) return st;
+  fit_descriptors(config_);
+  // Discovery only reads, so SIGTERM may end energyd while a read is stuck in
+  // a driver (discovery_watch.h); it is blocked, for the event loop, after.
+  discover();
+  st = block_stop_signals();
+  if (!st) return st;
+  st = open_storage();
+  if (!st) return st;
+  set_sensor_averaging();  // the sampler and the store take the rails as measured
+  auto period = std::chrono::milliseconds(config_.sample_period_ms);
+  auto stall_limit = std::max(period / 2, std::chrono::milliseconds(kMinStallLimitMs));
+  start_counters();
+  sweep_relay_ = std::make_unique<SweepRelay>(*counters_);
+  sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *sweep_relay_);
+  st = start_loop();  // the loop, Poster and RunManager exist before the threads that post to them
+  if (!st) return st;
+  auto open_runs = writer_->open_now();  // runs left open are known before the first request
+  if (open_runs) runs_->adopt(std::move(*open_runs));
+  st = start_pins();  // pinned clocks of a crashed daemon are restored before clients connect
+  if (!st) return st;
+  writer_->start();
+  start_context();
+  st = sampler_->start();
+  if (!st) return st;
+  wait_for_first_sweep();
+  st = check_sweep_time();
+  if (!st) return st;
+  return server_->listen();  // clients connect once there are readings to show
+}
+
+// Bounded by the stall limit: a blocked rail is quarantined by then.
+void DaemonImpl::wait_for_first_sweep() {
+  if (status_.inventory.rails.empty()) return;  // nothing to read: "no sensors" is the state to show
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (sampler_->latest().values.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// A sweep that is slow at first (cold files) gets a few more sweeps to show
+// its usual time before the period is refused.
+Status DaemonImpl::check_sweep_time() {
+  constexpr int64_t kSweepsToJudge = 5;
+  size_t rails = status_.inventory.rails.size();
+  if (rails == 0) return ok_status();
+  auto fits = [&](const SamplerStats& st) {
+    return static_cast<bool>(check_period_against_sweep(config_.sample_period_ms, st.read_p50_ns, st.sweeps, rails));
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  SamplerStats st = sampler_->stats();
+  while (!fits(st) && st.sweeps < kSweepsToJudge && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    st = sampler_->stats();
+  }
+  return check_period_against_sweep(config_.sample_period_ms, st.read_p50_ns, st.sweeps, rails);
+}
+
+void DaemonImpl::discover() {
+  auto reads = std::make_shared<ReadWatch>();
+  DiscoveryWatch watch(reads, kDiscoveryReadLimit);
+  const SysRoot root = root_.watched_by(reads);
+  status_.config = config_;
+  status_.board = identify_board(root);
+  status_.inventory = discover_rails(root);
+  apply_device_tree_averaging(status_.board, status_.inventory);
+  status_.clocks = discover_clocks(root);
+  status_.started_boot_ns = clock_.boot_ns();
+}
+
+// Runs after open_storage created the state directory, which holds the journal.
+void DaemonImpl::set_sensor_averaging() {
+  averaging_ = std::make_unique<AveragingSettings>(root_, config_.state_dir + "/sensor-averaging.json", clock_);
+  averaging_->apply(config_.sensor_averaging, config_.sample_period_ms, status_.inventory);
+  status_.averaging = averaging_->chips();
+  log_inventory(status_.inventory);
+  auto notice = update_interval_notice(config_.sample_period_ms, status_.inventory.max_update_interval_ms,
+                                       config_.sensor_averaging);
+  if (!notice.empty()) spdlog::info("{}", notice);
+}
+
+Status DaemonImpl::open_storage() {
+  std::error_code ec;
+  std::filesystem::create_directories(config_.state_dir, ec);
+  if (ec) spdlog::error("cannot create state directory {}: {}; will keep trying", config_.state_dir, ec.message());
+  WriterOptions options;
+  options.flush_interval = std::chrono::milliseconds(config_.flush_interval_ms);
+  options.checkpoint_interval = std::chrono::milliseconds(config_.checkpoint_interval_ms);
+  options.retention = retention_policy(config_);
+  writer_ = std::make_unique<StorageWriter>(
+      [this] { return open_session(); },
+      [this](std::vector<RunRecord> runs) { poster_.post([this, runs]() { runs_->adopt(runs); }); }, options);
+  return ok_status();
+}
+
+// Runs on the writer thread. A damaged database is moved aside (never
+// deleted) and a fresh one created, so energyd serves again within seconds.
+Result<std::unique_ptr<Store>> DaemonImpl::open_writer_store() {
+  std::string path = database_path(config_);
+  std::error_code ec;
+  std::filesystem::create_directories(config_.state_dir, ec);
+  auto store = Store::open(path, StoreRole::kWriter, kBusyTimeoutMs);
+  if (store || store.error().code != ErrorCode::kCorrupt) return store;
+  auto moved = Store::move_aside(path, std::to_string(clock_.wall_ns() / kNsPerSec));
+  if (!moved) return moved.take_error();
+  spdlog::error("database {} is damaged ({}); moved it to {} and starting a fresh one", path,
+                store.error().describe(), *moved);
+  return Store::open(path, StoreRole::kWriter, kBusyTimeoutMs);
+}
+
+Result<StoreSession> DaemonImpl::open_session() {
+  auto store = open_writer_store();
+  if (!store) return store.take_error();
+  StoreSession s;
+  auto boot = (*store)->ensure_boot(current_boot_id(), clock_.wall_ns());
+  if (!boot) return boot.take_error();
+  auto ids = (*store)->ensure_rails(status_.inventory.rails, FilterSince{*boot, clock_.boot_ns()});
+  if (!ids) return ids.take_error();
+  auto open = close_other_boots_runs(**store, *boot);
+  if (!open) return open.take_error();
+  auto resume = (*store)->resume_cursors(*boot, *ids);
+  if (!resume) return resume.take_error();
+  for (const auto& r : status_.inventory.rails) s.rails.push_back(ChunkRail{power_unit_uw(r.driver)});
+  s.store = std::move(store).value();
+  s.boot = *boot;
+  s.rail_ids = std::move(ids).value();
+  s.resume = std::move(resume).value();
+  s.open_runs = std::move(open).value();
+  return s;
+}
+
+Result<Store*> DaemonImpl::reader() {
+  if (reader_) return reader_.get();
+  auto r = Store::open(database_path(config_), StoreRole::kReader, kBusyTimeoutMs);
+  if (!r) return make_error(r.error().code, "storage unavailable: " + r.error().describe());
+  reader_ = std::move(r).value();
+  return reader_.get();
+}
+
+// A run still open from an earlier boot can never be stopped: close it as
+// interrupted at its boot's last reading. Runs of this boot continue; they
+// are returned.
+Result<std::vector<RunRecord>> DaemonImpl::close_other_boots_runs(Store& store, int64_t boot) {
+  auto open = store.runs_in_state(RunState::kOpen);
+  if (!open) return open.take_error();
+  std::vector<RunRecord> kept;
+  for (const auto& r : *open) {
+    if (r.boot == boot) {
+      kept.push_back(r);
+      spdlog::info("run {} ({}) is still open from before the restart; the downtime is a gap in its data", r.id, r.name);
+      continue;
+    }
+    auto last = store.last_sample_ns(r.boot);
+    int64_t stop = last && last->has_value() ? std::max(**last, r.start_ns) : r.start_ns;
+    auto st = store.finish_run(r.id, stop, r.start_wall_ns + (stop - r.start_ns), RunState::kInterrupted);
+    if (!st) return st.take_error();
+    spdlog::warn("run {} ({}) was open when the board rebooted; closed as interrupted", r.id, r.name);
+  }
+  return kept;
+}
+
+Status DaemonImpl::start_loop() {
+  sd_event* e = nullptr;
+  if (int r = sd_event_new(&e); r < 0) return make_error(ErrorCode::kIo, "cannot create event loop", -r);
+  loop_.reset(e);
+  auto st = poster_.attach(loop_.get());
+  if (!st) return st;
+  sd_event_source* s = nullptr;
+  sd_event_add_signal(loop_.get(), &s, SIGTERM, &DaemonImpl::on_signal, this);
+  sigterm_.reset(s);
+  sd_event_add_signal(loop_.get(), &s, SIGINT, &DaemonImpl::on_signal, this);
+  sigint_.reset(s);
+  int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
+  blocking_reads_ = std::make_unique<TaskRunner>("clocks");
+  bulk_reads_ = std::make_unique<TaskRunner>("export");
+  runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
+  runs_->set_open_run_limit(static_cast<size_t>(config_.max_open_runs_per_user));
+  auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
+  runs_->set_clocks_source(clocks);
+  runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
+  queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, *bulk_reads_, gap_threshold_ns, clocks);
+  auto options = server_options(config_);
+  if (!options) return options.take_error();
+  policy_ = options->policy;
+  server_ = std::make_unique<Server>(
+      loop_.get(), config_.socket_path, [this](const protocol::Request& q, const Responder& r) { handle(q, r); },
+      std::move(options).value());
+  pins_ = std::make_unique<PinManager>(loop_.get(), poster_, root_, status_.clocks, clock_,
+                                       config_.state_dir + "/clock-leases.json");
+  server_->set_close_hook([this](uint64_t conn) { pins_->connection_closed(conn); });
+  auto armed = arm_watchdog();
+  if (!armed) return armed;
+  return arm_counters_timer();
+}
+
+// The joule counters of `energy.counters` (energy_counters.h), continued
+// from the counters file of the state directory.
+void DaemonImpl::start_counters() {
+  std::vector<CounterRail> rails;
+  for (const auto& r : status_.inventory.rails) rails.push_back(CounterRail{r.label, power_unit_uw(r.driver)});
+  std::string path = config_.state_dir + "/energy-counters.json";
+  counters_ = std::make_unique<EnergyCounters>(std::move(rails), *writer_, path, clock_.wall_ns());
+  auto st = counters_->load();
+  if (!st) spdlog::warn("{}; the energy counters start again from zero", st.error().describe());
+}
+
+// Saved every second on the loop (a rename, no fsync): a killed energyd
+// loses at most a second of counted energy; a stop saves durably.
+Status DaemonImpl::arm_counters_timer() {
+  uint64_t now = 0;
+  sd_event_now(loop_.get(), CLOCK_MONOTONIC, &now);
+  sd_event_source* s = nullptr;
+  int r = sd_event_add_time(loop_.get(), &s, CLOCK_MONOTONIC, now + kCountersSaveUs, kCountersSaveUs / 10,
+                            &DaemonImpl::on_counters_timer, this);
+  if (r < 0) return make_error(ErrorCode::kIo, "cannot arm the energy counters timer", -r);
+  counters_timer_.reset(s);
+  return ok_status();
+}
+
+int DaemonImpl::on_counters_timer(sd_event_source* s, uint64_t usec, void* self) {
+  static_cast<DaemonImpl*>(self)->save_counters(EnergyCounters::Sync::kNo);
+  sd_event_source_set_time(s, usec + kCountersSaveUs);
+  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  return 0;
+}
+
+void DaemonImpl::save_counters(EnergyCounters::Sync sync) {
+  auto st = counters_->save(sync);
+  if (st) return;
+  if (auto v = log_limit_.allow("counters.save"); v.log) {
+    spdlog::warn("{}; will retry in a second{}", st.error().describe(), LogLimiter::suffix(v));
+  }
+}
+
+// The systemd watchdog is pinged only while the sampler makes progress: a
+// wedged sampler (not a loop that merely still answers) gets energyd restarted.
+Status DaemonImpl::arm_watchdog() {
+  if (sd_watchdog_enabled(0, &watchdog_usec_) <= 0) return ok_status();
+  uint64_t now = 0;
+  sd_event_now(loop_.get(), CLOCK_MONOTONIC, &now);
+  sd_event_source* s = nullptr;
+  int r = sd_event_add_time(loop_.get(), &s, CLOCK_MONOTONIC, now + watchdog_usec_ / 2, kWatchdogAccuracyUs,
+                            &DaemonImpl::on_watchdog, this);
+  if (r < 0) return make_error(ErrorCode::kIo, "cannot arm the watchdog timer", -r);
+  watchdog_.reset(s);
+  return ok_status();
+}
+
+int DaemonImpl::on_watchdog(sd_event_source* s, uint64_t usec, void* self) {
+  auto* d = static_cast<DaemonImpl*>(self);
+  auto stats = d->sampler_->stats();
+  int64_t progress = stats.ticks + stats.extra_samples;
+  if (progress != d->watchdog_ticks_) sd_notify(0, "WATCHDOG=1");
+  else if (auto v = d->log_limit_.allow("watchdog"); v.log) {
+    spdlog::error("sampler made no progress for {} ms; not pinging the watchdog{}", d->watchdog_usec_ / 2000,
+                  LogLimiter::suffix(v));
+  }
+  d->watchdog_ticks_ = progress;
+  sd_event_source_set_time(s, usec + d->watchdog_usec_ / 2);
+  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  return 0;
+}
+
+int DaemonImpl::on_signal(sd_event_source* s, const signalfd_siginfo*, void*) {
+  sd_event_exit(sd_event_source_get_event(s), 0);
+  return 0;
+}
+
+void DaemonImpl::handle(const protocol::Request& req, const Responder& r) {
+  auto call = read_verb_args(req);
+  if (!call) return r.fail(call.error());
+  dispatch(*call, r);
+}
+
+void DaemonImpl::dispatch(const VerbCall& call, const Responder& r) {
+  const VerbArgs& a = call.args;
+  switch (call.verb) {
+    case Verb::kStatus: return status(r);
+    case Verb::kRails: return r.reply(rails_verb_json(status_, *sampler_));
+    case Verb::kClocks: return clocks(r);
+    case Verb::kClocksLeases: return r.reply(pins_->leases_json());
+    case Verb::kExport: return export_readings(std::get<ExportArgs>(a), r);
+    case Verb::kExportRun: return queries_->export_run(std::get<RunExportArgs>(a), r);
+    case Verb::kRunsList: return queries_->list(std::get<RunFilter>(a), r);
+    case Verb::kRunsShow: return queries_->show(std::get<RunRef>(a), r);
+    case Verb::kMarkStart: return mark_start(std::get<MarkStartArgs>(a), r);
+    case Verb::kMarkStop: return mark_stop(std::get<MarkStopArgs>(a), r);
+    case Verb::kClocksPin: return clocks_pin(std::get<PinArgs>(a), r);
+    case Verb::kClocksUnpin: return clocks_unpin(std::get<UnpinArgs>(a), r);
+    case Verb::kEnergyCounters: return r.reply(counters_verb_json(counters_->snapshot()));
+  }
+  r.fail(make_error(ErrorCode::kInternal, "verb without a handler"));
+}
+
+void DaemonImpl::status(const Responder& r) {
+  auto j = status_json(status_, *sampler_, *writer_, runs_->open_runs(), clock_);
+  j["context"] =
+      context_status_json(config_.clock_poll_ms, config_.thermal_poll_ms, context_->stats(), writer_->stats());
+  j["connections"] = server_stats_json(server_->stats(), server_->connection_count());
+  r.reply(j);
+}
+
+void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
+  auto tags = start_tags(args, r);
+  if (!tags) return r.fail(tags.error());
+  runs_->start(args.name, *tags, [r](Result<RunRecord> rec) {
+    if (!rec) return r.fail(rec.error());
+    r.reply(run_to_json(*rec));
+  });
+}
+
+// The report carries the clocks stored with the stop (run_clocks, on the writer).
+void DaemonImpl::mark_stop(const MarkStopArgs& args, const Responder& r) {
+  StopRequest stop{args.run, nlohmann::json(args.tags), caller(r)};
+  if (args.baseline_interrupted) stop.tags[kRunKindTag] = kBaselineInterruptedKind;
+  runs_->stop(stop, [r](Result<nlohmann::json> rep) {
+    if (!rep) return r.fail(rep.error());
+    r.reply(*rep);
+  });
+}
+
+// Any thread: the pin history and event log are thread-safe.
+nlohmann::json DaemonImpl::run_clocks(int64_t run_id, int64_t start_ns, int64_t end_ns) const {
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : pins_->events_between(start_ns, end_ns)) events.push_back(clock_event_json(e));
+  return {{"clock_pins", pins_->pins_for_run(run_id, start_ns, end_ns)}, {"clock_events", std::move(events)}};
+}
+
+// mark.start's tags plus energyd's reserved ones: the owner (energyd.uid),
+// energyd.kind=baseline for a baseline run (it changes every later report,
+// so it needs the clock privilege) and energyd.baseline for `baseline`.
+Result<nlohmann::json> DaemonImpl::start_tags(const MarkStartArgs& args, const Responder& r) {
+  nlohmann::json tags(args.tags);
+  tags[kRunOwnerTag] = std::to_string(r.caller().uid);
+  if (args.baseline_run && !policy_.permits(r.caller(), Privilege::kClock)) {
+    return make_error(ErrorCode::kDenied,
+                      "permission denied: a baseline run (\"baseline_run\") changes every later "
+                      "report, so it needs the clock privilege (root or group " +
+                          policy_.clock_group + ")");
+  }
+  if (args.baseline_run) tags[kRunKindTag] = kBaselineKind;
+  if (!args.baseline) return tags;
+  if (auto st = check_baseline(*args.baseline); !st) return st.take_error();
+  tags[kRunBaselineTag] = std::to_string(*args.baseline);
+  return tags;
+}
+
+// `baseline` must name a stopped baseline run (checked on the loop's
+// reader: one primary-key lookup).
+Status DaemonImpl::check_baseline(int64_t baseline_id) {
+  auto store = reader();
+  if (!store) return store.take_error();
+  auto rec = (*store)->run_by_id(baseline_id);
+  if (!rec) return rec.take_error();
+  std::string id = std::to_string(baseline_id);
+  if (!rec->has_value()) return make_error(ErrorCode::kNotFound, "argument \"baseline\": no run numbered " + id);
+  if (!is_baseline_run(**rec) || (*rec)->state != RunState::kStopped) {
+    return make_error(ErrorCode::kInvalid, "argument \"baseline\": run " + id + " (" + (*rec)->name +
+                                               ") is not a stopped baseline run (tag energyd.kind=baseline)");
+  }
+  return ok_status();
+}
+
+Status DaemonImpl::start_pins() {
+  std::set<int64_t> open;
+  for (const auto& run : runs_->open_runs()) open.insert(run.id);
+  return pins_->start(open, kLeaseRecoveryWait);
+}
+
+// Board context for run reports: polled on its own thread, pushed to the
+// writer; a mark asks for a fresh poll (not waiting for it).
+void DaemonImpl::start_context() {
+  ContextPollerOptions o;
+  o.clock_period = std::chrono::milliseconds(config_.clock_poll_ms);
+  o.thermal_period = std::chrono::milliseconds(config_.thermal_poll_ms);
+  o.sweep_period = std::chrono::milliseconds(config_.sample_period_ms);
+  context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
+  runs_->set_mark_hook([this] { context_->poll_now(); });
+  sweep_relay_->set_poller(context_.get());  // polls ride on the sampler's wake-ups
+  context_->start();
+}
+
+// Clock-changing verbs all start with "clocks.pin" / "clocks.unpin" (the
+// clock privilege). A lease belongs to its caller; a run lease to the run's
+// owner, and only they (or root) may pin for the run.
+void DaemonImpl::clocks_pin(PinArgs args, const Responder& r) {
+  PinOrder order = std::move(args.order);
+  order.connection = r.connection();
+  order.owner_uid = r.caller().uid;
+  if (order.kind == LeaseKind::kRun) {
+    auto run = runs_->open_run(args.run_key);
+    if (!run) return r.fail(run.error());
+    std::string thing = "run " + std::to_string(run->id) + " (" + run->name + ")";
+    if (auto st = check_owner(thing, "pin clocks for it", run_owner(*run), caller(r)); !st) return r.fail(st.error());
+    order.run_id = run->id;
+    order.owner_uid = run_owner(*run).value_or(order.owner_uid);
+  }
+  pins_->pin(std::move(order), [r](Result<nlohmann::json> res) {
+    if (!res) return r.fail(res.error());
+    r.reply(*res);
+  });
+}
+
+void DaemonImpl::clocks_unpin(const UnpinArgs& args, const Responder& r) {
+  pins_->unpin(args.leases, caller(r), [r](Result<nlohmann::json> res) {
+    if (!res) return r.fail(res.error());
+    r.reply(*res);
+  });
+}
+
+// Clock files are read on the interactive worker (never behind an export): a
+// hung devfreq read must not stall the loop.
+void DaemonImpl::clocks(const Responder& r) {
+  blocking_reads_->post([this, r] {
+    if (r.cancelled()) return;
+    std::vector<DomainState> states;
+    for (const auto& d : status_.clocks.domains) states.push_back(read_domain(root_, d));
+    auto thermal = read_thermal(root_, status_.clocks.thermal);
+    auto reply = clocks_verb_json(status_.clocks, states, thermal);
+    poster_.post([r, reply]() { r.reply(reply); });
+  });
+}
+
+// Raw readings for `energyctl export`, a page at a time (a page ends on a
+// sweep boundary; the reply says where the next one starts). Runs on the
+// export worker with its own connection, so a long export never stalls the
+// loop or delays `clocks`.
+void DaemonImpl::export_readings(const ExportArgs& args, const Responder& r) {
+  post_work(*bulk_reads_, poster_, r, [this, r, from = args.since_wall_ns, to = args.until_wall_ns, rail = args.rail] {
+    return export_page(database_path(config_), from, to, rail, [r] { return r.cancelled(); });
+  });
+}
+
+void DaemonImpl::shutdown() {
+  server_.reset();     // no new requests; the socket file goes away
+  if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
+  if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
+  if (queries_) queries_->stop(std::chrono::milliseconds(1000));
+  if (bulk_reads_) bulk_reads_->stop(std::chrono::milliseconds(1000));
+  if (sweep_relay_) sweep_relay_->set_poller(nullptr);
+  if (context_) context_->stop(std::chrono::milliseconds(1000));  // its last rows go out with the writer's
+  if (sampler_) sampler_->stop();
+  if (sampler_ && !sampler_->stopped_cleanly()) {
+    spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");
+    (void)sampler_.release();  // its thread touches the sampler when the read returns
+  }
+  counters_timer_.reset();
+  if (counters_) save_counters(EnergyCounters::Sync::kYes);
+  if (averaging_) averaging_->restore();  // the chips' own averaging back once sampling has stopped
+  if (writer_) writer_->stop();  // flushes every queued sample and mark
+  runs_.reset();
+}
+
+}  // namespace energy::daemon

@@ -1,0 +1,169 @@
+#include "run_manager.h"
+
+#include <cctype>
+#include <charconv>
+
+namespace energy::daemon {
+namespace {
+
+bool all_digits(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c)) == 0) return false;
+  }
+  return true;
+}
+
+// The owner as the energyd.uid tag spells it; "" when there is none.
+std::string owner_key(const nlohmann::json& tags) {
+  const auto it = tags.find(kRunOwnerTag);
+  return it != tags.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+Result<std::string> merge_run_tags(const std::string& tags_json, const nlohmann::json& extra) {
+  auto tags = nlohmann::json::parse(tags_json, nullptr, false);
+  if (!tags.is_object()) tags = nlohmann::json::object();
+  if (extra.is_object()) tags.update(extra);
+  if (tags.size() > kMaxRunTags) {
+    return make_error(ErrorCode::kInvalid, "mark.stop: the run would have " + std::to_string(tags.size()) +
+                                               " tags; a run holds at most " + std::to_string(kMaxRunTags));
+  }
+  return tags.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+RunManager::RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, ReaderFn reader,
+                       int64_t gap_threshold_ns)
+    : sampler_(sampler),
+      writer_(writer),
+      poster_(poster),
+      reader_(std::move(reader)),
+      gap_threshold_ns_(gap_threshold_ns) {}
+
+void RunManager::adopt(std::vector<RunRecord> open_runs) {
+  for (auto& r : open_runs) open_[r.id] = std::move(r);
+}
+
+size_t RunManager::open_runs_of(const std::string& owner) const {
+  size_t n = 0;
+  for (const auto& [id, run] : open_) {
+    const auto tags = nlohmann::json::parse(run.tags_json, nullptr, false);
+    if (owner_key(tags.is_object() ? tags : nlohmann::json::object()) == owner) ++n;
+  }
+  const auto pending = starting_.find(owner);
+  return n + (pending != starting_.end() ? pending->second : 0);
+}
+
+void RunManager::start(const std::string& name, const nlohmann::json& tags, RunDone done) {
+  const std::string owner = owner_key(tags);
+  const size_t held = open_runs_of(owner);
+  if (held >= open_run_limit_) {
+    return done(make_error(ErrorCode::kState,
+                           "mark.start: " + (owner.empty() ? std::string("runs without an owner") : "uid " + owner) +
+                               " already " + (owner.empty() ? "number " : "has ") + std::to_string(held) +
+                               " open runs (max_open_runs_per_user is " + std::to_string(open_run_limit_) +
+                               "); stop one first"));
+  }
+  ++starting_[owner];
+  MarkOp op;
+  op.kind = MarkOp::Kind::kStart;
+  op.run.name = name;
+  op.run.tags_json = tags.dump();
+  op.done = [this, done, owner](Result<RunRecord> rec) {
+    poster_.post([this, done, rec, owner]() {
+      if (--starting_[owner] == 0) starting_.erase(owner);
+      if (rec) open_[rec->id] = *rec;
+      done(rec);
+    });
+  };
+  if (mark_hook_) mark_hook_();
+  sampler_.request_sample([this, op](const Sample& s) mutable {
+    op.run.start_ns = s.t_ns;
+    op.run.start_wall_ns = s.wall_ns;
+    writer_.push_mark(std::move(op));
+  });
+}
+
+Result<int64_t> RunManager::resolve(const std::string& key) const {
+  int64_t id = 0;
+  if (all_digits(key) && std::from_chars(key.data(), key.data() + key.size(), id).ec == std::errc()) {
+    if (open_.count(id) != 0) return id;
+    auto reader = reader_();
+    auto rec = reader ? (*reader)->run_by_id(id) : Result<std::optional<RunRecord>>(std::optional<RunRecord>());
+    if (rec && rec->has_value()) {
+      return make_error(ErrorCode::kState,
+                        "run " + key + " (" + (*rec)->name + ") is already " + run_state_name((*rec)->state));
+    }
+  }
+  std::vector<int64_t> matches;
+  for (const auto& [run_id, r] : open_) {
+    if (r.name == key) matches.push_back(run_id);
+  }
+  if (matches.size() == 1) return matches.front();
+  if (matches.empty()) return make_error(ErrorCode::kNotFound, "no open run named or numbered '" + key + "'");
+  std::string ids;
+  for (auto m : matches) ids += (ids.empty() ? "" : ", ") + std::to_string(m);
+  return make_error(ErrorCode::kState, std::to_string(matches.size()) + " open runs are named '" + key + "' (ids " +
+                                           ids + "); stop one by id");
+}
+
+Result<RunRecord> RunManager::open_run(const std::string& name_or_id) const {
+  auto id = resolve(name_or_id);
+  if (!id) return id.take_error();
+  return open_.at(*id);
+}
+
+void RunManager::stop(const StopRequest& request, ReportDone done) {
+  auto run = open_run(request.run);
+  if (!run) return done(run.take_error());
+  std::string thing = "run " + std::to_string(run->id) + " (" + run->name + ")";
+  if (auto st = check_owner(thing, "stop it", run_owner(*run), request.caller); !st) return done(st.take_error());
+  MarkOp op;
+  op.kind = MarkOp::Kind::kStop;
+  op.run = *run;
+  if (request.tags.is_object() && !request.tags.empty()) {
+    auto merged = merge_run_tags(op.run.tags_json, request.tags);
+    if (!merged) return done(merged.take_error());
+    op.run.tags_json = std::move(merged).value();
+    op.store_tags = true;
+  }
+  int64_t id = run->id;
+  if (!stopping_.insert(id).second) {
+    return done(make_error(ErrorCode::kState, "run " + std::to_string(id) + " is already being stopped"));
+  }
+  if (clocks_) {
+    op.clocks = [clocks = clocks_](const RunRecord& r) {
+      return clocks(r.id, r.start_ns, r.stop_ns.value_or(r.start_ns)).dump();
+    };
+  }
+  op.done = [this, done, run_id = id](Result<RunRecord> rec) {
+    poster_.post([this, done, rec, run_id]() {
+      stopping_.erase(run_id);
+      finish_stop(rec, done);
+    });
+  };
+  if (mark_hook_) mark_hook_();
+  sampler_.request_sample([this, op](const Sample& s) mutable {
+    op.run.stop_ns = s.t_ns;
+    op.run.stop_wall_ns = s.wall_ns;
+    writer_.push_mark(std::move(op));
+  });
+}
+
+void RunManager::finish_stop(Result<RunRecord> rec, const ReportDone& done) {
+  if (!rec) return done(rec.take_error());
+  open_.erase(rec->id);
+  if (stopped_hook_) stopped_hook_(rec->id);
+  auto reader = reader_();
+  if (!reader) return done(reader.take_error());
+  done(run_report_json(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), gap_threshold_ns_, stored_clocks(*rec)));
+}
+
+std::vector<RunRecord> RunManager::open_runs() const {
+  std::vector<RunRecord> out;
+  for (const auto& [id, r] : open_) out.push_back(r);
+  return out;
+}
+
+}  // namespace energy::daemon

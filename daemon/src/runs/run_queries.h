@@ -1,0 +1,83 @@
+// RunQueries: the read-only run verbs (docs/PROTOCOL.md) — runs.list,
+// runs.show and `export` of one run — answered on their own worker thread
+// from a reader connection opened per request, so a slow query never delays
+// the event loop, a mark or a sample.
+//
+// runs.list: matching runs newest first, each with a summary from the
+// stored running energy (run_summary.h); runs.show: the full report
+// (run_reports.h) of a run by id or name (newest of that name), an open run
+// up to its newest stored reading; export of a run: its boot's readings
+// between its start and stop (boot time), paged.
+//
+// Exports (bulk: up to a 200,000-row page each) run on the bulk worker the
+// caller passes, shared with the raw `export`; list and show on this
+// object's own worker. Work whose client has gone (Responder::cancelled) is
+// dropped before it starts, and an export page stops being built when it goes.
+//
+// Thread-safety: list/show/export_run/stop on the loop thread; replies are
+// posted back to it. `live_clocks` is called on the worker (open runs).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "energy/store.h"
+#include "event_loop.h"
+#include "run_args.h"
+#include "run_reports.h"
+#include "server.h"
+#include "task_runner.h"
+
+namespace energy::daemon {
+
+// The verbs' work, on a Store the caller owns (tests call these directly).
+Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter);
+Result<RunRecord> resolve_run(Store& store, const RunRef& ref);
+// `live_clocks` may be empty: an open run's report then has no clocks.
+Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t gap_threshold_ns,
+                                const RunClocksFn& live_clocks);
+// Called now and then while building a page; true stops it (a `state` error).
+using CancelFn = std::function<bool()>;
+
+// `cancelled` may be empty (never cancelled).
+Result<nlohmann::json> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows,
+                                       const CancelFn& cancelled = {});
+// Export rows as JSON, asking `cancelled` (if set) every few thousand rows.
+Result<nlohmann::json> export_rows_json(const std::vector<Store::ExportRow>& rows, const CancelFn& cancelled);
+
+// Runs `work` on `worker` for the request `r` and posts its result back to
+// the loop thread, unless r's client has gone by then (nothing is sent).
+// A client with output_limit_bytes of replies unread gets a `state` error
+// instead of a large reply it could not take.
+void post_work(TaskRunner& worker, Poster& poster, const Responder& r, std::function<Result<nlohmann::json>()> work);
+
+class RunQueries {
+ public:
+  // `bulk` (exports) must outlive this object. Arguments as read by verb_args.h.
+  RunQueries(std::string db_path, Poster& poster, TaskRunner& bulk, int64_t gap_threshold_ns, RunClocksFn live_clocks);
+  void list(const RunFilter& filter, const Responder& r);
+  void show(const RunRef& ref, const Responder& r);
+  void export_run(const RunExportArgs& args, const Responder& r);
+  // Drops queued queries; a running one gets `grace` to finish.
+  void stop(std::chrono::milliseconds grace) { worker_.stop(grace); }
+
+ private:
+  struct Shared {
+    std::string db_path;
+    int64_t gap_threshold_ns = 0;
+    RunClocksFn live_clocks;
+  };
+  using Query = std::function<Result<nlohmann::json>(Store&, const Shared&)>;
+  void submit(Query query, const Responder& r, TaskRunner& on);
+
+  Poster& poster_;
+  TaskRunner& bulk_;
+  std::shared_ptr<const Shared> shared_;  // outlives a worker detached at stop
+  TaskRunner worker_{"runs"};
+};
+
+}  // namespace energy::daemon

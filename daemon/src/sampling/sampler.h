@@ -1,0 +1,137 @@
+// Sampler: reads every rail on absolute deadlines of CLOCK_MONOTONIC and
+// hands each sweep to a sink; never waits on storage or clients.
+//
+// A timerfd with an interval keeps the deadline grid absolute (no drift);
+// expirations beyond one per wake-up are counted as missed ticks. Requests
+// for an immediate sample (marks) are served between ticks.
+//
+// Blocking reads: sysfs reads can hang (an INA3221 waiting for a conversion,
+// a wedged I2C bus). A watchdog thread, woken by a timer each sweep arms at
+// its start and disarms at its end, notices a read that takes longer than
+// the stall limit, quarantines that rail (it reads as a gap with ETIMEDOUT)
+// and starts a new sampling thread that carries on with the other rails. The
+// stuck thread exits when its read returns, and the rail is sampled again.
+//
+// Thread-safety: start/stop from the owner thread; request_sample, latest and
+// stats from any thread. The sink and the callbacks run on a sampling thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "energy/time_source.h"
+#include "energy/histogram.h"
+#include "energy/rails.h"
+#include "energy/result.h"
+#include "energy/sample.h"
+#include "energy/sysroot.h"
+#include "energy/unique_fd.h"
+
+namespace energy::daemon {
+
+class SampleSink {
+ public:
+  virtual ~SampleSink() = default;
+  virtual void push_sample(const Sample& sample) = 0;
+};
+
+struct SamplerStats {
+  int64_t ticks = 0;
+  int64_t missed_ticks = 0;
+  int64_t extra_samples = 0;  // taken on request (marks)
+  int64_t max_lateness_ns = 0;
+  int64_t last_lateness_ns = 0;
+  int64_t last_read_ns = 0;     // duration of the last sweep
+  int64_t max_read_ns = 0;      // longest sweep so far
+  int64_t stalls = 0;           // reads that blocked past the stall limit
+  int64_t sweeps = 0;           // sweeps taken (ticks and extra samples)
+  int64_t lateness_p50_ns = 0;  // over all ticks since start (LatencyHistogram bounds)
+  int64_t lateness_p99_ns = 0;
+  int64_t read_p50_ns = 0;  // sweep duration percentiles
+  int64_t read_p99_ns = 0;
+  std::vector<int64_t> read_errors;        // per rail
+  std::vector<int32_t> last_errno;         // per rail, 0 if the last read succeeded
+  std::vector<int64_t> rail_last_read_ns;  // per rail: duration of its last read
+  std::vector<int64_t> rail_max_read_ns;   // per rail: its longest read
+};
+
+class Sampler {
+ public:
+  using SampleCallback = std::function<void(const Sample&)>;
+
+  Sampler(const SysRoot& root, const std::vector<RailInfo>& rails, std::chrono::milliseconds period,
+          std::chrono::milliseconds stall_limit, const Clock& clock, SampleSink& sink);
+  ~Sampler();
+
+  Status start();
+  void stop();
+  // False if a sampling thread was left inside a blocked read at stop; the
+  // object must then outlive the process's remaining work (leak it).
+  bool stopped_cleanly() const;
+  // Takes a sample as soon as possible; `then` runs on the sampling thread
+  // right after the sample went to the sink.
+  void request_sample(SampleCallback then);
+  Sample latest() const;
+  SamplerStats stats() const;
+
+ private:
+  struct Slot {
+    explicit Slot(RailReader r) : reader(std::move(r)) {}
+    RailReader reader;
+    bool quarantined = false;  // guarded by stall_mu_
+  };
+
+  void loop(uint64_t generation);
+  void watch();
+  void quarantine_current_read();
+  void arm_stall_timer(int64_t after_ns);
+  bool on_timer(uint64_t generation);
+  bool on_timer_sweep(uint64_t generation);
+  bool serve_requests(uint64_t generation);
+  std::optional<Sample> take_sample(uint64_t generation);
+  bool read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns, std::string& error);
+  void record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
+              const std::vector<std::string>& errors);
+  void log_rail_change(size_t i, int32_t err, const std::string& error);
+  void spawn(uint64_t generation);
+  bool superseded(uint64_t generation) const;
+
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::chrono::milliseconds period_;
+  std::chrono::milliseconds stall_limit_;
+  const Clock& clock_;
+  SampleSink& sink_;
+  UniqueFd timer_fd_;
+  UniqueFd wake_fd_;
+  UniqueFd stall_fd_;       // armed while a sweep is in progress (watch())
+  UniqueFd watch_stop_fd_;  // wakes the watchdog at stop
+  std::atomic<bool> stopping_{false};
+  int64_t first_deadline_ns_ = 0;
+  std::atomic<int64_t> expirations_{0};
+
+  mutable std::mutex stall_mu_;  // guards the members below and Slot::quarantined
+  uint64_t generation_ = 0;
+  int64_t read_started_ns_ = 0;  // 0 when no read is in progress
+  size_t reading_rail_ = 0;
+  std::thread current_;
+  std::vector<std::thread> abandoned_;  // superseded threads still inside a read
+  std::thread watchdog_;
+
+  mutable std::mutex mu_;  // guards the members below
+  std::vector<SampleCallback> requests_;
+  Sample latest_;
+  SamplerStats stats_;
+  LatencyHistogram lateness_;
+  LatencyHistogram sweep_time_;
+};
+
+}  // namespace energy::daemon
