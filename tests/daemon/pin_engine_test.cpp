@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "energy/lease_journal.h"
-#include "pins.h"
+#include "pin_manager.h"
 #include "static_board.h"
 
 namespace energy::daemon {

@@ -3,7 +3,7 @@
 // that the test turns. Covers opening and stopping runs (by id and by name),
 // ownership, tags merged at stop, a stop already in progress, adopted runs,
 // the hooks, the run's clocks stored with the stop, and merge_run_tags.
-#include "runs.h"
+#include "run_manager.h"
 
 #include <gtest/gtest.h>
 

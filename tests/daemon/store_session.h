@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "energy/clock.h"
+#include "energy/time_source.h"
 #include "energy/store.h"
 #include "writer.h"
 
