@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 
+#include "live_board.h"
 #include "model.h"
 #include "sim_test_util.h"
 #include "thermal.h"
@@ -144,6 +145,26 @@ TEST(Heat, ZonesThatDoNotMoveOnRealBoardsReadAsThere) {
     ++zero_zones;
   }
   EXPECT_EQ(zero_zones, 3);
+}
+
+TEST(Heat, TheLiveBoardShowsTheWarmingAndTheGovernorsAsOfItsClock) {
+  const BoardSpec spec = test::board("jetson-xavier-nx", 35);
+  std::int64_t now = kStart;
+  LiveOptions options;
+  options.cpu_load_permille = 0;
+  Result<std::unique_ptr<LiveBoard>> board = LiveBoard::create(spec, options, [&now] { return now; });
+  ASSERT_TRUE(board) << board.error().message;
+  const std::size_t gpu = zone_of(spec, ZoneRole::kGpu);
+  const std::uint64_t top = spec.gpus.front().available_hz.back();
+  ASSERT_TRUE((*board)->set_gpu_load("", 1000));
+  EXPECT_EQ((*board)->snapshot().thermal_mc[gpu], spec.thermal_zones[gpu].idle_mc);
+  now += 300 * kS;  // no call in between: the board catches up when read
+  const BoardState later = (*board)->snapshot();
+  EXPECT_GT(later.thermal_mc[gpu], spec.thermal_zones[gpu].idle_mc + 5000);
+  EXPECT_EQ(later.gpus.at(gpu_name(spec)).cur_hz, std::min(top, later.gpus.at(gpu_name(spec)).max_hz));
+  Result<double> energy = (*board)->energy_uj("total", kStart, now);
+  ASSERT_TRUE(energy) << energy.error().message;
+  EXPECT_GT(*energy, 0);
 }
 
 // ---- governors -------------------------------------------------------------
