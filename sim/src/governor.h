@@ -6,7 +6,10 @@
 // powersave and userspace are not sampled: they hold as written.
 //
 // CPU (schedutil-like): next = lowest table frequency >= 1.25 x util x max.
-// GPU (nvhost_podgov-like): util >= 0.9 -> up; util below the target load
+// GPU (nvhost_podgov-like), util = the window's busy share x max / cur
+//   (capped at 1: a load is the demand at the top clock, so a slower clock
+//   is busier and a constant load settles where util meets the target):
+//   util >= 0.9 -> up; util below the target load
 //   (0.75; Orin 0.9) -> down to the lowest frequency >= cur x util / target;
 //   in between: hold.
 // "Up" is straight to the pick, except on Orin (tegra234), whose

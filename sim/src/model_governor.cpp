@@ -132,11 +132,13 @@ void gpu_governor_step(const BoardSpec& spec, const BoardState& governed, const 
     if (!sampled(state->second.governor)) continue;
     const std::uint64_t top = g.available_hz.back();
     const std::uint64_t cur = state->second.cur_hz == 0 ? g.available_hz.front() : state->second.cur_hz;
+    // The load is the demand at the top clock: at a lower clock the same work keeps the GPU busier.
+    const double load = std::min(1.0, busy->second * static_cast<double>(top) / static_cast<double>(cur));
     std::uint64_t next = cur;
-    if (busy->second >= kPodgovUpLoad) {
+    if (load >= kPodgovUpLoad) {
       next = climb(g.available_hz, cur, top, profile.gpu_climb);
-    } else if (busy->second < profile.gpu_target_load) {
-      const double target = static_cast<double>(cur) * busy->second / profile.gpu_target_load;
+    } else if (load < profile.gpu_target_load) {
+      const double target = static_cast<double>(cur) * load / profile.gpu_target_load;
       next = lowest_at_least(g.available_hz, g.available_hz.front(), top, target);
     }
     dyn.gpu_hz[g.devfreq_name] = next;

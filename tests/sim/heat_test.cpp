@@ -228,6 +228,21 @@ TEST(Governors, ResidencyAtTheHighestClocksIsWithin15PointsOfThePublishedShares)
   }
 }
 
+TEST(Governors, AConstantGpuLoadSettlesBetweenTheEndsOfTheTable) {
+  // A load is the demand at the top clock: podgov settles where the busy share meets its target.
+  const BoardSpec spec = test::board("jetson-orin-nano", 36);
+  const std::vector<std::uint64_t>& table = spec.gpus.front().available_hz;
+  PowerModel model(spec, with_loads(idle_controls(spec), spec, 0, 700), kStart, ModelOptions{3, 0.0});
+  model.advance_to(kStart + 2 * kS);
+  const std::uint64_t settled = model.governed().gpus.at(gpu_name(spec)).cur_hz;
+  EXPECT_GT(settled, table.front());
+  EXPECT_LT(settled, table.back());
+  for (std::int64_t t = kStart + 2 * kS; t < kStart + 5 * kS; t += 10 * kMs) {
+    model.advance_to(t);
+    EXPECT_EQ(model.governed().gpus.at(gpu_name(spec)).cur_hz, settled);
+  }
+}
+
 TEST(Governors, PinnedClocksHoldUnderTheSameLoad) {
   const BoardSpec spec = test::board("jetson-orin-nx", 36);
   ModelControls base = idle_controls(spec);
