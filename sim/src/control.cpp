@@ -105,7 +105,7 @@ json fault_report(const BoardSpec& spec, const std::vector<FaultTable::Entry>& e
 }
 
 json model_report(const PowerModel& model, std::int64_t now) {
-  const BoardState governed = governed_state(model.spec(), model.controls());
+  const BoardState governed = model.governed();
   json rails = json::array();
   for (std::size_t r = 0; r < model.rail_count(); ++r) rails.push_back(rail_report(model, r, now));
   json gpus = json::array();
@@ -170,7 +170,7 @@ Result<json> cmd_gpu(Board& b, const json& args) {
   if (b.board.spec().gpus.empty()) return make_error(ErrorCode::kNotFound, b.board.spec().id + " has no GPU");
   json out;
   b.board.inspect([&](const PowerModel& model, std::int64_t) {
-    const BoardState governed = governed_state(model.spec(), model.controls());
+    const BoardState governed = model.governed();
     for (const GpuSpec& g : model.spec().gpus) {
       if (out.is_null() && (name->empty() || *name == g.devfreq_name))
         out = gpu_report(g, governed.gpus.at(g.devfreq_name));

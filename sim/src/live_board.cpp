@@ -81,10 +81,13 @@ void LiveBoard::restart_changed_monitors(const BoardState& before, const BoardSt
   }
 }
 
+void LiveBoard::catch_up() const { model_.advance_to(std::max(clock_(), model_.last_event_ns())); }
+
 BoardState LiveBoard::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  catch_up();
   const std::int64_t now = clock_();
-  BoardState state = governed_state(spec_, model_.controls());
+  BoardState state = model_.governed();
   std::size_t rail = 0;
   for (std::size_t i = 0; i < spec_.monitors.size(); ++i) {
     const PowerMonitorSpec& m = spec_.monitors[i];
@@ -100,8 +103,9 @@ BoardState LiveBoard::snapshot() const {
 
 Status LiveBoard::write(const Node& node, std::string_view text) {
   std::lock_guard<std::mutex> lock(mutex_);
+  catch_up();
   ModelControls controls = model_.controls();
-  controls.board = governed_state(spec_, controls);  // a store may copy the current frequency
+  controls.board = model_.governed();  // a store may copy the current frequency
   Status written = node.write(controls.board, text);
   if (!written) return written;
   return record(std::move(controls));
@@ -194,6 +198,7 @@ Status LiveBoard::check_range(std::int64_t t0_ns, std::int64_t t1_ns, std::int64
 
 Result<double> LiveBoard::energy_uj(std::string_view rail, std::int64_t t0_ns, std::int64_t t1_ns) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  catch_up();
   Result<std::vector<std::size_t>> rails = rails_named(rail);
   if (!rails) return rails.take_error();
   Status in_range = check_range(t0_ns, t1_ns, clock_());
@@ -205,6 +210,7 @@ Result<double> LiveBoard::energy_uj(std::string_view rail, std::int64_t t0_ns, s
 
 Result<double> LiveBoard::power_mw(std::string_view rail, std::int64_t t_ns) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  catch_up();
   Result<std::vector<std::size_t>> rails = rails_named(rail);
   if (!rails) return rails.take_error();
   Status in_range = check_range(t_ns, t_ns, clock_());
@@ -216,6 +222,7 @@ Result<double> LiveBoard::power_mw(std::string_view rail, std::int64_t t_ns) con
 
 void LiveBoard::inspect(const std::function<void(const PowerModel& model, std::int64_t now_ns)>& visit) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  catch_up();
   visit(model_, clock_());
 }
 

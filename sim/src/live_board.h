@@ -3,6 +3,9 @@
 // the run process and the control socket feed in. Every change is a model
 // event at the instant the clock gives when it happens.
 //
+// The model's dynamics (governors, heat) are run up to the clock's instant
+// by every call, so a reader sees the board as of now.
+//
 // Time: the Clock seam returns CLOCK_BOOTTIME in ns in the run process; tests
 // pass a fake. Instants queried must lie in the retained history (the last
 // `history_ns`, at least 10 s) and not in the future.
@@ -77,6 +80,7 @@ class LiveBoard {
  private:
   LiveBoard(BoardSpec spec, const LiveOptions& options, Clock clock, ModelControls controls);
   Status record(ModelControls controls);  // caller holds mutex_
+  void catch_up() const;                  // runs the model's dynamics up to now; caller holds mutex_
   void restart_changed_monitors(const BoardState& before, const BoardState& after, std::int64_t t_ns);
   Result<std::vector<std::size_t>> rails_named(std::string_view rail) const;
   Status check_range(std::int64_t t0_ns, std::int64_t t1_ns, std::int64_t now) const;
@@ -86,7 +90,7 @@ class LiveBoard {
   const std::int64_t started_ns_;
   const std::int64_t history_ns_;
   mutable std::mutex mutex_;
-  PowerModel model_;
+  mutable PowerModel model_;  // catch_up() advances its dynamics from const readers
   bool cpu_pinned_ = false;
   std::vector<std::vector<ConversionTiming>> timings_;  // per monitor, oldest first
   // Per monitor, per channel: the registers' running means as of the last

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "energysim/board_state.h"
+#include "governor.h"
+#include "thermal.h"
 
 namespace energy::sim {
 namespace {
@@ -56,12 +58,31 @@ class Sum {
   double compensation_ = 0;
 };
 
+bool same_levels(const std::vector<RailLevel>& a, const std::vector<RailLevel>& b) {
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    const double tolerance = 1e-9 * std::max(1.0, std::fabs(a[r].power_mw));
+    if (std::fabs(a[r].power_mw - b[r].power_mw) > tolerance || a[r].bus_mv != b[r].bus_mv) return false;
+    if (a[r].ripple != b[r].ripple) return false;
+  }
+  return a.size() == b.size();
+}
+
 }  // namespace
 
-PowerModel::PowerModel(BoardSpec spec, ModelControls controls, std::int64_t start_ns, const ModelOptions& options)
-    : spec_(std::move(spec)), topology_(build_topology(spec_)), controls_(std::move(controls)), origin_ns_(start_ns) {
+PowerModel::PowerModel(BoardSpec spec, ModelControls controls, std::int64_t start_ns, const ModelOptions& options,
+                       double ambient_offset_c)
+    : spec_(std::move(spec)),
+      topology_(build_topology(spec_)),
+      controls_(std::move(controls)),
+      origin_ns_(start_ns),
+      accounted_ns_(start_ns),
+      next_cpu_ns_(start_ns + kCpuSampleNs),
+      next_gpu_ns_(start_ns + kGpuSampleNs),
+      next_heat_ns_(start_ns + kThermalStepNs) {
   ripples_ = make_ripples(topology_.rails.size(), options);
-  segments_.push_back(Segment{start_ns, rail_levels(topology_, spec_, controls_)});
+  init_thermal(topology_, spec_, ambient_offset_c, dyn_);
+  sync_board();
+  segments_.push_back(Segment{start_ns, rail_levels(topology_, spec_, controls_, &dyn_)});
 }
 
 std::vector<std::int64_t> PowerModel::event_times() const {
@@ -75,14 +96,96 @@ Status PowerModel::update(std::int64_t t_ns, ModelControls controls) {
     return make_error(ErrorCode::kInvalid, "event at " + std::to_string(t_ns) + " ns precedes the latest event at " +
                                                std::to_string(last_event_ns()) + " ns");
   }
+  const std::uint32_t fan_before = controls_.board.fan_pwm;
+  advance_to(t_ns);
+  accumulate(t_ns);
+  if (controls.board.fan_pwm != fan_before) {
+    dyn_.fan_manual = true;
+    dyn_.fan_pwm = std::min(controls.board.fan_pwm, 255u);
+  }
   controls_ = std::move(controls);
-  std::vector<RailLevel> levels = rail_levels(topology_, spec_, controls_);
+  sync_board();
+  push_levels(t_ns, true);
+  return ok_status();
+}
+
+void PowerModel::advance_to(std::int64_t t_ns) {
+  while (true) {
+    const std::int64_t next = std::min({next_cpu_ns_, next_gpu_ns_, next_heat_ns_});
+    if (next > t_ns) return;
+    accumulate(next);
+    tick(next);
+    push_levels(std::max(next, last_event_ns()), false);
+  }
+}
+
+BoardState PowerModel::governed() const {
+  BoardState state = governed_state(spec_, controls_, &dyn_);
+  state.thermal_mc = zone_readings_mc(spec_, dyn_);
+  return state;
+}
+
+void PowerModel::accumulate(std::int64_t t_ns) {
+  if (t_ns <= accounted_ns_) return;
+  const double dt = static_cast<double>(t_ns - accounted_ns_);
+  cpu_busy_ns_ += dt * std::min(controls_.cpu_load_permille, 1000u) / 1000.0;
+  for (const auto& [name, gpu] : controls_.board.gpus)
+    gpu_busy_ns_[name] += dt * std::min(gpu.load_permille, 1000u) / 1000.0;
+  accounted_ns_ = t_ns;
+}
+
+void PowerModel::tick(std::int64_t t_ns) {
+  if (t_ns == next_cpu_ns_) {
+    cpu_governor_step(spec_, governed_state(spec_, controls_, &dyn_), cpu_busy_ns_ / kCpuSampleNs, dyn_);
+    cpu_busy_ns_ = 0;
+    next_cpu_ns_ += kCpuSampleNs;
+  }
+  if (t_ns == next_gpu_ns_) {
+    std::map<std::string, double> util;
+    for (const auto& [name, busy] : gpu_busy_ns_) util[name] = busy / kGpuSampleNs;
+    gpu_governor_step(spec_, governed_state(spec_, controls_, &dyn_), util, dyn_);
+    gpu_busy_ns_.clear();
+    next_gpu_ns_ += kGpuSampleNs;
+  }
+  if (t_ns == next_heat_ns_) {
+    heat_step(t_ns);
+    next_heat_ns_ += kThermalStepNs;
+  }
+}
+
+void PowerModel::heat_step(std::int64_t t_ns) {
+  std::vector<double> mean;
+  for (std::size_t r = 0; r < topology_.rails.size(); ++r)
+    mean.push_back(mean_level_mw(r, t_ns - kThermalStepNs, t_ns));
+  thermal_step(spec_, heat_input(topology_, mean), static_cast<double>(kThermalStepNs) / kNsPerS, dyn_);
+  apply_trips(spec_, governed_state(spec_, controls_, &dyn_), dyn_);
+  sync_board();
+}
+
+void PowerModel::sync_board() {
+  controls_.board.thermal_mc = zone_readings_mc(spec_, dyn_);
+  controls_.board.fan_pwm = dyn_.fan_pwm;
+}
+
+void PowerModel::push_levels(std::int64_t t_ns, bool always) {
+  std::vector<RailLevel> levels = rail_levels(topology_, spec_, controls_, &dyn_);
+  if (!always && same_levels(levels, segments_.back().levels)) return;
   if (t_ns == last_event_ns()) {
     segments_.back().levels = std::move(levels);
   } else {
     segments_.push_back(Segment{t_ns, std::move(levels)});
   }
-  return ok_status();
+}
+
+double PowerModel::mean_level_mw(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns) const {
+  Sum sum;
+  for (std::size_t s = segment_index(t0_ns); s < segments_.size(); ++s) {
+    const std::int64_t a = std::max(t0_ns, s == 0 ? t0_ns : segments_[s].start_ns);
+    const std::int64_t b = s + 1 < segments_.size() ? std::min(t1_ns, segments_[s + 1].start_ns) : t1_ns;
+    if (b > a) sum.add(segments_[s].levels[rail].power_mw * static_cast<double>(b - a));
+    if (b >= t1_ns) break;
+  }
+  return t1_ns > t0_ns ? sum.value() / static_cast<double>(t1_ns - t0_ns) : 0.0;
 }
 
 void PowerModel::forget_before(std::int64_t t_ns) {

@@ -13,6 +13,12 @@
 // any interval is a closed form summed over the segments it spans: energy
 // (uJ = mW x ms), charge (uC = mA x ms) and voltage-time (mV x ms).
 //
+// The board's own dynamics (dynamics.h: sampled governors, temperatures,
+// leakage, trip caps, fan) advance on fixed model-time grids from start_ns;
+// a grid instant whose decision changes any rail level is an event like any
+// other, so levels stay piecewise constant and the integrals exact.
+// advance_to() runs the grids up to an instant; update() does so first.
+//
 // The model never reads a clock; every call takes its instant. Times before
 // the first retained segment see that segment's levels (the board was at rest
 // before the simulator started; forget_before() drops old segments).
@@ -22,9 +28,12 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "dynamics.h"
 #include "energy/result.h"
 #include "energysim/board_spec.h"
 #include "model_power.h"
@@ -44,7 +53,9 @@ struct Ripple {
 
 class PowerModel {
  public:
-  PowerModel(BoardSpec spec, ModelControls controls, std::int64_t start_ns, const ModelOptions& options);
+  // ambient_offset_c: ambient above the reference's idle temperatures (a hot room), degC.
+  PowerModel(BoardSpec spec, ModelControls controls, std::int64_t start_ns, const ModelOptions& options,
+             double ambient_offset_c = 0.0);
 
   const BoardSpec& spec() const { return spec_; }
   const PowerTopology& topology() const { return topology_; }
@@ -55,7 +66,15 @@ class PowerModel {
   std::vector<std::int64_t> event_times() const;  // start of every retained segment
 
   // New controls from t_ns on; kInvalid if t_ns precedes the latest event.
+  // The dynamics own the temperatures and the fan: controls.board's
+  // thermal_mc is ignored, and a fan_pwm that differs from controls().board's
+  // is a write that holds the fan (its curve stops).
   Status update(std::int64_t t_ns, ModelControls controls);
+  // Runs the dynamics' grid instants <= t_ns (none before the latest event).
+  void advance_to(std::int64_t t_ns);
+  const DynamicState& dynamics() const { return dyn_; }
+  // What the files show: governed_state() with the dynamics, zone readings.
+  BoardState governed() const;
   // Drops the segments that end at or before t_ns (the last one is kept).
   void forget_before(std::int64_t t_ns);
 
@@ -84,6 +103,12 @@ class PowerModel {
   double integral(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns, Quantity q) const;
   double piece(std::size_t rail, const RailLevel& level, std::int64_t a_ns, std::int64_t b_ns, Quantity q) const;
   double phase(std::size_t rail, std::int64_t t_ns) const;
+  void accumulate(std::int64_t t_ns);  // busy time under controls_ up to t_ns
+  void tick(std::int64_t t_ns);        // the samples due at t_ns
+  void heat_step(std::int64_t t_ns);
+  void sync_board();  // controls_.board's temperatures and fan from dyn_
+  void push_levels(std::int64_t t_ns, bool always);
+  double mean_level_mw(std::size_t rail, std::int64_t t0_ns, std::int64_t t1_ns) const;  // without ripple
 
   BoardSpec spec_;
   PowerTopology topology_;
@@ -91,6 +116,13 @@ class PowerModel {
   std::int64_t origin_ns_ = 0;
   std::vector<Ripple> ripples_;
   std::deque<Segment> segments_;
+  DynamicState dyn_;
+  std::int64_t accounted_ns_ = 0;  // busy time is accumulated up to here
+  double cpu_busy_ns_ = 0;
+  std::map<std::string, double> gpu_busy_ns_;
+  std::int64_t next_cpu_ns_ = 0;
+  std::int64_t next_gpu_ns_ = 0;
+  std::int64_t next_heat_ns_ = 0;
 };
 
 }  // namespace energy::sim

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "thermal.h"  // leakage at temperature
+
 namespace energy::sim {
 namespace {
 
@@ -239,10 +241,12 @@ double drooped_mv(const RailModel& rail, double power_mw, double droop_mohm) {
 
 class LevelComputer {
  public:
-  LevelComputer(const PowerTopology& t, const BoardState& s, double cpu_load) : t_(t) {
+  LevelComputer(const PowerTopology& t, const BoardState& s, double cpu_load, const DynamicState* dyn) : t_(t) {
     const Activity a = activity(t, s, cpu_load);
     mem_activity_ = std::max(a.cpu, a.gpu);
     for (const Component& c : t.components) powers_.push_back(component_power(c, s, cpu_load, a));
+    if (dyn == nullptr) return;
+    for (std::size_t i = 0; i < powers_.size(); ++i) powers_[i] += component_leakage_mw(t.components[i], s, *dyn);
   }
 
   std::vector<double> rail_powers() const {
@@ -328,11 +332,11 @@ PowerTopology build_topology(const BoardSpec& spec) {
   return t;
 }
 
-std::vector<RailLevel> rail_levels(const PowerTopology& topology, const BoardSpec& spec,
-                                   const ModelControls& controls) {
-  const BoardState governed = governed_state(spec, controls);
+std::vector<RailLevel> rail_levels(const PowerTopology& topology, const BoardSpec& spec, const ModelControls& controls,
+                                   const DynamicState* dyn) {
+  const BoardState governed = governed_state(spec, controls, dyn);
   const double cpu_load = std::min(controls.cpu_load_permille, 1000u) / kPermille;
-  const std::vector<double> powers = LevelComputer(topology, governed, cpu_load).rail_powers();
+  const std::vector<double> powers = LevelComputer(topology, governed, cpu_load, dyn).rail_powers();
   std::vector<RailLevel> levels;
   for (std::size_t r = 0; r < topology.rails.size(); ++r) {
     const RailModel& rail = topology.rails[r];

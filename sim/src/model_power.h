@@ -38,6 +38,8 @@
 
 namespace energy::sim {
 
+struct DynamicState;  // dynamics.h: sampled governor picks, trip caps, temperatures
+
 // What drives the model: the board's settings as written through its files,
 // the CPU load (fed from the host or pinned) and constant rail overrides.
 struct ModelControls {
@@ -52,7 +54,9 @@ struct ModelControls {
 // frequency >= min + load x (max - min), clamped to [min, max]. A GPU that is
 // rail-gated at idle (spec.idle_gated) with railgate_enable 1 and load 0 is
 // at 0 Hz.
-BoardState governed_state(const BoardSpec& spec, const ModelControls& controls);
+// With `dyn` (PowerModel's dynamics), a sampled governor's pick replaces the
+// load rule, trip caps lower max (and min), and fan_pwm is the dynamics'.
+BoardState governed_state(const BoardSpec& spec, const ModelControls& controls, const DynamicState* dyn = nullptr);
 
 struct Component {
   ComponentKind kind = ComponentKind::kSoc;
@@ -97,8 +101,10 @@ struct RailLevel {
   bool ripple = true;  // false for overrides and disabled channels
 };
 
-// Per rail, parallel to topology.rails.
-std::vector<RailLevel> rail_levels(const PowerTopology& topology, const BoardSpec& spec, const ModelControls& controls);
+// Per rail, parallel to topology.rails. With `dyn`, clocks as governed_state()
+// gives them and each CPU/GPU component's leakage at its temperature (thermal.h).
+std::vector<RailLevel> rail_levels(const PowerTopology& topology, const BoardSpec& spec, const ModelControls& controls,
+                                   const DynamicState* dyn = nullptr);
 
 // (f / f_max) x (V(f) / V_max)^2: the dynamic power's share at frequency f.
 double dvfs_factor(double f, double f_min, double f_max);

@@ -1,4 +1,6 @@
 // Thermal zones, identification and fan.
+#include <cstdlib>
+
 #include "assumptions.h"
 #include "resolve.h"
 
@@ -38,6 +40,24 @@ std::int32_t idle_elsewhere(ResolveContext& ctx, const std::vector<const Generat
   return assumed::kIdleMc;
 }
 
+// trips_C: ascending numbers in degC (strings are rejected by name).
+std::vector<double> parse_trips(ResolveContext& ctx, const YAML::Node& zone, const std::string& type) {
+  YamlReader& r = ctx.reader();
+  std::vector<double> out;
+  for (const YAML::Node& item : r.items(zone, "trips_C")) {
+    const std::optional<std::string> text = r.value_text(item, "trips_C");
+    char* end = nullptr;
+    const double value = text ? std::strtod(text->c_str(), &end) : 0.0;
+    if (!text || end == text->c_str() || *end != '\0' || (!out.empty() && value < out.back())) {
+      r.fail(ErrorCode::kParse,
+             "zone " + type + ": trips_C: '" + text.value_or("?") + "' is not a number in degC, ascending");
+      return {};
+    }
+    out.push_back(value);
+  }
+  return out;
+}
+
 ThermalZoneSpec parse_zone(ResolveContext& ctx, const YAML::Node& node,
                            const std::vector<const GenerationNode*>& sources) {
   YamlReader& r = ctx.reader();
@@ -47,6 +67,7 @@ ThermalZoneSpec parse_zone(ResolveContext& ctx, const YAML::Node& node,
   if (zone.type.empty()) r.fail(ErrorCode::kParse, "a zone has no 'type'");
   const std::optional<std::int32_t> idle = r.integer<std::int32_t>(node, "idle_mC");
   zone.idle_mc = idle ? *idle : idle_elsewhere(ctx, sources, zone.type);
+  zone.trips_c = parse_trips(ctx, node, zone.type);
   return zone;
 }
 

@@ -162,8 +162,10 @@ TEST_F(LiveOrin, ResidencyShowsBothGpuFrequenciesWithTheSharesOfTheRunTheyHeld) 
     EXPECT_GE((*c)["known_share"].get<double>(), 0.75) << c->dump();  // 1 unless polls were held up
   }
 
-  // Temperatures: exactly the simulator's (its zones hold their idle values);
-  // the gated zones (-256 C) have no range and say so.
+  // Temperatures: the simulator's, which only rise under the constant load
+  // (sim/README.md "Heat and governors"): the run's range ends at or below
+  // the reading taken after it, within the ~2 s of warming; the gated zones
+  // (-256 C) have no range and say so.
   auto sim_zones = zones();
   ASSERT_EQ(rep["thermal"].size(), sim_zones.size()) << rep["thermal"].dump(1);
   for (const auto& [type, temp] : sim_zones) {
@@ -176,8 +178,9 @@ TEST_F(LiveOrin, ResidencyShowsBothGpuFrequenciesWithTheSharesOfTheRunTheyHeld) 
       continue;
     }
     double c = std::stod(temp) / 1000.0;
-    EXPECT_DOUBLE_EQ((*z)["min_c"].get<double>(), c) << type;
-    EXPECT_DOUBLE_EQ((*z)["max_c"].get<double>(), c) << type;
+    EXPECT_LE((*z)["min_c"].get<double>(), (*z)["max_c"].get<double>()) << type;
+    EXPECT_LE((*z)["max_c"].get<double>(), c + 1e-9) << type;
+    EXPECT_GE((*z)["min_c"].get<double>(), c - 5.0) << type;
     EXPECT_DOUBLE_EQ((*z)["known_share"].get<double>(), 1.0) << type;
   }
   EXPECT_EQ(start["id"], rep["run"]["id"]);

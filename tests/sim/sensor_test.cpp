@@ -183,7 +183,8 @@ TEST(Sensor, TheRunningMeanKeepsTheSumOfItsInputs) {
                          memo);
   };
   const std::int64_t first = 10;
-  const std::int64_t last = 300;  // across the load step at 500 ms (cycle 75)
+  const std::int64_t last = 300;                              // across the load step at 500 ms (cycle 75)
+  model.advance_to(t.origin_ns + (last + 2) * t.cycle_ns());  // the governors follow the step
   const double y0 = y(first);
   double sum_x = 0;
   double sum_y = 0;

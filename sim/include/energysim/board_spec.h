@@ -98,6 +98,7 @@ struct ThermalZoneSpec {
   std::optional<int> index;  // thermal_zone{index} when the reference observed it
   std::string type;
   std::int32_t idle_mc = 0;
+  std::vector<double> trips_c;  // trip points in degC, ascending, when the reference gives them
 };
 
 struct IdentitySpec {
