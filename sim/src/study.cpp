@@ -133,6 +133,17 @@ ClockPolicy fixed_clocks(StudyClocks clocks) {
   return [clocks](const Phase&) { return clocks; };
 }
 
+ClockPolicy default_governors(const BoardSpec& spec) {
+  const std::size_t cpus = std::max<std::size_t>(1, spec.cpu.all_cpus().size());
+  return [spec, cpus](const Phase& phase) {
+    ModelControls c{idle_state(spec), busy_permille(phase.busy_threads, cpus), {}};
+    const std::string& gpu = spec.gpus.front().devfreq_name;
+    c.board.gpus.at(gpu).load_permille = phase.gpu_permille;
+    const BoardState governed = governed_state(spec, c);
+    return StudyClocks{governed.policies.begin()->second.cur_khz, governed.gpus.at(gpu).cur_hz};
+  };
+}
+
 Result<StudyResult> evaluate_study(const BoardSpec& spec, const WorkloadMix& mix, std::int64_t batch,
                                    const ClockPolicy& clocks) {
   if (batch < 1) return make_error(ErrorCode::kInvalid, "batch " + std::to_string(batch) + " is not >= 1");

@@ -92,6 +92,11 @@ std::uint32_t busy_permille(std::uint32_t threads, std::size_t cpu_count);
 // policy (the DVFS comparison) may choose by the phase's loads.
 using ClockPolicy = std::function<StudyClocks(const Phase& phase)>;
 ClockPolicy fixed_clocks(StudyClocks clocks);
+// The clocks the board's governors pick (governed_state(), model_power.h)
+// for the phase's loads, starting from the idle board's limits: what the
+// live board runs a phase at under its default governors. The first CPU
+// policy and the first GPU.
+ClockPolicy default_governors(const BoardSpec& spec);
 
 struct StudyResult {
   double time_per_item_ms = 0;

@@ -258,5 +258,18 @@ TEST(Study, BatchPhasesScaleWithItemsButNotTheFixedCost) {
   EXPECT_FALSE(phase_duration_ns(ten[2], {1000000, 0}, StudyCalibration{}));
 }
 
+// Under the default governors a GPU phase runs at the top of the table and
+// a CPU-only phase leaves the GPU at its lowest ungated step.
+TEST(Study, DefaultGovernorsFollowThePhaseLoads) {
+  const BoardSpec spec = test::board(kNano.id, kNano.l4t);
+  const ClockPolicy governors = default_governors(spec);
+  const std::vector<Phase> phases = batch_phases(*preset_mix("cpu-heavy"), 4, study_calibration_for(spec.id));
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(governors(phases[2]).gpu_hz, spec.gpus.front().available_hz.back());
+  EXPECT_LT(governors(phases[0]).gpu_hz, spec.gpus.front().available_hz.back());
+  EXPECT_GT(governors(phases[0]).cpu_khz, governors(phases[2]).cpu_khz);  // 4 threads against 1
+  EXPECT_TRUE(evaluate_study(spec, *preset_mix("cpu-heavy"), 4, governors));
+}
+
 }  // namespace
 }  // namespace energy::sim
