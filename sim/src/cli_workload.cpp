@@ -25,7 +25,7 @@ constexpr const char* kWorkloadHelp =
     "HOST_THREADS busy). Each phase sets the simulated loads through the control socket and\n"
     "asks the board's effective clocks first, so it follows max_freq and the governors. A mix\n"
     "with a CPU part pins the simulated CPU load (busy threads) while it runs, instead of the\n"
-    "host's load, and gives the load back to the host at the end. Mixes are in Jetson Nano\n"
+    "host's load, and puts the load source back as it was (host or pinned) at the end. Mixes are in Jetson Nano\n"
     "units; the board's speed factors scale them (sim/README.md, \"Study workloads\").\n"
     "Prints one line: items done, elapsed time, mean GPU MHz, the exact energy of the board's\n"
     "total rails over the run (the simulator's ground truth), and the batch size.\n\n"
@@ -188,10 +188,18 @@ struct Progress {
   double gpu_hz_sum = 0;  // per item
 };
 
-// What a run needs besides its parameters: the board's study speeds.
+// The simulated CPU load before the run: pinned at a value, or the host's.
+struct CpuLoadSource {
+  bool pinned = false;
+  std::uint32_t permille = 0;
+};
+
+// What a run needs besides its parameters: the board's study speeds and the
+// CPU load to give back at the end.
 struct RunContext {
   const WorkloadParams& params;
   StudyCalibration calibration;
+  CpuLoadSource cpu_before;
 };
 
 nlohmann::json gpu_args(const WorkloadParams& params, std::uint32_t permille) {
@@ -234,11 +242,17 @@ Result<std::uint32_t> cpu_khz(ControlClient& client) {
   return (*policies)[0]["cur_khz"].get<std::uint32_t>();
 }
 
-Result<StudyCalibration> board_calibration(ControlClient& client) {
-  Result<nlohmann::json> board = field(client, "status", nlohmann::json::object(), "board");
-  if (!board) return board.take_error();
-  if (!board->is_string()) return make_error(ErrorCode::kProtocol, "status: board is not a string");
-  return study_calibration_for(board->get<std::string>());
+// The board's study speeds and its CPU load source, from `status`.
+Result<RunContext> run_context(ControlClient& client, const WorkloadParams& params) {
+  Result<nlohmann::json> status = client.call("status");
+  if (!status) return status.take_error();
+  const nlohmann::json& s = *status;
+  if (!s.contains("board") || !s["board"].is_string() || !s.contains("cpu_load_pinned") ||
+      !s["cpu_load_pinned"].is_boolean() || !s.contains("cpu_load_permille") ||
+      !s["cpu_load_permille"].is_number_unsigned())
+    return make_error(ErrorCode::kProtocol, "status: no board, cpu_load_pinned or cpu_load_permille");
+  const CpuLoadSource before{s["cpu_load_pinned"].get<bool>(), s["cpu_load_permille"].get<std::uint32_t>()};
+  return RunContext{params, study_calibration_for(s["board"].get<std::string>()), before};
 }
 
 // Sets the phase's loads; the CPU load only for a mix with a CPU part.
@@ -314,12 +328,14 @@ Status run_steps(ControlClient& client, const RunContext& run, Progress& progres
   return ok_status();
 }
 
-// GPU load 0 and, for a mix with a CPU part, the CPU load back to the host.
-Status reset_loads(ControlClient& client, const WorkloadParams& params) {
-  Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(params, 0));
+// GPU load 0 and, for a mix with a CPU part, the CPU load as it was before.
+Status reset_loads(ControlClient& client, const RunContext& run) {
+  Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(run.params, 0));
   if (!gpu) return gpu.take_error();
-  if (!mix_uses_cpu(params.mix)) return ok_status();
-  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"permille", "host"}});
+  if (!mix_uses_cpu(run.params.mix)) return ok_status();
+  const nlohmann::json before =
+      run.cpu_before.pinned ? nlohmann::json(run.cpu_before.permille) : nlohmann::json("host");
+  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"permille", before}});
   if (!cpu) return cpu.take_error();
   return ok_status();
 }
@@ -344,13 +360,13 @@ double total_energy_uj(ControlClient& client, std::int64_t start_ns, std::int64_
 int run_against(const CliContext& cli, ControlClient& client, const WorkloadParams& params) {
   const StopSignals signals;
   g_stop = false;
-  Result<StudyCalibration> calibration = board_calibration(client);
-  if (!calibration) return cli.failure("workload", calibration.error());
+  Result<RunContext> run = run_context(client, params);
+  if (!run) return cli.failure("workload", run.error());
   Result<std::int64_t> start = now_ns(client);
   if (!start) return cli.failure("workload", start.error());
   Progress progress;
-  Status ran = run_steps(client, RunContext{params, *calibration}, progress);
-  Status reset = reset_loads(client, params);
+  Status ran = run_steps(client, *run, progress);
+  Status reset = reset_loads(client, *run);
   Result<std::int64_t> end = now_ns(client);
   if (!ran) return cli.failure("workload", ran.error());
   if (!reset) return cli.failure("workload", reset.error());

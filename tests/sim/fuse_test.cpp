@@ -215,7 +215,7 @@ double total_energy_uj(const std::string& output) {
 }
 
 // A study mix with a CPU part drives the simulated CPU load (not the host's),
-// gives it back at the end, and draws what the evaluator predicts for the
+// puts the pinned load back at the end, and draws what the evaluator predicts for the
 // default governors (within 15 %: control calls and sleeps take real time).
 TEST_F(FuseTest, AStudyWorkloadDrawsWhatTheEvaluatorPredicts) {
   start("jetson-orin-nano", 36);
@@ -224,6 +224,19 @@ TEST_F(FuseTest, AStudyWorkloadDrawsWhatTheEvaluatorPredicts) {
                                                   std::chrono::seconds(30));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("units=8 "), std::string::npos) << r.out;
+  EXPECT_EQ(sim_->ctl("status").at("cpu_load_permille"), 0);  // LiveSim pins 0
+  ASSERT_TRUE(sim_->ctl("set_cpu_load", {{"permille", 250}}).at("ok").get<bool>());
+  const test::CommandResult again = test::run_command(
+      {ENERGYD_SIM_BIN, "workload", "--control", sim_->control(), "--preset", "cpu-heavy", "--items", "1"},
+      std::chrono::seconds(30));
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_EQ(sim_->ctl("status").at("cpu_load_permille"), 250);
+  EXPECT_TRUE(sim_->ctl("status").at("cpu_load_pinned").get<bool>());
+  ASSERT_TRUE(sim_->ctl("set_cpu_load").at("ok").get<bool>());  // the host's
+  const test::CommandResult host = test::run_command(
+      {ENERGYD_SIM_BIN, "workload", "--control", sim_->control(), "--preset", "cpu-heavy", "--items", "1"},
+      std::chrono::seconds(30));
+  ASSERT_EQ(host.code, 0) << host.out;
   EXPECT_FALSE(sim_->ctl("status").at("cpu_load_pinned").get<bool>());
   const BoardSpec spec = test::board("jetson-orin-nano", 36);
   const StudyResult predicted = *evaluate_study(spec, *preset_mix("cpu-heavy"), 4, default_governors(spec));
