@@ -5,7 +5,7 @@
 //                (the model has no EMC clock, so this part is fixed)
 //   CPU work     cpu_megacycles x 1e6 cycles over cpu_threads threads,
 //                time = cycles / (threads x f_cpu x cpu_throughput)
-// and every batch adds batch_fixed_us / memory_speed of launch and copies.
+// and every batch adds batch_fixed_us / batch_speed of launch and copies.
 // The throughput and speed factors are per board (StudyCalibration); a mix
 // is written in Jetson Nano units.
 //

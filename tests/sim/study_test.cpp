@@ -271,5 +271,21 @@ TEST(Study, DefaultGovernorsFollowThePhaseLoads) {
   EXPECT_TRUE(evaluate_study(spec, *preset_mix("cpu-heavy"), 4, governors));
 }
 
+// memory-bound gains less from the GPU clock than gpu-bound (relative to its
+// latency at the top); cpu-heavy gains more from the CPU clock.
+TEST(Study, PresetsHaveTheirShapes) {
+  const BoardSpec spec = test::board(kNano.id, kNano.l4t);
+  const auto gpu_gain = [&spec](const char* preset) {
+    const std::vector<StudyResult> sweep = gpu_sweep(spec, preset, 16, 1479000);
+    return latency_span_ms(sweep) / sweep.back().time_per_item_ms;
+  };
+  const auto cpu_gain = [&spec](const char* preset) {
+    const std::vector<StudyResult> sweep = cpu_sweep(spec, preset, 16, 921600000);
+    return latency_span_ms(sweep) / sweep.back().time_per_item_ms;
+  };
+  EXPECT_LT(gpu_gain("memory-bound"), 0.5 * gpu_gain("gpu-bound"));
+  EXPECT_GT(cpu_gain("cpu-heavy"), 2 * cpu_gain("gpu-bound"));
+}
+
 }  // namespace
 }  // namespace energy::sim
