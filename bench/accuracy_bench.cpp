@@ -29,6 +29,10 @@
 //   bursty-sim    `energyd-sim workload --pattern bursty`: bursts of 4 units
 //                 (about 42 ms) and 50 ms pauses, a period of 92-100 ms that
 //                 is almost the sampling period
+//   study         `energyd-sim workload --preset cpu-heavy --batch 4`: per
+//                 batch 4 threads of CPU pre-processing (about 27 ms), 100 ms
+//                 of launch and copies, about 27 ms of GPU work; the CPU load
+//                 steps with the phases too
 //   bursty-10ms   `bursty` with energyd sampling every 10 ms
 //   bursty-snapshots  `bursty` with `sensor_averaging: keep`: the chips stay at
 //                 the driver's 1-sample default, each reading a 1.1 ms
@@ -74,7 +78,7 @@ using std::chrono::milliseconds;
 
 namespace {
 
-enum class Load { kConstant, kStep, kBursty, kBurstySim };
+enum class Load { kConstant, kStep, kBursty, kBurstySim, kStudy };
 
 struct Case {
   std::string name;
@@ -91,7 +95,8 @@ std::vector<Case> all_cases() {
           {"bursty", Load::kBursty, 100, 20, 10, 2, 3},
           {"bursty-sim", Load::kBurstySim, 100, 40, 10, 2, 4},
           {"bursty-10ms", Load::kBursty, 10, 20, 5, 1, 5},
-          {"bursty-snapshots", Load::kBursty, 100, 20, 10, 2, 3, true}};
+          {"bursty-snapshots", Load::kBursty, 100, 20, 10, 2, 3, true},
+          {"study", Load::kStudy, 100, 20, 10, 2, 6}};
 }
 
 // ---- a live board with energyd on it ------------------------------------------
@@ -142,11 +147,13 @@ class Board {
 class LoadDriver {
  public:
   LoadDriver(const Board& board, const Case& c) : board_(board) {
-    if (c.load == Load::kBurstySim) {
-      workload_ =
-          std::make_unique<ChildProcess>(std::vector<std::string>{ENERGYD_SIM_BIN, "workload", "--control", board.ctl(),
-                                                                  "--units", "1000000", "--pattern", "bursty"},
-                                         board.dir() + "/workload.log");
+    if (c.load == Load::kBurstySim || c.load == Load::kStudy) {
+      std::vector<std::string> argv = {ENERGYD_SIM_BIN, "workload", "--control", board.ctl(), "--units", "1000000"};
+      const std::vector<std::string> load = c.load == Load::kStudy
+                                                ? std::vector<std::string>{"--preset", "cpu-heavy", "--batch", "4"}
+                                                : std::vector<std::string>{"--pattern", "bursty"};
+      argv.insert(argv.end(), load.begin(), load.end());
+      workload_ = std::make_unique<ChildProcess>(argv, board.dir() + "/workload.log");
       return;
     }
     thread_ = std::thread([this, c] { drive(c); });

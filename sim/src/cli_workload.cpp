@@ -1,5 +1,5 @@
-// `energyd-sim workload`: runs the synthetic GPU workload (workload.h) in real
-// time against a running simulator, through its control socket.
+// `energyd-sim workload`: runs the synthetic workload (workload.h, study.h) in
+// real time against a running simulator, through its control socket.
 #include <signal.h>
 #include <time.h>
 
@@ -16,20 +16,34 @@ namespace energy::sim {
 namespace {
 
 constexpr const char* kWorkloadHelp =
-    "Usage: energyd-sim workload --control SOCKET --units N [options]\n\n"
-    "Runs N units of synthetic inference work on the simulated GPU, in real time. A unit\n"
-    "takes MEGACYCLES x 1e6 / f_gpu (f_gpu: the GPU's effective frequency, asked from the\n"
-    "simulator before each unit, so it follows max_freq and the governor) plus MEMORY_US\n"
-    "of memory-bound time; the GPU load is 1000 per-mille while a unit runs and 0 between.\n"
-    "Prints one line: units done, elapsed time, mean GPU MHz and the exact energy of the\n"
-    "board's total rails over the run (from the simulator's ground truth).\n\n"
-    "  --control SOCKET     the simulator's control socket\n"
-    "  --units N            how many units (1..1000000)\n"
-    "  --pattern P          constant (back to back, default), step (300 ms idle, all\n"
-    "                       units, 300 ms idle) or bursty (bursts of 4 units, 50 ms gaps)\n"
-    "  --gpu NAME           devfreq name of the GPU (default: the board's first)\n"
-    "  --megacycles X       GPU megacycles per unit (4)\n"
-    "  --memory-us N        memory-bound microseconds per unit (4000)\n";
+    "Usage: energyd-sim workload --control SOCKET --items N [options]\n\n"
+    "Runs N items (inferences) of synthetic work on the simulated board, in real time, in\n"
+    "batches. An item costs GPU megacycles (time cycles / f_gpu), memory-bound time on the\n"
+    "GPU, and CPU megacycles on a number of threads (time cycles / (threads x f_cpu)); a\n"
+    "batch adds a fixed launch-and-copy time. A batch runs as phases: CPU pre-processing\n"
+    "(CPU_THREADS busy), launch and copies (1 thread busy, GPU busy), GPU (GPU load 1000,\n"
+    "HOST_THREADS busy). Each phase sets the simulated loads through the control socket and\n"
+    "asks the board's effective clocks first, so it follows max_freq and the governors. A mix\n"
+    "with a CPU part pins the simulated CPU load (busy threads) while it runs, instead of the\n"
+    "host's load, and puts the load source back as it was (host or pinned) at the end. Mixes are in Jetson Nano\n"
+    "units; the board's speed factors scale them (sim/README.md, \"Study workloads\").\n"
+    "Prints one line: items done, elapsed time, mean GPU MHz, the exact energy of the board's\n"
+    "total rails over the run (the simulator's ground truth), and the batch size.\n\n"
+    "  --control SOCKET       the simulator's control socket\n"
+    "  --items N              how many items (1..1000000); --units N is the same\n"
+    "  --preset P             gpu-bound, memory-bound or cpu-heavy (default: the plain GPU\n"
+    "                         mix: 4 megacycles and 4000 us of memory per item, no CPU part)\n"
+    "  --batch N              items per batch (1..4096, default 1)\n"
+    "  --pattern P            constant (back to back, default), step (300 ms idle, all\n"
+    "                         items, 300 ms idle) or bursty (bursts of 4 items, 50 ms gaps)\n"
+    "  --gpu NAME             devfreq name of the GPU (default: the board's first)\n"
+    "Parts of the mix (each overrides the preset's value):\n"
+    "  --gpu-megacycles X     GPU megacycles per item (--megacycles X is the same)\n"
+    "  --memory-us X          memory-bound microseconds per item\n"
+    "  --cpu-megacycles X     CPU megacycles per item (pre-processing)\n"
+    "  --cpu-threads N        threads the pre-processing runs on (1..64)\n"
+    "  --host-threads N       CPU threads busy while the GPU works (0..64)\n"
+    "  --batch-fixed-us X     launch and copy microseconds per batch\n";
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop = true; }
@@ -60,52 +74,110 @@ struct WorkloadRequest {
   WorkloadParams params;
 };
 
-Result<double> parse_positive_double(const std::string& text, const char* option) {
+// A number in [min, max]; the message names the option.
+Result<double> parse_number(const std::string& text, const char* option, double min, double max) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(value > 0) || value > 1e6) {
-    return make_error(ErrorCode::kInvalid, std::string(option) + " must be a positive number");
+  if (text.empty() || end != text.c_str() + text.size() || !(value >= min && value <= max)) {
+    return make_error(ErrorCode::kInvalid, std::string(option) + " must be a number in " + std::to_string(min) + ".." +
+                                               std::to_string(max) + ", not '" + text + "'");
   }
   return value;
 }
 
-Status fill_numbers(const std::optional<std::string>& units, const std::optional<std::string>& megacycles,
-                    const std::optional<std::string>& memory_us, WorkloadParams& params) {
-  Result<std::int64_t> n = parse_integer(*units, "--units");
-  if (!n || *n < 1 || *n > 1000000) return make_error(ErrorCode::kInvalid, "--units must be 1..1000000");
+Result<std::int64_t> parse_count(const std::optional<std::string>& text, const char* option, std::int64_t min,
+                                 std::int64_t max, std::int64_t fallback) {
+  if (!text) return fallback;
+  Result<std::int64_t> n = parse_integer(*text, option);
+  if (!n || *n < min || *n > max)
+    return make_error(ErrorCode::kInvalid, std::string(option) + " must be an integer in " + std::to_string(min) +
+                                               ".." + std::to_string(max) + ", not '" + *text + "'");
+  return *n;
+}
+
+// The mix options, by name; each overrides the preset's value when given.
+struct MixOptions {
+  std::optional<std::string> preset, gpu_megacycles, megacycles, memory_us, cpu_megacycles, cpu_threads, host_threads,
+      batch_fixed_us;
+};
+
+Status apply_double(const std::optional<std::string>& text, const char* option, double max, double& field) {
+  if (!text) return ok_status();
+  Result<double> value = parse_number(*text, option, 0, max);
+  if (!value) return value.take_error();
+  field = *value;
+  return ok_status();
+}
+
+Status apply_threads(const std::optional<std::string>& text, const char* option, std::int64_t min,
+                     std::uint32_t& field) {
+  Result<std::int64_t> n = parse_count(text, option, min, 64, field);
+  if (!n) return n.take_error();
+  field = static_cast<std::uint32_t>(*n);
+  return ok_status();
+}
+
+Result<WorkloadMix> build_mix(const MixOptions& o) {
+  WorkloadMix mix;
+  if (o.preset) {
+    Result<WorkloadMix> preset = preset_mix(*o.preset);
+    if (!preset) return preset.take_error();
+    mix = *preset;
+  }
+  const std::optional<std::string>& gpu = o.gpu_megacycles ? o.gpu_megacycles : o.megacycles;
+  for (Status s : {apply_double(gpu, "--gpu-megacycles", 1e6, mix.gpu_megacycles),
+                   apply_double(o.memory_us, "--memory-us", 1e7, mix.memory_us),
+                   apply_double(o.cpu_megacycles, "--cpu-megacycles", 1e6, mix.cpu_megacycles),
+                   apply_double(o.batch_fixed_us, "--batch-fixed-us", 1e7, mix.batch_fixed_us),
+                   apply_threads(o.cpu_threads, "--cpu-threads", 1, mix.cpu_threads),
+                   apply_threads(o.host_threads, "--host-threads", 0, mix.host_threads)}) {
+    if (!s) return s.take_error();
+  }
+  if (mix.gpu_megacycles <= 0 && mix.memory_us <= 0 && mix.cpu_megacycles <= 0)
+    return make_error(ErrorCode::kInvalid,
+                      "the mix has no work: give --gpu-megacycles, --memory-us or --cpu-megacycles");
+  return mix;
+}
+
+Status fill_counts(const std::optional<std::string>& items, const char* items_option,
+                   const std::optional<std::string>& batch, WorkloadParams& params) {
+  Result<std::int64_t> n = parse_count(items, items_option, 1, 1000000, 0);
+  if (!n) return n.take_error();
+  Result<std::int64_t> b = parse_count(batch, "--batch", 1, 4096, 1);
+  if (!b) return b.take_error();
   params.units = *n;
-  if (megacycles) {
-    Result<double> value = parse_positive_double(*megacycles, "--megacycles");
-    if (!value) return value.take_error();
-    params.gpu_megacycles_per_unit = *value;
-  }
-  if (memory_us) {
-    Result<std::int64_t> value = parse_integer(*memory_us, "--memory-us");
-    if (!value || *value < 0 || *value > 10000000)
-      return make_error(ErrorCode::kInvalid, "--memory-us must be 0..10000000");
-    params.memory_us_per_unit = *value;
-  }
+  params.batch = *b;
   return ok_status();
 }
 
 Result<WorkloadRequest> parse_workload(const std::vector<std::string>& args) {
-  std::optional<std::string> control, units, pattern, gpu, megacycles, memory_us;
+  std::optional<std::string> control, items, units, batch, pattern, gpu;
+  MixOptions mix;
   ArgParser parser;
   for (const auto& [name, value] :
-       {std::pair{"--control", &control}, std::pair{"--units", &units}, std::pair{"--pattern", &pattern},
-        std::pair{"--gpu", &gpu}, std::pair{"--megacycles", &megacycles}, std::pair{"--memory-us", &memory_us}}) {
+       {std::pair{"--control", &control}, std::pair{"--items", &items}, std::pair{"--units", &units},
+        std::pair{"--batch", &batch}, std::pair{"--pattern", &pattern}, std::pair{"--gpu", &gpu},
+        std::pair{"--preset", &mix.preset}, std::pair{"--gpu-megacycles", &mix.gpu_megacycles},
+        std::pair{"--megacycles", &mix.megacycles}, std::pair{"--memory-us", &mix.memory_us},
+        std::pair{"--cpu-megacycles", &mix.cpu_megacycles}, std::pair{"--cpu-threads", &mix.cpu_threads},
+        std::pair{"--host-threads", &mix.host_threads}, std::pair{"--batch-fixed-us", &mix.batch_fixed_us}}) {
     parser.option(name, value);
   }
   Status parsed = parser.parse(args);
   if (!parsed) return parsed.take_error();
-  if (!control || !units) return make_error(ErrorCode::kInvalid, "options '--control' and '--units' are required");
+  const char* items_option = items ? "--items" : "--units";
+  if (!items) items = units;
+  if (!control || !items) return make_error(ErrorCode::kInvalid, "options '--control' and '--items' are required");
   WorkloadRequest request{*control, {}};
   Result<WorkloadPattern> p = parse_pattern(pattern.value_or("constant"));
   if (!p) return p.take_error();
   request.params.pattern = *p;
   request.params.gpu = gpu.value_or("");
-  Status numbers = fill_numbers(units, megacycles, memory_us, request.params);
-  if (!numbers) return numbers.take_error();
+  Result<WorkloadMix> built = build_mix(mix);
+  if (!built) return built.take_error();
+  request.params.mix = *built;
+  Status counts = fill_counts(items, items_option, batch, request.params);
+  if (!counts) return counts.take_error();
   return request;
 }
 
@@ -113,7 +185,21 @@ Result<WorkloadRequest> parse_workload(const std::vector<std::string>& args) {
 
 struct Progress {
   std::int64_t units_done = 0;
-  double gpu_hz_sum = 0;
+  double gpu_hz_sum = 0;  // per item
+};
+
+// The simulated CPU load before the run: pinned at a value, or the host's.
+struct CpuLoadSource {
+  bool pinned = false;
+  std::uint32_t permille = 0;
+};
+
+// What a run needs besides its parameters: the board's study speeds and the
+// CPU load to give back at the end.
+struct RunContext {
+  const WorkloadParams& params;
+  StudyCalibration calibration;
+  CpuLoadSource cpu_before;
 };
 
 nlohmann::json gpu_args(const WorkloadParams& params, std::uint32_t permille) {
@@ -122,64 +208,145 @@ nlohmann::json gpu_args(const WorkloadParams& params, std::uint32_t permille) {
   return args;
 }
 
-Result<std::int64_t> now_ns(ControlClient& client) {
-  Result<nlohmann::json> reply = client.call("now");
+Result<nlohmann::json> field(ControlClient& client, const char* cmd, const nlohmann::json& args, const char* key) {
+  Result<nlohmann::json> reply = client.call(cmd, args);
   if (!reply) return reply.take_error();
-  const auto it = reply->find("now_ns");
-  if (it == reply->end() || !it->is_number_integer()) return make_error(ErrorCode::kProtocol, "now: no now_ns");
-  return it->get<std::int64_t>();
+  const auto it = reply->find(key);
+  if (it == reply->end()) return make_error(ErrorCode::kProtocol, std::string(cmd) + ": no " + key);
+  return *it;
+}
+
+Result<std::int64_t> now_ns(ControlClient& client) {
+  Result<nlohmann::json> now = field(client, "now", nlohmann::json::object(), "now_ns");
+  if (!now) return now.take_error();
+  if (!now->is_number_integer()) return make_error(ErrorCode::kProtocol, "now: now_ns is not an integer");
+  return now->get<std::int64_t>();
 }
 
 Result<std::uint64_t> gpu_hz(ControlClient& client, const WorkloadParams& params) {
   nlohmann::json args = nlohmann::json::object();
   if (!params.gpu.empty()) args["gpu"] = params.gpu;
-  Result<nlohmann::json> reply = client.call("gpu", args);
-  if (!reply) return reply.take_error();
-  const auto it = reply->find("cur_hz");
-  if (it == reply->end() || !it->is_number_unsigned()) return make_error(ErrorCode::kProtocol, "gpu: no cur_hz");
-  return it->get<std::uint64_t>();
+  Result<nlohmann::json> hz = field(client, "gpu", args, "cur_hz");
+  if (!hz) return hz.take_error();
+  if (!hz->is_number_unsigned()) return make_error(ErrorCode::kProtocol, "gpu: cur_hz is not a frequency");
+  return hz->get<std::uint64_t>();
 }
 
-// Busy units on absolute deadlines; the frequency is asked before each unit.
-Status busy(ControlClient& client, const WorkloadParams& params, std::int64_t units, Progress& progress) {
-  Result<nlohmann::json> loaded = client.call("set_gpu_load", gpu_args(params, kBusyPermille));
-  if (!loaded) return loaded.take_error();
-  auto deadline = std::chrono::steady_clock::now();
-  for (std::int64_t i = 0; i < units && !g_stop; ++i) {
+// The first CPU policy's effective frequency (every policy of the study boards shares one table).
+Result<std::uint32_t> cpu_khz(ControlClient& client) {
+  Result<nlohmann::json> policies = field(client, "cpu", nlohmann::json::object(), "policies");
+  if (!policies) return policies.take_error();
+  if (!policies->is_array() || policies->empty() || !(*policies)[0].contains("cur_khz") ||
+      !(*policies)[0]["cur_khz"].is_number_unsigned())
+    return make_error(ErrorCode::kProtocol, "cpu: no policy with cur_khz");
+  return (*policies)[0]["cur_khz"].get<std::uint32_t>();
+}
+
+// The board's study speeds and its CPU load source, from `status`.
+Result<RunContext> run_context(ControlClient& client, const WorkloadParams& params) {
+  Result<nlohmann::json> status = client.call("status");
+  if (!status) return status.take_error();
+  const nlohmann::json& s = *status;
+  if (!s.contains("board") || !s["board"].is_string() || !s.contains("cpu_load_pinned") ||
+      !s["cpu_load_pinned"].is_boolean() || !s.contains("cpu_load_permille") ||
+      !s["cpu_load_permille"].is_number_unsigned())
+    return make_error(ErrorCode::kProtocol, "status: no board, cpu_load_pinned or cpu_load_permille");
+  const CpuLoadSource before{s["cpu_load_pinned"].get<bool>(), s["cpu_load_permille"].get<std::uint32_t>()};
+  return RunContext{params, study_calibration_for(s["board"].get<std::string>()), before};
+}
+
+// Sets the phase's loads; the CPU load only for a mix with a CPU part.
+Status set_loads(ControlClient& client, const WorkloadParams& params, std::uint32_t gpu_permille,
+                 std::uint32_t threads) {
+  Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(params, gpu_permille));
+  if (!gpu) return gpu.take_error();
+  if (!mix_uses_cpu(params.mix)) return ok_status();
+  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"threads", threads}});
+  if (!cpu) return cpu.take_error();
+  return ok_status();
+}
+
+// The clocks a phase runs at, asked after its loads are set (the governors follow them).
+Result<StudyClocks> phase_clocks(ControlClient& client, const WorkloadParams& params, const Phase& phase) {
+  StudyClocks clocks;
+  if (phase.gpu_megacycles > 0) {
     Result<std::uint64_t> hz = gpu_hz(client, params);
     if (!hz) return hz.take_error();
-    Result<std::int64_t> duration = unit_duration_ns(params, *hz);
-    if (!duration) return duration.take_error();
-    deadline += std::chrono::nanoseconds(*duration);
-    std::this_thread::sleep_until(deadline);
-    progress.units_done += 1;
-    progress.gpu_hz_sum += static_cast<double>(*hz);
+    clocks.gpu_hz = *hz;
+  }
+  if (phase.cpu_megacycles > 0) {
+    Result<std::uint32_t> khz = cpu_khz(client);
+    if (!khz) return khz.take_error();
+    clocks.cpu_khz = *khz;
+  }
+  return clocks;
+}
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+Status run_phase(ControlClient& client, const RunContext& run, const Phase& phase, Deadline& deadline,
+                 std::int64_t items, Progress& progress) {
+  Status loaded = set_loads(client, run.params, phase.gpu_permille, phase.busy_threads);
+  if (!loaded) return loaded;
+  Result<StudyClocks> clocks = phase_clocks(client, run.params, phase);
+  if (!clocks) return clocks.take_error();
+  Result<double> ns = phase_duration_ns(phase, *clocks, run.calibration);
+  if (!ns) return ns.take_error();
+  deadline += std::chrono::nanoseconds(std::llround(*ns));
+  std::this_thread::sleep_until(deadline);
+  if (phase.gpu_megacycles > 0) progress.gpu_hz_sum += static_cast<double>(clocks->gpu_hz) * static_cast<double>(items);
+  return ok_status();
+}
+
+// Busy items in batches, every phase on absolute deadlines.
+Status busy(ControlClient& client, const RunContext& run, std::int64_t units, Progress& progress) {
+  auto deadline = std::chrono::steady_clock::now();
+  for (std::int64_t items : batch_sizes(units, run.params.batch)) {
+    if (g_stop) break;
+    for (const Phase& phase : batch_phases(run.params.mix, items, run.calibration)) {
+      Status done = run_phase(client, run, phase, deadline, items, progress);
+      if (!done) return done;
+    }
+    progress.units_done += items;
   }
   return ok_status();
 }
 
 Status idle(ControlClient& client, const WorkloadParams& params, std::int64_t idle_ns) {
-  Result<nlohmann::json> unloaded = client.call("set_gpu_load", gpu_args(params, 0));
-  if (!unloaded) return unloaded.take_error();
+  Status unloaded = set_loads(client, params, 0, 0);
+  if (!unloaded) return unloaded;
   std::this_thread::sleep_for(std::chrono::nanoseconds(idle_ns));
   return ok_status();
 }
 
-Status run_steps(ControlClient& client, const WorkloadParams& params, Progress& progress) {
-  for (const WorkloadStep& step : workload_steps(params)) {
+Status run_steps(ControlClient& client, const RunContext& run, Progress& progress) {
+  for (const WorkloadStep& step : workload_steps(run.params)) {
     if (g_stop) break;
-    Status done = step.units > 0 ? busy(client, params, step.units, progress) : idle(client, params, step.idle_ns);
+    Status done = step.units > 0 ? busy(client, run, step.units, progress) : idle(client, run.params, step.idle_ns);
     if (!done) return done;
   }
   return ok_status();
 }
 
+// GPU load 0 and, for a mix with a CPU part, the CPU load as it was before.
+Status reset_loads(ControlClient& client, const RunContext& run) {
+  Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(run.params, 0));
+  if (!gpu) return gpu.take_error();
+  if (!mix_uses_cpu(run.params.mix)) return ok_status();
+  const nlohmann::json before =
+      run.cpu_before.pinned ? nlohmann::json(run.cpu_before.permille) : nlohmann::json("host");
+  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"permille", before}});
+  if (!cpu) return cpu.take_error();
+  return ok_status();
+}
+
 void print_result(const CliContext& cli, const Progress& p, std::int64_t start_ns, std::int64_t end_ns,
-                  double energy_uj) {
+                  double energy_uj, std::int64_t batch) {
   const double mean_mhz = p.units_done > 0 ? p.gpu_hz_sum / static_cast<double>(p.units_done) / 1e6 : 0.0;
   cli.out << std::fixed << std::setprecision(3) << "units=" << p.units_done
           << " elapsed_ms=" << static_cast<double>(end_ns - start_ns) / 1e6 << " gpu_mhz=" << mean_mhz
-          << " total_energy_uj=" << energy_uj << " start_ns=" << start_ns << " end_ns=" << end_ns << std::endl;
+          << " total_energy_uj=" << energy_uj << " start_ns=" << start_ns << " end_ns=" << end_ns << " batch=" << batch
+          << std::endl;
 }
 
 // The ground truth of the board's total rails; 0 if the simulator cannot say.
@@ -193,16 +360,18 @@ double total_energy_uj(ControlClient& client, std::int64_t start_ns, std::int64_
 int run_against(const CliContext& cli, ControlClient& client, const WorkloadParams& params) {
   const StopSignals signals;
   g_stop = false;
+  Result<RunContext> run = run_context(client, params);
+  if (!run) return cli.failure("workload", run.error());
   Result<std::int64_t> start = now_ns(client);
   if (!start) return cli.failure("workload", start.error());
   Progress progress;
-  Status ran = run_steps(client, params, progress);
-  Result<nlohmann::json> reset = client.call("set_gpu_load", gpu_args(params, 0));
+  Status ran = run_steps(client, *run, progress);
+  Status reset = reset_loads(client, *run);
   Result<std::int64_t> end = now_ns(client);
   if (!ran) return cli.failure("workload", ran.error());
   if (!reset) return cli.failure("workload", reset.error());
   if (!end) return cli.failure("workload", end.error());
-  print_result(cli, progress, *start, *end, total_energy_uj(client, *start, *end));
+  print_result(cli, progress, *start, *end, total_energy_uj(client, *start, *end), params.batch);
   return g_stop ? kExitFailure : kExitOk;
 }
 

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "energy/protocol.h"
+#include "study.h"
 
 namespace energy::sim {
 namespace {
@@ -180,6 +181,16 @@ Result<json> cmd_gpu(Board& b, const json& args) {
   return out;
 }
 
+// The CPU policies as the governors set them now (cur_khz effective).
+Result<json> cmd_cpu(Board& b, const json&) {
+  json out;
+  b.board.inspect([&out](const PowerModel& model, std::int64_t) {
+    out = cpu_report(governed_state(model.spec(), model.controls()));
+    out["load_permille"] = model.controls().cpu_load_permille;
+  });
+  return out;
+}
+
 Result<json> cmd_set_gpu_load(Board& b, const json& args) {
   Result<std::int64_t> permille = int_in(args, "permille", 0, 1000);
   Result<std::string> gpu = optional_string(args, "gpu");
@@ -190,8 +201,20 @@ Result<json> cmd_set_gpu_load(Board& b, const json& args) {
   return json{{"permille", *permille}};
 }
 
+// {"threads": N}: N busy threads among the board's CPUs (a study workload's
+// phase), pinned as N x 1000 / CPUs per-mille, at most 1000.
+Result<json> pin_cpu_threads(Board& b, const json& args) {
+  Result<std::int64_t> threads = int_in(args, "threads", 0, 1024);
+  if (!threads) return threads.take_error();
+  const std::size_t cpus = std::max<std::size_t>(1, b.board.spec().cpu.all_cpus().size());
+  const std::uint32_t permille = busy_permille(static_cast<std::uint32_t>(*threads), cpus);
+  b.board.pin_cpu_load(permille);
+  return json{{"source", "pinned"}, {"permille", permille}, {"threads", *threads}};
+}
+
 // {"permille": N} pins the CPU load; no permille (or null, or "host") follows the host again.
 Result<json> cmd_set_cpu_load(Board& b, const json& args) {
+  if (args.contains("threads")) return pin_cpu_threads(b, args);
   const bool host = !args.contains("permille") || args.at("permille").is_null() ||
                     (args.at("permille").is_string() && args.at("permille").get<std::string>() == "host");
   if (host) {
@@ -302,6 +325,7 @@ constexpr Command kCommands[] = {
     {"gpu", cmd_gpu},
     {"set_gpu_load", cmd_set_gpu_load},
     {"set_cpu_load", cmd_set_cpu_load},
+    {"cpu", cmd_cpu},
     {"set_rail", cmd_set_rail},
     {"clear_rail", cmd_clear_rail},
     {"fault", cmd_fault},

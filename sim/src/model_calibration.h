@@ -57,4 +57,17 @@ inline constexpr double kVoltageMinRatio = 0.6;
 // The coefficients of a catalog board; a generic set scaled by CPU count otherwise.
 BoardCalibration calibration_for(std::string_view board_id, std::size_t cpu_count);
 
+// How fast a board runs a study workload (study.h) relative to the Jetson
+// Nano the mixes are written for: work per GPU cycle, work per CPU cycle,
+// memory speed and the speed of the per-batch launch and copies. Fitted to the
+// published latency spans (sim/ASSUMPTIONS.md, "Calibration of study
+// workloads"); all 1 for a board without published figures.
+struct StudyCalibration {
+  double gpu_throughput = 1.0;
+  double cpu_throughput = 1.0;
+  double memory_speed = 1.0;
+  double batch_speed = 1.0;
+};
+StudyCalibration study_calibration_for(std::string_view board_id);
+
 }  // namespace energy::sim

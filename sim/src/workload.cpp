@@ -14,8 +14,8 @@ Result<WorkloadPattern> parse_pattern(std::string_view name) {
 
 Result<std::int64_t> unit_duration_ns(const WorkloadParams& params, std::uint64_t gpu_hz) {
   if (gpu_hz == 0) return make_error(ErrorCode::kInvalid, "the GPU runs at 0 Hz (rail-gated?)");
-  const double compute_ns = params.gpu_megacycles_per_unit * 1e6 / static_cast<double>(gpu_hz) * 1e9;
-  return static_cast<std::int64_t>(std::llround(compute_ns)) + params.memory_us_per_unit * 1000;
+  const double compute_ns = params.mix.gpu_megacycles * 1e6 / static_cast<double>(gpu_hz) * 1e9;
+  return std::llround(compute_ns + params.mix.memory_us * 1000);
 }
 
 std::vector<WorkloadStep> workload_steps(const WorkloadParams& params) {
@@ -31,6 +31,13 @@ std::vector<WorkloadStep> workload_steps(const WorkloadParams& params) {
     steps.push_back(WorkloadStep{std::min(kBurstUnits, params.units - done), 0});
   }
   return steps;
+}
+
+std::vector<std::int64_t> batch_sizes(std::int64_t units, std::int64_t batch) {
+  std::vector<std::int64_t> out;
+  const std::int64_t size = std::max<std::int64_t>(1, batch);
+  for (std::int64_t done = 0; done < units; done += size) out.push_back(std::min(size, units - done));
+  return out;
 }
 
 }  // namespace energy::sim

@@ -173,6 +173,12 @@ TEST(Cli, LiveCommandsNameTheirBadArguments) {
       {{"ctl", "--control", "/nonexistent/c", "energy", "rail"}, "KEY=VALUE"},
       {{"workload", "--control", "/nonexistent/c", "--units", "0"}, "--units"},
       {{"workload", "--control", "/nonexistent/c", "--units", "3", "--pattern", "wavy"}, "wavy"},
+      {{"workload", "--control", "/nonexistent/c", "--items", "3", "--preset", "video"}, "video"},
+      {{"workload", "--control", "/nonexistent/c", "--items", "3", "--batch", "0"}, "--batch"},
+      {{"workload", "--control", "/nonexistent/c", "--items", "3", "--cpu-threads", "0"}, "--cpu-threads"},
+      {{"workload", "--control", "/nonexistent/c", "--items", "3", "--cpu-megacycles", "-1"}, "--cpu-megacycles"},
+      {{"workload", "--control", "/nonexistent/c", "--items", "3", "--gpu-megacycles", "0", "--memory-us", "0"},
+       "no work"},
   };
   for (const auto& [args, named] : cases) {
     std::vector<std::string> full = args;

@@ -91,6 +91,21 @@ TEST_F(ControlTest, CpuLoadCanBePinnedAndReleasedToTheHost) {
   EXPECT_EQ(call({{"cmd", "status"}}).at("cpu_load_permille"), 900);
 }
 
+// A study workload's phase pins N busy threads: N x 1000 / 6 CPUs on the Orin Nano.
+TEST_F(ControlTest, CpuLoadCanBePinnedAsBusyThreads) {
+  const json pinned = call({{"cmd", "set_cpu_load"}, {"threads", 3}});
+  ASSERT_TRUE(pinned.at("ok").get<bool>()) << pinned.dump();
+  EXPECT_EQ(pinned.at("permille"), 500);
+  board_->feed_host_cpu_load(900);
+  const json cpu = call({{"cmd", "cpu"}});
+  EXPECT_EQ(cpu.at("load_permille"), 500);
+  EXPECT_FALSE(cpu.at("policies").empty());
+  EXPECT_GT(cpu.at("policies")[0].at("cur_khz").get<std::uint32_t>(), 0u);
+  EXPECT_EQ(call({{"cmd", "set_cpu_load"}, {"threads", 12}}).at("permille"), 1000);
+  EXPECT_EQ(code(call({{"cmd", "set_cpu_load"}, {"threads", -1}})), "invalid");
+  EXPECT_EQ(code(call({{"cmd", "set_cpu_load"}, {"threads", "two"}})), "invalid");
+}
+
 TEST_F(ControlTest, FaultsAndVanishedDevicesShowInStatus) {
   ASSERT_TRUE(call({{"cmd", "fault"}, {"rail", "VDD_IN"}, {"kind", "block"}, {"ms", 50}}).at("ok").get<bool>());
   ASSERT_TRUE(call({{"cmd", "vanish"}, {"device", "1-0040"}}).at("ok").get<bool>());

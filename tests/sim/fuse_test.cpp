@@ -14,6 +14,7 @@
 
 #include "energy/unique_fd.h"
 #include "sim_process.h"
+#include "study.h"
 
 namespace energy::sim {
 namespace {
@@ -207,6 +208,43 @@ TEST_F(FuseTest, TheWorkloadRunsSlowerAtALowerGpuMaxFreq) {
   EXPECT_GT(elapsed_ms(slow.out), 1.4 * elapsed_ms(fast.out)) << fast.out << slow.out;
   EXPECT_NE(slow.out.find("gpu_mhz=306.000"), std::string::npos) << slow.out;
   EXPECT_EQ(sim_->ctl("gpu").at("load_permille"), 0);  // reset at the end
+}
+
+double total_energy_uj(const std::string& output) {
+  std::smatch m;
+  const std::regex pattern("total_energy_uj=([0-9.]+)");
+  return std::regex_search(output, m, pattern) ? std::stod(m[1].str()) : -1.0;
+}
+
+// A study mix with a CPU part drives the simulated CPU load (not the host's),
+// puts the pinned load back at the end, and draws what the evaluator predicts for the
+// default governors (within 15 %: control calls and sleeps take real time).
+TEST_F(FuseTest, AStudyWorkloadDrawsWhatTheEvaluatorPredicts) {
+  start("jetson-orin-nano", 36);
+  const test::CommandResult r = test::run_command({ENERGYD_SIM_BIN, "workload", "--control", sim_->control(),
+                                                   "--preset", "cpu-heavy", "--items", "8", "--batch", "4"},
+                                                  std::chrono::seconds(30));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("units=8 "), std::string::npos) << r.out;
+  EXPECT_EQ(sim_->ctl("status").at("cpu_load_permille"), 0);  // LiveSim pins 0
+  ASSERT_TRUE(sim_->ctl("set_cpu_load", {{"permille", 250}}).at("ok").get<bool>());
+  const test::CommandResult again = test::run_command(
+      {ENERGYD_SIM_BIN, "workload", "--control", sim_->control(), "--preset", "cpu-heavy", "--items", "1"},
+      std::chrono::seconds(30));
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_EQ(sim_->ctl("status").at("cpu_load_permille"), 250);
+  EXPECT_TRUE(sim_->ctl("status").at("cpu_load_pinned").get<bool>());
+  ASSERT_TRUE(sim_->ctl("set_cpu_load").at("ok").get<bool>());  // the host's
+  const test::CommandResult host = test::run_command(
+      {ENERGYD_SIM_BIN, "workload", "--control", sim_->control(), "--preset", "cpu-heavy", "--items", "1"},
+      std::chrono::seconds(30));
+  ASSERT_EQ(host.code, 0) << host.out;
+  EXPECT_FALSE(sim_->ctl("status").at("cpu_load_pinned").get<bool>());
+  const BoardSpec spec = test::board("jetson-orin-nano", 36);
+  const StudyResult predicted = *evaluate_study(spec, *preset_mix("cpu-heavy"), 4, default_governors(spec));
+  EXPECT_NEAR(total_energy_uj(r.out) / 8 / 1000, predicted.total_mj_per_item, 0.15 * predicted.total_mj_per_item)
+      << r.out;
+  EXPECT_NEAR(elapsed_ms(r.out) / 8, predicted.time_per_item_ms, 0.15 * predicted.time_per_item_ms) << r.out;
 }
 
 TEST_F(FuseTest, CtlPrintsTheReplyAndFailsOnARefusedCommand) {

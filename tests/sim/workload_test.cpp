@@ -16,8 +16,8 @@ constexpr std::int64_t kStart = 1000000000;
 
 TEST(Workload, UnitTimeIsCyclesOverFrequencyPlusTheMemoryPart) {
   WorkloadParams p;
-  p.gpu_megacycles_per_unit = 4.0;
-  p.memory_us_per_unit = 4000;
+  p.mix.gpu_megacycles = 4.0;
+  p.mix.memory_us = 4000;
   EXPECT_EQ(*unit_duration_ns(p, 1000000000), 4000000 + 4000000);
   EXPECT_EQ(*unit_duration_ns(p, 500000000), 8000000 + 4000000);
   EXPECT_FALSE(unit_duration_ns(p, 0));
@@ -43,6 +43,13 @@ TEST(Workload, PatternsPlanBusyUnitsAndIdleGaps) {
   EXPECT_EQ(units, 10);
   EXPECT_EQ(gaps, 2);
   EXPECT_FALSE(parse_pattern("wavy"));
+}
+
+TEST(Workload, BusyStepsRunAsFullBatchesThenTheRest) {
+  EXPECT_EQ(batch_sizes(10, 4), (std::vector<std::int64_t>{4, 4, 2}));
+  EXPECT_EQ(batch_sizes(8, 8), (std::vector<std::int64_t>{8}));
+  EXPECT_EQ(batch_sizes(3, 1), (std::vector<std::int64_t>{1, 1, 1}));
+  EXPECT_TRUE(batch_sizes(0, 4).empty());
 }
 
 // Energy of the board's total rails for one unit at GPU frequency `hz`

@@ -1,0 +1,113 @@
+// Study workloads made of parts, and their evaluation on the model's own
+// clock. An item (one inference) costs
+//   GPU work     gpu_megacycles x 1e6 cycles, time = cycles / (f_gpu x gpu_throughput)
+//   memory time  memory_us / memory_speed, GPU busy; no clock speeds it up
+//                (the model has no EMC clock, so this part is fixed)
+//   CPU work     cpu_megacycles x 1e6 cycles over cpu_threads threads,
+//                time = cycles / (threads x f_cpu x cpu_throughput)
+// and every batch adds batch_fixed_us / batch_speed of launch and copies.
+// The throughput and speed factors are per board (StudyCalibration); a mix
+// is written in Jetson Nano units.
+//
+// A batch of B items runs as phases, each with constant loads: CPU
+// (pre-processing: cpu_threads busy, the GPU waiting at kGpuWaitPermille),
+// fixed (launch and copies: one CPU thread busy, GPU load
+// batch_fixed_gpu_permille), GPU (the compute and memory parts: GPU load
+// 1000, host_threads CPU threads busy).
+// The live workload (cli_workload.cpp) sets the same loads through the
+// control socket, so the evaluator and the live board agree.
+//
+// evaluate_study() is a pure function: it applies each phase's loads and
+// clocks to the model's rail levels (model_power.h, the levels the live
+// board integrates) and multiplies by the phase's duration.
+//
+// Units: megacycles, us, ns, kHz (CPU), Hz (GPU), mJ, mW.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "energy/result.h"
+#include "energysim/board_spec.h"
+#include "model_calibration.h"
+
+namespace energy::sim {
+
+// A GPU waiting between phases keeps its clock and power rail (nvgpu gates
+// the rail only after a delay of the order of 500 ms, far longer than a
+// phase), so its load is 1 per-mille rather than 0, which the model reads as
+// rail-gated.
+inline constexpr std::uint32_t kGpuWaitPermille = 1;
+inline constexpr std::uint32_t kGpuBusyPermille = 1000;
+
+struct WorkloadMix {
+  double gpu_megacycles = 4.0;                                // per item
+  double memory_us = 4000;                                    // per item, GPU busy
+  double cpu_megacycles = 0;                                  // per item, pre-processing
+  std::uint32_t cpu_threads = 1;                              // threads the pre-processing runs on, >= 1
+  std::uint32_t host_threads = 0;                             // CPU threads busy while the GPU works (launch, wait)
+  double batch_fixed_us = 0;                                  // per batch: launch and copies
+  std::uint32_t batch_fixed_gpu_permille = kGpuBusyPermille;  // GPU load during them
+};
+
+// Named mixes shaped like the published workload families (sim/README.md):
+// gpu-bound (AlexNet/ResNet), memory-bound (MobileNet: flat at high GPU
+// clocks), cpu-heavy (BERT: tokenising on several threads).
+Result<WorkloadMix> preset_mix(std::string_view name);
+std::vector<std::string> preset_names();
+
+// True when the mix drives the CPU load (a CPU part or host threads).
+bool mix_uses_cpu(const WorkloadMix& mix);
+
+// One phase of a batch: the work it does and the loads while it runs.
+struct Phase {
+  const char* name = "";
+  double gpu_megacycles = 0;
+  double cpu_megacycles = 0;
+  std::uint32_t cpu_threads = 1;   // threads sharing cpu_megacycles
+  double fixed_ns = 0;             // time no clock changes
+  std::uint32_t busy_threads = 0;  // CPU threads busy
+  std::uint32_t gpu_permille = 0;
+};
+
+// The phases of one batch of `items` (>= 1), without empty phases.
+std::vector<Phase> batch_phases(const WorkloadMix& mix, std::int64_t items, const StudyCalibration& cal);
+
+struct StudyClocks {
+  std::uint32_t cpu_khz = 0;
+  std::uint64_t gpu_hz = 0;
+};
+
+// kInvalid when a clock the phase needs is 0.
+Result<double> phase_duration_ns(const Phase& phase, const StudyClocks& clocks, const StudyCalibration& cal);
+
+// CPU load per-mille of `threads` busy threads on `cpu_count` CPUs (capped at 1000).
+std::uint32_t busy_permille(std::uint32_t threads, std::size_t cpu_count);
+
+// The clocks a phase runs at: fixed clocks ignore the phase; a governor
+// policy (the DVFS comparison) may choose by the phase's loads.
+using ClockPolicy = std::function<StudyClocks(const Phase& phase)>;
+ClockPolicy fixed_clocks(StudyClocks clocks);
+// The clocks the board's governors pick (governed_state(), model_power.h)
+// for the phase's loads, starting from the idle board's limits: what the
+// live board runs a phase at under its default governors. The first CPU
+// policy and the first GPU.
+ClockPolicy default_governors(const BoardSpec& spec);
+
+struct StudyResult {
+  double time_per_item_ms = 0;
+  double total_mj_per_item = 0;          // the board's total rails
+  std::vector<double> rail_mj_per_item;  // parallel to PowerTopology::rails
+  double mean_total_mw = 0;
+};
+
+// One batch evaluated on the model; kInvalid for batch < 1, a clock that is
+// not in the board's table, or a board without a CPU or GPU.
+Result<StudyResult> evaluate_study(const BoardSpec& spec, const WorkloadMix& mix, std::int64_t batch,
+                                   const ClockPolicy& clocks);
+
+}  // namespace energy::sim
