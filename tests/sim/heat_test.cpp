@@ -89,7 +89,10 @@ TEST(Heat, LeakageRaisesPowerAtFixedClocks) {
   const BoardState hot = model.governed();
   EXPECT_EQ(hot.gpus.at(gpu_name(spec)).cur_hz, cold.gpus.at(gpu_name(spec)).cur_hz);
   EXPECT_EQ(hot.policies.at(0).cur_khz, cold.policies.at(0).cur_khz);
-  EXPECT_GT(model.power_mw(rail, kStart + 600 * kS), cold_mw * 1.02) << "cold " << cold_mw << " mW";
+  // The GPU rail's static part is small beside the calibrated dynamic power
+  // (study calibration: 3.8 W at the top), so leakage adds ~1.2% here; with
+  // no ripple any rise at fixed clocks is leakage.
+  EXPECT_GT(model.power_mw(rail, kStart + 600 * kS), cold_mw * 1.005) << "cold " << cold_mw << " mW";
 }
 
 TEST(Heat, ThePassiveTripThrottlesAHotGpuAndTheHotTripIsNotReached) {
