@@ -8,7 +8,15 @@
 # (without .git and build*/) into it, runs scripts/install-deps.sh there (the
 # one package list), configures with -DENERGY_WERROR=ON, builds and runs ctest.
 #
+# Then the release build (issue 18, cmake/Release.cmake): configured with
+# -DENERGY_RELEASE_STATIC=ON in the same chroot, its energyd, energyctl and
+# energyd-sim built and packaged with cpack, and every packaged binary checked
+# by scripts/check-release.sh (glibc <= 2.27, no C++/third-party shared
+# library); the .debs are copied to $RELEASE_OUT for scripts/ci-release.sh.
+#
 # Environment:
+#   RELEASE_OUT      where the amd64 release .debs go (default build-release/
+#                    in the repo root)
 #   BULLSEYE_CHROOT  chroot directory (default /var/tmp/energyd-ci/bullseye;
 #                    must be outside the source tree)
 #   BULLSEYE_MIRROR  Debian mirror (default http://deb.debian.org/debian)
@@ -30,7 +38,7 @@ banner() { printf '\n== %s: %s\n' "$TAG" "$*"; }
 
 if [[ "$(id -u)" -ne 0 ]]; then
   command -v sudo >/dev/null 2>&1 || die "must run as root (debootstrap, chroot, mount) and sudo is missing"
-  exec sudo --preserve-env=BULLSEYE_CHROOT,BULLSEYE_MIRROR,BULLSEYE_FRESH,CI bash "$0" "$@"
+  exec sudo --preserve-env=RELEASE_OUT,BULLSEYE_CHROOT,BULLSEYE_MIRROR,BULLSEYE_FRESH,CI bash "$0" "$@"
 fi
 
 # --- sanity checks on the chroot path: it gets rm -rf'ed when incomplete ----
@@ -186,5 +194,22 @@ in_chroot "cd $BUILD_IN && ctest --output-on-failure -j2 --no-tests=error --time
   || die "ctest reported failures in the bullseye chroot (log: $CHROOT$BUILD_IN/Testing/Temporary/LastTest.log)"
 phase_done "ctest"
 
-banner "OK: all tests passed"
+# --- 5. the release build and its packages ------------------------------------
+readonly RELEASE_IN=/build/energyd-release
+RELEASE_OUT="${RELEASE_OUT:-$ROOT/build-release}"
+banner "release build (-DENERGY_RELEASE_STATIC=ON) and its .debs"
+in_chroot "rm -rf $RELEASE_IN && cmake -S $SRC_IN -B $RELEASE_IN -DENERGY_RELEASE_STATIC=ON -DENERGY_WERROR=ON \
+    -DENERGY_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr >/dev/null \
+  && cmake --build $RELEASE_IN -j $(nproc) --target energyd energyctl energyd-sim energy_man_pages \
+  && cd $RELEASE_IN && rm -f energyd*.deb && cpack -G DEB >cpack.log 2>&1" \
+  || die "the release build or cpack failed in the bullseye chroot ($CHROOT$RELEASE_IN)"
+in_chroot "bash $SRC_IN/scripts/check-release.sh $RELEASE_IN/energyd_*.deb $RELEASE_IN/energyd-sim_*.deb" \
+  || die "the release packages failed scripts/check-release.sh (see above)"
+mkdir -p "$RELEASE_OUT"
+rm -f "$RELEASE_OUT"/energyd*.deb
+cp "$CHROOT$RELEASE_IN"/energyd*.deb "$RELEASE_OUT/"
+echo "ci-bullseye.sh: release packages in $RELEASE_OUT: $(cd "$RELEASE_OUT" && echo energyd*.deb)"
+phase_done "release build"
+
+banner "OK: all tests passed, release packages built and checked"
 printf '   %s\n' "${TIMINGS[@]}"
