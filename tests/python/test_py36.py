@@ -77,10 +77,20 @@ def stdlib_uses(tree):
     return uses
 
 
+# Syntax nodes newer than 3.6. ast.parse(feature_version=) rejects them only
+# from Python 3.10 on (3.9's parser ignores it for these), so they are looked
+# for explicitly too.
+NEWER_NODES = {"NamedExpr": "assignment expression := (3.8)", "Match": "match statement (3.10)"}
+
+
 def newer_idioms(tree):
     """3.7+ idioms that the 3.6 grammar accepts, as readable strings."""
     found = []
     for node in ast.walk(tree):
+        if type(node).__name__ in NEWER_NODES:
+            found.append("syntax newer than 3.6: line {}: {}".format(node.lineno, NEWER_NODES[type(node).__name__]))
+        if isinstance(node, ast.arguments) and getattr(node, "posonlyargs", None):
+            found.append("syntax newer than 3.6: positional-only parameters (3.8)")
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             found += ["from __future__ import " + a.name for a in node.names if a.name == "annotations"]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
