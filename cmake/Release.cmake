@@ -9,20 +9,25 @@
 #   - libsystemd0 stays dynamic: energyd uses sd_notify (LIBSYSTEMD_209) and
 #     sd_event (LIBSYSTEMD_221) only, which systemd 237 has.
 #   - glibc symbols newer than 2.27 that Debian 11's headers and archives
-#     bind to are redirected to their old versions by release/glibc_compat.c
+#     bind to are redirected to their old versions (or, for
+#     pthread_cond_clockwait, to a 2.27 equivalent) by
+#     packaging/release/glibc_compat.cpp
 #     (linked with --wrap, so the static archives are covered too).
 # Included after cmake/Dependencies.cmake and before the subdirectories.
 
-# Path of the static archive that sits beside a library found by pkg-config.
+# Path of the static archive lib<name>.a, searched in the default library
+# directories and in the optional hint directories.
 function(energy_static_archive out name)
-  find_library(energy_static_${name} NAMES lib${name}.a)
+  find_library(energy_static_${name} NAMES lib${name}.a HINTS ${ARGN})
   if(NOT energy_static_${name})
     message(FATAL_ERROR "ENERGY_RELEASE_STATIC: no lib${name}.a (install lib${name}-dev)")
   endif()
   set(${out} ${energy_static_${name}} PARENT_SCOPE)
 endfunction()
 
-energy_static_archive(yaml_a yaml-cpp)
+# The yaml-cpp package's directory first: ci-arm64.sh unpacks the arm64
+# libyaml-cpp-dev outside /usr (it is not Multi-Arch: same).
+energy_static_archive(yaml_a yaml-cpp ${yaml-cpp_DIR}/../..)
 energy_static_archive(sqlite_a sqlite3)
 
 # energy_yaml is this project's own interface target (Dependencies.cmake).
@@ -58,7 +63,7 @@ add_link_options(-static-libstdc++ -static-libgcc LINKER:--as-needed)
 
 # glibc symbols newer than 2.27 that the release binaries would otherwise
 # need, each redirected to its old version by packaging/release/glibc_compat.cpp.
-set(ENERGY_GLIBC_WRAPPED fcntl64 exp exp2 log log2 pow)
+set(ENERGY_GLIBC_WRAPPED fcntl64 exp exp2 log log2 pow pthread_cond_clockwait)
 add_library(energy_glibc_compat OBJECT ${PROJECT_SOURCE_DIR}/packaging/release/glibc_compat.cpp)
 
 # Every executable target at or below dir (recursively), in out.

@@ -15,8 +15,19 @@
 //     new name exists for 32-bit large-file support.
 //   exp, exp2, log, log2, pow (2.29): the new versions drop the SVID error
 //     handling wrapper (matherr); results are the same, errno as in C99.
+//   pthread_cond_clockwait (2.30; libstdc++ 10's <condition_variable> calls
+//     it for steady_clock deadlines): replaced by pthread_cond_timedwait on
+//     CLOCK_REALTIME with the remaining time converted, which is what a
+//     build against glibc 2.27 does (a wall-clock step during the wait moves
+//     its end, as there). Condition variables here use the default clock.
 // Keep ENERGY_GLIBC_WRAPPED in cmake/Release.cmake equal to this list.
+#include <time.h>
+
+#include <cerrno>
 #include <cstdarg>
+#include <cstdint>
+
+#include <pthread.h>
 
 #if defined(__x86_64__)
 #define ENERGY_GLIBC_BASE "GLIBC_2.2.5"
@@ -59,4 +70,27 @@ double __wrap_exp2(double x) { return energy_old_exp2(x); }
 double __wrap_log(double x) { return energy_old_log(x); }
 double __wrap_log2(double x) { return energy_old_log2(x); }
 double __wrap_pow(double x, double y) { return energy_old_pow(x, y); }
+
+static int64_t energy_ns(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+// The CLOCK_REALTIME time that lies as far ahead as monotonic_deadline does.
+static timespec energy_realtime_deadline(const timespec& monotonic_deadline) {
+  timespec mono{}, real{};
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  clock_gettime(CLOCK_REALTIME, &real);
+  int64_t left = energy_ns(monotonic_deadline) - energy_ns(mono);
+  int64_t at = energy_ns(real) + (left > 0 ? left : 0);
+  timespec out{};
+  out.tv_sec = static_cast<time_t>(at / 1000000000);
+  out.tv_nsec = static_cast<long>(at % 1000000000);
+  return out;
+}
+
+int __wrap_pthread_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex, clockid_t clock,
+                                  const timespec* abstime) {
+  if (clock == CLOCK_REALTIME) return pthread_cond_timedwait(cond, mutex, abstime);
+  if (clock != CLOCK_MONOTONIC) return EINVAL;
+  timespec deadline = energy_realtime_deadline(*abstime);
+  return pthread_cond_timedwait(cond, mutex, &deadline);
+}
 }
