@@ -14,6 +14,10 @@
 # by scripts/check-release.sh (glibc <= 2.27, no C++/third-party shared
 # library); the .debs are copied to $RELEASE_OUT for scripts/ci-release.sh.
 #
+# With BULLSEYE_INNER=SCRIPT (scripts/ci-arm64.sh sets it), steps 3-5 are
+# replaced by running SCRIPT inside the chroot (ARM64_INSIDE=1); the arm64
+# .debs it leaves in the chroot are copied to $RELEASE_OUT.
+#
 # Environment:
 #   RELEASE_OUT      where the amd64 release .debs go (default build-release/
 #                    in the repo root)
@@ -38,7 +42,7 @@ banner() { printf '\n== %s: %s\n' "$TAG" "$*"; }
 
 if [[ "$(id -u)" -ne 0 ]]; then
   command -v sudo >/dev/null 2>&1 || die "must run as root (debootstrap, chroot, mount) and sudo is missing"
-  exec sudo --preserve-env=RELEASE_OUT,BULLSEYE_CHROOT,BULLSEYE_MIRROR,BULLSEYE_FRESH,CI bash "$0" "$@"
+  exec sudo --preserve-env=BULLSEYE_INNER,RELEASE_OUT,BULLSEYE_CHROOT,BULLSEYE_MIRROR,BULLSEYE_FRESH,CI bash "$0" "$@"
 fi
 
 # --- sanity checks on the chroot path: it gets rm -rf'ed when incomplete ----
@@ -166,6 +170,19 @@ shopt -u dotglob nullglob
 cp -a -- "${entries[@]}" "$CHROOT$SRC_IN/" || die "copying the source into the chroot failed"
 phase_done "copy source"
 
+RELEASE_OUT="${RELEASE_OUT:-$ROOT/build-release}"
+if [[ -n "${BULLSEYE_INNER:-}" ]]; then
+  banner "bash $BULLSEYE_INNER inside the chroot"
+  in_chroot "rm -rf /build/release-arm64 && ARM64_INSIDE=1 ARM64_BUILD_DIR=/build/energyd-arm64 \
+    ARM64_STAGE_DIR=/var/tmp/energyd-ci/arm64-stage ARM64_RELEASE_OUT=/build/release-arm64 \
+    bash $SRC_IN/$BULLSEYE_INNER" || die "$BULLSEYE_INNER failed inside the bullseye chroot"
+  mkdir -p "$RELEASE_OUT"
+  rm -f "$RELEASE_OUT"/energyd*_arm64.deb
+  cp "$CHROOT"/build/release-arm64/energyd*.deb "$RELEASE_OUT/"
+  echo "ci-bullseye.sh: arm64 release packages in $RELEASE_OUT"
+  exit 0
+fi
+
 # --- 3. build dependencies, from the project's own list ----------------------
 banner "scripts/install-deps.sh inside the chroot"
 in_chroot "bash $SRC_IN/scripts/install-deps.sh" || die "scripts/install-deps.sh failed inside the bullseye chroot"
@@ -196,7 +213,6 @@ phase_done "ctest"
 
 # --- 5. the release build and its packages ------------------------------------
 readonly RELEASE_IN=/build/energyd-release
-RELEASE_OUT="${RELEASE_OUT:-$ROOT/build-release}"
 banner "release build (-DENERGY_RELEASE_STATIC=ON) and its .debs"
 in_chroot "rm -rf $RELEASE_IN && cmake -S $SRC_IN -B $RELEASE_IN -DENERGY_RELEASE_STATIC=ON -DENERGY_WERROR=ON \
     -DENERGY_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr >/dev/null \
