@@ -1,7 +1,7 @@
 # The release build (-DENERGY_RELEASE_STATIC=ON, issue 18): one binary per
 # architecture that runs on every JetPack from 4.6 (Ubuntu 18.04, glibc 2.27,
 # systemd 237) to 7. Built on Debian 11 (glibc 2.31, g++ 10); see
-# docs/INSTALL.md "Release build" and scripts/check-release.sh, which checks
+# docs/INSTALL.md section 0 and scripts/check-release.sh, which checks
 # the result.
 #   - libstdc++ and libgcc: linked statically.
 #   - yaml-cpp, sqlite3, libfuse3: their Debian 11 static archives (.a).
