@@ -38,4 +38,22 @@ set(CPACK_DEBIAN_SIM_DESCRIPTION
   "simulated NVIDIA Jetson boards for energyd\nenergyd-sim builds the sysfs trees of every Jetson board and L4T release and\nserves them live over FUSE with a power model, for trying and testing energyd\nwithout hardware.")
 set(CPACK_DEBIAN_SIM_PACKAGE_DEPENDS "fuse3")
 
+# The release build (-DENERGY_RELEASE_STATIC=ON, issue 18) runs on JetPack 4.6
+# to 7: its Depends are written out, at the versions Ubuntu 18.04 has
+# (scripts/check-release.sh checks both the binaries and these fields); no
+# dpkg-shlibdeps, which would state Debian 11's versions and does not work
+# for the arm64 cross build. energyd-sim links libfuse3 statically; fuse3
+# (absent from Ubuntu 18.04) only brings fusermount3 for mounting as a
+# non-root user.
+if(ENERGY_RELEASE_STATIC)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+  set(CPACK_DEBIAN_ENERGYD_PACKAGE_DEPENDS
+    "libc6 (>= 2.27), libsystemd0 (>= 237), systemd (>= 237), init-system-helpers (>= 1.51)")
+  set(CPACK_DEBIAN_SIM_PACKAGE_DEPENDS "libc6 (>= 2.27)")
+  set(CPACK_DEBIAN_SIM_PACKAGE_RECOMMENDS "fuse3")
+  if(CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")
+    set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
+  endif()
+endif()
+
 include(CPack)

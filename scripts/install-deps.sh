@@ -24,6 +24,8 @@ PACKAGES=(
   systemd
   libmicrohttpd-dev prometheus
 )
+# pip install of clients/python in CTest python_client_py36 (issue 18).
+PACKAGES+=(python3-pip python3-setuptools python3-wheel)
 PACKAGES+=("$@")
 
 die() { echo "install-deps.sh: error: $*" >&2; exit 1; }

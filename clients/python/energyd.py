@@ -1,8 +1,8 @@
 """Client for energyd, the Jetson energy daemon: mark runs and read their energy.
 
-One module, standard library only, Python 3.8 or newer (JetPack 5 runs
-Ubuntu 20.04 with Python 3.8). Copy it next to your code or put its folder on
-PYTHONPATH.
+One module, standard library only, Python 3.6 or newer (JetPack 4.6 runs
+Ubuntu 18.04 with Python 3.6; tests/python/test_py36.py checks it). Copy it
+next to your code, put its folder on PYTHONPATH, or `pip install` the folder.
 
     import energyd
 
