@@ -122,6 +122,7 @@ fi
 banner "configure $BUILD_DIR ($(aarch64-linux-gnu-g++ --version | head -n1))"
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
   -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON "${YAML_CMAKE_ARGS[@]}" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
   || die "CMake configure failed for the arm64 cross build (toolchain: $TOOLCHAIN)"
 # Nothing may have been found in the amd64 library directories.
 if grep -E '^[^#/].*=.*(/usr)?/lib/x86_64-linux-gnu/[^;]*\.(so|a)' "$BUILD_DIR/CMakeCache.txt"; then
