@@ -24,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "board_fixture.h"
@@ -262,12 +263,13 @@ std::string not_an_object(std::mt19937_64& rng) {
 struct Tally {
   int64_t frames = 0, actions = 0, replies = 0, cut_off = 0, timeouts = 0, internal = 0, malformed = 0;
   int64_t valid_failed = 0, unanswered_refusals = 0, too_many = 0;
+  int64_t run_limit = 0;  // valid marks refused by max_open_runs_per_user (type-confused starts hold runs open)
   std::vector<std::string> problems;  // the first few distinct ones, for the failure message
   std::string first_cut_off;          // what was under way when energyd first closed a connection
   void add(const Tally& o) {
     frames += o.frames, actions += o.actions, replies += o.replies, cut_off += o.cut_off, timeouts += o.timeouts;
     internal += o.internal, malformed += o.malformed, valid_failed += o.valid_failed;
-    unanswered_refusals += o.unanswered_refusals, too_many += o.too_many;
+    unanswered_refusals += o.unanswered_refusals, too_many += o.too_many, run_limit += o.run_limit;
     for (const auto& p : o.problems) problem(p);
     if (first_cut_off.empty()) first_cut_off = o.first_cut_off;
   }
@@ -422,9 +424,23 @@ class SoakClient {
     if (error != nullptr && (*error)["code"] == "denied") return note(tally_.too_many, "");
     if (error != nullptr && (*error)["code"] == "internal")
       note(tally_.internal, "internal: " + reply.dump() + " to " + request.dump().substr(0, 300));
+    if (kind == Kind::kValid && !ok && refused_by_run_limit(*error, request)) return note(tally_.run_limit, "");
     if (kind == Kind::kValid && !ok)
       note(tally_.valid_failed, "a valid request failed: " + reply.dump() + " to " + request.dump());
     if (kind == Kind::kRefused && ok) note(tally_.valid_failed, "an invalid envelope was accepted: " + request.dump());
+  }
+  // The open-run limit is policy, not failure: a start refused by it, and the
+  // stop of the run that start would have opened.
+  bool refused_by_run_limit(const Json& error, const Json& request) {
+    const std::string verb = request.value("verb", "");
+    const std::string message = error.value("message", "");
+    if (verb == "mark.start" && error.value("code", "") == "state" &&
+        message.find("max_open_runs_per_user") != std::string::npos) {
+      limited_names_.insert(request["args"].value("name", ""));
+      return true;
+    }
+    return verb == "mark.stop" && error.value("code", "") == "not_found" &&
+           limited_names_.erase(request["args"].value("run", "")) == 1;
   }
   void note(int64_t& counter, const std::string& what) {
     ++counter;
@@ -449,6 +465,7 @@ class SoakClient {
   std::unique_ptr<Wire> wire_;
   int64_t id_ = 0;
   bool mark_open_ = false;
+  std::set<std::string> limited_names_;  // this client's starts refused by the open-run limit
   int marks_ = 0;
   Tally tally_;
 };
@@ -552,7 +569,7 @@ TEST(Soak, HostileFramesFromSeveralClientsLeaveTheDaemonUpBoundedAndMeasuring) {
   double kept = kept_share(before, after["result"]);
 
   std::cout << "soak: " << t.frames << " frames, " << t.actions << " actions, " << t.replies << " replies, "
-            << t.cut_off << " cut off by energyd, " << seconds << " s; RSS idle " << (idle_rss >> 10) << " KiB, peak "
+            << t.cut_off << " cut off by energyd, " << t.run_limit << " marks refused by the open-run limit, " << seconds << " s; RSS idle " << (idle_rss >> 10) << " KiB, peak "
             << (peak_rss >> 10) << " KiB; ticks kept " << kept * 100 << "%; energy " << energy_j << " J, true "
             << exact_j << " J, bound " << report["total"]["error_bound_j"] << " J\n";
   RecordProperty("frames", static_cast<int>(t.frames));
