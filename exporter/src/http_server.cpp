@@ -1,6 +1,8 @@
 #include "http_server.h"
 
 #include <cstring>
+#include <exception>
+#include <string>
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -23,6 +25,16 @@ MHD_Result reply(MHD_Connection* c, unsigned status, const std::string& body, co
   return ret;
 }
 
+// The page, or a 500 naming the fault: no exception may cross libmicrohttpd's
+// C callback (it would end the exporter).
+MHD_Result metrics_page(MHD_Connection* c, HttpServer& server) {
+  try {
+    return reply(c, MHD_HTTP_OK, server.source()(), kMetricsType);
+  } catch (const std::exception& e) {
+    return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, std::string("scrape failed: ") + e.what() + "\n", "text/plain");
+  }
+}
+
 MHD_Result handle(void* cls, MHD_Connection* c, const char* url, const char* method, const char*, const char*,
                   size_t* upload_size, void**) {
   auto* server = static_cast<HttpServer*>(cls);
@@ -30,7 +42,7 @@ MHD_Result handle(void* cls, MHD_Connection* c, const char* url, const char* met
     return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n", "text/plain");
   }
   if (*upload_size != 0) return reply(c, MHD_HTTP_BAD_REQUEST, "no body expected\n", "text/plain");
-  if (std::strcmp(url, "/metrics") == 0) return reply(c, MHD_HTTP_OK, server->source()(), kMetricsType);
+  if (std::strcmp(url, "/metrics") == 0) return metrics_page(c, *server);
   if (std::strcmp(url, "/") == 0) return reply(c, MHD_HTTP_OK, kIndex, "text/html");
   return reply(c, MHD_HTTP_NOT_FOUND, "not found; try /metrics\n", "text/plain");
 }

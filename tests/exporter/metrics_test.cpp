@@ -9,6 +9,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <stdexcept>
+#include <string>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -246,6 +248,21 @@ TEST(HttpServer, ServesMetricsAndRefusesOtherPaths) {
   EXPECT_NE(ok.find("\r\n\r\nenergyd_up 1\n"), std::string::npos) << ok;
   EXPECT_NE(http_get((*s)->port(), "/other").find(" 404 "), std::string::npos);
   EXPECT_EQ(calls, 1);
+}
+
+// A fault while the page is built is a 500 naming it, and the server serves on.
+TEST(HttpServer, AScrapeThatThrowsIsA500AndTheServerServesOn) {
+  bool fail = true;
+  auto s = HttpServer::start(ListenAddress{"127.0.0.1", 0}, [&fail]() -> std::string {
+    if (fail) throw std::runtime_error("type_error in status");
+    return "energyd_up 1\n";
+  });
+  ASSERT_TRUE(s) << s.error().describe();
+  std::string bad = http_get((*s)->port(), "/metrics");
+  EXPECT_NE(bad.find(" 500 "), std::string::npos) << bad;
+  EXPECT_NE(bad.find("scrape failed: type_error in status"), std::string::npos) << bad;
+  fail = false;
+  EXPECT_NE(http_get((*s)->port(), "/metrics").find(" 200 "), std::string::npos);
 }
 
 }  // namespace
