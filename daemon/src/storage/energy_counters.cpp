@@ -1,5 +1,8 @@
 #include "energy_counters.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +13,7 @@
 #include "energy/chunker.h"
 #include "energy/codec.h"
 #include "energy/durable_file.h"
+#include "energy/unique_fd.h"
 
 namespace energy::daemon {
 
@@ -32,9 +36,17 @@ nlohmann::json counters_json(const CountersSnapshot& s) {
 Status replace_file(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
   {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out.flush()) return make_error(ErrorCode::kIo, "cannot write " + tmp);
+    // POSIX calls, not an ofstream: out of descriptors (EMFILE) the failed
+    // stream's write tripped UBSan's vptr check in the sanitizer build.
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd) return make_error(ErrorCode::kIo, "cannot open " + tmp, errno);
+    size_t done = 0;
+    while (done < text.size()) {
+      ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return make_error(ErrorCode::kIo, "cannot write " + tmp, errno);
+      done += static_cast<size_t>(n);
+    }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return make_error(ErrorCode::kIo, "cannot rename " + tmp + " to " + path, errno);
