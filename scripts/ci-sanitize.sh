@@ -33,7 +33,10 @@ bash "$ROOT/scripts/install-deps.sh" || die "scripts/install-deps.sh failed"
 phase_done "dependencies"
 
 banner "configuring $BUILD_DIR ($(c++ --version | head -n1))"
+# -O1 -g1 (line tables, enough for the reports' stack traces): ASan's advice,
+# and a third of the compile time of -O2 -g under instrumentation.
 cmake -S "$ROOT" -B "$BUILD_DIR" -DENERGY_SANITIZE=ON -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DENERGY_BUILD_SIM=ON -DENERGY_BUILD_BENCH=OFF >/dev/null || die "CMake configure failed (build dir: $BUILD_DIR)"
 phase_done "configure"
 
