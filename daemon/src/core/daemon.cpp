@@ -114,6 +114,13 @@ Result<ServerOptions> server_options(const DaemonConfig& c) {
 
 }  // namespace
 
+// A sampler whose thread is still inside a blocked read when energyd stops:
+// kept alive to the end of the process (the thread touches it when the read
+// returns) and reachable from here, so that it is not memory lost by mistake
+// (LeakSanitizer scans globals; external linkage, so the store is kept).
+extern Sampler* g_sampler_left_behind;
+Sampler* g_sampler_left_behind = nullptr;
+
 class DaemonImpl {
  public:
   explicit DaemonImpl(DaemonConfig c) : config_(std::move(c)), root_(config_.root) {}
@@ -653,7 +660,7 @@ void DaemonImpl::shutdown() {
   if (sampler_) sampler_->stop();
   if (sampler_ && !sampler_->stopped_cleanly()) {
     spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");
-    (void)sampler_.release();  // its thread touches the sampler when the read returns
+    g_sampler_left_behind = sampler_.release();  // its thread touches the sampler when the read returns
   }
   counters_timer_.reset();
   if (counters_) save_counters(EnergyCounters::Sync::kYes);
