@@ -108,8 +108,8 @@ int run_study(const CliContext& cli, const std::vector<std::string>& args) {
   mean << std::fixed << std::setprecision(1) << "mean CPU " << dvfs->mean_cpu_mhz << " GPU " << dvfs->mean_gpu_mhz;
   print_row(out, "DVFS", mean.str(), dvfs->study);
   const double dvfs_mj = dvfs->study.total_mj_per_item;
-  out << std::setprecision(1) << "  grid minimum vs DVFS: energy " << 100.0 * (minimum->study.total_mj_per_item / dvfs_mj - 1)
-      << " %, time per item " << std::showpos
+  out << std::setprecision(1) << "  grid minimum vs DVFS: energy "
+      << 100.0 * (minimum->study.total_mj_per_item / dvfs_mj - 1) << " %, time per item " << std::showpos
       << 100.0 * (minimum->study.time_per_item_ms / dvfs->study.time_per_item_ms - 1) << std::noshowpos << " %\n"
       << "  DVFS at the highest clocks: CPU " << 100.0 * dvfs->cpu_top_share << " % of the time, GPU "
       << 100.0 * dvfs->gpu_top_share << " % (" << dvfs->items << " items measured)\n";

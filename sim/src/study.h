@@ -126,8 +126,8 @@ struct DvfsOptions {
 };
 
 struct DvfsResult {
-  StudyResult study;      // per item over the measured batches
-  std::int64_t items = 0;  // items measured
+  StudyResult study;         // per item over the measured batches
+  std::int64_t items = 0;    // items measured
   double cpu_top_share = 0;  // share of the measured time the first CPU policy ran at the table's top
   double gpu_top_share = 0;  // likewise the first GPU
   double mean_gpu_mhz = 0;   // time-weighted mean of the first GPU's clock

@@ -83,7 +83,8 @@ class DvfsRun {
       const StudyClocks c = clocks();
       Result<double> full_ns = phase_duration_ns(phase, c, cal_);
       if (!full_ns) return full_ns.take_error();
-      if (!(*full_ns > 0)) return make_error(ErrorCode::kInvalid, std::string("phase '") + phase.name + "' takes no time");
+      if (!(*full_ns > 0))
+        return make_error(ErrorCode::kInvalid, std::string("phase '") + phase.name + "' takes no time");
       const std::int64_t next_grid = kStartNs + ((t_ - kStartNs) / kGridNs + 1) * kGridNs;
       const double finish = static_cast<double>(t_) + remaining * *full_ns;
       if (finish <= static_cast<double>(next_grid)) {
@@ -141,7 +142,8 @@ Result<DvfsResult> evaluate_dvfs(const BoardSpec& spec, const WorkloadMix& mix, 
   r.rail_mj_per_item.assign(model.rail_count(), 0.0);
   for (std::size_t rail = 0; rail < model.rail_count(); ++rail)
     r.rail_mj_per_item[rail] = model.energy_uj(rail, t0, t1) / 1000.0 / n;
-  for (int rail : model.topology().total_rails) r.total_mj_per_item += r.rail_mj_per_item[static_cast<std::size_t>(rail)];
+  for (int rail : model.topology().total_rails)
+    r.total_mj_per_item += r.rail_mj_per_item[static_cast<std::size_t>(rail)];
   r.time_per_item_ms = span_ns / kNsPerMs / n;
   r.mean_total_mw = r.total_mj_per_item * n / (span_ns / kNsPerS);
   out.cpu_top_share = run.cpu_top_ns / span_ns;

@@ -150,8 +150,8 @@ TEST(Cli, DataFileComesFromTheEnvironmentWhenNoFlagIsGiven) {
 // `study` prints the grid minimum, the pinned top clocks and DVFS in model
 // time: the same text on every run.
 TEST(Cli, StudyPrintsTheGridMinimumNextToDvfs) {
-  const std::vector<std::string> args = {"study", "--data", ENERGYD_SIM_TEST_DATA, "--board", "jetson-nano-4gb",
-                                         "--l4t", "32", "--batch", "8"};
+  const std::vector<std::string> args = {
+      "study", "--data", ENERGYD_SIM_TEST_DATA, "--board", "jetson-nano-4gb", "--l4t", "32", "--batch", "8"};
   const CliRun r = run(args);
   ASSERT_EQ(r.code, kExitOk) << r.err;
   for (const char* text : {"preset gpu-bound, batch 8", "grid minimum  CPU", "pinned top    CPU 1479.0 GPU 921.6",

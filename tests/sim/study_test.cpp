@@ -156,11 +156,11 @@ TEST(StudyCalibration, EnergyPerItemIsMinimalAtAModerateGpuFrequency) {
     const std::vector<std::uint64_t>& table = spec.gpus.front().available_hz;
     const Result<GridMinimum> found = grid_minimum(spec, *preset_mix("gpu-bound"), 16);
     ASSERT_TRUE(found) << found.error().message;
-    const std::size_t index = static_cast<std::size_t>(
-        std::find(table.begin(), table.end(), found->clocks.gpu_hz) - table.begin());
+    const std::size_t index =
+        static_cast<std::size_t>(std::find(table.begin(), table.end(), found->clocks.gpu_hz) - table.begin());
     const auto published = std::find(table.begin(), table.end(), published_hz) - table.begin();
-    report((std::string(b.id) + " GPU MHz of the energy minimum").c_str(),
-           static_cast<double>(table[index]) / 1e6, static_cast<double>(published_hz) / 1e6);
+    report((std::string(b.id) + " GPU MHz of the energy minimum").c_str(), static_cast<double>(table[index]) / 1e6,
+           static_cast<double>(published_hz) / 1e6);
     EXPECT_GT(index, 0u) << b.id;
     EXPECT_LT(index + 1, table.size()) << b.id;
     EXPECT_LE(std::abs(static_cast<long>(index) - static_cast<long>(published)), 2) << b.id;
@@ -174,10 +174,11 @@ TEST(StudyCalibration, EnergyPerItemIsMinimalAtAModerateGpuFrequency) {
 // printed, not asserted, and sim/ASSUMPTIONS.md (S14-S16) says why.
 struct DvfsRow {
   Board board;
-  double lower_min, lower_max;  // 1 - E_min / E_dvfs: published range over the six workloads (Nano: the acceptance 10-20 %)
-  double latency_up;            // latency at the minimum above DVFS's (NaN: not published)
-  double cpu_top, gpu_top;      // published shares of time at the highest clocks
-  bool assert_cpu_top;          // false where the model misses (S16)
+  // 1 - E_min / E_dvfs: the published range over the six workloads (Nano: the acceptance 10-20 %)
+  double lower_min, lower_max;
+  double latency_up;        // latency at the minimum above DVFS's (NaN: not published)
+  double cpu_top, gpu_top;  // published shares of time at the highest clocks
+  bool assert_cpu_top;      // false where the model misses (S16)
   bool assert_gpu_top;
 };
 
