@@ -2,6 +2,7 @@
 // (study.h), no mount and no real time: the energy minimum over the CPU x GPU
 // grid next to the same workload under the sampled default governors.
 #include <iomanip>
+#include <sstream>
 
 #include "cli_internal.h"
 #include "study.h"
