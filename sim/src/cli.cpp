@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"run", run_live_board, "serve one board's tree live (FUSE) with a power model and a control socket"},
     {"ctl", run_ctl, "send one command to a running simulator's control socket"},
     {"workload", run_workload, "run a synthetic GPU workload against a running simulator"},
+    {"study", run_study, "a study workload in model time: grid energy minimum next to DVFS"},
 };
 
 void print_usage(std::ostream& out) {
@@ -71,7 +72,7 @@ int run_cli(const std::vector<std::string>& args, const CliEnv& env, std::ostrea
   const Command* command = find_command(args.front());
   if (command == nullptr) {
     const std::string message =
-        "unknown command '" + args.front() + "' (commands: list, create, run, ctl, workload, help)";
+        "unknown command '" + args.front() + "' (commands: list, create, run, ctl, workload, study, help)";
     return cli.usage_error("", make_error(ErrorCode::kInvalid, message));
   }
   return command->run(cli, rest);

@@ -84,5 +84,6 @@ int run_create(const CliContext& cli, const std::vector<std::string>& args);
 int run_live_board(const CliContext& cli, const std::vector<std::string>& args);
 int run_ctl(const CliContext& cli, const std::vector<std::string>& args);
 int run_workload(const CliContext& cli, const std::vector<std::string>& args);
+int run_study(const CliContext& cli, const std::vector<std::string>& args);
 
 }  // namespace energy::sim

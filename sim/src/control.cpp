@@ -202,14 +202,16 @@ Result<json> cmd_set_gpu_load(Board& b, const json& args) {
 }
 
 // {"threads": N}: N busy threads among the board's CPUs (a study workload's
-// phase), pinned as N x 1000 / CPUs per-mille, at most 1000.
+// phase), pinned as N x 1000 / CPUs per-mille, at most 1000, with the
+// busiest CPU at 1000 when N >= 1 (what the sampled CPU governor follows).
 Result<json> pin_cpu_threads(Board& b, const json& args) {
   Result<std::int64_t> threads = int_in(args, "threads", 0, 1024);
   if (!threads) return threads.take_error();
   const std::size_t cpus = std::max<std::size_t>(1, b.board.spec().cpu.all_cpus().size());
   const std::uint32_t permille = busy_permille(static_cast<std::uint32_t>(*threads), cpus);
-  b.board.pin_cpu_load(permille);
-  return json{{"source", "pinned"}, {"permille", permille}, {"threads", *threads}};
+  const std::uint32_t peak = *threads > 0 ? 1000 : 0;  // a busy thread keeps its CPU busy
+  b.board.pin_cpu_load(permille, peak);
+  return json{{"source", "pinned"}, {"permille", permille}, {"peak_permille", peak}, {"threads", *threads}};
 }
 
 // {"permille": N} pins the CPU load; no permille (or null, or "host") follows the host again.

@@ -124,20 +124,23 @@ Status LiveBoard::set_gpu_load(std::string_view gpu, std::uint32_t permille) {
   return record(std::move(controls));
 }
 
-void LiveBoard::pin_cpu_load(std::optional<std::uint32_t> permille) {
+void LiveBoard::pin_cpu_load(std::optional<std::uint32_t> permille, std::uint32_t peak_permille) {
   std::lock_guard<std::mutex> lock(mutex_);
   cpu_pinned_ = permille.has_value();
   if (!permille) return;
   ModelControls controls = model_.controls();
   controls.cpu_load_permille = std::min(*permille, 1000u);
+  controls.cpu_peak_permille = std::min(peak_permille, 1000u);
   (void)record(std::move(controls));  // cannot fail: record() never goes back in time
 }
 
 void LiveBoard::feed_host_cpu_load(std::uint32_t permille) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (cpu_pinned_ || model_.controls().cpu_load_permille == permille) return;
+  if (cpu_pinned_ || (model_.controls().cpu_load_permille == permille && model_.controls().cpu_peak_permille == 0))
+    return;
   ModelControls controls = model_.controls();
   controls.cpu_load_permille = std::min(permille, 1000u);
+  controls.cpu_peak_permille = 0;  // the host's aggregate share only (A30)
   (void)record(std::move(controls));
 }
 

@@ -61,7 +61,9 @@ class LiveBoard {
   // The first GPU when `gpu` is empty; kNotFound names the board's GPUs.
   Status set_gpu_load(std::string_view gpu, std::uint32_t permille);
   // Pins the CPU load, or (nullopt) lets the host's load drive it again.
-  void pin_cpu_load(std::optional<std::uint32_t> permille);
+  // peak_permille: the busiest CPU's busy share (ModelControls), which the
+  // sampled CPU governor follows when above the load; the host's load has none.
+  void pin_cpu_load(std::optional<std::uint32_t> permille, std::uint32_t peak_permille = 0);
   // The host's CPU load, sampled by the run process; ignored while pinned.
   void feed_host_cpu_load(std::uint32_t permille);
   Status set_rail(std::string_view name, RailState value);

@@ -128,7 +128,8 @@ BoardState PowerModel::governed() const {
 void PowerModel::accumulate(std::int64_t t_ns) {
   if (t_ns <= accounted_ns_) return;
   const double dt = static_cast<double>(t_ns - accounted_ns_);
-  cpu_busy_ns_ += dt * std::min(controls_.cpu_load_permille, 1000u) / 1000.0;
+  const std::uint32_t cpu_util = std::max(controls_.cpu_load_permille, controls_.cpu_peak_permille);
+  cpu_busy_ns_ += dt * std::min(cpu_util, 1000u) / 1000.0;
   for (const auto& [name, gpu] : controls_.board.gpus)
     gpu_busy_ns_[name] += dt * std::min(gpu.load_permille, 1000u) / 1000.0;
   accounted_ns_ = t_ns;

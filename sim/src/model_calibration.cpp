@@ -87,7 +87,7 @@ struct NamedStudyCalibration {
 // Fitted to the published latency spans; see sim/ASSUMPTIONS.md.
 constexpr NamedStudyCalibration kStudyCalibrations[] = {
     {"jetson-nano-4gb", {1.0, 1.0, 1.0, 1.0}},
-    {"jetson-xavier-nx", {17.5, 2.0, 40.0, 20.0}},
+    {"jetson-xavier-nx", {17.5, 6.0, 40.0, 20.0}},
     {"jetson-orin-nx", {16.3, 3.0, 10.0, 16.0}},
 };
 

@@ -46,6 +46,12 @@ struct ModelControls {
   BoardState board;                            // limits, governors, online CPUs, GPU loads; rails unused
   std::uint32_t cpu_load_permille = 0;         // busy share of every online CPU, 0..1000
   std::map<std::string, RailState> overrides;  // rail id -> constant value (no ripple)
+  // Busy share of the busiest online CPU, 0..1000, which a sampled CPU
+  // governor follows (schedutil takes the highest utilisation among a
+  // policy's CPUs, A41): one busy thread on a 4-CPU board is load 250 and
+  // peak 1000. A peak below cpu_load_permille counts as cpu_load_permille.
+  // Power follows cpu_load_permille only.
+  std::uint32_t cpu_peak_permille = 0;
 };
 
 // `controls.board` with cur_khz / cur_hz set by the governors:

@@ -110,4 +110,41 @@ struct StudyResult {
 Result<StudyResult> evaluate_study(const BoardSpec& spec, const WorkloadMix& mix, std::int64_t batch,
                                    const ClockPolicy& clocks);
 
+// The same workload under the board's sampled default governors
+// (governor.h): batches run back to back on a PowerModel (model.h) from an
+// idle board whose CPU and GPU limits span the whole table (as in the
+// study's power mode). Work progresses at the clocks the governors hold;
+// they change only on the model's grid instants (dynamics.h), so a phase is
+// stepped grid instant by grid instant and ends wherever its work is done.
+// Deterministic: model time only, no ripple. Batches of the first
+// warmup_ns are not counted; the result covers the whole batches that
+// follow until at least measure_ns have passed (energy of the total rails,
+// exact integral of the model, leakage of the warming board included).
+struct DvfsOptions {
+  std::int64_t warmup_ns = 2'000'000'000;
+  std::int64_t measure_ns = 10'000'000'000;
+};
+
+struct DvfsResult {
+  StudyResult study;         // per item over the measured batches
+  std::int64_t items = 0;    // items measured
+  double cpu_top_share = 0;  // share of the measured time the first CPU policy ran at the table's top
+  double gpu_top_share = 0;  // likewise the first GPU
+  double mean_gpu_mhz = 0;   // time-weighted mean of the first GPU's clock
+  double mean_cpu_mhz = 0;   // likewise the first CPU policy's
+};
+
+// kInvalid for batch < 1, a board without a CPU or GPU, an empty mix or
+// non-positive durations.
+Result<DvfsResult> evaluate_dvfs(const BoardSpec& spec, const WorkloadMix& mix, std::int64_t batch,
+                                 const DvfsOptions& options = {});
+
+// The lowest energy per item over every CPU x GPU table clock pair (fixed
+// clocks, evaluate_study).
+struct GridMinimum {
+  StudyClocks clocks;
+  StudyResult study;
+};
+Result<GridMinimum> grid_minimum(const BoardSpec& spec, const WorkloadMix& mix, std::int64_t batch);
+
 }  // namespace energy::sim

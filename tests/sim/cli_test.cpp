@@ -147,6 +147,32 @@ TEST(Cli, DataFileComesFromTheEnvironmentWhenNoFlagIsGiven) {
   EXPECT_TRUE(mentions(r, "ENERGYD_SIM_DATA"));
 }
 
+// `study` prints the grid minimum, the pinned top clocks and DVFS in model
+// time: the same text on every run.
+TEST(Cli, StudyPrintsTheGridMinimumNextToDvfs) {
+  const std::vector<std::string> args = {
+      "study", "--data", ENERGYD_SIM_TEST_DATA, "--board", "jetson-nano-4gb", "--l4t", "32", "--batch", "8"};
+  const CliRun r = run(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  for (const char* text : {"preset gpu-bound, batch 8", "grid minimum  CPU", "pinned top    CPU 1479.0 GPU 921.6",
+                           "DVFS          mean CPU", "grid minimum vs DVFS: energy -", "DVFS at the highest clocks"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << " in:\n" << r.out;
+  EXPECT_EQ(run(args).out, r.out);
+  const std::pair<std::vector<std::string>, std::string> bad[] = {
+      {{"study", "--l4t", "32"}, "'--board' is required"},
+      {{"study", "--board", "jetson-nano-4gb"}, "'--l4t' is required"},
+      {{"study", "--board", "jetson-nano-4gb", "--l4t", "32", "--batch", "0"}, "--batch 0"},
+      {{"study", "--board", "jetson-nano-4gb", "--l4t", "32", "--batch", "x"}, "--batch"},
+      {{"study", "--board", "jetson-nano-4gb", "--l4t", "32", "--preset", "video"}, "'video'"},
+  };
+  for (const auto& [command, expected] : bad) {
+    const CliRun e = run(command);
+    EXPECT_EQ(e.code, kExitUsage) << expected;
+    EXPECT_TRUE(mentions(e, expected)) << "expected '" << expected << "' in: " << e.err;
+  }
+  EXPECT_NE(run({"help", "study"}).out.find("Usage: energyd-sim study"), std::string::npos);
+}
+
 TEST(Cli, LiveCommandsDocumentThemselves) {
   for (const char* command : {"run", "ctl", "workload"}) {
     const CliRun r = run({"help", command});

@@ -96,12 +96,14 @@ TEST_F(ControlTest, CpuLoadCanBePinnedAsBusyThreads) {
   const json pinned = call({{"cmd", "set_cpu_load"}, {"threads", 3}});
   ASSERT_TRUE(pinned.at("ok").get<bool>()) << pinned.dump();
   EXPECT_EQ(pinned.at("permille"), 500);
+  EXPECT_EQ(pinned.at("peak_permille"), 1000);  // the CPU governor follows the busiest CPU (A41)
   board_->feed_host_cpu_load(900);
   const json cpu = call({{"cmd", "cpu"}});
   EXPECT_EQ(cpu.at("load_permille"), 500);
   EXPECT_FALSE(cpu.at("policies").empty());
   EXPECT_GT(cpu.at("policies")[0].at("cur_khz").get<std::uint32_t>(), 0u);
   EXPECT_EQ(call({{"cmd", "set_cpu_load"}, {"threads", 12}}).at("permille"), 1000);
+  EXPECT_EQ(call({{"cmd", "set_cpu_load"}, {"threads", 0}}).at("peak_permille"), 0);
   EXPECT_EQ(code(call({{"cmd", "set_cpu_load"}, {"threads", -1}})), "invalid");
   EXPECT_EQ(code(call({{"cmd", "set_cpu_load"}, {"threads", "two"}})), "invalid");
 }

