@@ -104,10 +104,12 @@ void discover_devfreq(const SysRoot& root, ClockInventory& inv) {
   }
 }
 
+constexpr const char* kTegraBwmgr = "/sys/kernel/debug/tegra_bwmgr";
+
 // EMC through debugfs (root only, and only where debugfs is mounted).
 void discover_emc_debugfs(const SysRoot& root, ClockInventory& inv) {
-  for (const char* dir : {"/sys/kernel/debug/bpmp/debug/clk/emc", "/sys/kernel/debug/clk/override.emc",
-                          "/sys/kernel/debug/clk/emc"}) {
+  for (const char* dir :
+       {"/sys/kernel/debug/bpmp/debug/clk/emc", "/sys/kernel/debug/clk/override.emc", "/sys/kernel/debug/clk/emc"}) {
     if (!root.is_dir(dir)) continue;
     ClockDomain d;
     d.kind = DomainKind::kEmc;
@@ -146,12 +148,21 @@ void read_cpu_state(const SysRoot& root, const ClockDomain& d, DomainState& s) {
   if (!s.cur_hz) s.error = "cannot read " + join_path(d.dir, "scaling_cur_freq");
 }
 
+// The file of a debugfs EMC limit ("min" or "max"): beside the rate on
+// T186/T194/T234 (bpmp clk/emc/min_rate); on T210 (Nano, L4T 32) the clk
+// directory has none and tegra_bwmgr keeps them (emc_min_rate, emc_max_rate).
+std::string debugfs_limit_file(const SysRoot& root, const ClockDomain& d, const std::string& which) {
+  std::string own = join_path(d.dir, which + "_rate");
+  if (root.exists(own) || !root.is_dir(kTegraBwmgr)) return own;
+  return join_path(kTegraBwmgr, "emc_" + which + "_rate");
+}
+
 void read_devfreq_state(const SysRoot& root, const ClockDomain& d, DomainState& s) {
   bool debugfs = d.dir.rfind("/sys/kernel/debug", 0) == 0;
-  s.cur_hz = read_int(root, join_path(d.dir, debugfs ? (root.exists(join_path(d.dir, "rate")) ? "rate" : "clk_rate")
-                                                      : "cur_freq"));
-  s.min_hz = read_int(root, join_path(d.dir, debugfs ? "min_rate" : "min_freq"));
-  s.max_hz = read_int(root, join_path(d.dir, debugfs ? "max_rate" : "max_freq"));
+  s.cur_hz = read_int(
+      root, join_path(d.dir, debugfs ? (root.exists(join_path(d.dir, "rate")) ? "rate" : "clk_rate") : "cur_freq"));
+  s.min_hz = read_int(root, debugfs ? debugfs_limit_file(root, d, "min") : join_path(d.dir, "min_freq"));
+  s.max_hz = read_int(root, debugfs ? debugfs_limit_file(root, d, "max") : join_path(d.dir, "max_freq"));
   auto gov = root.read_text(join_path(d.dir, "governor"));
   s.governor = gov ? *gov : "";
   if (!d.load_file.empty()) s.load_permille = read_int(root, d.load_file);
@@ -205,8 +216,10 @@ ClockInventory discover_clocks(const SysRoot& root) {
 DomainState read_domain(const SysRoot& root, const ClockDomain& d) {
   DomainState s;
   s.name = d.name;
-  if (d.kind == DomainKind::kCpu) read_cpu_state(root, d, s);
-  else read_devfreq_state(root, d, s);
+  if (d.kind == DomainKind::kCpu)
+    read_cpu_state(root, d, s);
+  else
+    read_devfreq_state(root, d, s);
   return s;
 }
 
