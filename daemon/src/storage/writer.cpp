@@ -71,7 +71,10 @@ void StorageWriter::loop() {
     mark_waiting_ = false;
     lock.unlock();
     absorb(batch);
-    if (ensure_open() && flush()) {
+    bool was_open = store_ != nullptr;
+    bool open = ensure_open();
+    if (open && !was_open) absorb_again();
+    if (open && flush()) {
       maybe_checkpoint(last);
       maybe_retain(last);
     }
@@ -87,6 +90,18 @@ std::deque<StorageWriter::Item> StorageWriter::drain() {
   batch.swap(queue_);
   if (counters_) counted_ = counters_->snapshot();
   return batch;
+}
+
+// Right after an open in the loop, which came after this turn's drain: the
+// queue is drained again, so the snapshot the commit stores was taken after
+// the first open continued the stored counters (and counts what it stores).
+void StorageWriter::absorb_again() {
+  std::deque<Item> more;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    more = drain();
+  }
+  absorb(more);
 }
 
 // Samples go into the chunker (never lost to a failed commit); marks wait
@@ -142,14 +157,8 @@ std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
   auto context = context_.opened(*store_, boot_, newest_ ? newest_->t_ns : 0);
   if (!context)
     spdlog::warn("storage: cannot end the previous daemon's clock polling ({}); ignoring", context.error().describe());
-  // Drained again, after the first open continued the stored counters: the
-  // next commit's snapshot must include them (and count what it stores).
-  std::deque<Item> more;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    more = drain();
-  }
-  absorb(more);  // sweeps that waited for the database go into chunks now
+  std::deque<Item> none;
+  absorb(none);  // sweeps that waited for the database go into chunks now
   std::lock_guard<std::mutex> lock(mu_);
   stats_.open = true;
   stats_.last_error.clear();

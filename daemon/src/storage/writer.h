@@ -153,6 +153,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   using Item = std::variant<Sample, MarkOp, std::vector<ContextChange>>;
   void loop();
   std::deque<Item> drain();
+  void absorb_again();
   void absorb(std::deque<Item>& batch);
   bool flush();
   Status write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done);
