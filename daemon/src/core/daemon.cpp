@@ -434,8 +434,9 @@ std::optional<StoredCounters> DaemonImpl::stored_counters(Store& store) {
       if (st) st = store.commit();
       if (!st) {
         (void)store.rollback();
-        spdlog::warn("cannot move the energy counters of {} into the database ({}); keeping the file for the next start",
-                     path, st.error().describe());
+        spdlog::warn(
+            "cannot move the energy counters of {} into the database ({}); keeping the file for the next start", path,
+            st.error().describe());
         return *file;
       }
       spdlog::info("energy counters {} moved from {} into the database", (*file)->counters_id, path);

@@ -93,7 +93,8 @@ Result<std::optional<StoredCounters>> read_counters_file(const std::string& path
   if (!rails.is_object()) return field_error(path, "energy_uj must be an object of rail label -> microjoules");
   StoredCounters out{id.get<std::string>(), created.get<int64_t>(), {}};
   for (const auto& [label, uj] : rails.items()) {
-    if (!uj.is_number()) return field_error(path, "energy_uj \"" + label + "\" must be a number >= 0, got " + uj.dump());
+    if (!uj.is_number())
+      return field_error(path, "energy_uj \"" + label + "\" must be a number >= 0, got " + uj.dump());
     out.energy_uj.emplace_back(label, uj.get<double>());
   }
   auto st = validate_counters(out, "energy counters " + path);

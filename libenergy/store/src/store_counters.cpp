@@ -22,11 +22,13 @@ bool is_counters_id(const std::string& id) {
 
 Status validate_counters(const StoredCounters& c, const std::string& where) {
   auto bad = [&](const std::string& what) { return make_error(ErrorCode::kParse, where + ": " + what); };
-  if (!is_counters_id(c.counters_id)) return bad("counters_id must be 16 lowercase hex digits, got \"" + c.counters_id + "\"");
+  if (!is_counters_id(c.counters_id))
+    return bad("counters_id must be 16 lowercase hex digits, got \"" + c.counters_id + "\"");
   if (c.created_wall_ns < 0) return bad("created_wall_ns must be >= 0, got " + std::to_string(c.created_wall_ns));
   std::set<std::string> seen;
   for (const auto& [label, uj] : c.energy_uj) {
-    if (!std::isfinite(uj) || uj < 0) return bad("energy_uj \"" + label + "\" must be a number >= 0, got " + std::to_string(uj));
+    if (!std::isfinite(uj) || uj < 0)
+      return bad("energy_uj \"" + label + "\" must be a number >= 0, got " + std::to_string(uj));
     if (!seen.insert(label).second) return bad("rail \"" + label + "\" appears twice");
   }
   return ok_status();
@@ -37,7 +39,8 @@ Status Store::put_counters(const StoredCounters& c) {
   if (!st) return st;
   st = db_->exec("DELETE FROM energy_counters");  // rails gone since are dropped, as the counters drop them
   if (!st) return st;
-  auto ins = db_->prepare("INSERT INTO energy_counters(label, counters_id, created_wall_ns, energy_uj) VALUES(?1, ?2, ?3, ?4)");
+  auto ins = db_->prepare(
+      "INSERT INTO energy_counters(label, counters_id, created_wall_ns, energy_uj) VALUES(?1, ?2, ?3, ?4)");
   if (!ins) return ins.take_error();
   for (const auto& [label, uj] : c.energy_uj) {
     auto done = ins->bind(1, label).bind(2, c.counters_id).bind(3, c.created_wall_ns).bind(4, uj).run();
