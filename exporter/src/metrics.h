@@ -10,11 +10,12 @@
 // energyd answered at all.
 //
 // CounterGuard keeps the joule counters monotonic for Prometheus: a killed
-// energyd restarts from its last saved counters (up to a second behind what
-// was scraped), so within one counters_id a lower value is held at the
-// highest value served until energyd passes it again (that second of energy
-// is lost rather than turned into a counter reset, which increase() would
-// read as the whole counter). A new counters_id is a real reset.
+// energyd restarts from the counters of its last commit (up to a flush
+// interval behind what was scraped; the sweeps after that commit are lost
+// from the store and the counters alike), so within one counters_id a lower
+// value is held at the highest value served until energyd passes it again
+// (rather than turned into a counter reset, which increase() would read as
+// the whole counter). A new counters_id is a real reset.
 //
 // Thread-safety: CounterGuard and render from one thread (the HTTP server's).
 #pragma once

@@ -1,7 +1,8 @@
 // A StoreSession opener over a database in a temporary directory, for unit
 // tests of the daemon's storage writer and of what sits on it (RunManager).
 // The opener does what energyd's does (boot row, rail rows, resume cursors,
-// open runs of this boot) without the damaged-file handling.
+// open runs of this boot, stored energy counters) without the damaged-file
+// handling and without the old counters file.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -59,6 +60,9 @@ inline Result<StoreSession> open_test_session(const std::string& path, const std
   s.rail_ids = std::move(ids).value();
   s.resume = std::move(resume).value();
   s.open_runs = std::move(open).value();
+  auto counters = s.store->counters();
+  if (!counters) return counters.take_error();
+  s.counters = std::move(counters).value();
   return s;
 }
 

@@ -75,6 +75,28 @@ class WriterTest : public ::testing::Test {
     w.push_mark(std::move(op));
     return promise->get_future().get();
   }
+  // The counters the database holds (a reader: what a kill -9 would leave).
+  std::optional<StoredCounters> stored_counters() {
+    auto reader = Store::open(path_, StoreRole::kReader, 1000);
+    if (!reader) return std::nullopt;
+    auto c = (*reader)->counters();
+    EXPECT_TRUE(c.ok()) << c.error().describe();
+    return c ? *c : std::nullopt;
+  }
+  // The store's own energy of `label` over [sample(from), sample(to)].
+  double store_energy_uj(const std::string& label, int64_t from, int64_t to) {
+    auto reader = Store::open(path_, StoreRole::kReader, 1000);
+    if (!reader) return -1;
+    auto rails = (*reader)->rails();
+    if (!rails) return -1;
+    for (const auto& r : *rails) {
+      if (r.label != label) continue;
+      auto e = (*reader)->energy_uj(1, r.id, EnergyWindow{sample(from).t_ns, sample(to).t_ns});
+      return e && e->has_value() ? **e : -1;
+    }
+    return -1;
+  }
+  std::vector<CounterRail> counter_rails() const { return {{"VDD_IN", 0}, {"VDD_SOC", 0}}; }
   int64_t stored_sweeps() {
     auto reader = Store::open(path_, StoreRole::kReader, 1000);
     if (!reader) return -1;
@@ -265,6 +287,104 @@ TEST_F(WriterTest, AStopMarkStoresTheStopItsTagsAndItsClocks) {
   EXPECT_EQ((*rec)->tags_json, R"({"result":"ok"})");
   ASSERT_TRUE((*rec)->clocks_json.has_value());
   EXPECT_EQ(*(*rec)->clocks_json, R"({"clock_pins":[],"run":)" + std::to_string(started->id) + "}");
+}
+
+// Counted under the queue's lock, snapshotted with the drain: whatever is
+// committed, the stored counters count exactly the committed sweeps, which
+// is what a kill -9 leaves.
+TEST_F(WriterTest, TheStoredCountersCountExactlyTheCommittedSweeps) {
+  EnergyCounters counters(counter_rails(), 42);
+  EnergyCounters committed(counter_rails(), 0);  // the same sweeps as the commit, counted apart
+  auto w = writer(slow_flush());
+  w->count_with(counters);
+  w->start();
+  push(*w, 0, 10);
+  for (int64_t i = 0; i < 10; ++i) committed.count(sample(i));
+  ASSERT_TRUE(mark(*w, "commit").ok());
+  push(*w, 10, 5);  // counted, not yet committed
+  auto at_commit = stored_counters();
+  ASSERT_TRUE(at_commit.has_value());
+  EXPECT_EQ(at_commit->counters_id, counters.snapshot().counters_id);
+  EXPECT_EQ(at_commit->created_wall_ns, 42);
+  ASSERT_EQ(at_commit->energy_uj.size(), 2u);
+  auto want = committed.snapshot();
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(at_commit->energy_uj[i].first, want.labels[i]);
+    EXPECT_DOUBLE_EQ(at_commit->energy_uj[i].second, want.energy_uj[i]) << want.labels[i];
+  }
+  // 9 intervals of 100 ms at 5 W and 1 W, as the store integrates them.
+  EXPECT_NEAR(at_commit->energy_uj[0].second, 4.5e6, 1e-3);
+  EXPECT_NEAR(at_commit->energy_uj[0].second, store_energy_uj("VDD_IN", 0, 9), 1e-3);
+  EXPECT_NEAR(at_commit->energy_uj[1].second, store_energy_uj("VDD_SOC", 0, 9), 1e-3);
+  EXPECT_GT(counters.snapshot().energy_uj[0], at_commit->energy_uj[0].second);  // the 5 sweeps not stored yet
+  w->stop();  // a clean stop stores the rest
+  auto at_stop = stored_counters();
+  ASSERT_TRUE(at_stop.has_value());
+  EXPECT_DOUBLE_EQ(at_stop->energy_uj[0].second, counters.snapshot().energy_uj[0]);
+  EXPECT_NEAR(at_stop->energy_uj[0].second, store_energy_uj("VDD_IN", 0, 14), 1e-3);
+}
+
+TEST_F(WriterTest, TheFirstOpenContinuesTheStoredCountersWithoutTheDowntime) {
+  StoredCounters before;
+  {
+    EnergyCounters counters(counter_rails(), 42);
+    auto w = writer(slow_flush());
+    w->count_with(counters);
+    w->start();
+    push(*w, 0, 11);  // 1 s: 5 J, 1 J
+    w->stop();
+    before = to_stored(counters.snapshot());
+  }
+  EnergyCounters counters(counter_rails(), 99);
+  auto w = writer(slow_flush());
+  w->count_with(counters);
+  ASSERT_TRUE(w->open_now().has_value());
+  auto s = counters.snapshot();
+  EXPECT_EQ(s.counters_id, before.counters_id);
+  EXPECT_EQ(s.created_wall_ns, 42);
+  EXPECT_DOUBLE_EQ(s.energy_uj[0], before.energy_uj[0].second);
+  w->start();
+  push(*w, 100, 11);  // 89 sweeps later: the gap adds nothing; 1 s more
+  w->stop();
+  auto after = stored_counters();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->counters_id, before.counters_id);
+  EXPECT_NEAR(after->energy_uj[0].second, 10e6, 1e-3);
+  EXPECT_NEAR(after->energy_uj[1].second, 2e6, 1e-3);
+}
+
+// The database cannot be opened at start: the sweeps counted meanwhile are
+// stored with the stored counters added, in one commit.
+TEST_F(WriterTest, SweepsCountedBeforeTheDatabaseOpensAddToTheStoredCounters) {
+  std::string id;
+  {
+    EnergyCounters counters(counter_rails(), 42);
+    auto w = writer(slow_flush());
+    w->count_with(counters);
+    w->start();
+    push(*w, 0, 11);
+    w->stop();
+    id = counters.snapshot().counters_id;
+  }
+  refuse_open_ = true;
+  WriterOptions o = slow_flush();
+  o.flush_interval = milliseconds(5);
+  o.reopen_interval = milliseconds(0);
+  EnergyCounters counters(counter_rails(), 99);
+  auto w = writer(o);
+  w->count_with(counters);
+  w->start();
+  push(*w, 100, 11);
+  ASSERT_TRUE(eventually([&] { return w->stats().failed_commits > 0; }));
+  EXPECT_NE(counters.snapshot().counters_id, id);  // fresh until the database opens
+  refuse_open_ = false;
+  ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 11; }));
+  auto stored = stored_counters();
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->counters_id, id);
+  EXPECT_NEAR(stored->energy_uj[0].second, 10e6, 1e-3);
+  EXPECT_EQ(counters.snapshot().counters_id, id);
+  w->stop();
 }
 
 TEST_F(WriterTest, RetentionPassesRunOnTheWriterThreadAndReportTheFootprint) {

@@ -12,9 +12,10 @@ exporters every second with the shipped rules. Then checks (docs/FLEET.md):
   4. over a window marked as a run on every board, PromQL
      increase(energyd_energy_joules_total[W]) per rail and board agrees
      with energyd's own energy of the run and with the simulator's ground
-     truth within 1 %, while board 3's energyd is stopped and restarted in
-     the middle (its downtime is no energy: the expected value is the truth
-     outside the downtime);
+     truth within 1 %, while board 3's energyd is killed (SIGKILL) and
+     restarted in the middle (its downtime is no energy: the expected value
+     is the truth outside the time from its last commit before the kill to
+     its restart);
   5. an injected sensor fault (EIO on a rail of board 2) fires the
      EnergydRailReadErrors alert.
 Exit status: 0 pass, 1 fail, 77 skipped (prometheus, promtool or FUSE missing).
@@ -24,6 +25,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -176,11 +178,31 @@ def check_exposition(boards, work):
     log("promtool check metrics and rules clean; the dashboard names exported metrics only")
 
 
+def last_stored_wall(board):
+    """Wall-clock time (s) of the newest sweep board's energyd committed (its
+    database read after the kill; chunks: wall = t_last_ns + wall_offset_ns)."""
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(board.dir, "state", "energyd.db"), uri=True)
+    try:
+        (ns,) = db.execute("SELECT MAX(t_last_ns + wall_offset_ns) FROM chunks").fetchone()
+    finally:
+        db.close()
+    if ns is None:
+        raise AssertionError("board %d's database holds no sweep after the kill" % board.n)
+    return ns / 1e9
+
+
 def restart_energyd(board):
-    """Stops board 3's energyd (SIGTERM, as systemd does), waits, restarts it.
-    Returns the wall-clock interval it was down (stop sent, socket back)."""
-    down_from = time.time()
-    board.stop("energyd")
+    """Kills board 3's energyd (SIGKILL: the worst a restart can be), waits,
+    restarts it. Returns the wall-clock interval whose energy the counters do
+    not hold: from the newest sweep it committed before the kill (the sweeps
+    after it are lost from the store and the counters alike) to its socket
+    being back."""
+    killed = time.time()
+    board.stop("energyd", signal.SIGKILL)
+    down_from = last_stored_wall(board)
+    if not killed - 5 < down_from <= killed:
+        raise AssertionError("board %d's newest committed sweep is at %.3f, the kill at %.3f" % (board.n, down_from, killed))
+    log("board 3's energyd killed (SIGKILL) %.3f s after its last commit" % (killed - down_from))
     time.sleep(1)
     board.start_energyd()
     return down_from, time.time()

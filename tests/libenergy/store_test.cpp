@@ -1,6 +1,7 @@
 #include "energy/store.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -222,6 +223,92 @@ TEST_F(StoreTest, ExportReadingsReturnsWholeSweepsWhenTheLimitFallsInsideAChunk)
   auto all = store_->export_readings(0, 10'000 * kMs, "", 1000);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 42u);
+}
+
+}  // namespace
+}  // namespace energy
+
+namespace energy {
+namespace {
+
+// The energy counters' record (schema 6): stored as a whole, read back as
+// stored, and a record whose rows disagree or fail the checks is damaged.
+class CountersStoreTest : public TempStoreTest {};
+
+StoredCounters two_rail_counters() {
+  return StoredCounters{"0123456789abcdef", 1700000000000000000, {{"VDD_IN", 12.5e6}, {"VDD_SOC", 0.25}}};
+}
+
+TEST_F(CountersStoreTest, NoneUntilStoredThenReadBackAsStoredAcrossAReopen) {
+  auto none = store_->counters();
+  ASSERT_TRUE(none.ok()) << none.error().describe();
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(store_->begin());
+  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
+  ASSERT_TRUE(store_->commit());
+  reopen();
+  auto c = store_->counters();
+  ASSERT_TRUE(c.ok()) << c.error().describe();
+  ASSERT_TRUE(c->has_value());
+  EXPECT_EQ((*c)->counters_id, "0123456789abcdef");
+  EXPECT_EQ((*c)->created_wall_ns, 1700000000000000000);
+  ASSERT_EQ((*c)->energy_uj.size(), 2u);
+  EXPECT_EQ((*c)->energy_uj[0].first, "VDD_IN");
+  EXPECT_DOUBLE_EQ((*c)->energy_uj[0].second, 12.5e6);
+  EXPECT_DOUBLE_EQ((*c)->energy_uj[1].second, 0.25);
+}
+
+TEST_F(CountersStoreTest, APutReplacesTheWholeRecordAndAGoneRailIsDropped) {
+  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
+  ASSERT_TRUE(store_->put_counters(StoredCounters{"fedcba9876543210", 3, {{"VDD_IN", 1.0}}}));
+  auto c = store_->counters();
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->counters_id, "fedcba9876543210");
+  ASSERT_EQ((*c)->energy_uj.size(), 1u);
+  EXPECT_DOUBLE_EQ((*c)->energy_uj[0].second, 1.0);
+}
+
+TEST_F(CountersStoreTest, InvalidCountersAreRefusedNamingTheField) {
+  auto bad_id = store_->put_counters(StoredCounters{"xyz", 0, {}});
+  ASSERT_FALSE(bad_id);
+  EXPECT_NE(bad_id.error().message.find("counters_id"), std::string::npos) << bad_id.error().message;
+  auto negative = store_->put_counters(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", -1.0}}});
+  ASSERT_FALSE(negative);
+  EXPECT_NE(negative.error().message.find("energy_uj \"VDD_IN\""), std::string::npos) << negative.error().message;
+  auto twice = store_->put_counters(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", 1.0}, {"VDD_IN", 2.0}}});
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message.find("twice"), std::string::npos) << twice.error().message;
+  auto c = store_->counters();
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->has_value()) << "a refused record stores nothing";
+}
+
+TEST_F(CountersStoreTest, RowsThatDisagreeOrFailTheChecksAreDamaged) {
+  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
+  store_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE energy_counters SET counters_id = 'fedcba9876543210' WHERE label = 'VDD_SOC'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  reopen();
+  auto c = store_->counters();
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, ErrorCode::kCorrupt);
+  EXPECT_NE(c.error().message.find("disagree"), std::string::npos) << c.error().message;
+
+  store_.reset();
+  ASSERT_EQ(sqlite3_open(path().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE energy_counters SET counters_id = '0123456789abcdef', energy_uj = -5",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  reopen();
+  c = store_->counters();
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, ErrorCode::kCorrupt);
+  EXPECT_NE(c.error().message.find("must be a number >= 0"), std::string::npos) << c.error().message;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -56,7 +58,6 @@ constexpr auto kLeaseRestoreWait = std::chrono::milliseconds(5000);
 constexpr auto kDiscoveryReadLimit = std::chrono::milliseconds(2000);
 // sd-event coalesces timers within their accuracy (default 250 ms): too coarse for a watchdog.
 constexpr uint64_t kWatchdogAccuracyUs = 1000;
-constexpr uint64_t kCountersSaveUs = 1'000'000;
 
 Status block_stop_signals() {
   sigset_t set;
@@ -158,9 +159,7 @@ class DaemonImpl {
   Status arm_watchdog();
   static int on_watchdog(sd_event_source* s, uint64_t usec, void* self);
   void start_counters();
-  Status arm_counters_timer();
-  void save_counters(EnergyCounters::Sync sync);
-  static int on_counters_timer(sd_event_source* s, uint64_t usec, void* self);
+  std::optional<StoredCounters> stored_counters(Store& store);
 
   DaemonConfig config_;
   AccessPolicy policy_;  // the server's, for the checks inside verbs (baseline runs)
@@ -171,8 +170,7 @@ class DaemonImpl {
   Poster poster_;
   std::unique_ptr<Store> reader_;
   std::unique_ptr<StorageWriter> writer_;
-  std::unique_ptr<EnergyCounters> counters_;  // sweeps counted, then to the writer
-  SourcePtr counters_timer_;                  // saves the counters every second
+  std::unique_ptr<EnergyCounters> counters_;  // counted and stored by the writer
   std::unique_ptr<SweepRelay> sweep_relay_;  // sweeps to the writer, then a nudge to the context poller
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<RunManager> runs_;
@@ -229,7 +227,7 @@ Status DaemonImpl::setup() {
   auto period = std::chrono::milliseconds(config_.sample_period_ms);
   auto stall_limit = std::max(period / 2, std::chrono::milliseconds(kMinStallLimitMs));
   start_counters();
-  sweep_relay_ = std::make_unique<SweepRelay>(*counters_);
+  sweep_relay_ = std::make_unique<SweepRelay>(*writer_);
   sampler_ = std::make_unique<Sampler>(root_, status_.inventory.rails, period, stall_limit, clock_, *sweep_relay_);
   st = start_loop();  // the loop, Poster and RunManager exist before the threads that post to them
   if (!st) return st;
@@ -344,6 +342,7 @@ Result<StoreSession> DaemonImpl::open_session() {
   s.rail_ids = std::move(ids).value();
   s.resume = std::move(resume).value();
   s.open_runs = std::move(open).value();
+  s.counters = stored_counters(*s.store);
   return s;
 }
 
@@ -406,48 +405,55 @@ Status DaemonImpl::start_loop() {
   pins_ = std::make_unique<PinManager>(loop_.get(), poster_, root_, status_.clocks, clock_,
                                        config_.state_dir + "/clock-leases.json");
   server_->set_close_hook([this](uint64_t conn) { pins_->connection_closed(conn); });
-  auto armed = arm_watchdog();
-  if (!armed) return armed;
-  return arm_counters_timer();
+  return arm_watchdog();
 }
 
-// The joule counters of `energy.counters` (energy_counters.h), continued
-// from the counters file of the state directory.
+// The joule counters of `energy.counters` (energy_counters.h): counted by
+// the writer as it queues each sweep and stored with every commit; the
+// writer's first open continues the stored ones (stored_counters).
 void DaemonImpl::start_counters() {
   std::vector<CounterRail> rails;
   for (const auto& r : status_.inventory.rails) rails.push_back(CounterRail{r.label, power_unit_uw(r.driver)});
+  counters_ = std::make_unique<EnergyCounters>(std::move(rails), clock_.wall_ns());
+  writer_->count_with(*counters_);
+}
+
+// Runs in open_session. The counters the database holds; without any, those
+// of the counters file of energyd before schema 6, moved into the database
+// once (committed, synced) and the file removed. A damaged record or file
+// is logged and the counters start again from zero under a new id (a
+// database moved aside as damaged has none either).
+std::optional<StoredCounters> DaemonImpl::stored_counters(Store& store) {
   std::string path = config_.state_dir + "/energy-counters.json";
-  counters_ = std::make_unique<EnergyCounters>(std::move(rails), *writer_, path, clock_.wall_ns());
-  auto st = counters_->load();
-  if (!st) spdlog::warn("{}; the energy counters start again from zero", st.error().describe());
-}
-
-// Saved every second on the loop (a rename, no fsync): a killed energyd
-// loses at most a second of counted energy; a stop saves durably.
-Status DaemonImpl::arm_counters_timer() {
-  uint64_t now = 0;
-  sd_event_now(loop_.get(), CLOCK_MONOTONIC, &now);
-  sd_event_source* s = nullptr;
-  int r = sd_event_add_time(loop_.get(), &s, CLOCK_MONOTONIC, now + kCountersSaveUs, kCountersSaveUs / 10,
-                            &DaemonImpl::on_counters_timer, this);
-  if (r < 0) return make_error(ErrorCode::kIo, "cannot arm the energy counters timer", -r);
-  counters_timer_.reset(s);
-  return ok_status();
-}
-
-int DaemonImpl::on_counters_timer(sd_event_source* s, uint64_t usec, void* self) {
-  static_cast<DaemonImpl*>(self)->save_counters(EnergyCounters::Sync::kNo);
-  sd_event_source_set_time(s, usec + kCountersSaveUs);
-  sd_event_source_set_enabled(s, SD_EVENT_ON);
-  return 0;
-}
-
-void DaemonImpl::save_counters(EnergyCounters::Sync sync) {
-  auto st = counters_->save(sync);
-  if (st) return;
-  if (auto v = log_limit_.allow("counters.save"); v.log) {
-    spdlog::warn("{}; will retry in a second{}", st.error().describe(), LogLimiter::suffix(v));
+  auto in_db = store.counters();
+  if (!in_db) spdlog::warn("{}; the energy counters start again from zero", in_db.error().describe());
+  std::optional<StoredCounters> found;
+  if (in_db) found = std::move(in_db).value();
+  if (::access(path.c_str(), F_OK) != 0) return found;
+  if (!found) {
+    auto file = read_counters_file(path);
+    if (!file) {
+      spdlog::warn("{}; the energy counters start again from zero", file.error().describe());
+    } else if (*file) {
+      Status st = store.set_durability(Store::Durability::kSynced);
+      if (st) st = store.begin();
+      if (st) st = store.put_counters(**file);
+      if (st) st = store.commit();
+      if (!st) {
+        (void)store.rollback();
+        spdlog::warn(
+            "cannot move the energy counters of {} into the database ({}); keeping the file for the next start", path,
+            st.error().describe());
+        return *file;
+      }
+      spdlog::info("energy counters {} moved from {} into the database", (*file)->counters_id, path);
+      found = std::move(*file);
+    }
   }
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    spdlog::warn("cannot remove the old energy counters file {}: {}", path, std::strerror(errno));
+  }
+  return found;
 }
 
 // The systemd watchdog is pinged only while the sampler makes progress: a
@@ -662,8 +668,6 @@ void DaemonImpl::shutdown() {
     spdlog::warn("a sensor read is still blocked; leaving its thread behind at exit");
     g_sampler_left_behind = sampler_.release();  // its thread touches the sampler when the read returns
   }
-  counters_timer_.reset();
-  if (counters_) save_counters(EnergyCounters::Sync::kYes);
   if (averaging_) averaging_->restore();  // the chips' own averaging back once sampling has stopped
   if (writer_) writer_->stop();  // flushes every queued sample and mark
   runs_.reset();

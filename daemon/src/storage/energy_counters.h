@@ -1,5 +1,5 @@
 // EnergyCounters: each rail's running energy since the counters were created,
-// kept in memory from the sweeps as they pass to the writer, for the
+// counted from the sweeps as the StorageWriter takes them, for the
 // `energy.counters` verb (the Prometheus exporter's joule counters).
 //
 // Downtime is not energy: a process starts each rail afresh at its first
@@ -9,20 +9,23 @@
 // quantized as the store keeps them (to_stored_ns, stored_power_uw), so the
 // counters agree with the store's energy over any window the daemon ran.
 //
-// Continuity across restarts: the joules of every rail are saved in a small
-// JSON file (by rail label) and loaded at start; a process killed between
-// saves loses at most the time since the last save (the exporter keeps its
-// counters monotonic). The file carries a random `counters_id` and its
-// creation time; a new id means the counters started again from zero.
+// Continuity across restarts, kill -9 included: the StorageWriter counts a
+// sweep under the same lock under which it queues it, and takes the
+// counters' snapshot together with the queue it drains; the snapshot is
+// stored in the transaction that stores those sweeps (Store::put_counters,
+// schema 6). The stored counters therefore always count exactly the stored
+// sweeps, and a restarted energyd continues from them (restore). The
+// counters carry a random `counters_id` and their creation time; a new id
+// means the counters started again from zero.
 //
 // Units: joules as double microjoules (uJ) inside, ns times.
-// Thread-safety: push_sample on the sampling thread; snapshot, save and load
-// from any thread. push_sample holds the lock for one trapezoid per rail and
-// never waits on I/O (save copies under the lock and writes outside it).
+// Thread-safety: every member from any thread. count holds the lock for one
+// trapezoid per rail and never waits on I/O.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,7 @@
 
 #include "energy/rails.h"
 #include "energy/result.h"
+#include "energy/store.h"
 #include "sampler.h"
 
 namespace energy::daemon {
@@ -46,22 +50,20 @@ struct CountersSnapshot {
   std::vector<double> energy_uj;  // parallel to labels
 };
 
-class EnergyCounters final : public SampleSink {
+class EnergyCounters final {
  public:
-  // `next` receives every sweep after it is counted. `path`: the counters
-  // file (empty: kept in memory only). `now_wall_ns` stamps new counters.
-  EnergyCounters(std::vector<CounterRail> rails, SampleSink& next, std::string path, int64_t now_wall_ns);
+  // Fresh counters (a new id) stamped `now_wall_ns`, at zero.
+  EnergyCounters(std::vector<CounterRail> rails, int64_t now_wall_ns);
 
-  // Loads the saved joules of rails with the same label; a missing file
-  // starts from zero. A damaged file is an error naming it and what is wrong
-  // (the counters then start from zero under a new id, and the next save
-  // replaces the file).
-  Status load();
-  // Writes the counters (temporary file renamed over the old one); `durable`
-  // also fsyncs (at stop), the periodic save does not.
-  enum class Sync { kNo, kYes };
-  Status save(Sync sync) const;
-  void push_sample(const Sample& sample) override;
+  // Adds one sweep. StorageWriter::push_sample calls it under the lock
+  // under which it queues the sweep.
+  void count(const Sample& sample);
+  // Continues stored counters: their id and creation time, and their joules
+  // added, by rail label, to what was counted since this process began
+  // (nothing, unless the database could not be opened at first). Rails the
+  // record does not name keep what they counted; rails it names that are
+  // gone are dropped.
+  void restore(const StoredCounters& stored);
   CountersSnapshot snapshot() const;
 
  private:
@@ -71,17 +73,23 @@ class EnergyCounters final : public SampleSink {
     int64_t last_power_uw = 0;
   };
   void add_value(size_t i, int64_t t_ns, const RailValue& v);
-  Status apply_saved(const std::string& text);
 
   std::vector<CounterRail> rails_;
-  SampleSink& next_;
-  std::string path_;
   mutable std::mutex mu_;  // guards the members below
   std::string id_;
   int64_t created_wall_ns_ = 0;
   std::vector<Cursor> cursors_;
   std::vector<double> energy_uj_;
 };
+
+// The snapshot as the store keeps it.
+StoredCounters to_stored(const CountersSnapshot& s);
+
+// The counters file of energyd before schema 6 (state_dir/energy-counters.json,
+// JSON {format "energyd-counters", version 1, counters_id, created_wall_ns,
+// energy_uj {label: uJ}}), read once to move it into the database. nullopt
+// when there is no file; a damaged file is an error naming it and the field.
+Result<std::optional<StoredCounters>> read_counters_file(const std::string& path);
 
 // The `energy.counters` result (docs/PROTOCOL.md): counters_id,
 // created_wall_ns, rails [{label, energy_j}], total {rails, energy_j} (the

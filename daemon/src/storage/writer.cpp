@@ -29,8 +29,13 @@ void StorageWriter::stop() {
   thread_.join();
 }
 
+void StorageWriter::count_with(EnergyCounters& counters) { counters_ = &counters; }
+
+// Counted and queued under one lock: the flush's snapshot, taken under it
+// with the drain, counts exactly the sweeps drained.
 void StorageWriter::push_sample(const Sample& sample) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (counters_) counters_->count(sample);
   queue_.emplace_back(sample);
 }
 
@@ -62,12 +67,14 @@ void StorageWriter::loop() {
   for (;;) {
     cv_.wait_until(lock, next_flush, [this] { return stopping_ || mark_waiting_; });
     bool last = stopping_;
-    std::deque<Item> batch;
-    batch.swap(queue_);
+    std::deque<Item> batch = drain();
     mark_waiting_ = false;
     lock.unlock();
     absorb(batch);
-    if (ensure_open() && flush()) {
+    bool was_open = store_ != nullptr;
+    bool open = ensure_open();
+    if (open && !was_open) absorb_again();
+    if (open && flush()) {
       maybe_checkpoint(last);
       maybe_retain(last);
     }
@@ -75,6 +82,26 @@ void StorageWriter::loop() {
     if (last) break;
     next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
   }
+}
+
+// Under mu_: the queue, and the counters as of its last sweep.
+std::deque<StorageWriter::Item> StorageWriter::drain() {
+  std::deque<Item> batch;
+  batch.swap(queue_);
+  if (counters_) counted_ = counters_->snapshot();
+  return batch;
+}
+
+// Right after an open in the loop, which came after this turn's drain: the
+// queue is drained again, so the snapshot the commit stores was taken after
+// the first open continued the stored counters (and counts what it stores).
+void StorageWriter::absorb_again() {
+  std::deque<Item> more;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    more = drain();
+  }
+  absorb(more);
 }
 
 // Samples go into the chunker (never lost to a failed commit); marks wait
@@ -123,7 +150,10 @@ std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
   rail_ids_ = std::move(session->rail_ids);
   // After a reopen the chunker goes on: its running energy and unwritten
   // chunks are the truth; the database's resume point is used only at first.
-  if (!chunker_) chunker_.emplace(std::move(session->rails), options_.chunk_sweeps, std::move(session->resume));
+  if (!chunker_) {
+    chunker_.emplace(std::move(session->rails), options_.chunk_sweeps, std::move(session->resume));
+    if (counters_ && session->counters) counters_->restore(*session->counters);
+  }
   auto context = context_.opened(*store_, boot_, newest_ ? newest_->t_ns : 0);
   if (!context)
     spdlog::warn("storage: cannot end the previous daemon's clock polling ({}); ignoring", context.error().describe());
@@ -246,6 +276,10 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
   if (!st) return st;
   st = context_.write(*store_, boot_);
   if (!st) return st;
+  if (counted_) {
+    st = store_->put_counters(to_stored(*counted_));
+    if (!st) return st;
+  }
   for (auto& m : marks_) {
     st = write_mark(m, done);
     if (!st) return st;

@@ -22,6 +22,15 @@
 //
 // Board context rows (ContextLog) ride in the same transactions.
 //
+// The energy counters (energy_counters.h), when set, count each sweep in
+// push_sample under the queue's lock; the flush drains the queue and takes
+// the counters' snapshot under that lock at once, and stores the snapshot
+// in the transaction of the drained sweeps. Every commit thus holds counters
+// that count exactly the sweeps committed (a sweep dropped to the pending
+// bound is counted but not stored: the counters keep the energy measured).
+// At the first open the stored counters (StoreSession::counters) are
+// continued; later reopens keep the counters in memory, which are the truth.
+//
 // Thread-safety: push_* and stats from any thread; start/stop from the owner.
 #pragma once
 
@@ -39,6 +48,7 @@
 
 #include "context_log.h"
 #include "context_poller.h"
+#include "energy_counters.h"
 #include "energy/chunker.h"
 #include "energy/store.h"
 #include "log_limit.h"
@@ -100,6 +110,7 @@ struct StoreSession {
   std::vector<ChunkRail> rails;
   std::vector<RailCursor> resume;
   std::vector<RunRecord> open_runs;
+  std::optional<StoredCounters> counters;  // the stored energy counters, if any
 };
 using StoreOpener = std::function<Result<StoreSession>()>;
 
@@ -126,6 +137,9 @@ class StorageWriter final : public SampleSink, public ContextSink {
   // returns the open runs of this boot, or nothing if it could not be opened
   // (the writer thread then keeps trying).
   std::optional<std::vector<RunRecord>> open_now();
+  // Counts every sweep into `counters` and stores them with each commit;
+  // call before open_now() and start(). `counters` outlives the writer.
+  void count_with(EnergyCounters& counters);
   void start();
   void stop();  // flushes everything still queued
   void push_sample(const Sample& sample) override;
@@ -138,6 +152,8 @@ class StorageWriter final : public SampleSink, public ContextSink {
  private:
   using Item = std::variant<Sample, MarkOp, std::vector<ContextChange>>;
   void loop();
+  std::deque<Item> drain();
+  void absorb_again();
   void absorb(std::deque<Item>& batch);
   bool flush();
   Status write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done);
@@ -175,6 +191,8 @@ class StorageWriter final : public SampleSink, public ContextSink {
   std::chrono::steady_clock::time_point next_retention_ = std::chrono::steady_clock::now();
   bool retention_running_ = false;  // a pass has started and has steps left
   std::optional<Sample> newest_;    // the newest sweep's times: retention's "now" (values unused)
+  EnergyCounters* counters_ = nullptr;      // set before start; count() under mu_
+  std::optional<CountersSnapshot> counted_;  // the counters as of the sweeps drained so far
   std::thread thread_;
   SystemClock log_clock_;
   LogLimiter log_limit_{log_clock_, std::chrono::minutes(1)};

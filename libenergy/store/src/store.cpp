@@ -113,7 +113,11 @@ Status Store::migrate() {
     auto st = migrate_v3_to_v4();
     if (!st) return st;
   }
-  if (*version < 5) return migrate_v4_to_v5();
+  if (*version < 5) {
+    auto st = migrate_v4_to_v5();
+    if (!st) return st;
+  }
+  if (*version < 6) return migrate_v5_to_v6();
   return ok_status();
 }
 

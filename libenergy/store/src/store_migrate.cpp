@@ -1,6 +1,7 @@
 // Schema migrations 1 -> 2 (one row per rail reading becomes chunks with
-// running energy, chunker.h) and 2 -> 3 (downsampled tiers, tiers.h). Each
-// runs inside one transaction.
+// running energy, chunker.h), 2 -> 3 (downsampled tiers, tiers.h), 3 -> 4
+// (run clocks, board context), 4 -> 5 (rail averaging lag) and 5 -> 6 (the
+// energy counters). Each runs inside one transaction.
 #include <map>
 
 #include "energy/store.h"
@@ -59,6 +60,16 @@ ALTER TABLE rails ADD COLUMN filter_before_ns INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE rails ADD COLUMN filter_from_boot INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE rails ADD COLUMN filter_from_ns INTEGER NOT NULL DEFAULT 0;
 PRAGMA user_version=5;
+)sql";
+
+// The joule counters of `energy.counters`, one row per rail label, each
+// row carrying the counters' id and start (one record, kept on one page so
+// that rewriting it with every flush adds a single page to the commit).
+// Written in the transaction of the sweeps they count (StorageWriter).
+constexpr const char* kSchemaV6 = R"sql(
+CREATE TABLE energy_counters(label TEXT PRIMARY KEY, counters_id TEXT NOT NULL, created_wall_ns INTEGER NOT NULL,
+                             energy_uj REAL NOT NULL) WITHOUT ROWID;
+PRAGMA user_version=6;
 )sql";
 
 // A migration that is one SQL script, in one transaction.
@@ -170,5 +181,7 @@ Status Store::migrate_v1_to_v2() {
 }
 
 Status Store::migrate_v4_to_v5() { return run_migration_script(*db_, 4, kSchemaV5); }
+
+Status Store::migrate_v5_to_v6() { return run_migration_script(*db_, 5, kSchemaV6); }
 
 }  // namespace energy

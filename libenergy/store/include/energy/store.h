@@ -162,9 +162,23 @@ struct StoreFootprint {
   std::vector<TierFootprint> tiers;  // raw, 1s, 1min
 };
 
+// The joule counters of `energy.counters` (daemon energy_counters.h) as
+// stored (schema 6): their id (16 lowercase hex digits, new when they start
+// from zero), when they started, and each rail's joules by label.
+struct StoredCounters {
+  std::string counters_id;
+  int64_t created_wall_ns = 0;
+  std::vector<std::pair<std::string, double>> energy_uj;  // label, microjoules >= 0
+};
+
+// The checks a stored or migrated counters record must pass: id of 16
+// lowercase hex digits, created_wall_ns >= 0, each rail's joules finite and
+// >= 0, no label twice. The error names `where` and the field.
+Status validate_counters(const StoredCounters& c, const std::string& where);
+
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   // The writer checks the file (PRAGMA quick_check) before migrating; a
   // damaged file gives ErrorCode::kCorrupt. Before SQLite sees the files,
@@ -309,6 +323,12 @@ class Store {
   // every source whose last row in the boot holds a value gets an unknown
   // row at max(stopped_ns, that row + 1 ns). Returns how many were added.
   Result<int64_t> close_context(int64_t boot, int64_t stopped_ns);
+  // The energy counters (schema 6), replaced as a whole; call inside the
+  // transaction that stores the sweeps they count (StorageWriter::flush).
+  Status put_counters(const StoredCounters& c);
+  // The stored counters, nullopt when none were ever stored; kCorrupt when
+  // the stored rows fail validate_counters.
+  Result<std::optional<StoredCounters>> counters();
   // Number of stored sweeps.
   Result<int64_t> sample_count();
   // Time of the last reading stored for a boot, or nullopt if none.
@@ -337,6 +357,7 @@ class Store {
   Status migrate_v2_to_v3();
   Status migrate_v3_to_v4();
   Status migrate_v4_to_v5();
+  Status migrate_v5_to_v6();
   struct ContextRetention {
     int64_t rows_deleted = 0;
     bool more = false;
