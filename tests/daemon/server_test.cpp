@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "energy/protocol.h"
+#include "run_queries.h"
 
 namespace energy::daemon {
 namespace {
@@ -125,6 +126,7 @@ class LoopServer {
     server_.reset();
   }
   Server& server() { return *server_; }
+  Poster& poster() { return poster_; }
 
  private:
   EventPtr loop_;
@@ -275,6 +277,52 @@ TEST(ServerLimits, RepliesQueuedOnAllConnectionsAreBoundedTogether) {
   EXPECT_TRUE(eventually([&] { return s.server().pending_output_bytes() == 0; }))
       << s.server().pending_output_bytes() << " B still counted after every reply was read or dropped";
   EXPECT_FALSE(last_full());
+}
+
+// An export page read before the total filled up waits on its worker
+// (post_text_work) until clients have made room, then is built and sent.
+TEST(ServerLimits, AnExportPageWaitsForRoomAcrossConnectionsThenIsBuilt) {
+  TempDir dir;
+  ServerOptions options;
+  options.total_output_limit_bytes = 2u << 20;
+  std::string mib(1u << 20, 'x');
+  TaskRunner worker("export");
+  std::promise<void> gate;  // holds the worker until the total is full
+  std::shared_future<void> opened = gate.get_future().share();
+  std::atomic<bool> posted{false};
+  std::atomic<bool> built{false};
+  std::unique_ptr<LoopServer> s;
+  s = std::make_unique<LoopServer>(
+      dir.path() + "/s.sock",
+      [&](const protocol::Request& q, const Responder& r) {
+        if (q.verb != "page") return r.reply({{"data", mib}});
+        post_text_work(worker, s->poster(), r, [&] {
+          built = true;
+          return Result<std::string>(std::string(R"({"rows":[],"truncated":false})"));
+        });
+        posted = true;
+      },
+      options);
+  ASSERT_TRUE(s->listen());
+  s->start();
+  worker.post([opened] { opened.wait(); });
+  UniqueFd b = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(send_all(b.get(), requests(1, "page")));
+  ASSERT_TRUE(eventually([&] { return posted.load(); })) << "the page request was not read";
+  UniqueFd a = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(send_all(a.get(), requests(3, "mib")));
+  ASSERT_TRUE(eventually([&] { return s->server().pending_output_bytes() >= (2u << 20); }));
+  gate.set_value();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(built) << "a page was built while the replies of all connections were at the total limit";
+  Replies from_a(a.get());
+  for (int i = 0; i < 3; ++i) ASSERT_NE(from_a.next().find("\"data\""), std::string::npos);
+  auto page = nlohmann::json::parse(Replies(b.get()).next(), nullptr, false);
+  EXPECT_TRUE(built);
+  ASSERT_TRUE(page.is_object()) << "no reply to the page request";
+  EXPECT_EQ(page, protocol::make_ok(1, {{"rows", nlohmann::json::array()}, {"truncated", false}}));
+  s->stop();
+  worker.stop(std::chrono::milliseconds(1000));
 }
 
 // ---- the socket path (item 8) ---------------------------------------------
