@@ -162,11 +162,20 @@ TEST_F(RunQueriesOnStore, ListingsPageWithNextBeforeId) {
   EXPECT_TRUE((*last)["runs"][0]["summary"]["energy_j"].is_null()) << "no readings: unknown, never 0 J";
 }
 
+// A page is JSON text (export_rows.h); parsed here as a client would.
+Result<nlohmann::json> parsed(const Result<std::string>& page) {
+  if (!page) return page.error();
+  auto j = nlohmann::json::parse(*page, nullptr, false);
+  if (j.is_discarded()) return make_error(ErrorCode::kInternal, "a page that is not JSON: " + page->substr(0, 200));
+  return j;
+}
+
 TEST_F(RunQueriesOnStore, ARunsExportHasItsReadingsAndPagesOnWholeSweeps) {
   fill(0, 2000);
   RunRecord r = run("exported", 450, 1550, RunState::kStopped);
-  auto page = run_export_page(*store_, RunExportArgs{r.id, std::nullopt, ""}, 4);
+  auto page = parsed(run_export_page(*store_, RunExportArgs{r.id, std::nullopt, ""}, 4));
   ASSERT_TRUE(page.ok()) << page.error().describe();
+  EXPECT_EQ((*page)["run"], r.id);
   EXPECT_TRUE((*page)["truncated"].get<bool>());
   ASSERT_EQ((*page)["rows"].size(), 4u);
   EXPECT_EQ((*page)["rows"][0]["t_ns"], 500 * kMs);
@@ -174,11 +183,12 @@ TEST_F(RunQueriesOnStore, ARunsExportHasItsReadingsAndPagesOnWholeSweeps) {
   EXPECT_EQ(next, 900 * kMs);
   size_t total = (*page)["rows"].size();
   while ((*page)["truncated"].get<bool>()) {
-    page = run_export_page(*store_, RunExportArgs{r.id, next, ""}, 4);
-    ASSERT_TRUE(page.ok());
+    page = parsed(run_export_page(*store_, RunExportArgs{r.id, next, ""}, 4));
+    ASSERT_TRUE(page.ok()) << page.error().describe();
     total += (*page)["rows"].size();
     if ((*page)["truncated"].get<bool>()) next = (*page)["next_since_ns"];
   }
+  EXPECT_FALSE(page->contains("next_since_ns")) << "the last page says where no next one starts";
   EXPECT_EQ(total, 11u) << "500..1500 ms";
   auto missing = run_export_page(*store_, RunExportArgs{999, std::nullopt, ""}, 4);
   ASSERT_FALSE(missing.ok());

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "energy/protocol.h"
+#include "run_queries.h"
 
 namespace energy::daemon {
 namespace {
@@ -125,6 +126,7 @@ class LoopServer {
     server_.reset();
   }
   Server& server() { return *server_; }
+  Poster& poster() { return poster_; }
 
  private:
   EventPtr loop_;
@@ -225,6 +227,102 @@ TEST(ServerLimits, AClosedConnectionsRequestsReportCancelled) {
     std::lock_guard<std::mutex> lock(mu);
     return std::all_of(held.begin(), held.end(), [](const Responder& r) { return r.cancelled(); });
   }));
+}
+
+// While the replies queued on all connections together are at
+// total_output_limit_bytes, no connection's requests are read and export
+// pages wait (Responder::server_backlogged); the gauge counts every
+// connection's unread replies and lets go of them as clients read or leave.
+TEST(ServerLimits, RepliesQueuedOnAllConnectionsAreBoundedTogether) {
+  TempDir dir;
+  ServerOptions options;
+  options.total_output_limit_bytes = 4u << 20;
+  std::string mib(1u << 20, 'x');
+  std::mutex mu;
+  std::vector<Responder> answered;
+  LoopServer s(
+      dir.path() + "/s.sock",
+      [&](const protocol::Request&, const Responder& r) {
+        r.reply({{"data", mib}});
+        std::lock_guard<std::mutex> lock(mu);
+        answered.push_back(r);
+      },
+      options);
+  ASSERT_TRUE(s.listen());
+  s.start();
+  auto last_full = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return !answered.empty() && answered.back().server_backlogged();
+  };
+  UniqueFd a = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(send_all(a.get(), requests(3, "mib")));
+  ASSERT_TRUE(eventually([&] { return s.server().pending_output_bytes() >= (2u << 20); }));
+  EXPECT_FALSE(last_full()) << "one connection's 3 MiB (some in its socket) is under the 4 MiB total";
+  auto handled = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return answered.size();
+  };
+  // b's replies take the total past 4 MiB before its third request is read.
+  UniqueFd b = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(send_all(b.get(), requests(3, "mib")));
+  ASSERT_TRUE(eventually([&] { return s.server().pending_output_bytes() >= (4u << 20); }));
+  EXPECT_TRUE(last_full()) << "two connections' unread replies together are past the total";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(handled(), 5u) << "a request was read while the total was at its limit";
+  Replies from_a(a.get());
+  for (int i = 0; i < 3; ++i) ASSERT_NE(from_a.next().find("\"data\""), std::string::npos);
+  EXPECT_TRUE(eventually([&] { return handled() == 6u; }))
+      << "the held request was not read once clients had made room";
+  b.reset();
+  EXPECT_TRUE(eventually([&] { return s.server().pending_output_bytes() == 0; }))
+      << s.server().pending_output_bytes() << " B still counted after every reply was read or dropped";
+  EXPECT_FALSE(last_full());
+}
+
+// An export page read before the total filled up waits on its worker
+// (post_text_work) until clients have made room, then is built and sent.
+TEST(ServerLimits, AnExportPageWaitsForRoomAcrossConnectionsThenIsBuilt) {
+  TempDir dir;
+  ServerOptions options;
+  options.total_output_limit_bytes = 2u << 20;
+  std::string mib(1u << 20, 'x');
+  TaskRunner worker("export");
+  std::promise<void> gate;  // holds the worker until the total is full
+  std::shared_future<void> opened = gate.get_future().share();
+  std::atomic<bool> posted{false};
+  std::atomic<bool> built{false};
+  std::unique_ptr<LoopServer> s;
+  s = std::make_unique<LoopServer>(
+      dir.path() + "/s.sock",
+      [&](const protocol::Request& q, const Responder& r) {
+        if (q.verb != "page") return r.reply({{"data", mib}});
+        post_text_work(worker, s->poster(), r, [&] {
+          built = true;
+          return Result<std::string>(std::string(R"({"rows":[],"truncated":false})"));
+        });
+        posted = true;
+      },
+      options);
+  ASSERT_TRUE(s->listen());
+  s->start();
+  worker.post([opened] { opened.wait(); });
+  UniqueFd b = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(send_all(b.get(), requests(1, "page")));
+  ASSERT_TRUE(eventually([&] { return posted.load(); })) << "the page request was not read";
+  UniqueFd a = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(send_all(a.get(), requests(3, "mib")));
+  ASSERT_TRUE(eventually([&] { return s->server().pending_output_bytes() >= (2u << 20); }));
+  gate.set_value();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(built) << "a page was built while the replies of all connections were at the total limit";
+  Replies from_a(a.get());
+  for (int i = 0; i < 3; ++i) ASSERT_NE(from_a.next().find("\"data\""), std::string::npos);
+  auto page = nlohmann::json::parse(Replies(b.get()).next(), nullptr, false);
+  EXPECT_TRUE(built);
+  ASSERT_TRUE(page.is_object()) << "no reply to the page request";
+  EXPECT_EQ(page, protocol::make_ok(1, {{"rows", nlohmann::json::array()}, {"truncated", false}}));
+  s->stop();
+  worker.stop(std::chrono::milliseconds(1000));
 }
 
 // ---- the socket path (item 8) ---------------------------------------------
@@ -451,6 +549,36 @@ TEST(ServerClose, TheCloseHookNamesTheConnectionAndALateReplyIsDropped) {
     std::lock_guard<std::mutex> lock(mu);
     return held.size() == 2;
   }));
+}
+
+// ---- replies whose result is JSON text --------------------------------------
+
+// Export pages are written as text (export_rows.h): the client must read
+// the same reply as one built from the JSON value, megabytes long included.
+TEST(ServerReplies, AResultGivenAsTextIsTheSameReplyAsTheValue) {
+  TempDir dir;
+  nlohmann::json result = {{"rows", nlohmann::json::array()}, {"truncated", true}, {"next_since_wall_ns", -5}};
+  for (int i = 0; i < 20000; ++i) result["rows"].push_back({{"rail", "VDD_\u00e9"}, {"t_ns", i}});
+  LoopServer s(dir.path() + "/s.sock", [&](const protocol::Request& q, const Responder& r) {
+    if (q.verb == "text") return r.reply_text(result.dump());
+    r.reply(result);
+  });
+  ASSERT_TRUE(s.listen());
+  s.start();
+  UniqueFd fd = connect_to(dir.path() + "/s.sock");
+  ASSERT_TRUE(fd);
+  ASSERT_TRUE(
+      send_all(fd.get(), protocol::encode_frame(protocol::make_request(7, "value", nlohmann::json::object())) +
+                             protocol::encode_frame(protocol::make_request(8, "text", nlohmann::json::object()))));
+  Replies replies(fd.get());
+  auto as_value = nlohmann::json::parse(replies.next(), nullptr, false);
+  auto as_text = nlohmann::json::parse(replies.next(), nullptr, false);
+  ASSERT_TRUE(as_value.is_object() && as_text.is_object()) << "a reply did not come or did not decode";
+  EXPECT_EQ(as_value["id"], 7);
+  EXPECT_EQ(as_text["id"], 8);
+  as_text["id"] = 7;
+  EXPECT_EQ(as_text, as_value);
+  EXPECT_EQ(as_text, protocol::make_ok(7, result));
 }
 
 }  // namespace

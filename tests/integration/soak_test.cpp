@@ -38,12 +38,19 @@ using std::chrono::milliseconds;
 
 constexpr int kClients = 6;
 constexpr milliseconds kReplyTimeout{10000};
-// energyd's memory must not grow with the number of frames: every request
-// is bounded (64 KiB), and so is what one connection may queue (8 MiB of
-// unread replies, client_output_limit_bytes), and these clients read their
-// replies. 48 MiB over the idle RSS allows the 6 connections' buffers, the
-// worker threads' query caches and SQLite's page cache, with margin; a leak
-// of even 50 bytes per frame exceeds it over the million-frame run.
+// energyd's memory must not grow with the number of frames or with the
+// database (docs/QUALITY.md "S2", the bound and its terms): requests are
+// bounded (64 KiB, 8 unanswered per connection); the large replies, export
+// pages of up to 20,000 rows (type-confused `export` frames ask for whole
+// ones once the run is ~11 min old), are written as text (~2.5 MB) and
+// built one at a time, only while the replies queued on all connections
+// are under 16 MiB, and no request is read past that. So: 16 MiB queued
+// + a page arriving (~3 MiB) + a page being built (its rows and text,
+// ~6 MiB) + SQLite's page caches (2 MiB on each of at most 4 connections
+// at once) + the main run's report (runs.show loads its readings, 720 B a
+// second of run: ~1 MiB at 23 min, twice over for the total) = ~35 MiB;
+// 48 MiB leaves 13 MiB for malloc's fragmentation. A leak of 50 bytes per
+// frame exceeds it over a million frames.
 constexpr int64_t kRssGrowthBound = 48LL << 20;
 
 int64_t env_int(const char* name, int64_t fallback) {

@@ -24,6 +24,7 @@ struct Server::Connection {
   uint64_t partial_since_us = 0;  // a frame has been started but not finished since (0: none)
   uint64_t stalled_since_us = 0;  // replies have waited unsent since (0: none waiting)
   size_t in_flight = 0;           // requests handed to the handler and not yet answered
+  size_t counted_out = 0;         // out.size() as last added to the Server's OutputGauge
   bool closing = false;           // a protocol error: close once `out` is written, read nothing more
   bool eof = false;               // the peer sent everything: close once its requests are answered
   bool dispatching = false;       // in dispatch(): a reply sent meanwhile must not dispatch again
@@ -37,6 +38,22 @@ namespace {
 
 std::string peer_name(const PeerCredentials& p) {
   return "uid " + std::to_string(p.uid) + " pid " + std::to_string(p.pid);
+}
+
+// The frame of an ok reply whose result is the JSON text `result_json`: the
+// members protocol::make_ok gives, in the order nlohmann::json writes them.
+// Framed in the text's own buffer (export_rows.h leaves room), not a copy.
+std::string ok_frame_of_text(int64_t id, std::string result_json) {
+  std::string head = "{\"id\":" + std::to_string(id) + ",\"ok\":true,\"result\":";
+  std::string tail = ",\"v\":" + std::to_string(protocol::kVersion) + "}";
+  auto n = static_cast<uint32_t>(head.size() + result_json.size() + tail.size());
+  std::string header;
+  for (int shift = 24; shift >= 0; shift -= 8) header.push_back(static_cast<char>((n >> shift) & 0xffu));
+  std::string frame = std::move(result_json);
+  frame.reserve(protocol::kHeaderBytes + n);
+  frame.insert(0, header + head);
+  frame += tail;
+  return frame;
 }
 
 // Time from `since` to `now`, 0 when `since` is not earlier (never wraps).
@@ -106,10 +123,17 @@ Result<DescriptorPlan> fit_descriptor_limit(size_t connections) {
 }
 
 void Responder::reply(nlohmann::json result) const { server_->send(conn_, protocol::make_ok(id_, std::move(result))); }
+void Responder::reply_text(std::string result_json) const { server_->send_text(conn_, id_, std::move(result_json)); }
 void Responder::fail(const Error& error) const { server_->send(conn_, protocol::make_error_reply(id_, error)); }
 
 Server::Server(sd_event* loop, std::string socket_path, Handler handler, ServerOptions options)
-    : loop_(loop), path_(std::move(socket_path)), handler_(std::move(handler)), options_(std::move(options)) {}
+    : loop_(loop),
+      path_(std::move(socket_path)),
+      handler_(std::move(handler)),
+      options_(std::move(options)),
+      output_(std::make_shared<OutputGauge>()) {
+  output_->limit = options_.total_output_limit_bytes;
+}
 
 // Only the socket file this Server bound is removed: after a failed start,
 // or when another process has since put its own socket there, it stays.
@@ -271,6 +295,7 @@ void Server::admit(UniqueFd fd) {
   c->server = this;
   c->fd = std::move(fd);
   c->peer = std::move(peer).value();
+  c->flags->output = output_;
   sd_event_source* s = nullptr;
   if (sd_event_add_io(loop_, &s, c->fd.get(), EPOLLIN, &Server::on_io, c.get()) < 0) return;
   c->source.reset(s);
@@ -311,6 +336,7 @@ void Server::sweep(uint64_t now) {
     if (c->dead) gone.push_back(id);
   }
   for (uint64_t id : gone) close(id);
+  release_held();
 }
 
 void Server::cut_off(Connection& c, const std::string& why) {
@@ -319,14 +345,16 @@ void Server::cut_off(Connection& c, const std::string& why) {
   }
   ++stats_.cut_off;
   c.out.clear();
+  account(c);
   c.dead = true;
   c.flags->gone = true;
 }
 
-// At the in-flight bound, or with output_limit_bytes unread, a connection's
+// At the in-flight bound, or with output_limit_bytes unread, or while the
+// replies of all connections reach total_output_limit_bytes, a connection's
 // further frames stay unread (in the decoder or the socket).
 bool Server::throttled(const Connection& c) const {
-  return c.in_flight >= kMaxRequestsInFlight || c.out.size() >= options_.output_limit_bytes;
+  return c.in_flight >= kMaxRequestsInFlight || c.out.size() >= options_.output_limit_bytes || output_->full();
 }
 
 // The partial-frame deadline runs only while energyd reads the connection
@@ -376,6 +404,18 @@ void Server::handle_io(Connection& c, uint32_t revents) {
   resume(c);
   if ((revents & (EPOLLHUP | EPOLLERR)) != 0 && c.out.empty()) c.dead = true;
   if (c.dead) close(c.id);
+  release_held();
+}
+
+// Once the replies queued on all connections fall under the total limit,
+// the connections held by it read again (their EPOLLIN was off: nothing
+// else would wake them).
+void Server::release_held() {
+  if (!release_pending_ || output_->full()) return;
+  release_pending_ = false;
+  for (auto& [id, conn] : conns_) {
+    if (conn->held && !conn->dead) resume(*conn);
+  }
 }
 
 // False when the peer has finished sending.
@@ -448,14 +488,35 @@ bool Server::permitted(Connection& c, const protocol::Request& req) {
 }
 
 void Server::send(uint64_t conn, const nlohmann::json& message) {
+  if (Connection* c = answerable(conn)) queue(*c, protocol::encode_frame(message));
+}
+
+void Server::send_text(uint64_t conn, int64_t id, std::string result_json) {
+  Connection* c = answerable(conn);
+  if (c == nullptr) return;
+  queue(*c, ok_frame_of_text(id, std::move(result_json)));
+}
+
+// The connection a reply to one of its requests goes to (that request is
+// answered), or nullptr when it has gone or is cut off for unread replies.
+Server::Connection* Server::answerable(uint64_t conn) {
   auto it = conns_.find(conn);
-  if (it == conns_.end() || it->second->dead) return;  // the client left before its answer was ready
+  if (it == conns_.end() || it->second->dead) return nullptr;  // the client left before its answer was ready
   Connection& c = *it->second;
   if (c.in_flight > 0) --c.in_flight;
   if (c.out.size() >= options_.output_limit_bytes) {
-    return cut_off(c, "left more than client_output_limit_bytes of replies unread");
+    cut_off(c, "left more than client_output_limit_bytes of replies unread");
+    return nullptr;
   }
-  c.out += protocol::encode_frame(message);
+  return &c;
+}
+
+// A frame alone in the output is moved there, not copied (export pages are megabytes).
+void Server::queue(Connection& c, std::string frame) {
+  if (c.out.empty())
+    c.out = std::move(frame);
+  else
+    c.out += frame;
   if (c.dispatching) return flush(c);  // the dispatch loop goes on by itself
   resume(c);
 }
@@ -467,6 +528,7 @@ void Server::flush(Connection& c) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     if (n < 0) {
       c.out.clear();
+      account(c);
       c.dead = true;
       return;
     }
@@ -475,6 +537,7 @@ void Server::flush(Connection& c) {
   }
   if (!c.out.empty() && c.stalled_since_us == 0) c.stalled_since_us = now_us();
   if (c.out.empty()) c.stalled_since_us = 0;
+  account(c);
   c.flags->backlogged = c.out.size() >= options_.output_limit_bytes;
   bool answered = c.eof && c.in_flight == 0 && c.decoder.buffered() == 0;
   if (c.out.empty() && (c.closing || answered)) c.dead = true;
@@ -482,8 +545,21 @@ void Server::flush(Connection& c) {
   watch(c);
 }
 
+// Keeps the OutputGauge equal to the sum of the connections' `out`.
+void Server::account(Connection& c) {
+  bool was_full = output_->full();
+  output_->pending.fetch_add(c.out.size(), std::memory_order_relaxed);
+  output_->pending.fetch_sub(c.counted_out, std::memory_order_relaxed);
+  c.counted_out = c.out.size();
+  if (was_full && !output_->full()) release_pending_ = true;
+}
+
 void Server::close(uint64_t id) {
-  if (auto it = conns_.find(id); it != conns_.end()) it->second->flags->gone = true;
+  if (auto it = conns_.find(id); it != conns_.end()) {
+    it->second->flags->gone = true;
+    it->second->out.clear();
+    account(*it->second);
+  }
   conns_.erase(id);
   if (close_hook_) close_hook_(id);
 }

@@ -21,6 +21,11 @@
 // socket is left unread, so a client that pipelines thousands of requests
 // queues no work). When a connection closes, its Responders report
 // cancelled(): work queued on other threads checks that and is dropped.
+// Across connections, the replies queued in total are gauged against
+// total_output_limit_bytes: while they are at it, no connection's frames
+// are read and the export worker builds no page (it waits), so energyd
+// holds at most that much plus what the requests already read produce
+// (8 per connection; one export page at a time).
 //
 // The socket path: listen() refuses a path that holds something other than a
 // socket, and a socket that another process still accepts on; only a stale
@@ -86,10 +91,20 @@ Result<DescriptorPlan> fit_descriptor_limit(size_t connections);
 // touches the clocks or the database a running instance owns.
 Status claim_socket_path(const std::string& path);
 
+// The bytes of replies queued on all of a Server's connections, against
+// ServerOptions::total_output_limit_bytes. Written on the loop thread, read
+// on any (the export worker builds no page while it is full).
+struct OutputGauge {
+  std::atomic<size_t> pending{0};
+  size_t limit = 0;
+  bool full() const { return pending.load(std::memory_order_relaxed) >= limit; }
+};
+
 // Shared between the loop and worker threads for one connection.
 struct ConnectionFlags {
-  std::atomic<bool> gone{false};        // closed or cut off: its work is dropped
-  std::atomic<bool> backlogged{false};  // unread replies at or past output_limit_bytes
+  std::atomic<bool> gone{false};              // closed or cut off: its work is dropped
+  std::atomic<bool> backlogged{false};        // unread replies at or past output_limit_bytes
+  std::shared_ptr<const OutputGauge> output;  // the Server's (null: no total limit)
 };
 
 // Counters of the front end since start (loop thread).
@@ -109,6 +124,10 @@ struct ServerOptions {
   size_t max_connections_per_user = 16;
   std::chrono::milliseconds client_deadline{10000};
   size_t output_limit_bytes = 8u << 20;  // one reply is always queued, however large
+  // Replies queued on all connections together at which no connection's
+  // frames are read and no export page is built (Responder::
+  // server_backlogged: pages wait for room on their worker).
+  size_t total_output_limit_bytes = 16u << 20;
 };
 
 class Responder {
@@ -117,6 +136,9 @@ class Responder {
             std::shared_ptr<const ConnectionFlags> flags = nullptr)
       : server_(server), conn_(conn), id_(request_id), caller_(std::move(caller)), flags_(std::move(flags)) {}
   void reply(nlohmann::json result) const;
+  // As reply, with the result already JSON text (a large export page is
+  // written as text, never built as a document); it must be one JSON value.
+  void reply_text(std::string result_json) const;
   void fail(const Error& error) const;
   // Any thread: the connection has closed (or was cut off); nobody will read
   // the reply, so queued work should be dropped and running work stopped.
@@ -124,6 +146,9 @@ class Responder {
   // Any thread: the client has left output_limit_bytes of replies unread; a
   // large reply built now would cut it off on arrival.
   bool backlogged() const { return flags_ && flags_->backlogged.load(std::memory_order_relaxed); }
+  // Any thread: the replies queued on all connections are at
+  // total_output_limit_bytes; a large reply should wait for room.
+  bool server_backlogged() const { return flags_ && flags_->output && flags_->output->full(); }
   // The connection the request came on (ids are never reused by a Server).
   uint64_t connection() const { return conn_; }
   // Who sent the request (its peer credentials when it connected).
@@ -147,7 +172,12 @@ class Server {
   Status listen();
   // Queues the reply to one request of `conn` (a Responder's reply or fail).
   void send(uint64_t conn, const nlohmann::json& message);
+  // Queues the ok reply to request `id` of `conn` whose result is the JSON
+  // text `result_json` (Responder::reply_text).
+  void send_text(uint64_t conn, int64_t id, std::string result_json);
   size_t connection_count() const { return conns_.size(); }
+  // Bytes of replies queued on all connections (OutputGauge).
+  size_t pending_output_bytes() const { return output_->pending.load(std::memory_order_relaxed); }
   const ServerStats& stats() const { return stats_; }
   // Called on the loop thread after a client's connection is closed (not at
   // Server destruction); clock leases tied to the connection end there.
@@ -179,6 +209,10 @@ class Server {
   void dispatch(Connection& c);
   void flush(Connection& c);
   void close(uint64_t id);
+  Connection* answerable(uint64_t conn);
+  void account(Connection& c);
+  void release_held();
+  void queue(Connection& c, std::string frame);
 
   sd_event* loop_;
   std::string path_;
@@ -199,6 +233,8 @@ class Server {
   ServerStats stats_;
   uint64_t next_conn_ = 1;
   std::map<uint64_t, std::unique_ptr<Connection>> conns_;
+  std::shared_ptr<OutputGauge> output_;  // shared with the connections' flags
+  bool release_pending_ = false;         // the gauge fell under its limit: held connections may read again
 };
 
 }  // namespace energy::daemon

@@ -1,6 +1,8 @@
 #include "run_queries.h"
 
 #include <map>
+#include <optional>
+#include <thread>
 
 #include "energy/report.h"
 #include "energy/run_summary.h"
@@ -10,8 +12,65 @@ namespace energy::daemon {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
-// A page under construction asks whether its client is still there this often.
-constexpr size_t kRowsPerCancelCheck = 4096;
+
+Result<std::unique_ptr<Store>> open_reader(const std::string& db_path) {
+  auto store = Store::open(db_path, StoreRole::kReader, kBusyTimeoutMs);
+  if (!store) return make_error(store.error().code, "storage unavailable: " + store.error().describe());
+  return store;
+}
+
+// How long a large reply (an export page) waits on its worker for the
+// replies queued across all connections to fall under the server's total
+// output limit, and how often it looks: clients that read make room within
+// milliseconds, and one that stops reading is cut off after client_deadline
+// (10 s by default), which frees its share.
+constexpr auto kOutputRoomWait = std::chrono::seconds(10);
+constexpr auto kOutputRoomPoll = std::chrono::milliseconds(5);
+
+enum class ReplySize { kSmall, kLarge };
+
+// On the worker: true once there is room for a large reply; false when its
+// client has gone or the wait ran out.
+bool wait_for_output_room(const Responder& r) {
+  auto until = std::chrono::steady_clock::now() + kOutputRoomWait;
+  while (r.server_backlogged()) {
+    if (r.cancelled() || std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(kOutputRoomPoll);
+  }
+  return true;
+}
+
+// Why the reply to `r` is not built now, if it is not.
+std::optional<Error> refusal(const Responder& r, ReplySize size) {
+  if (r.backlogged()) {
+    return make_error(ErrorCode::kState,
+                      "not built: this connection has client_output_limit_bytes of replies unread; read them before "
+                      "asking for more");
+  }
+  if (size == ReplySize::kLarge && !wait_for_output_room(r)) {
+    return make_error(ErrorCode::kState,
+                      "not built: energyd's clients have left its total output limit of replies unread for " +
+                          std::to_string(kOutputRoomWait.count()) + " s; ask again later");
+  }
+  return std::nullopt;
+}
+
+// Runs `work` on `worker` and posts its result, sent by `send`, back to the
+// loop thread for `r` (post_work, post_text_work).
+template <typename T, typename Send>
+void post_result(TaskRunner& worker, Poster& poster, const Responder& r, ReplySize size,
+                 std::function<Result<T>()> work, Send send) {
+  worker.post([&poster, r, size, work = std::move(work), send] {
+    if (r.cancelled()) return;  // its client left while it waited
+    auto refused = refusal(r, size);
+    Result<T> reply = refused ? Result<T>(*refused) : work();
+    if (r.cancelled()) return;
+    poster.post([r, send, reply = std::move(reply)]() mutable {
+      if (!reply) return r.fail(reply.error());
+      send(r, std::move(reply).value());
+    });
+  });
+}
 
 // Where a run's figures end: its stop, or for an open run its boot's newest
 // stored reading (at most one flush interval old).
@@ -86,36 +145,18 @@ Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t gap_
   return run_report_json(store, run, *end, gap_threshold_ns, clocks);
 }
 
-Result<nlohmann::json> export_rows_json(const std::vector<Store::ExportRow>& rows, const CancelFn& cancelled) {
-  nlohmann::json out = nlohmann::json::array();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i % kRowsPerCancelCheck == 0 && cancelled && cancelled()) {
-      return make_error(ErrorCode::kState, "export cancelled: its client has gone");
-    }
-    out.push_back(export_row_json(rows[i]));
-  }
-  return out;
-}
-
 void post_work(TaskRunner& worker, Poster& poster, const Responder& r, std::function<Result<nlohmann::json>()> work) {
-  worker.post([&poster, r, work = std::move(work)] {
-    if (r.cancelled()) return;  // its client left while it waited
-    Result<nlohmann::json> reply =
-        r.backlogged()
-            ? Result<nlohmann::json>(make_error(ErrorCode::kState,
-                                                "not built: this connection has client_output_limit_bytes of replies "
-                                                "unread; read them before asking for more"))
-            : work();
-    if (r.cancelled()) return;
-    poster.post([r, reply = std::move(reply)]() {
-      if (!reply) return r.fail(reply.error());
-      r.reply(*reply);
-    });
-  });
+  post_result(worker, poster, r, ReplySize::kSmall, std::move(work),
+              [](const Responder& to, nlohmann::json result) { to.reply(std::move(result)); });
 }
 
-Result<nlohmann::json> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows,
-                                       const CancelFn& cancelled) {
+void post_text_work(TaskRunner& worker, Poster& poster, const Responder& r, std::function<Result<std::string>()> work) {
+  post_result(worker, poster, r, ReplySize::kLarge, std::move(work),
+              [](const Responder& to, std::string result) { to.reply_text(std::move(result)); });
+}
+
+Result<std::string> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows,
+                                    const CancelFn& cancelled) {
   auto rec = store.run_by_id(args.run_id);
   if (!rec) return rec.take_error();
   if (!rec->has_value())
@@ -130,11 +171,9 @@ Result<nlohmann::json> run_export_page(Store& store, const RunExportArgs& args, 
   if (truncated) {  // end the page before the sweep the next page starts with
     while (!rows->empty() && rows->back().t_ns >= next) rows->pop_back();
   }
-  auto out = export_rows_json(*rows, cancelled);
-  if (!out) return out.take_error();
-  nlohmann::json page = {{"run", run.id}, {"rows", std::move(out).value()}, {"truncated", truncated}};
-  if (truncated) page["next_since_ns"] = next;
-  return page;
+  nlohmann::json fields = {{"run", run.id}, {"truncated", truncated}};
+  if (truncated) fields["next_since_ns"] = next;
+  return export_page_text(*rows, fields, cancelled);
 }
 
 RunQueries::RunQueries(std::string db_path, Poster& poster, TaskRunner& bulk, int64_t gap_threshold_ns,
@@ -147,8 +186,8 @@ RunQueries::RunQueries(std::string db_path, Poster& poster, TaskRunner& bulk, in
 // open never touches the loop).
 void RunQueries::submit(Query query, const Responder& r, TaskRunner& on) {
   post_work(on, poster_, r, [shared = shared_, query = std::move(query)]() -> Result<nlohmann::json> {
-    auto store = Store::open(shared->db_path, StoreRole::kReader, kBusyTimeoutMs);
-    if (!store) return make_error(store.error().code, "storage unavailable: " + store.error().describe());
+    auto store = open_reader(shared->db_path);
+    if (!store) return store.take_error();
     return query(**store, *shared);
   });
 }
@@ -168,10 +207,11 @@ void RunQueries::show(const RunRef& ref, const Responder& r) {
 }
 
 void RunQueries::export_run(const RunExportArgs& args, const Responder& r) {
-  auto cancelled = [r] { return r.cancelled(); };
-  submit([a = args, cancelled](Store& store,
-                               const Shared&) { return run_export_page(store, a, kExportPageRows, cancelled); },
-         r, bulk_);
+  post_text_work(bulk_, poster_, r, [shared = shared_, a = args, r]() -> Result<std::string> {
+    auto store = open_reader(shared->db_path);
+    if (!store) return store.take_error();
+    return run_export_page(**store, a, kExportPageRows, [r] { return r.cancelled(); });
+  });
 }
 
 }  // namespace energy::daemon

@@ -9,7 +9,7 @@
 // up to its newest stored reading; export of a run: its boot's readings
 // between its start and stop (boot time), paged.
 //
-// Exports (bulk: up to a 200,000-row page each) run on the bulk worker the
+// Exports (bulk: up to a kExportPageRows page each, written as JSON text) run on the bulk worker the
 // caller passes, shared with the raw `export`; list and show on this
 // object's own worker. Work whose client has gone (Responder::cancelled) is
 // dropped before it starts, and an export page stops being built when it goes.
@@ -43,17 +43,22 @@ Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t gap_
 // Called now and then while building a page; true stops it (a `state` error).
 using CancelFn = std::function<bool()>;
 
-// `cancelled` may be empty (never cancelled).
-Result<nlohmann::json> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows,
-                                       const CancelFn& cancelled = {});
-// Export rows as JSON, asking `cancelled` (if set) every few thousand rows.
-Result<nlohmann::json> export_rows_json(const std::vector<Store::ExportRow>& rows, const CancelFn& cancelled);
+// One page of a run's export as the JSON text of its reply's result
+// (export_rows.h); `cancelled` may be empty (never cancelled).
+Result<std::string> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows,
+                                    const CancelFn& cancelled = {});
 
 // Runs `work` on `worker` for the request `r` and posts its result back to
 // the loop thread, unless r's client has gone by then (nothing is sent).
 // A client with output_limit_bytes of replies unread gets a `state` error
 // instead of a large reply it could not take.
 void post_work(TaskRunner& worker, Poster& poster, const Responder& r, std::function<Result<nlohmann::json>()> work);
+// As post_work, for work whose result is JSON text (export pages), sent
+// with Responder::reply_text. A large reply: it is built only once the
+// replies queued across all connections are under the server's total
+// output limit (Responder::server_backlogged), waiting on the worker for up
+// to 10 s, then refused with a `state` error.
+void post_text_work(TaskRunner& worker, Poster& poster, const Responder& r, std::function<Result<std::string>()> work);
 
 class RunQueries {
  public:
