@@ -33,7 +33,7 @@ import time
 import urllib.parse
 import urllib.request
 
-WINDOW_S = 40
+WINDOW_S = 150  # the issue asks for a few minutes of scraping: 2.5 min marked, about 3 min in all
 TOLERANCE = 0.01
 BOARD = ("jetson-orin-nano", "36")
 
