@@ -47,11 +47,9 @@ std::string ok_frame_of_text(int64_t id, std::string result_json) {
   std::string head = "{\"id\":" + std::to_string(id) + ",\"ok\":true,\"result\":";
   std::string tail = ",\"v\":" + std::to_string(protocol::kVersion) + "}";
   auto n = static_cast<uint32_t>(head.size() + result_json.size() + tail.size());
-  std::string header;
-  for (int shift = 24; shift >= 0; shift -= 8) header.push_back(static_cast<char>((n >> shift) & 0xffu));
   std::string frame = std::move(result_json);
   frame.reserve(protocol::kHeaderBytes + n);
-  frame.insert(0, header + head);
+  frame.insert(0, protocol::frame_header(n) + head);
   frame += tail;
   return frame;
 }

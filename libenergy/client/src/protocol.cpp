@@ -46,11 +46,15 @@ size_t json_nesting_depth(const char* begin, const char* end) {
 
 std::string encode_frame(const nlohmann::json& message) {
   std::string payload = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  auto n = static_cast<uint32_t>(payload.size());
-  std::string out;
+  std::string out = frame_header(static_cast<uint32_t>(payload.size()));
   out.reserve(kHeaderBytes + payload.size());
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((n >> shift) & 0xffu));
   out += payload;
+  return out;
+}
+
+std::string frame_header(uint32_t payload_bytes) {
+  std::string out;
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((payload_bytes >> shift) & 0xffu));
   return out;
 }
 

@@ -37,6 +37,9 @@ constexpr size_t kMaxNestingDepth = 32;
 size_t json_nesting_depth(const char* begin, const char* end);
 
 std::string encode_frame(const nlohmann::json& message);
+// The header of a frame whose payload is `payload_bytes` long: its length,
+// 4 bytes big-endian (kHeaderBytes).
+std::string frame_header(uint32_t payload_bytes);
 
 // Accumulates bytes from a stream and yields complete messages.
 class FrameDecoder {
