@@ -87,57 +87,84 @@ Status put_back_own(const SysRoot& root, const std::string& samples_path, int64_
 
 }  // namespace
 
+namespace {
+
+// What the chip has now and where its files are.
+AveragingPlan current_of(const MonitorChip& c) {
+  AveragingPlan p;
+  p.device = c.device;
+  p.samples_path = join_path(c.data_dir, "samples");
+  p.interval_path = join_path(c.data_dir, "update_interval");
+  p.current = c.samples;
+  p.current_interval_ms = c.update_interval_ms;
+  return p;
+}
+
+// The chip's own settings: the journal's when energyd changed them and did
+// not stop cleanly, else what it has now.
+void set_originals(const MonitorChip& c, const AveragingRecord* rec, AveragingPlan& p) {
+  p.original = rec ? rec->original : c.samples;
+  p.original_interval_ms = c.update_interval_ms;
+  if (rec && rec->original_interval_ms > 0) {
+    p.original_interval_ms = rec->original_interval_ms;
+  } else if (rec) {  // version 1 changed the count only: its own count at the conversion time it has
+    p.original_interval_ms = ina3221_update_interval_ms(rec->original, c.channels, c.conversion_us);
+  }
+}
+
+// What the mode asks for: the period's averaging (a count for the chip's own
+// conversion time when its channel count is unknown), or the originals.
+void set_targets(const MonitorChip& c, SensorAveraging mode, int64_t period_ms, AveragingPlan& p) {
+  const bool period = mode == SensorAveraging::kPeriod;
+  p.fallback = period ? ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms) : p.original;
+  if (period && c.channels > 0) {
+    Ina3221Setting s = ina3221_setting_for_period(c.channels, period_ms);
+    p.target = s.samples;
+    p.target_interval_ms = s.update_interval_ms;
+  } else if (period) {
+    p.target = p.fallback;
+  } else {
+    p.target = p.original;
+    p.target_interval_ms = p.original_interval_ms;
+  }
+}
+
+void log_unclean_stop(const MonitorChip& c, const AveragingRecord* rec, const AveragingPlan& p) {
+  if (!rec || (rec->original == c.samples && p.original_interval_ms == c.update_interval_ms)) return;
+  spdlog::info(
+      "energyd did not stop cleanly before: ina3221 {}'s own averaging is samples {}, update_interval {} ms "
+      "(from the journal), not the {} and {} ms it has now",
+      c.device, rec->original, p.original_interval_ms, c.samples, c.update_interval_ms);
+}
+
+void warn_missing_chips(const AveragingJournal& journal, const SensorInventory& inv) {
+  for (const auto& r : journal.chips) {
+    if (chip_of(inv, r.device) != nullptr) continue;
+    spdlog::warn(
+        "sensor averaging journal names ina3221 {}, which is not found now; keeping its record "
+        "(samples {}, update_interval {} ms) to put back at a later stop",
+        r.device, r.original, r.original_interval_ms);
+  }
+}
+
+}  // namespace
+
 // Per hwmon INA3221 chip: its original count and update_interval (the
 // journal's, if energyd changed them and did not stop cleanly), what it has
 // and what it should get.
-std::vector<AveragingSettings::Plan> AveragingSettings::plan(SensorAveraging mode, int64_t period_ms,
+std::vector<AveragingPlan> AveragingSettings::plan(SensorAveraging mode, int64_t period_ms,
                                                              const SensorInventory& inv) const {
   std::vector<Plan> plans;
   for (const auto& c : inv.chips) {
     if (!is_settable(c, inv)) continue;
     const AveragingRecord* rec = find(c.device);
-    Plan p;
-    p.device = c.device;
-    p.samples_path = join_path(c.data_dir, "samples");
-    p.interval_path = join_path(c.data_dir, "update_interval");
-    p.current = c.samples;
-    p.current_interval_ms = c.update_interval_ms;
-    p.original = rec ? rec->original : c.samples;
-    p.original_interval_ms = c.update_interval_ms;
-    if (rec && rec->original_interval_ms > 0) {
-      p.original_interval_ms = rec->original_interval_ms;
-    } else if (rec) {  // version 1 changed the count only: its own count at the conversion time it has
-      p.original_interval_ms = ina3221_update_interval_ms(rec->original, c.channels, c.conversion_us);
-    }
-    p.fallback = mode == SensorAveraging::kPeriod
-                     ? ina3221_samples_for_period(c.samples, c.update_interval_ms, period_ms)
-                     : p.original;
-    if (mode == SensorAveraging::kPeriod && c.channels > 0) {
-      Ina3221Setting s = ina3221_setting_for_period(c.channels, period_ms);
-      p.target = s.samples;
-      p.target_interval_ms = s.update_interval_ms;
-    } else if (mode == SensorAveraging::kPeriod) {
-      p.target = p.fallback;  // the channel count unknown: the count for its own conversion time
-    } else {
-      p.target = p.original;
-      p.target_interval_ms = p.original_interval_ms;
-    }
-    if (rec && (rec->original != c.samples || p.original_interval_ms != c.update_interval_ms)) {
-      spdlog::info(
-          "energyd did not stop cleanly before: ina3221 {}'s own averaging is samples {}, update_interval {} ms "
-          "(from the journal), not the {} and {} ms it has now",
-          c.device, rec->original, p.original_interval_ms, c.samples, c.update_interval_ms);
-    }
+    Plan p = current_of(c);
+    set_originals(c, rec, p);
+    set_targets(c, mode, period_ms, p);
+    log_unclean_stop(c, rec, p);
     plans.push_back(std::move(p));
   }
-  for (const auto& r : journal_.chips) {
-    if (chip_of(inv, r.device) == nullptr) {
-      spdlog::warn(
-          "sensor averaging journal names ina3221 {}, which is not found now; keeping its record "
-          "(samples {}, update_interval {} ms) to put back at a later stop",
-          r.device, r.original, r.original_interval_ms);
-    }
-  }
+  warn_missing_chips(journal_, inv);
   return plans;
 }
 

@@ -33,6 +33,7 @@
 #include "averaging_journal.h"
 #include "energy/time_source.h"
 #include "energy/config.h"
+#include "energy/ina3221.h"
 #include "energy/rails.h"
 #include "energy/sysroot.h"
 
@@ -45,6 +46,22 @@ struct ChipAveraging {
   int64_t original_samples = 0;      // the chip's own count (put back at stop)
   int64_t original_interval_ms = 0;  // its own update_interval (put back at stop); 0 when unknown
   std::string error;                 // the write that failed, when one did
+};
+
+// One INA3221 chip's averaging: the chip's own settings, what it has and
+// what it gets (AveragingSettings::plan).
+struct AveragingPlan {
+  std::string device;
+  std::string samples_path;   // board path of `samples`
+  std::string interval_path;  // board path of `update_interval`
+  int64_t original = 0;       // samples: the chip's own, what it has, what it gets
+  int64_t current = 0;
+  int64_t target = 0;
+  int64_t fallback = 0;              // the count for its own conversion time, if it refuses target_interval
+  int64_t original_interval_ms = 0;  // update_interval: the chip's own (0 unknown), what it has, what it gets
+  int64_t current_interval_ms = 0;
+  int64_t target_interval_ms = 0;  // 0: not written
+  std::string error;
 };
 
 class AveragingSettings {
@@ -62,19 +79,7 @@ class AveragingSettings {
   const std::vector<ChipAveraging>& chips() const { return chips_; }
 
  private:
-  struct Plan {
-    std::string device;
-    std::string samples_path;   // board path of `samples`
-    std::string interval_path;  // board path of `update_interval`
-    int64_t original = 0;       // samples: the chip's own, what it has, what it gets
-    int64_t current = 0;
-    int64_t target = 0;
-    int64_t fallback = 0;              // the count for its own conversion time, if it refuses target_interval
-    int64_t original_interval_ms = 0;  // update_interval: the chip's own (0 unknown), what it has, what it gets
-    int64_t current_interval_ms = 0;
-    int64_t target_interval_ms = 0;  // 0: not written
-    std::string error;
-  };
+  using Plan = AveragingPlan;
 
   void load();
   std::vector<Plan> plan(SensorAveraging mode, int64_t period_ms, const SensorInventory& inv) const;

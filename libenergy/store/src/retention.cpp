@@ -265,23 +265,15 @@ int64_t wal_allowance(const RetentionPolicy& p) {
 
 }  // namespace
 
-Result<RetentionStep> Store::apply_retention(const RetentionPolicy& policy, const RetentionNow& now) {
-  const int64_t allowance = wal_allowance(policy);
-  auto limit = db_->exec("PRAGMA journal_size_limit=" + std::to_string(allowance));
-  if (!limit) return limit.take_error();
-  auto used = budget_bytes_used(allowance);
-  if (!used) return used.take_error();
-  const int64_t budget = policy.disk_budget_bytes;
-  if (budget > 0 && *used > budget) shrinking_ = true;
-  if (budget == 0) shrinking_ = false;
-  const bool was_shrinking = shrinking_;
+// One pass's rows, in one transaction: the tiers (Retention::run), then
+// board context, which goes with the 1 s tier and is looked at once the
+// tiers' work fits in a step (so once per pass, plus the steps it needs).
+// Rolled back on any failure.
+Status Store::retention_transaction(const RetentionPolicy& policy, const RetentionNow& now, RetentionStep& step,
+                                    bool& context_more) {
   auto st = begin();
-  if (!st) return st.take_error();
-  RetentionStep step;
+  if (!st) return st;
   st = Retention(*this, policy, now).run(step);
-  // Board context goes with the 1 s tier; looked at once the tiers' work of
-  // this pass fits in a step (so once per pass, plus the steps it needs).
-  bool context_more = false;
   if (st && step.units() < policy.max_units_per_step && step.context_rows_deleted == 0) {
     auto ctx = retain_context(policy, now, ContextReach::kSecondTier);
     if (ctx) {
@@ -293,19 +285,41 @@ Result<RetentionStep> Store::apply_retention(const RetentionPolicy& policy, cons
   }
   if (st) st = db_->exec("PRAGMA incremental_vacuum");
   if (st) st = commit();
-  if (!st) {
-    (void)rollback();
-    return make_error(st.error().code, "retention step failed: " + st.error().describe());
-  }
-  if (!(used = budget_bytes_used(allowance))) return used.take_error();
-  step.budget_bytes_used = *used;
+  if (st) return st;
+  (void)rollback();
+  return make_error(st.error().code, "retention step failed: " + st.error().describe());
+}
+
+// After a pass: whether the store keeps shrinking toward 90 % of the budget,
+// whether the budget cannot be met, and whether another step is due.
+void Store::settle_budget(const RetentionPolicy& policy, bool was_shrinking, bool context_more, RetentionStep& step) {
+  const int64_t budget = policy.disk_budget_bytes;
+  const int64_t used = step.budget_bytes_used;
   // Moving rows down a tier can briefly take more pages than it frees; the
   // next step then works for the budget.
-  if (budget > 0 && *used > budget) shrinking_ = true;
+  if (budget > 0 && used > budget) shrinking_ = true;
   bool exhausted = was_shrinking && step.units() == 0 && step.context_rows_deleted == 0;
-  step.over_budget = exhausted && *used > budget;
-  if (exhausted || *used <= budget / 10 * 9) shrinking_ = false;
+  step.over_budget = exhausted && used > budget;
+  if (exhausted || used <= budget / 10 * 9) shrinking_ = false;
   step.more = step.units() >= policy.max_units_per_step || shrinking_ || context_more;
+}
+
+Result<RetentionStep> Store::apply_retention(const RetentionPolicy& policy, const RetentionNow& now) {
+  const int64_t allowance = wal_allowance(policy);
+  auto limit = db_->exec("PRAGMA journal_size_limit=" + std::to_string(allowance));
+  if (!limit) return limit.take_error();
+  auto used = budget_bytes_used(allowance);
+  if (!used) return used.take_error();
+  if (policy.disk_budget_bytes > 0 && *used > policy.disk_budget_bytes) shrinking_ = true;
+  if (policy.disk_budget_bytes == 0) shrinking_ = false;
+  const bool was_shrinking = shrinking_;
+  RetentionStep step;
+  bool context_more = false;
+  auto st = retention_transaction(policy, now, step, context_more);
+  if (!st) return st.take_error();
+  if (!(used = budget_bytes_used(allowance))) return used.take_error();
+  step.budget_bytes_used = *used;
+  settle_budget(policy, was_shrinking, context_more, step);
   return step;
 }
 

@@ -109,7 +109,7 @@ struct EnergyAnswer {
   double error_bound_uj = 0;  // |energy from the raw readings - energy_uj| <= this (0 from raw)
   Tier tier = Tier::kRaw;     // the coarsest tier that answered an edge
   // The power at the window's edges, for the averaging correction
-  // (filter.h): raw, the readings interpolated there; a tier, the mean of the
+  // (averaging_correction.h): raw, the readings interpolated there; a tier, the mean of the
   // bucket holding the edge, which may be off by up to edge_spread_uw (the
   // buckets' max - min; 0 from raw).
   double begin_power_uw = 0;
@@ -370,6 +370,10 @@ class Store {
   Result<int64_t> context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now, ContextReach reach);
   Result<std::optional<EnergyAnswer>> running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<int64_t> budget_bytes_used(int64_t wal_allowance_bytes);
+  // apply_retention's steps (retention.cpp).
+  Status retention_transaction(const RetentionPolicy& policy, const RetentionNow& now, RetentionStep& step,
+                               bool& context_more);
+  void settle_budget(const RetentionPolicy& policy, bool was_shrinking, bool context_more, RetentionStep& step);
   struct Edge;
   struct RunningEnergy {
     double cum_uj = 0;
