@@ -39,7 +39,7 @@
 //                 conversion (how every other tool reads them)
 // Every other case runs with energyd's default averaging (`period`: 512
 // samples of 140 us conversions, readings a running mean over about 430 ms,
-// integrated with the averaging correction, energy/filter.h).
+// integrated with the averaging correction, energy/averaging_correction.h).
 // Runs per case: 20 x 1 s (40 for bursty-sim), 10 x 10 s inside 2 x 60 s
 // (bursty-10ms: 5 x 10 s inside 1 x 60 s); about 15 minutes in all.
 //

@@ -31,7 +31,8 @@
 #include "energy/clock_pin.h"
 #include "energy/clocks.h"
 #include "energy/context_probe.h"
-#include "energy/rails.h"
+#include "energy/rail_reader.h"
+#include "energy/rail_total.h"
 #include "fuzz_common.h"
 
 namespace {

@@ -1,3 +1,5 @@
+#include "energy/ina3221.h"
+#include "energy/rail_total.h"
 #include "energy/rails.h"
 
 #include <gtest/gtest.h>

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "energy/rail_total.h"
 #include "energy/report.h"
 
 #ifndef ENERGYD_VERSION

@@ -30,7 +30,7 @@
 
 #include "energy/time_source.h"
 #include "energy/histogram.h"
-#include "energy/rails.h"
+#include "energy/rail_reader.h"
 #include "energy/result.h"
 #include "energy/sample.h"
 #include "energy/sysroot.h"

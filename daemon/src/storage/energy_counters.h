@@ -31,7 +31,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "energy/rails.h"
+#include "energy/rail_reader.h"
+#include "energy/rail_total.h"
 #include "energy/result.h"
 #include "energy/store.h"
 #include "sampler.h"

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "energy/filter.h"
+#include "energy/averaging_correction.h"
+#include "energy/rail_total.h"
 
 namespace energy {
 namespace {
@@ -56,7 +57,7 @@ EnergyStats join(const EnergyStats& a, const EnergyStats& b, int64_t window_ns) 
   return s;
 }
 
-// Adds the averaging correction (filter.h). Edges whose reading is unknown
+// Adds the averaging correction (averaging_correction.h). Edges whose reading is unknown
 // are not corrected; the correction there is at most K x the readings' range.
 void add_filter(EnergyStats& s, const StoredRail& rail, int64_t boot, EnergyWindow w,
                 const std::function<std::optional<double>(int64_t)>& power_at) {

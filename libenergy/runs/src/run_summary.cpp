@@ -1,7 +1,7 @@
 #include "energy/run_summary.h"
 
-#include "energy/filter.h"
-#include "energy/rails.h"
+#include "energy/averaging_correction.h"
+#include "energy/rail_total.h"
 
 namespace energy {
 

@@ -1,5 +1,8 @@
 #include "energy/rails.h"
 
+#include "energy/attr_file.h"
+#include "energy/ina3221.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -10,10 +13,6 @@ namespace energy {
 namespace {
 
 constexpr const char* kI2cDevices = "/sys/bus/i2c/devices";
-// Labels of input rails that already include every other rail of the board.
-const std::vector<std::string> kInputRails = {"VIN", "POM_5V_IN", "VDD_IN"};
-// Rails fed from another metered rail: adding them would double count.
-const std::vector<std::string> kFedRails = {"VDDQ_VDD2_1V8AO"};
 
 std::string first_child_with_prefix(const SysRoot& root, const std::string& dir,
                                     const std::vector<std::string>& prefixes) {
@@ -229,47 +228,9 @@ SensorInventory discover_rails(const SysRoot& root) {
   return inv;
 }
 
-TotalRule select_total_rails(const std::vector<std::string>& labels) {
-  for (const auto& input : kInputRails) {
-    for (size_t i = 0; i < labels.size(); ++i) {
-      if (labels[i] == input) return TotalRule{{i}, input + " is the board input and includes every other rail"};
-    }
-  }
-  TotalRule rule;
-  std::string left_out;
-  for (size_t i = 0; i < labels.size(); ++i) {
-    bool fed = std::find(kFedRails.begin(), kFedRails.end(), labels[i]) != kFedRails.end();
-    if (fed) left_out += (left_out.empty() ? "" : ", ") + labels[i];
-    if (!fed) rule.rail_indices.push_back(i);
-  }
-  rule.explanation = "no input rail; total is the sum of the module rails";
-  if (!left_out.empty()) rule.explanation += " except " + left_out + " (fed from another metered rail)";
-  return rule;
-}
-
-// ---- INA3221 averaging -----------------------------------------------------
+// ---- INA3221 averaging on L4T 32 (device tree) ---------------------------
 
 namespace {
-
-constexpr int64_t kIna3221ConversionUs[] = {140, 204, 332, 588, 1100, 2116, 4156, 8244};
-
-struct Ina3221Timing {
-  int64_t channels = 0;
-  int64_t samples = 1;
-  int64_t bus_us = 0;
-  int64_t shunt_us = 0;
-};
-
-// Configuration register (TI SBOS576): bits 14-12 enable channels 1-3, 11-9
-// the averaging count, 8-6 the bus and 5-3 the shunt conversion time.
-Ina3221Timing decode_ina3221_config(uint16_t config) {
-  Ina3221Timing t;
-  t.channels = ((config >> 14) & 1) + ((config >> 13) & 1) + ((config >> 12) & 1);
-  t.samples = kIna3221SampleCounts[(config >> 9) & 7];
-  t.bus_us = kIna3221ConversionUs[(config >> 6) & 7];
-  t.shunt_us = kIna3221ConversionUs[(config >> 3) & 7];
-  return t;
-}
 
 // The continuous-mode configuration a board's L4T 32 device tree gives its
 // INA3221s (jetson-sysfs.md 1.4 and 1.6), and whether that is an assumption.
@@ -322,44 +283,6 @@ std::string ms_text(int64_t ns) {
 
 }  // namespace
 
-int64_t ina3221_filter_ns(int64_t samples, int64_t update_interval_ms) {
-  if (samples <= 1 || update_interval_ms <= 0) return 0;
-  return (samples - 1) * update_interval_ms * kNsPerMs / samples;
-}
-
-int64_t ina3221_filter_ns(int64_t samples, int64_t channels, int64_t conversion_us) {
-  if (samples <= 1 || channels <= 0 || conversion_us <= 0) return 0;
-  return (samples - 1) * channels * 2 * conversion_us * 1000;
-}
-
-int64_t ina3221_update_interval_ms(int64_t samples, int64_t channels, int64_t conversion_us) {
-  if (channels <= 0 || conversion_us <= 0) return 0;
-  return (channels * samples * 2 * conversion_us + 500) / 1000;
-}
-
-Ina3221Setting ina3221_setting_for_period(int64_t channels, int64_t period_ms) {
-  const int64_t want_us = kFilterPeriods * period_ms * 1000;
-  Ina3221Setting best;
-  for (int64_t ct : kIna3221ConversionTimesUs) {
-    for (int64_t n : kIna3221SampleCounts) {
-      best = Ina3221Setting{n, ct, ina3221_update_interval_ms(n, channels, ct)};
-      if (channels * n * 2 * ct >= want_us) return best;
-    }
-  }
-  return best;
-}
-
-int64_t ina3221_samples_for_period(int64_t samples, int64_t update_interval_ms, int64_t period_ms) {
-  if (samples <= 0 || update_interval_ms <= 0) return samples;
-  const int64_t cycle_ns = update_interval_ms * kNsPerMs / samples;
-  int64_t best = 0;
-  for (int64_t n : kIna3221SampleCounts) {
-    best = n;
-    if (n * cycle_ns >= kFilterPeriods * period_ms * kNsPerMs) break;
-  }
-  return best;
-}
-
 void refresh_hwmon_averaging(const SysRoot& root, SensorInventory& inv) {
   for (auto& c : inv.chips) {
     if (c.driver == MonitorDriver::kIna3221Hwmon) read_ina3221_averaging(root, c, inv);
@@ -403,101 +326,6 @@ std::optional<RailInfo> find_rail(const SysRoot& root, const std::string& device
     if (r.label == label) return r;
   }
   return std::nullopt;
-}
-
-RailReader::RailReader(const SysRoot& root, const RailInfo& rail) : root_(root), info_(rail) { open_files(); }
-
-void RailReader::open_files() {
-  voltage_ = AttrFile(root_, info_.voltage_file);
-  current_ = AttrFile(root_, info_.current_file);
-  power_ = info_.power_file.empty() ? AttrFile() : AttrFile(root_, info_.power_file);
-}
-
-RailValue RailReader::read() {
-  if (lost_) return read_lost();
-  RailValue v = read_files();
-  if (v.err == ENOENT || v.err == ENODEV || v.err == ENXIO || v.err == ESTALE) {
-    lost_ = true;
-    lost_errno_ = v.err;
-    reads_while_lost_ = 0;
-  }
-  return v;
-}
-
-RailValue RailReader::read_lost() {
-  if (++reads_while_lost_ % kRediscoverEvery != 0) return RailValue{0, 0, 0, lost_errno_};
-  auto found = find_rail(root_, info_.device, info_.label);
-  if (!found) return RailValue{0, 0, 0, lost_errno_};
-  // The device tree's averaging does not change, and find_rail cannot know it.
-  if (found->driver == MonitorDriver::kIna3221xIio) found->filter_ns = info_.filter_ns;
-  info_ = *found;
-  open_files();
-  lost_ = false;
-  ++rediscoveries_;
-  return read();
-}
-
-RailValue RailReader::read_files() {
-  switch (info_.driver) {
-    case MonitorDriver::kIna3221xIio: return read_with_power_file(1000);  // in_power<c>_input is mW
-    case MonitorDriver::kIna3221Hwmon: return read_hwmon();
-    case MonitorDriver::kIna238Hwmon: return read_with_power_file(1);  // power1_input is uW
-  }
-  return RailValue{0, 0, 0, EINVAL};
-}
-
-RailLimits rail_limits(MonitorDriver driver) {
-  constexpr int64_t kShuntFullScaleUv = 163'840;  // INA3221 and INA238 (ADCRANGE 0)
-  constexpr int64_t kSmallestShuntMicroOhm = 1000;
-  constexpr int64_t kMaxMa = kShuntFullScaleUv * 1000 / kSmallestShuntMicroOhm;
-  constexpr int64_t kIna3221MaxMv = 26'000;
-  constexpr int64_t kIna238MaxMv = 85'000;
-  static_assert(kIna238MaxMv * kMaxMa < INT64_MAX / 1000, "mV x mA fits in int64 with room");
-  switch (driver) {
-    case MonitorDriver::kIna3221xIio:
-      return RailLimits{kIna3221MaxMv, kMaxMa, -kIna3221MaxMv * kMaxMa / 1000, kIna3221MaxMv * kMaxMa / 1000, "mW"};
-    case MonitorDriver::kIna3221Hwmon: return RailLimits{kIna3221MaxMv, kMaxMa, 0, 0, ""};
-    case MonitorDriver::kIna238Hwmon: return RailLimits{kIna238MaxMv, kMaxMa, 0, kIna238MaxMv * kMaxMa, "uW"};
-  }
-  return RailLimits{};
-}
-
-RailValue RailReader::failed(const Error& e) {
-  last_error_ = e.describe();
-  return RailValue{0, 0, 0, e.sys_errno != 0 ? e.sys_errno : EINVAL};
-}
-
-Result<int64_t> RailReader::read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit) {
-  auto v = file.read_int();
-  if (!v) return v.take_error();
-  return check_range(*v, file.label(), min, max, unit);
-}
-
-// Drivers with a power file (IIO mW, INA238 uW): the power comes from one
-// conversion, so it is the power; V and I are kept for display and may come
-// from a neighbouring conversion.
-RailValue RailReader::read_with_power_file(int64_t unit_uw) {
-  const RailLimits lim = rail_limits(info_.driver);
-  auto p = read_checked(power_, lim.min_power, lim.max_power, lim.power_unit);
-  if (!p) return failed(p.error());
-  auto v = read_checked(voltage_, 0, lim.max_mv, "mV");
-  if (!v) return failed(v.error());
-  auto i = read_checked(current_, -lim.max_abs_ma, lim.max_abs_ma, "mA");
-  if (!i) return failed(i.error());
-  last_error_.clear();
-  return RailValue{*p * unit_uw, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
-}
-
-// mV x mA = uW exactly; both read back to back, each within rail_limits, so
-// the product fits.
-RailValue RailReader::read_hwmon() {
-  const RailLimits lim = rail_limits(info_.driver);
-  auto v = read_checked(voltage_, 0, lim.max_mv, "mV");
-  if (!v) return failed(v.error());
-  auto i = read_checked(current_, -lim.max_abs_ma, lim.max_abs_ma, "mA");
-  if (!i) return failed(i.error());
-  last_error_.clear();
-  return RailValue{*v * *i, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
 }
 
 }  // namespace energy

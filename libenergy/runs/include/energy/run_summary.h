@@ -31,7 +31,7 @@ Result<std::vector<StoredRail>> total_stored_rails(Store& store);
 
 // The run's summary over [start_ns, end_ns]; end_ns is the stop, or for an
 // open run the newest stored reading. Each rail's energy includes its
-// averaging correction (filter.h), as run reports do.
+// averaging correction (averaging_correction.h), as run reports do.
 Result<RunSummary> summarize_run(Store& store, const RunRecord& run, int64_t end_ns,
                                  const std::vector<StoredRail>& total_rails);
 

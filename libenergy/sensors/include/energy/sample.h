@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "energy/rails.h"
+#include "energy/rail_reader.h"
 
 namespace energy {
 

@@ -80,7 +80,7 @@ struct EnergyStats {
   // |energy_uj - true energy| <= the sum of these (see the error bound above).
   double fluctuation_bound_uj = 0;
   double resolution_bound_uj = 0;
-  // The averaging correction included in energy_uj (filter.h); the bound
+  // The averaging correction included in energy_uj (averaging_correction.h); the bound
   // part for edges whose reading was unknown there.
   double filter_correction_uj = 0;
   double filter_bound_uj = 0;

@@ -1,4 +1,4 @@
-#include "energy/filter.h"
+#include "energy/averaging_correction.h"
 
 #include <gtest/gtest.h>
 
