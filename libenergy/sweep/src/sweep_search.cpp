@@ -15,7 +15,8 @@ class Searcher {
 
   GridIndex coordinate_search(GridIndex cur);
   std::optional<GridIndex> better_neighbour(const GridIndex& cur);
-  Result<SearchResult> finish(const GridIndex& best) const;
+  GridIndex best_measured() const;
+  Result<SearchResult> finish(GridIndex best) const;
 
  private:
   bool measure_once(const GridIndex& p);
@@ -149,8 +150,23 @@ std::optional<GridIndex> Searcher::better_neighbour(const GridIndex& cur) {
   return best;
 }
 
-Result<SearchResult> Searcher::finish(const GridIndex& best) const {
+// The measured point with the lowest mean (what a search cut short reports).
+GridIndex Searcher::best_measured() const {
+  GridIndex best;
+  double best_mean = 0.0;
+  for (const auto& [p, runs] : data_) {
+    const double m = energy(p).mean;
+    if (!runs.empty() && (best.empty() || m < best_mean)) {
+      best = p;
+      best_mean = m;
+    }
+  }
+  return best;
+}
+
+Result<SearchResult> Searcher::finish(GridIndex best) const {
   if (error_) return *error_;
+  if (stopped_) best = best_measured();
   auto it = data_.find(best);
   if (it == data_.end() || it->second.empty()) {
     return make_error(ErrorCode::kInvalid, "--search: the run limit ended the search before a point was measured");
