@@ -3,22 +3,44 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace energy {
 namespace {
 
 constexpr double kGoldenFraction = 0.381966;  // (3 - sqrt 5) / 2
 
+// Every point within +-1 position on each axis, except `p` itself.
+std::vector<GridIndex> neighbours(const GridIndex& p, const std::vector<size_t>& sizes) {
+  std::vector<GridIndex> out{p};
+  for (size_t axis = 0; axis < p.size(); ++axis) {
+    std::vector<GridIndex> grown;
+    for (const GridIndex& q : out) {
+      for (int step = -1; step <= 1; ++step) {
+        if ((step < 0 && q[axis] == 0) || (step > 0 && q[axis] + 1 >= sizes[axis])) continue;
+        GridIndex r = q;
+        r[axis] = static_cast<size_t>(static_cast<long>(q[axis]) + step);
+        grown.push_back(r);
+      }
+    }
+    out.swap(grown);
+  }
+  out.erase(std::remove(out.begin(), out.end(), p), out.end());
+  return out;
+}
+
 class Searcher {
  public:
   Searcher(const SearchOptions& options, const MeasureFn& measure) : opt_(options), measure_(measure) {}
 
-  GridIndex coordinate_search(GridIndex cur);
+  GridIndex search(const GridIndex& start, int& fallbacks);
   std::optional<GridIndex> better_neighbour(const GridIndex& cur);
   GridIndex best_measured() const;
+  GridIndex polish(const GridIndex& cur);
   Result<SearchResult> finish(GridIndex best) const;
 
  private:
+  GridIndex coordinate_search(GridIndex cur);
   bool measure_once(const GridIndex& p);
   void ensure(const GridIndex& p, size_t n);
   SampleSummary energy(const GridIndex& p) const;
@@ -122,25 +144,6 @@ GridIndex Searcher::coordinate_search(GridIndex cur) {
   return cur;
 }
 
-// Every point within +-1 position on each axis, except `p` itself.
-std::vector<GridIndex> neighbours(const GridIndex& p, const std::vector<size_t>& sizes) {
-  std::vector<GridIndex> out{p};
-  for (size_t axis = 0; axis < p.size(); ++axis) {
-    std::vector<GridIndex> grown;
-    for (const GridIndex& q : out) {
-      for (int step = -1; step <= 1; ++step) {
-        if ((step < 0 && q[axis] == 0) || (step > 0 && q[axis] + 1 >= sizes[axis])) continue;
-        GridIndex r = q;
-        r[axis] = static_cast<size_t>(static_cast<long>(q[axis]) + step);
-        grown.push_back(r);
-      }
-    }
-    out.swap(grown);
-  }
-  out.erase(std::remove(out.begin(), out.end(), p), out.end());
-  return out;
-}
-
 // The neighbour that is significantly better than `cur` with the lowest mean, if any.
 std::optional<GridIndex> Searcher::better_neighbour(const GridIndex& cur) {
   std::optional<GridIndex> best;
@@ -162,6 +165,42 @@ GridIndex Searcher::best_measured() const {
     }
   }
   return best;
+}
+
+// The final choice among `cur` and its neighbours: those whose CI overlaps
+// cur's are run up to max_repeats, then the lowest mean wins. Near the
+// minimum, energy is flat and differences are of the order of the noise:
+// more runs there are where they change the answer.
+GridIndex Searcher::polish(const GridIndex& cur) {
+  std::vector<GridIndex> tied{cur};
+  for (const GridIndex& q : neighbours(cur, opt_.axis_sizes)) {
+    const SampleSummary e = energy(q);
+    if (e.n > 0 && e.low() <= energy(cur).high()) tied.push_back(q);
+  }
+  GridIndex best = cur;
+  for (const GridIndex& q : tied) {
+    ensure(q, static_cast<size_t>(opt_.max_repeats));
+    if (energy(q).mean < energy(best).mean) best = q;
+  }
+  return best;
+}
+
+// Coordinate search, then neighbour checks: a significantly better
+// neighbour restarts the coordinate search from there (the better of where
+// it ends and the neighbour is kept). Back at an earlier result, the
+// contradiction was noise, not another valley: stop.
+GridIndex Searcher::search(const GridIndex& start, int& fallbacks) {
+  GridIndex cur = coordinate_search(start);
+  std::set<GridIndex> results{cur};
+  while (fallbacks < opt_.max_fallbacks && !stopped_) {
+    std::optional<GridIndex> next = better_neighbour(cur);
+    if (!next) break;
+    ++fallbacks;
+    GridIndex found = coordinate_search(*next);
+    cur = energy(found).mean <= energy(*next).mean ? found : *next;
+    if (!results.insert(cur).second) break;
+  }
+  return polish(cur);
 }
 
 Result<SearchResult> Searcher::finish(GridIndex best) const {
@@ -206,13 +245,8 @@ Result<SearchResult> search_minimum(const SearchOptions& options, const MeasureF
   Searcher searcher(options, measure);
   GridIndex cur;
   for (size_t s : options.axis_sizes) cur.push_back((s - 1) / 2);
-  cur = searcher.coordinate_search(cur);
   int fallbacks = 0;
-  for (auto next = searcher.better_neighbour(cur); next && fallbacks < options.max_fallbacks;
-       next = searcher.better_neighbour(cur)) {
-    ++fallbacks;
-    cur = searcher.coordinate_search(*next);
-  }
+  cur = searcher.search(cur, fallbacks);
   auto result = searcher.finish(cur);
   if (!result) return result;
   result->fallbacks = fallbacks;
