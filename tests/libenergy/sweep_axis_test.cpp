@@ -11,8 +11,8 @@ namespace energy {
 namespace {
 
 // A GPU-like table with a non-round value (624.75 MHz).
-const std::vector<int64_t> kTable{76800000, 153600000, 230400000, 307200000, 384000000,
-                                  460800000, 537600000, 624750000, 691200000, 768000000, 921600000};
+const std::vector<int64_t> kTable{76800000,  153600000, 230400000, 307200000, 384000000, 460800000,
+                                  537600000, 624750000, 691200000, 768000000, 921600000};
 
 std::vector<int64_t> axis_hz(const std::string& spec) {
   auto axis = parse_clock_axis("gpu", spec, kTable);
@@ -108,9 +108,10 @@ TEST(ParamAxis, BadNamesAndValuesAreNamed) {
 
 TEST(ParamAxis, SubstitutesOnlyDeclaredNamesInOnePass) {
   const std::vector<ParamValue> v{{"batch", "8"}, {"model", "{batch}"}};
-  const std::vector<std::string> cmd{"infer", "--batch={batch}", "{model}", "awk '{print $1}'", "${HOME}", "{", "{batch"};
-  EXPECT_EQ(substitute_params(cmd, v), (std::vector<std::string>{"infer", "--batch=8", "{batch}", "awk '{print $1}'",
-                                                                  "${HOME}", "{", "{batch"}));
+  const std::vector<std::string> cmd{"infer", "--batch={batch}", "{model}", "awk '{print $1}'", "${HOME}",
+                                     "{",     "{batch"};
+  EXPECT_EQ(substitute_params(cmd, v),
+            (std::vector<std::string>{"infer", "--batch=8", "{batch}", "awk '{print $1}'", "${HOME}", "{", "{batch"}));
 }
 
 TEST(ParamAxis, EnvironmentNamesEachParameter) {

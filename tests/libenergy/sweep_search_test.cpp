@@ -33,7 +33,9 @@ SearchOptions options(std::vector<size_t> sizes) {
 }
 
 TEST(SweepSearch, FindsTheMinimumOfASeparableBowlWithAThirdOfTheGrid) {
-  Counted c{[](const GridIndex& p) { return 10 + sq(static_cast<double>(p[0]) - 11) + 2 * sq(static_cast<double>(p[1]) - 3); }};
+  Counted c{[](const GridIndex& p) {
+    return 10 + sq(static_cast<double>(p[0]) - 11) + 2 * sq(static_cast<double>(p[1]) - 3);
+  }};
   auto r = search_minimum(options({15, 12}), c.measure());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->best, (GridIndex{11, 3}));
@@ -46,7 +48,8 @@ TEST(SweepSearch, FindsTheMinimumOfASeparableBowlWithAThirdOfTheGrid) {
 
 TEST(SweepSearch, FourAxesOneOfThemASingleValue) {
   Counted c{[](const GridIndex& p) {
-    return 5 + sq(static_cast<double>(p[0]) - 2) + sq(static_cast<double>(p[1]) - 7) + sq(static_cast<double>(p[3]) - 0);
+    return 5 + sq(static_cast<double>(p[0]) - 2) + sq(static_cast<double>(p[1]) - 7) +
+           sq(static_cast<double>(p[3]) - 0);
   }};
   auto r = search_minimum(options({6, 9, 1, 4}), c.measure());
   ASSERT_TRUE(r) << r.error().message;
@@ -73,7 +76,9 @@ TEST(SweepSearch, ADiagonalValleyContradictsCoordinateSearchAndFallsBackToNeighb
 TEST(SweepSearch, NoisyBowlLandsNearTheMinimum) {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> noise(0.0, 0.015);
-  auto truth = [](const GridIndex& p) { return 10 + 0.2 * sq(static_cast<double>(p[0]) - 4) + 0.1 * sq(static_cast<double>(p[1]) - 9); };
+  auto truth = [](const GridIndex& p) {
+    return 10 + 0.2 * sq(static_cast<double>(p[0]) - 4) + 0.1 * sq(static_cast<double>(p[1]) - 9);
+  };
   Counted c{[&](const GridIndex& p) { return truth(p) * (1 + noise(rng)); }};
   auto r = search_minimum(options({15, 12}), c.measure());
   ASSERT_TRUE(r) << r.error().message;
@@ -105,6 +110,29 @@ TEST(SweepSearch, AMeasurementErrorStopsTheSearchAndIsReturned) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "run 5 failed");
   EXPECT_EQ(calls, 5u);
+}
+
+TEST(SweepSearch, NetEnergyWithoutABaselineIsAnErrorNotTheTotal) {
+  Counted c{[](const GridIndex& p) { return 1 + static_cast<double>(p[0]); }};
+  SearchOptions o = options({5});
+  o.kind = EnergyKind::kNet;
+  auto r = search_minimum(o, c.measure());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("idle baseline"), std::string::npos);
+  EXPECT_EQ(c.calls, 1u);
+}
+
+TEST(SweepSearch, NetEnergyIsSearchedWhenGiven) {
+  MeasureFn measure = [](const GridIndex& p) {
+    const double x = static_cast<double>(p[0]);
+    return make_run_sample(10.0, 10.0 - 8.0 + 0.5 * (x - 6) * (x - 6), 1.0, 1);  // total flat, net has a minimum
+  };
+  SearchOptions o = options({10});
+  o.kind = EnergyKind::kNet;
+  auto r = search_minimum(o, measure);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->best, GridIndex{6});
+  EXPECT_LE(r->points, 10u);
 }
 
 TEST(SweepSearch, BadOptionsAreErrors) {

@@ -22,6 +22,7 @@ namespace {
 constexpr double kNoise = 0.015;
 constexpr std::int64_t kBatch = 8;
 constexpr int kSeeds = 5;
+constexpr double kPi = 3.14159265358979323846;
 
 const sim::Catalog& catalog() {
   static const sim::Catalog cat = [] {
@@ -49,7 +50,7 @@ struct Truth {
 // the noise does not depend on the library's distributions.
 double normal(std::mt19937_64& rng) {
   auto uniform = [&rng] { return (static_cast<double>(rng() >> 11) + 0.5) / 9007199254740992.0; };
-  return std::sqrt(-2.0 * std::log(uniform())) * std::cos(2.0 * M_PI * uniform());
+  return std::sqrt(-2.0 * std::log(uniform())) * std::cos(2.0 * kPi * uniform());
 }
 
 MeasureFn noisy_runs(const Truth& truth, std::mt19937_64& rng) {
@@ -87,9 +88,10 @@ TEST_P(SearchOnSimulator, LandsWithinTwoPercentOfTheGridMinimumWithAtMost35Perce
       ASSERT_TRUE(r) << r.error().message;
       const double gap = truth.energy_j(r->best) / min_j - 1.0;
       const double share = static_cast<double>(r->runs) / static_cast<double>(r->grid_runs);
-      std::printf("[ search ] %s L4T %d %-12s seed %d: %3zu runs of %3zu (%4.1f%%), %2zu points, %d fallbacks, gap %.2f%%\n",
-                  GetParam().board, GetParam().l4t, name.c_str(), seed, r->runs, r->grid_runs, 100 * share, r->points,
-                  r->fallbacks, 100 * gap);
+      std::printf(
+          "[ search ] %s L4T %d %-12s seed %d: %3zu runs of %3zu (%4.1f%%), %2zu points, %d fallbacks, gap %.2f%%\n",
+          GetParam().board, GetParam().l4t, name.c_str(), seed, r->runs, r->grid_runs, 100 * share, r->points,
+          r->fallbacks, 100 * gap);
       EXPECT_LE(gap, 0.02) << name << " seed " << seed;
       EXPECT_LE(share, 0.35) << name << " seed " << seed;
       EXPECT_FALSE(r->budget_exhausted);
@@ -98,7 +100,8 @@ TEST_P(SearchOnSimulator, LandsWithinTwoPercentOfTheGridMinimumWithAtMost35Perce
 }
 
 INSTANTIATE_TEST_SUITE_P(Boards, SearchOnSimulator,
-                         ::testing::Values(Case{"jetson-nano-4gb", 32, "Nano"}, Case{"jetson-orin-nano", 36, "OrinNano"}),
+                         ::testing::Values(Case{"jetson-nano-4gb", 32, "Nano"},
+                                           Case{"jetson-orin-nano", 36, "OrinNano"}),
                          case_label);
 
 }  // namespace

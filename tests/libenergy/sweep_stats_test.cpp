@@ -127,8 +127,10 @@ TEST(SweepResults, SavingAgainstDvfsWithTheDifferenceInterval) {
   EXPECT_DOUBLE_EQ(s.relative, 0.2);
   ASSERT_TRUE(s.energy_j.ci95_half);
   EXPECT_NEAR(*s.relative_ci95_half, *s.energy_j.ci95_half / 10.0, 1e-12);
-  EXPECT_NEAR(*s.energy_j.df, 4 * (0.04 / 3 + 0.01 / 3) * (0.04 / 3 + 0.01 / 3) /
-                                   ((0.04 / 3) * (0.04 / 3) + (0.01 / 3) * (0.01 / 3)) / 2, 1e-9);
+  EXPECT_NEAR(
+      *s.energy_j.df,
+      4 * (0.04 / 3 + 0.01 / 3) * (0.04 / 3 + 0.01 / 3) / ((0.04 / 3) * (0.04 / 3) + (0.01 / 3) * (0.01 / 3)) / 2,
+      1e-9);
   EXPECT_DOUBLE_EQ(s.time_s.mean, 0.25);
   EXPECT_DOUBLE_EQ(s.time_relative, 0.25);
 }

@@ -16,7 +16,8 @@ std::string lower(std::string s) {
 }
 
 bool all_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 // "600m" -> "600mhz", "1200000000" -> "1200000000hz"; other text unchanged.
@@ -49,14 +50,13 @@ Result<size_t> value_index(const std::string& domain, const std::string& item, c
   if (!hz) return option_error(domain, hz.error().message);
   auto it = std::lower_bound(table.begin(), table.end(), *hz);
   if (it == table.end() || *it != *hz) {
-    return option_error(domain, format_mhz(*hz) + " ('" + item + "') is not in the clock table (" +
-                                    nearest_text(table, *hz) + ")");
+    return option_error(
+        domain, format_mhz(*hz) + " ('" + item + "') is not in the clock table (" + nearest_text(table, *hz) + ")");
   }
   return static_cast<size_t>(it - table.begin());
 }
 
-Result<int64_t> whole_number(const std::string& domain, const std::string& item, const std::string& text,
-                             int64_t min) {
+Result<int64_t> whole_number(const std::string& domain, const std::string& item, const std::string& text, int64_t min) {
   if (!all_digits(text) || text.size() > 6 || std::stoll(text) < min) {
     return option_error(domain, "'" + item + "' needs a whole number >= " + std::to_string(min));
   }
@@ -112,7 +112,10 @@ Result<int64_t> parse_sweep_hz(const std::string& text) {
   std::string t = lower(text);
   if (t == "min" || t == "max") return make_error(ErrorCode::kInvalid, "'" + text + "' is not a frequency");
   auto bound = parse_freq_bound(explicit_unit(text));
-  if (!bound) return make_error(ErrorCode::kInvalid, "frequency '" + text + "' is not a number with an optional unit (600M, 1.2G, 624.75MHz, 1200000000)");
+  if (!bound)
+    return make_error(
+        ErrorCode::kInvalid,
+        "frequency '" + text + "' is not a number with an optional unit (600M, 1.2G, 624.75MHz, 1200000000)");
   if (bound->hz <= 0) return make_error(ErrorCode::kInvalid, "frequency '" + text + "' is not above 0 Hz");
   return bound->hz;
 }
@@ -120,8 +123,7 @@ Result<int64_t> parse_sweep_hz(const std::string& text) {
 Result<ClockAxis> parse_clock_axis(const std::string& domain, const std::string& spec,
                                    const std::vector<int64_t>& table) {
   if (table.empty()) return option_error(domain, "the board lists no frequencies for this domain");
-  if (!std::is_sorted(table.begin(), table.end()) ||
-      std::adjacent_find(table.begin(), table.end()) != table.end()) {
+  if (!std::is_sorted(table.begin(), table.end()) || std::adjacent_find(table.begin(), table.end()) != table.end()) {
     return option_error(domain, "the clock table is not ascending and distinct");
   }
   std::set<size_t> picked;

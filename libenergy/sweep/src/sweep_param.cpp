@@ -42,7 +42,8 @@ std::string substitute_one(const std::string& arg, const std::vector<ParamValue>
   size_t at = 0;
   for (size_t open = arg.find('{'); open != std::string::npos; open = arg.find('{', at)) {
     size_t close = arg.find('}', open);
-    const ParamValue* p = close == std::string::npos ? nullptr : find_param(values, arg.substr(open + 1, close - open - 1));
+    const ParamValue* p =
+        close == std::string::npos ? nullptr : find_param(values, arg.substr(open + 1, close - open - 1));
     out += arg.substr(at, open - at) + (p != nullptr ? p->value : "{");
     at = p != nullptr ? close + 1 : open + 1;
   }

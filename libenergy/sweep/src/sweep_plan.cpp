@@ -24,11 +24,13 @@ uint64_t round_seed(uint64_t seed, int round) {
 }
 
 Result<size_t> grid_size(const SweepAxes& axes) {
-  if (axes.clocks.empty() && axes.params.empty()) return make_error(ErrorCode::kInvalid, "a sweep needs at least one axis");
+  if (axes.clocks.empty() && axes.params.empty())
+    return make_error(ErrorCode::kInvalid, "a sweep needs at least one axis");
   size_t n = 1;
   auto multiply = [&n](size_t k, const std::string& name) -> Status {
     if (k == 0) return make_error(ErrorCode::kInvalid, "axis '" + name + "' has no values");
-    if (n > kMaxPoints / k) return make_error(ErrorCode::kInvalid, "the grid has more than " + std::to_string(kMaxPoints) + " points");
+    if (n > kMaxPoints / k)
+      return make_error(ErrorCode::kInvalid, "the grid has more than " + std::to_string(kMaxPoints) + " points");
     n *= k;
     return ok_status();
   };

@@ -49,10 +49,14 @@ Error no_points() { return make_error(ErrorCode::kInvalid, "the sweep has no mea
 
 Result<RunSample> make_run_sample(double energy_j, std::optional<double> net_energy_j, double duration_s,
                                   int64_t items) {
-  if (items < 1) return make_error(ErrorCode::kInvalid, "a run's item count must be at least 1, got " + std::to_string(items));
-  if (!std::isfinite(energy_j) || energy_j <= 0) return make_error(ErrorCode::kInvalid, "a run's energy must be above 0 J");
-  if (!std::isfinite(duration_s) || duration_s <= 0) return make_error(ErrorCode::kInvalid, "a run's duration must be above 0 s");
-  if (net_energy_j && !std::isfinite(*net_energy_j)) return make_error(ErrorCode::kInvalid, "a run's net energy is not finite");
+  if (items < 1)
+    return make_error(ErrorCode::kInvalid, "a run's item count must be at least 1, got " + std::to_string(items));
+  if (!std::isfinite(energy_j) || energy_j <= 0)
+    return make_error(ErrorCode::kInvalid, "a run's energy must be above 0 J");
+  if (!std::isfinite(duration_s) || duration_s <= 0)
+    return make_error(ErrorCode::kInvalid, "a run's duration must be above 0 s");
+  if (net_energy_j && !std::isfinite(*net_energy_j))
+    return make_error(ErrorCode::kInvalid, "a run's net energy is not finite");
   const auto n = static_cast<double>(items);
   RunSample s{energy_j / n, std::nullopt, duration_s / n, energy_j / duration_s};
   if (net_energy_j) s.net_energy_per_item_j = *net_energy_j / n;
@@ -71,7 +75,8 @@ Result<PointStats> point_stats(const std::vector<RunSample>& samples) {
 
 Result<MinimumSet> minimum_energy(const std::vector<PointStats>& points, EnergyKind kind) {
   if (points.empty()) return no_points();
-  if (kind == EnergyKind::kNet && std::any_of(points.begin(), points.end(), [](const PointStats& p) { return !p.net; })) {
+  if (kind == EnergyKind::kNet &&
+      std::any_of(points.begin(), points.end(), [](const PointStats& p) { return !p.net; })) {
     return make_error(ErrorCode::kInvalid, "net energy needs an idle baseline for every point");
   }
   MinimumSet m;

@@ -65,6 +65,11 @@ bool Searcher::measure_once(const GridIndex& p) {
     stopped_ = true;
     return false;
   }
+  if (opt_.kind == EnergyKind::kNet && !s->net_energy_per_item_j) {
+    error_ = make_error(ErrorCode::kInvalid, "--search on net energy needs an idle baseline for every run");
+    stopped_ = true;
+    return false;
+  }
   data_[p].push_back(*s);
   ++runs_;
   return true;
@@ -216,7 +221,8 @@ Result<SearchResult> Searcher::finish(GridIndex best) const {
   if (!stats) return stats.take_error();
   r.best_stats = *stats;
   r.runs = runs_;
-  r.points = data_.size();
+  r.points = static_cast<size_t>(
+      std::count_if(data_.begin(), data_.end(), [](const auto& entry) { return !entry.second.empty(); }));
   r.budget_exhausted = stopped_;
   return r;
 }
@@ -226,9 +232,11 @@ Status check_options(const SearchOptions& o) {
   for (size_t s : o.axis_sizes) {
     if (s == 0) return make_error(ErrorCode::kInvalid, "--search: a clock axis has no values");
   }
-  if (o.repeats < 2) return make_error(ErrorCode::kInvalid, "--search needs at least 2 repeats per point to compare by CI");
+  if (o.repeats < 2)
+    return make_error(ErrorCode::kInvalid, "--search needs at least 2 repeats per point to compare by CI");
   if (o.max_repeats < o.repeats) return make_error(ErrorCode::kInvalid, "--search: max repeats below repeats");
-  if (o.max_cycles < 1 || o.max_fallbacks < 0) return make_error(ErrorCode::kInvalid, "--search: bad cycle or fallback limit");
+  if (o.max_cycles < 1 || o.max_fallbacks < 0)
+    return make_error(ErrorCode::kInvalid, "--search: bad cycle or fallback limit");
   return ok_status();
 }
 

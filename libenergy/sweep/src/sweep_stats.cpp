@@ -78,7 +78,8 @@ Result<SampleSummary> summarize_sample(const std::vector<double>& values) {
   double squares = 0.0;
   for (double v : values) squares += (v - s.mean) * (v - s.mean);
   s.stddev = std::sqrt(squares / static_cast<double>(s.n - 1));
-  s.ci95_half = student_t_quantile(0.975, static_cast<double>(s.n - 1)) * *s.stddev / std::sqrt(static_cast<double>(s.n));
+  s.ci95_half =
+      student_t_quantile(0.975, static_cast<double>(s.n - 1)) * *s.stddev / std::sqrt(static_cast<double>(s.n));
   return s;
 }
 

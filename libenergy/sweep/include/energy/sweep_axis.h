@@ -30,9 +30,9 @@
 namespace energy {
 
 struct ClockAxis {
-  std::string domain;          // "cpu", "gpu", "emc": as the option names it
-  std::vector<int64_t> hz;     // ascending, distinct, every one in the table
-  std::vector<size_t> index;   // each value's position in the table, parallel to hz
+  std::string domain;         // "cpu", "gpu", "emc": as the option names it
+  std::vector<int64_t> hz;    // ascending, distinct, every one in the table
+  std::vector<size_t> index;  // each value's position in the table, parallel to hz
 };
 
 // Parses `spec` for `domain` against `table` (ascending Hz). Errors name the

@@ -41,9 +41,9 @@ struct SweepPoint {
 enum class DvfsReference { kNone, kPerParamValue };
 
 struct PlanOptions {
-  int repeats = 3;       // counted runs per point, >= 1
-  int warmups = 0;       // uncounted runs at the start, >= 0
-  uint64_t seed = 0;     // stored with the sweep; reproduces the order
+  int repeats = 3;    // counted runs per point, >= 1
+  int warmups = 0;    // uncounted runs at the start, >= 0
+  uint64_t seed = 0;  // stored with the sweep; reproduces the order
   DvfsReference dvfs = DvfsReference::kNone;
 };
 

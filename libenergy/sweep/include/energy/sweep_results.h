@@ -32,10 +32,10 @@ Result<RunSample> make_run_sample(double energy_j, std::optional<double> net_ene
                                   int64_t items);
 
 struct PointStats {
-  SampleSummary energy;                // J per item
-  std::optional<SampleSummary> net;    // J per item; absent unless every run has it
-  SampleSummary time;                  // s per item
-  SampleSummary power;                 // W
+  SampleSummary energy;              // J per item
+  std::optional<SampleSummary> net;  // J per item; absent unless every run has it
+  SampleSummary time;                // s per item
+  SampleSummary power;               // W
 };
 
 // Errors: no samples.
@@ -67,10 +67,10 @@ Result<size_t> edp_minimum(const std::vector<PointStats>& points);
 // = point time - DVFS time (> 0: the point is slower). Relative figures are
 // fractions of DVFS's mean; the relative CI treats DVFS's mean as exact.
 struct Saving {
-  Difference energy_j;      // J per item
-  double relative = 0.0;    // energy_j.mean / DVFS mean
+  Difference energy_j;    // J per item
+  double relative = 0.0;  // energy_j.mean / DVFS mean
   std::optional<double> relative_ci95_half;
-  Difference time_s;        // s per item
+  Difference time_s;  // s per item
   double time_relative = 0.0;
 };
 Saving saving_against(const PointStats& point, const PointStats& dvfs);

@@ -49,10 +49,10 @@ struct SearchOptions {
 struct SearchResult {
   GridIndex best;
   PointStats best_stats;
-  size_t runs = 0;        // counted runs made
-  size_t points = 0;      // distinct points measured
-  size_t grid_runs = 0;   // what the full grid would cost at `repeats` per point
-  int fallbacks = 0;      // neighbour checks that contradicted unimodality
+  size_t runs = 0;       // counted runs made
+  size_t points = 0;     // distinct points measured
+  size_t grid_runs = 0;  // what the full grid would cost at `repeats` per point
+  int fallbacks = 0;     // neighbour checks that contradicted unimodality
   bool budget_exhausted = false;
 };
 
