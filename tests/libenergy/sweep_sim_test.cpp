@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <random>
 
 #include "energy/sweep_search.h"
@@ -67,6 +68,9 @@ struct Case {
   int l4t;
   const char* label;  // the test name's suffix
 };
+
+// How gtest and ctest show a case (instead of its bytes).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.board << " L4T " << c.l4t; }
 
 std::string case_label(const ::testing::TestParamInfo<Case>& c) { return c.param.label; }
 
