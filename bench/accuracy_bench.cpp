@@ -53,9 +53,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -90,13 +93,11 @@ struct Case {
 };
 
 std::vector<Case> all_cases() {
-  return {{"constant", Load::kConstant, 100, 20, 10, 2, 1},
-          {"step", Load::kStep, 100, 20, 10, 2, 2},
-          {"bursty", Load::kBursty, 100, 20, 10, 2, 3},
-          {"bursty-sim", Load::kBurstySim, 100, 40, 10, 2, 4},
-          {"bursty-10ms", Load::kBursty, 10, 20, 5, 1, 5},
-          {"bursty-snapshots", Load::kBursty, 100, 20, 10, 2, 3, true},
-          {"study", Load::kStudy, 100, 20, 10, 2, 6}};
+  return {
+      {"constant", Load::kConstant, 100, 20, 10, 2, 1}, {"step", Load::kStep, 100, 20, 10, 2, 2},
+      {"bursty", Load::kBursty, 100, 20, 10, 2, 3},     {"bursty-sim", Load::kBurstySim, 100, 40, 10, 2, 4},
+      {"bursty-10ms", Load::kBursty, 10, 20, 5, 1, 5},  {"bursty-snapshots", Load::kBursty, 100, 20, 10, 2, 3, true},
+      {"study", Load::kStudy, 100, 20, 10, 2, 6}};
 }
 
 // ---- a live board with energyd on it ------------------------------------------
@@ -110,8 +111,16 @@ class Board {
                                  "--control", ctl(), "--cpu-load", "0", "--seed", seed},
         tmp_.path() + "/sim.log");
     if (!energy::testing::wait_for_socket(ctl(), milliseconds(15000))) return;
-    std::vector<std::string> args{ENERGYD_BIN, "--root", mnt(), "--state-dir", tmp_.path() + "/state", "--socket",
-                                  sock(), "--sample-period-ms", std::to_string(c.period_ms), "--flush-interval-ms",
+    std::vector<std::string> args{ENERGYD_BIN,
+                                  "--root",
+                                  mnt(),
+                                  "--state-dir",
+                                  tmp_.path() + "/state",
+                                  "--socket",
+                                  sock(),
+                                  "--sample-period-ms",
+                                  std::to_string(c.period_ms),
+                                  "--flush-interval-ms",
                                   "200"};
     if (c.snapshots) {
       std::ofstream(tmp_.path() + "/energyd.yaml") << "sensor_averaging: keep\n";
@@ -390,28 +399,38 @@ std::vector<Outcome> run_case(const Case& c) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// --runs-1s N: a whole number 0..100000; -2 for anything else (usage).
+int parse_runs(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < 0 || v > 100000) return -2;
+  return static_cast<int>(v);
+}
+
+int run_bench(int argc, char** argv) {
   std::vector<std::string> only;
   std::string csv_path;
   bool quick = false, rails = false;
   int runs_1s = -1;
+  const char* usage = "usage: accuracy_bench [--quick] [--rails] [--case NAME]... [--runs-1s N] [--csv FILE]\n";
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     bool has_value = i + 1 < argc;
-    if (flag == "--quick")
+    if (flag == "--quick") {
       quick = true;
-    else if (flag == "--rails")
+    } else if (flag == "--rails") {
       rails = true;
-    else if (flag == "--case" && has_value)
+    } else if (flag == "--case" && has_value) {
       only.push_back(argv[++i]);
-    else if (flag == "--csv" && has_value)
+    } else if (flag == "--csv" && has_value) {
       csv_path = argv[++i];
-    else if (flag == "--runs-1s" && has_value)
-      runs_1s = std::atoi(argv[++i]);
-    else
-      return std::fprintf(stderr,
-                          "usage: accuracy_bench [--quick] [--rails] [--case NAME]... [--runs-1s N] [--csv FILE]\n"),
-             2;
+    } else if (flag == "--runs-1s" && has_value && (runs_1s = parse_runs(argv[++i])) >= 0) {
+      continue;
+    } else {
+      std::fprintf(stderr, "%s", usage);
+      return 2;
+    }
   }
   std::ofstream csv;
   if (!csv_path.empty())
@@ -427,4 +446,13 @@ int main(int argc, char** argv) {
     if (csv.is_open()) write_csv(csv, c.name, outcomes);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run_bench(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "accuracy_bench: %s\n", e.what());
+    return 1;
+  }
 }

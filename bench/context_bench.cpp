@@ -122,6 +122,7 @@ struct TempStore {
 // `seconds` of 100 ms polls, between a few table frequencies.
 void write_changes(TempStore& db, int sources, int64_t seconds) {
   std::vector<int64_t> ids;
+  ids.reserve(static_cast<size_t>(sources));
   for (int s = 0; s < sources; ++s)
     ids.push_back(*db.store->ensure_context_source(ContextKind::kClock, "cpu" + std::to_string(s * 4)));
   for (int64_t sec = 0; sec < seconds; ++sec) {

@@ -25,8 +25,8 @@
 // Usage: daemon_bench [--seconds N] [--case NAME]... ; prints a Markdown table.
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/timerfd.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -117,8 +117,10 @@ int64_t db_bytes(const std::string& state_dir) {
 void set_update_intervals(const std::string& root, const std::string& value) {
   for (auto it = fs::recursive_directory_iterator(root + "/sys/devices", fs::directory_options::none);
        it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_symlink()) it.disable_recursion_pending();
-    else if (it->path().filename() == "update_interval") std::ofstream(it->path()) << value << "\n";
+    if (it->is_symlink())
+      it.disable_recursion_pending();
+    else if (it->path().filename() == "update_interval")
+      std::ofstream(it->path()) << value << "\n";
   }
 }
 
@@ -228,15 +230,25 @@ Row measure(const Case& c, int seconds, const std::string& energyd, const std::s
   if (c.period_ms < 7) set_update_intervals(dir + "/board", "1");
   std::string socket = dir + "/energyd.sock";
   {
-    std::vector<std::string> argv = {energyd, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket",
-                                     socket, "--sample-period-ms", std::to_string(c.period_ms), "--log-level", "warn"};
+    std::vector<std::string> argv = {energyd,
+                                     "--root",
+                                     dir + "/board",
+                                     "--state-dir",
+                                     dir + "/state",
+                                     "--socket",
+                                     socket,
+                                     "--sample-period-ms",
+                                     std::to_string(c.period_ms),
+                                     "--log-level",
+                                     "warn"};
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     if (!c.config.empty()) {
       std::ofstream(dir + "/energyd.yaml") << c.config;
       argv.insert(argv.end(), {"--config", dir + "/energyd.yaml"});
     }
     ChildProcess d(argv, dir + "/energyd.log");
-    if (!wait_ready(socket)) return row.error = "energyd did not start: " + energy::testing::read_file(dir + "/energyd.log"), row;
+    if (!wait_ready(socket))
+      return row.error = "energyd did not start: " + energy::testing::read_file(dir + "/energyd.log"), row;
     std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
     BusyCores busy(c.busy);
     auto s0 = status(socket);
@@ -256,7 +268,8 @@ Row measure(const Case& c, int seconds, const std::string& energyd, const std::s
     row.p50 = b["lateness_p50_ns"];
     row.p99 = b["lateness_p99_ns"];
     row.max = b["max_lateness_ns"];
-    row.cpu_us_per_tick = row.ticks > 0 ? static_cast<double>(p1.cpu_ns - p0.cpu_ns) / 1e3 / static_cast<double>(row.ticks) : 0;
+    row.cpu_us_per_tick =
+        row.ticks > 0 ? static_cast<double>(p1.cpu_ns - p0.cpu_ns) / 1e3 / static_cast<double>(row.ticks) : 0;
     double per_day = 86400.0 / row.seconds;
     row.written_mb_day = static_cast<double>(p1.write_bytes - p0.write_bytes) * per_day / 1e6;
     row.db_mb_day = static_cast<double>(db1 - db0) * per_day / 1e6;
@@ -309,8 +322,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--seconds") seconds = std::stoi(argv[i + 1]);
-    else if (flag == "--case") only.push_back(argv[i + 1]);
+    if (flag == "--seconds")
+      seconds = std::stoi(argv[i + 1]);
+    else if (flag == "--case")
+      only.push_back(argv[i + 1]);
     else {
       std::fprintf(stderr, "daemon_bench: unknown option '%s'\n", argv[i]);
       return 2;

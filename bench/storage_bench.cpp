@@ -15,12 +15,13 @@
 //    run's summary from the running energy (the daemon adds only JSON).
 // Readings are INA3221-like: 8 mV / 8 mA steps with a random walk around a
 // base value (what the simulator produces), generated deterministically.
-#include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <map>
 #include <random>
+
+#include <benchmark/benchmark.h>
 
 #include "energy/chunker.h"
 #include "energy/run_summary.h"
@@ -133,7 +134,7 @@ void BM_EnergyQuery(benchmark::State& state) {
     benchmark::DoNotOptimize(e);
   }
 }
-BENCHMARK(BM_EnergyQuery)->Arg(3600)->Arg(30 * 86400)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EnergyQuery)->Arg(3600)->Arg(int64_t{30} * 86400)->Unit(benchmark::kMicrosecond);
 
 // Writes `sweeps` sweeps of `period_ns` into a fresh database at `path`.
 std::unique_ptr<Store> fill_every(const std::string& path, size_t rails, int64_t sweeps, int64_t period_ns) {
@@ -213,8 +214,9 @@ void BM_TierBytesPerBucket(benchmark::State& state) {
     // Database bytes the tier takes: what the raw data took, less what is left of it.
     double raw_left = static_cast<double>(f.tiers[0].data_bytes) / static_cast<double>(raw_payload);
     double other_tier = static_cast<double>(f.tiers[tier == Tier::kSecond ? 2 : 1].data_bytes);
-    on_disk = (static_cast<double>(f.file_bytes - f.free_bytes) - raw_left * static_cast<double>(raw_live) - other_tier) /
-              buckets;
+    on_disk =
+        (static_cast<double>(f.file_bytes - f.free_bytes) - raw_left * static_cast<double>(raw_live) - other_tier) /
+        buckets;
     store.reset();
     std::filesystem::remove_all(std::filesystem::path(path).parent_path());
   }
@@ -254,13 +256,13 @@ BENCHMARK(BM_RetentionStep)->Arg(3)->Arg(9)->Iterations(60)->Unit(benchmark::kMi
 void BM_TierEnergyQuery(benchmark::State& state) {
   Tier tier = static_cast<Tier>(state.range(0));
   static std::map<Tier, std::unique_ptr<Store>> stores;
-  constexpr int64_t kSweeps = 31 * 86'400;
+  constexpr int64_t kSweeps = int64_t{31} * 86'400;
   constexpr int64_t kSecNs = 1'000'000'000;
   if (!stores[tier]) {
     std::string path = temp_db();
     auto store = fill_every(path, 1, kSweeps, kSecNs);
     int64_t half_day = 43'200 * kSecNs;
-    retain_all(*store, short_policy(half_day, tier == Tier::kSecond ? 40 * 86'400 * kSecNs : half_day),
+    retain_all(*store, short_policy(half_day, tier == Tier::kSecond ? int64_t{40} * 86'400 * kSecNs : half_day),
                now_after(kSweeps, kSecNs));
     store.reset();
     stores[tier] = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
@@ -269,8 +271,8 @@ void BM_TierEnergyQuery(benchmark::State& state) {
   Tier answered = Tier::kRaw;
   for (auto _ : state) {
     int64_t shift = static_cast<int64_t>(rng() % 100'000) * 1'000'000;  // a different window each time
-    int64_t end = 30 * 86'400 * kSecNs + 180 * kSecNs - shift;
-    auto e = stores[tier]->energy(1, 1, {end - 30 * 86'400 * kSecNs, end});
+    int64_t end = int64_t{30} * 86'400 * kSecNs + 180 * kSecNs - shift;
+    auto e = stores[tier]->energy(1, 1, {end - int64_t{30} * 86'400 * kSecNs, end});
     if (e.ok() && e->has_value()) answered = (*e)->tier;
     benchmark::DoNotOptimize(e);
   }
@@ -281,7 +283,7 @@ BENCHMARK(BM_TierEnergyQuery)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 void BM_RunsList(benchmark::State& state) {
   static std::string path;
   static std::unique_ptr<Store> store;
-  constexpr int64_t kDay = 24 * 36'000;
+  constexpr int64_t kDay = int64_t{24} * 36'000;
   constexpr int64_t kRuns = 1000;
   if (!store) {
     path = temp_db();

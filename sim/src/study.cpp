@@ -126,7 +126,7 @@ Result<double> phase_duration_ns(const Phase& phase, const StudyClocks& clocks, 
 
 std::uint32_t busy_permille(std::uint32_t threads, std::size_t cpu_count) {
   if (cpu_count == 0) return 0;
-  return static_cast<std::uint32_t>(std::min<std::size_t>(1000, threads * 1000 / cpu_count));
+  return static_cast<std::uint32_t>(std::min<std::size_t>(1000, std::size_t{threads} * 1000 / cpu_count));
 }
 
 ClockPolicy fixed_clocks(StudyClocks clocks) {

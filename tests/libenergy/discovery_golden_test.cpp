@@ -19,8 +19,8 @@
 #include "energy/rail_total.h"
 #include "energysim/board_state.h"
 #include "energysim/board_tree.h"
+#include "../sim/sim_test_util.h"
 #include "energysim/catalog.h"
-#include "energysim/data_file.h"
 #include "energysim/materialize.h"
 
 namespace energy {
@@ -31,16 +31,7 @@ struct Case {
   std::string dir;
 };
 
-const sim::Catalog& catalog() {
-  static const sim::Catalog cat = [] {
-    auto path = sim::locate_data_file({});
-    EXPECT_TRUE(path.ok());
-    auto c = sim::Catalog::load(*path);
-    EXPECT_TRUE(c.ok()) << c.error().describe();
-    return std::move(c).value();
-  }();
-  return cat;
-}
+const sim::Catalog& catalog() { return sim::test::reference_catalog(); }
 
 std::string make_tree(const sim::BoardSpec& spec, const sim::TreeOptions& opts = {},
                       const sim::BoardState* state = nullptr) {
@@ -209,9 +200,9 @@ TEST_P(GoldenDiscovery, ContextProbeReadsWhatTheClocksVerbReads) {
 // us, Xavier NX assumed as AGX Xavier, others the staging default 0x7727
 // 64 x (1.1 + 1.1) ms), three channels: (N - 1) x 3 x (CT_bus + CT_shunt).
 int64_t expected_device_tree_filter_ns(const sim::BoardSpec& spec) {
-  if (spec.id == "jetson-nano-4gb") return 63 * 3 * 280'000;
-  if (spec.soc == "tegra186" || spec.soc == "tegra194") return 511 * 3 * 280'000;
-  return 63 * 3 * 2'200'000;
+  if (spec.id == "jetson-nano-4gb") return int64_t{63} * 3 * 280'000;
+  if (spec.soc == "tegra186" || spec.soc == "tegra194") return int64_t{511} * 3 * 280'000;
+  return int64_t{63} * 3 * 2'200'000;
 }
 
 // Every rail carries its chip's averaging: L4T 32 from the board's device

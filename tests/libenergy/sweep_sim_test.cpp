@@ -13,8 +13,8 @@
 #include <random>
 
 #include "energy/sweep_search.h"
+#include "../sim/sim_test_util.h"
 #include "energysim/catalog.h"
-#include "energysim/data_file.h"
 #include "study.h"
 
 namespace energy {
@@ -25,16 +25,7 @@ constexpr std::int64_t kBatch = 8;
 constexpr int kSeeds = 5;
 constexpr double kPi = 3.14159265358979323846;
 
-const sim::Catalog& catalog() {
-  static const sim::Catalog cat = [] {
-    auto path = sim::locate_data_file({});
-    EXPECT_TRUE(path.ok());
-    auto c = sim::Catalog::load(*path);
-    EXPECT_TRUE(c.ok()) << c.error().describe();
-    return std::move(c).value();
-  }();
-  return cat;
-}
+const sim::Catalog& catalog() { return sim::test::reference_catalog(); }
 
 // The model's energy per item (J) and time per item (s) at table positions (cpu, gpu).
 struct Truth {
@@ -70,6 +61,7 @@ struct Case {
 };
 
 // How gtest and ctest show a case (instead of its bytes).
+// NOLINTNEXTLINE(readability-identifier-naming): gtest finds PrintTo by this name
 void PrintTo(const Case& c, std::ostream* os) { *os << c.board << " L4T " << c.l4t; }
 
 std::string case_label(const ::testing::TestParamInfo<Case>& c) { return c.param.label; }

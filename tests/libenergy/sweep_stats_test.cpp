@@ -74,8 +74,9 @@ TEST(CiTarget, MetOnlyWithSpreadKnownAndNarrowEnough) {
 
 RunSample sample(double e, double t) { return *make_run_sample(e, std::nullopt, t, 1); }
 
-PointStats stats(std::vector<double> energies, double time) {
+PointStats stats(const std::vector<double>& energies, double time) {
   std::vector<RunSample> runs;
+  runs.reserve(energies.size());
   for (double e : energies) runs.push_back(sample(e, time));
   return *point_stats(runs);
 }

@@ -322,7 +322,10 @@ Status DaemonImpl::open_storage() {
   options.retention = retention_policy(config_);
   writer_ = std::make_unique<StorageWriter>(
       [this] { return open_session(); },
-      [this](std::vector<RunRecord> runs) { poster_.post([this, runs]() { runs_->adopt(runs); }); }, options);
+      [this](std::vector<RunRecord> runs) {
+        poster_.post([this, runs = std::move(runs)]() mutable { runs_->adopt(std::move(runs)); });
+      },
+      options);
   return ok_status();
 }
 

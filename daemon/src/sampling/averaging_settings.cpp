@@ -61,8 +61,9 @@ void AveragingSettings::load() {
     spdlog::error("cannot read the sensor averaging journal ({}); the chips' current samples are taken as their own",
                   loaded.error().describe());
   }
-  journal_ = loaded ? std::move(loaded).value() : AveragingJournal{};
-  saved_text_ = loaded && !journal_.boot_id.empty() ? averaging_journal_to_text(journal_) : std::string();
+  const bool have_journal = static_cast<bool>(loaded);
+  journal_ = have_journal ? std::move(loaded).value() : AveragingJournal{};
+  saved_text_ = have_journal && !journal_.boot_id.empty() ? averaging_journal_to_text(journal_) : std::string();
   if (!journal_.boot_id.empty() && journal_.boot_id != boot_id_ && !journal_.chips.empty()) {
     spdlog::info("dropping the sensor averaging journal of boot {}: the board rebooted since, which reset the chips",
                  journal_.boot_id);

@@ -269,7 +269,7 @@ DeviceTreeConfig device_tree_config(const BoardIdentity& b) {
 }
 
 std::string hex4(uint16_t v) {
-  static const char* kDigits = "0123456789abcdef";
+  constexpr char kDigits[] = "0123456789abcdef";
   std::string out = "0x";
   for (int shift = 12; shift >= 0; shift -= 4) out += kDigits[(v >> shift) & 0xf];
   return out;

@@ -75,12 +75,14 @@ Result<ParamAxis> parse_param_axis(const std::string& text) {
 std::vector<std::string> substitute_params(const std::vector<std::string>& command,
                                            const std::vector<ParamValue>& values) {
   std::vector<std::string> out;
+  out.reserve(command.size());
   for (const std::string& arg : command) out.push_back(substitute_one(arg, values));
   return out;
 }
 
 std::vector<std::string> param_environment(const std::vector<ParamValue>& values) {
   std::vector<std::string> env;
+  env.reserve(values.size());
   for (const ParamValue& p : values) env.push_back("ENERGY_SWEEP_" + p.name + "=" + p.value);
   return env;
 }

@@ -99,6 +99,7 @@ Result<std::vector<ScheduledRun>> plan_schedule(size_t point_count, const PlanOp
   if (options.repeats < 1) return make_error(ErrorCode::kInvalid, "--repeat must be at least 1");
   if (options.warmups < 0) return make_error(ErrorCode::kInvalid, "--warmup must not be negative");
   std::vector<ScheduledRun> runs;
+  runs.reserve(static_cast<size_t>(options.warmups) + static_cast<size_t>(options.repeats) * point_count);
   const std::vector<size_t> first = round_order(options.seed, 0, point_count);
   for (int w = 0; w < options.warmups; ++w) runs.push_back({first[static_cast<size_t>(w) % point_count], -1});
   for (int r = 0; r < options.repeats; ++r) {

@@ -14,6 +14,7 @@ bool overlaps(const SampleSummary& a, const SampleSummary& b) { return a.low() <
 
 Result<SampleSummary> summary_of(const std::vector<RunSample>& samples, double (*pick)(const RunSample&)) {
   std::vector<double> v;
+  v.reserve(samples.size());
   for (const RunSample& s : samples) v.push_back(pick(s));
   return summarize_sample(v);
 }

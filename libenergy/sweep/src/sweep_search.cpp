@@ -45,7 +45,7 @@ class Searcher {
   void ensure(const GridIndex& p, size_t n);
   SampleSummary energy(const GridIndex& p) const;
   int compare(const GridIndex& a, const GridIndex& b);
-  size_t line_search(GridIndex p, size_t axis);
+  size_t line_search(const GridIndex& p, size_t axis);
   size_t best_in(GridIndex p, size_t axis, size_t lo, size_t hi);
 
   const SearchOptions& opt_;
@@ -118,7 +118,7 @@ size_t Searcher::best_in(GridIndex p, size_t axis, size_t lo, size_t hi) {
 
 // Golden-section search on table positions; undecided comparisons keep the
 // span between the two probes.
-size_t Searcher::line_search(GridIndex p, size_t axis) {
+size_t Searcher::line_search(const GridIndex& p, size_t axis) {
   size_t lo = 0;
   size_t hi = opt_.axis_sizes[axis] - 1;
   while (hi - lo > 3 && !stopped_) {
