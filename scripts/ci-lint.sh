@@ -69,17 +69,29 @@ for e in json.load(open(sys.argv[1])):
     if not f.startswith(("..", build + "/")): print(f)
 ' "$DB" "$ROOT" "$BUILD_DIR" | sort -u)
 
+# What changed since .ci/lint-base, decided here (not in a subshell, so that
+# a bad base fails the script). A shallow clone has no history to tell: it is
+# said, and clang-tidy checks nothing.
+BASE=""
+if [[ "$mode" != all ]]; then
+  BASE="$(tr -d '[:space:]' <"$ROOT/.ci/lint-base")"
+  if ! git cat-file -e "$BASE^{commit}" 2>/dev/null; then
+    [[ "$(git rev-parse --is-shallow-repository)" == true ]] || die ".ci/lint-base names '$BASE', which is not a commit here"
+    echo "ci-lint.sh: warning: shallow clone without $BASE; clang-tidy cannot tell what changed and checks nothing" >&2
+    BASE=""
+    mode=none
+  fi
+fi
+
 # The sources to check: the changed ones that are compiled, and for a changed
 # header the first compiled source that includes it by name.
 pick_sources() {
-  local base changed f name user
-  if [[ "$mode" == all ]]; then
-    printf '%s\n' "${compiled[@]}"
-    return
-  fi
-  base="$(tr -d '[:space:]' <"$ROOT/.ci/lint-base")"
-  git cat-file -e "$base^{commit}" 2>/dev/null || die ".ci/lint-base names '$base', which is not a commit here"
-  mapfile -t changed < <(git diff --name-only --diff-filter=d "$base" HEAD -- '*.cpp' '*.h')
+  local changed f name user
+  case "$mode" in
+    all) printf '%s\n' "${compiled[@]}"; return ;;
+    none) return ;;
+  esac
+  mapfile -t changed < <(git diff --name-only --diff-filter=d "$BASE" HEAD -- '*.cpp' '*.h')
   for f in "${changed[@]}"; do
     if [[ "$f" == *.cpp ]]; then
       [[ " ${compiled[*]} " == *" $f "* ]] && echo "$f"
@@ -97,7 +109,7 @@ pick_sources() {
 mapfile -t to_check < <(pick_sources)
 
 if ((${#to_check[@]} == 0)); then
-  banner "clang-tidy-14: no C++ source changed since $(cat "$ROOT/.ci/lint-base")"
+  banner "clang-tidy-14: no C++ source to check (changed since ${BASE:-?})"
   exit 0
 fi
 banner "clang-tidy-14 on ${#to_check[@]} source(s), every finding an error"
