@@ -35,7 +35,7 @@ CommandSpec run_spec() {
           true,
           {"CMD's stdin, stdout, stderr and signals are passed through; the report goes to stderr",
            "(or FILE); --json: the report as JSON. Exits with CMD's status (128+N signal, 127 not",
-           "found, 126 not executable). Clock options pin the clocks for each run (as pin); runs",
+           "found, 126 not executable). Clock options pin the clocks before each run opens; runs",
            "are tagged exit_status (and signal). Options after CMD are CMD's."}};
 }
 

@@ -155,6 +155,22 @@ TEST(PinArgs, LeaseKindsTakeTheirOwnArguments) {
   expect_invalid("clocks.pin", {{"domains", {{"gpu", "fast"}}}}, {"\"gpu\"", "fast"});
 }
 
+TEST(MarkStartArgs, APinTakesClocksPinArgumentsWithoutALease) {
+  auto a = read_ok<MarkStartArgs>(
+      "mark.start", {{"name", "r"}, {"pin", {{"domains", {{"gpu", "612MHz"}}}, {"governor", "userspace"}}}});
+  ASSERT_TRUE(a.pin.has_value());
+  ASSERT_EQ(a.pin->requests.size(), 1u);
+  EXPECT_EQ(a.pin->requests[0].domain, "gpu");
+  EXPECT_EQ(a.pin->requests[0].governor, "userspace");
+  EXPECT_EQ(a.pin->offline, OfflineCpus::kRefuse);
+  EXPECT_FALSE(read_ok<MarkStartArgs>("mark.start", {{"name", "r"}}).pin.has_value());
+  expect_invalid("mark.start", {{"name", "r"}, {"pin", "gpu=max"}}, {"\"pin\" must be an object"});
+  expect_invalid("mark.start", {{"name", "r"}, {"pin", {{"domains", {{"gpu", "max"}}}, {"lease", "run"}}}},
+                 {"argument \"pin\": unknown argument \"lease\""});
+  expect_invalid("mark.start", {{"name", "r"}, {"pin", json::object()}}, {"\"pin\"", "\"domains\" is missing"});
+  expect_invalid("mark.start", {{"name", "r"}, {"pin", {{"domains", {{"gpu", "fast"}}}}}}, {"\"gpu\"", "fast"});
+}
+
 TEST(UnpinArgs, IdsOrAllButNotBoth) {
   auto one = read_ok<UnpinArgs>("clocks.unpin", {{"lease", 3}});
   EXPECT_EQ(one.leases, std::vector<int64_t>({3}));
@@ -298,6 +314,7 @@ json valid_value(const ArgSpec& a) {
     case ArgType::kTags: return json::object();
     case ArgType::kLeaseIds: return json::array({1});
     case ArgType::kDomains: return json{{"gpu", "max"}};
+    case ArgType::kPin: return json{{"domains", {{"gpu", "max"}}}};
   }
   return nullptr;
 }

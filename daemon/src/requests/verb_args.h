@@ -69,6 +69,7 @@ enum class ArgType {
   kTags,      // an object of up to `max` text values (keys 1-200 characters, values up to 1000)
   kLeaseIds,  // an array of up to `max` lease ids (positive integers)
   kDomains,   // an object of 1..`max` domain names -> frequency text
+  kPin,       // an object of clocks.pin's domains, governor and allow_offline_cpus
 };
 
 struct ArgSpec {
@@ -106,6 +107,7 @@ struct MarkStartArgs {
   Tags tags;                        // never a reserved key
   std::optional<int64_t> baseline;  // the baseline run this run's report uses
   bool baseline_run = false;        // this run measures an idle baseline (energyd.kind=baseline)
+  std::optional<PinOrder> pin;      // clocks pinned (and read back) before the run opens; kind unset
 };
 
 struct MarkStopArgs {
