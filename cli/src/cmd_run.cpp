@@ -178,6 +178,7 @@ nlohmann::json start_args(const RunArgs& a, const std::string& name, const RunDo
   nlohmann::json args = {{"name", name}, {"tags", run_tags(a, index)}};
   if (doc.baseline_run) args["baseline"] = *doc.baseline_run;
   if (pins_anything(a.pin)) args["pin"] = a.pin;
+  if (a.items) args["items"] = *a.items;
   return args;
 }
 

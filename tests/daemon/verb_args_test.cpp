@@ -171,6 +171,16 @@ TEST(MarkStartArgs, APinTakesClocksPinArgumentsWithoutALease) {
   expect_invalid("mark.start", {{"name", "r"}, {"pin", {{"domains", {{"gpu", "fast"}}}}}}, {"\"gpu\"", "fast"});
 }
 
+TEST(MarkArgs, ItemsArePositiveFiniteNumbers) {
+  EXPECT_EQ(*read_ok<MarkStartArgs>("mark.start", {{"name", "r"}, {"items", 64}}).items, 64.0);
+  EXPECT_EQ(*read_ok<MarkStopArgs>("mark.stop", {{"run", 3}, {"items", 0.5}}).items, 0.5);
+  EXPECT_FALSE(read_ok<MarkStopArgs>("mark.stop", {{"run", 3}}).items.has_value());
+  for (const json& bad : {json(0), json(-2), json("64"), json(1e300), json(true)}) {
+    expect_invalid("mark.start", {{"name", "r"}, {"items", bad}}, {"argument \"items\" must be a number above 0"});
+    expect_invalid("mark.stop", {{"run", 3}, {"items", bad}}, {"argument \"items\""});
+  }
+}
+
 TEST(UnpinArgs, IdsOrAllButNotBoth) {
   auto one = read_ok<UnpinArgs>("clocks.unpin", {{"lease", 3}});
   EXPECT_EQ(one.leases, std::vector<int64_t>({3}));
@@ -315,6 +325,7 @@ json valid_value(const ArgSpec& a) {
     case ArgType::kLeaseIds: return json::array({1});
     case ArgType::kDomains: return json{{"gpu", "max"}};
     case ArgType::kPin: return json{{"domains", {{"gpu", "max"}}}};
+    case ArgType::kPositive: return 1;
   }
   return nullptr;
 }

@@ -159,7 +159,7 @@ class DaemonImpl {
   void status(const Responder& r);
   void mark_start(const MarkStartArgs& args, const Responder& r);
   void pin_then_start(const MarkStartArgs& args, nlohmann::json tags, const Responder& r);
-  void open_pinned_run(const std::string& name, const nlohmann::json& tags, int64_t lease, const Responder& r);
+  void open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease, const Responder& r);
   void bind_lease(const RunRecord& run, int64_t lease, const Responder& r);
   void mark_stop(const MarkStopArgs& args, const Responder& r);
   void clocks(const Responder& r);
@@ -548,7 +548,7 @@ void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
   auto tags = start_tags(args, r);
   if (!tags) return r.fail(tags.error());
   if (args.pin) return pin_then_start(args, std::move(tags).value(), r);
-  runs_->start(args.name, *tags, [r](Result<RunRecord> rec) {
+  runs_->start(args.name, *tags, args.items, [r](Result<RunRecord> rec) {
     if (!rec) return r.fail(rec.error());
     r.reply(run_to_json(*rec));
   });
@@ -582,19 +582,19 @@ void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, 
   order.run_id = 0;
   order.connection = r.connection();
   order.owner_uid = r.caller().uid;
-  pins_->pin(std::move(order), [this, name = args.name, tags = std::move(tags), r](Result<nlohmann::json> pinned) {
+  pins_->pin(std::move(order), [this, args, tags = std::move(tags), r](Result<nlohmann::json> pinned) {
     if (!pinned) return r.fail(pinned.error());
     int64_t lease = (*pinned)["lease"].value("id", int64_t{0});
-    context_->poll_now([this, name, tags, lease, r] {
-      poster_.post([this, name, tags, lease, r] { open_pinned_run(name, tags, lease, r); });
+    context_->poll_now([this, args, tags, lease, r] {
+      poster_.post([this, args, tags, lease, r] { open_pinned_run(args, tags, lease, r); });
     });
   });
 }
 
 // A run that cannot open gives its lease back.
-void DaemonImpl::open_pinned_run(const std::string& name, const nlohmann::json& tags, int64_t lease,
+void DaemonImpl::open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease,
                                  const Responder& r) {
-  runs_->start(name, tags, [this, r, lease](Result<RunRecord> rec) {
+  runs_->start(args.name, tags, args.items, [this, r, lease](Result<RunRecord> rec) {
     if (rec) return bind_lease(*rec, lease, r);
     pins_->unpin({lease}, daemon_itself(), [](Result<nlohmann::json>) {});
     r.fail(rec.error());
@@ -610,7 +610,7 @@ void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder
       reply["clock_pin"] = *bound;
       return r.reply(reply);
     }
-    StopRequest stop{std::to_string(run.id), {{"energyd.pin", "lost"}}, daemon_itself()};
+    StopRequest stop{std::to_string(run.id), {{"energyd.pin", "lost"}}, daemon_itself(), std::nullopt};
     runs_->stop(stop, [](Result<nlohmann::json>) {});
     r.fail(bound.error());
   });
@@ -618,7 +618,7 @@ void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder
 
 // The report carries the clocks stored with the stop (run_clocks, on the writer).
 void DaemonImpl::mark_stop(const MarkStopArgs& args, const Responder& r) {
-  StopRequest stop{args.run, nlohmann::json(args.tags), caller(r)};
+  StopRequest stop{args.run, nlohmann::json(args.tags), caller(r), args.items};
   if (args.baseline_interrupted) stop.tags[kRunKindTag] = kBaselineInterruptedKind;
   runs_->stop(stop, [r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());

@@ -1,6 +1,7 @@
 #include "verb_args.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <utility>
@@ -54,12 +55,13 @@ std::vector<VerbSpec> declarations() {
        Verb::kMarkStart,
        "mark.start",
        {required(text("name", 1, kMaxNameChars)), of_type("tags", ArgType::kTags, kMaxTags),
-        of_type("baseline", ArgType::kRunId), flag("baseline_run"), of_type("pin", ArgType::kPin)}},
+        of_type("baseline", ArgType::kRunId), flag("baseline_run"), of_type("pin", ArgType::kPin),
+        of_type("items", ArgType::kPositive, kMaxItems)}},
       {"mark.stop",
        Verb::kMarkStop,
        "mark.stop",
        {required(of_type("run", ArgType::kRunRef)), of_type("tags", ArgType::kTags, kMaxTags),
-        flag("baseline_interrupted")}},
+        flag("baseline_interrupted"), of_type("items", ArgType::kPositive, kMaxItems)}},
       {"clocks.pin",
        Verb::kClocksPin,
        "clocks.pin",
@@ -121,6 +123,7 @@ std::string expected(const ArgSpec& a) {
     case ArgType::kRunId: return "a run id (a positive integer or a decimal string)";
     case ArgType::kTags: return "an object of up to " + std::to_string(a.max) + " string values";
     case ArgType::kLeaseIds: return "an array of up to " + std::to_string(a.max) + " lease ids (positive integers)";
+    case ArgType::kPositive: return "a number above 0 and at most " + std::to_string(a.max);
     case ArgType::kPin: return "an object of clocks.pin arguments without \"lease\" (e.g. {\"domains\": {\"gpu\": \"max\"}})";
     case ArgType::kDomains:
       return "an object naming 1-" + std::to_string(a.max) +
@@ -161,7 +164,8 @@ std::string code_point_text(uint32_t cp) {
 // ---- reading values ---------------------------------------------------------
 
 using DomainSpecs = std::vector<std::pair<std::string, std::string>>;
-using Value = std::variant<bool, int64_t, std::string, RunRef, Tags, std::vector<int64_t>, DomainSpecs, PinOrder>;
+using Value =
+    std::variant<bool, int64_t, double, std::string, RunRef, Tags, std::vector<int64_t>, DomainSpecs, PinOrder>;
 using Values = std::map<std::string, Value>;
 
 Status read_pin_domains(const VerbSpec& spec, const Values& v, PinOrder& order);
@@ -204,6 +208,7 @@ class Reader {
   Result<Value> lease_ids_value(const ArgSpec& a, const json& v) const;
   Result<Value> domains_value(const ArgSpec& a, const json& v) const;
   Result<Value> pin_value(const ArgSpec& a, const json& v) const;
+  Result<Value> positive_value(const ArgSpec& a, const json& v) const;
 
   const VerbSpec& spec_;
 };
@@ -253,6 +258,7 @@ Result<Value> Reader::value(const ArgSpec& a, const json& v) const {
     case ArgType::kLeaseIds: return lease_ids_value(a, v);
     case ArgType::kDomains: return domains_value(a, v);
     case ArgType::kPin: return pin_value(a, v);
+    case ArgType::kPositive: return positive_value(a, v);
   }
   return wrong(a, v);
 }
@@ -362,6 +368,14 @@ Result<Value> Reader::pin_value(const ArgSpec& a, const json& v) const {
   return Value(std::move(order));
 }
 
+// JSON has no NaN or infinity, but a number too large for a double parses as infinity.
+Result<Value> Reader::positive_value(const ArgSpec& a, const json& v) const {
+  if (!v.is_number()) return wrong(a, v);
+  double d = v.get<double>();
+  if (!std::isfinite(d) || d <= 0 || d > static_cast<double>(a.max)) return wrong(a, v);
+  return Value(d);
+}
+
 // ---- typed arguments of each verb ------------------------------------------
 
 template <typename T>
@@ -444,6 +458,7 @@ Result<VerbArgs> mark_start_args(const VerbSpec& spec, const Values& v) {
     return invalid(spec, "a baseline run (\"baseline_run\": true) cannot itself use a baseline (\"baseline\")");
   }
   out.pin = get<PinOrder>(v, "pin");
+  out.items = get<double>(v, "items");
   return VerbArgs(out);
 }
 
@@ -455,6 +470,7 @@ Result<VerbArgs> mark_stop_args(const VerbSpec& spec, const Values& v) {
     return st.take_error();
   }
   out.baseline_interrupted = get<bool>(v, "baseline_interrupted").value_or(false);
+  out.items = get<double>(v, "items");
   return VerbArgs(out);
 }
 
