@@ -15,7 +15,7 @@ _energyctl_options() {
     run) echo "--name --tag --repeat --items --output --baseline --cpu --gpu --emc --domain --governor --allow-offline-cpus --json --help" ;;
     runs) echo "--name --tag --since --until --state --limit --json --help" ;;
     show) echo "--json --help" ;;
-    compare) echo "--json --help" ;;
+    compare) echo "--by --name --tag --limit --json --help" ;;
     export) echo "--since --until --rail --format --csv --json --help" ;;
     baseline) echo "--duration --name --show --json --help" ;;
     live) echo "--interval --count --json --help" ;;

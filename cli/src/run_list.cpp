@@ -29,6 +29,22 @@ std::string per_item(const nlohmann::json& run) {
 
 }  // namespace
 
+Result<nlohmann::json> fetch_runs(Client& client, const nlohmann::json& filter, int64_t limit, bool& more) {
+  nlohmann::json runs = nlohmann::json::array();
+  nlohmann::json args = filter;
+  more = false;
+  while (static_cast<int64_t>(runs.size()) < limit) {
+    args["limit"] = limit - static_cast<int64_t>(runs.size());
+    auto page = client.call("runs.list", args);
+    if (!page) return page.take_error();
+    for (auto& r : (*page)["runs"]) runs.push_back(std::move(r));
+    more = page->contains("next_before_id");
+    if (!more) break;
+    args["before_id"] = (*page)["next_before_id"];
+  }
+  return runs;
+}
+
 std::string compact_tags(const nlohmann::json& tags) {
   std::string out;
   if (!tags.is_object()) return "-";

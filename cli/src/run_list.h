@@ -12,6 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "energy/client.h"
+#include "energy/result.h"
+
 namespace energy::cli {
 
 constexpr size_t kMaxTagsChars = 48;
@@ -19,5 +22,9 @@ constexpr size_t kMaxTagsChars = 48;
 // "batch=8,model=resnet", cut to kMaxTagsChars; "-" without user tags.
 std::string compact_tags(const nlohmann::json& tags);
 std::string render_run_list(const nlohmann::json& runs);
+
+// Pages of runs.list with `filter` (its arguments without limit and
+// before_id) until `limit` runs or the end; `more` tells whether runs remain.
+Result<nlohmann::json> fetch_runs(Client& client, const nlohmann::json& filter, int64_t limit, bool& more);
 
 }  // namespace energy::cli

@@ -274,6 +274,25 @@ TEST_F(RunQueries, ItemsStoredWithTheRunGiveEnergyPerItemInShowRunsCompareAndExp
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }
 
+// Issue 15: compare --by groups the stopped runs by a tag's value.
+TEST_F(RunQueries, CompareByATagGivesEachGroupsMeanIntervalAndDifference) {
+  for (const char* batch : {"4", "4", "16", "16", "16"}) measured("grouped", 150, {std::string("batch=") + batch});
+  auto c = d().ctl_json({"compare", "--by", "batch", "--name", "grouped"});
+  ASSERT_EQ(c["groups"].size(), 2u) << c.dump();
+  EXPECT_EQ(c["groups"][0]["value"], "4");
+  EXPECT_EQ(c["groups"][0]["n"], 2);
+  EXPECT_EQ(c["groups"][1]["n"], 3);
+  const auto& e = c["groups"][1]["metrics"]["energy_j"];
+  EXPECT_LE(e["ci95_low"].get<double>(), e["mean"].get<double>());
+  EXPECT_TRUE(c["groups"][1]["vs_reference"]["energy_j"]["diff"].is_number()) << c.dump();
+  auto text = d().ctl({"compare", "--by", "batch", "--name", "grouped"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("vs batch=4"), std::string::npos) << text.out;
+  auto stray = d().ctl({"compare", "--name", "grouped"});
+  EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_NE(stray.err.find("go with --by TAG"), std::string::npos) << stray.err;
+}
+
 TEST_F(RunQueries, LiveRepeatsTheViewForScriptsAndAsJsonLines) {
   auto started = std::chrono::steady_clock::now();
   auto text = d().ctl({"live", "--count", "3", "--interval", "200ms"});
