@@ -99,7 +99,10 @@ int cmd_clocks(const Context& ctx, const Args& args) {
     print_json(out.result);
     return kExitOk;
   }
-  std::cout << domains_table(out.result) << "\n" << frequency_lists(out.result) << "\n" << render_leases(leases.result) << "\n" << thermal_table(out.result);
+  std::cout << domains_table(out.result) << "\n"
+            << frequency_lists(out.result) << "\n"
+            << render_leases(leases.result) << "\n"
+            << thermal_table(out.result);
   for (const auto& n : member(out.result, "notes"))
     std::cout << "note: " << terminal_safe(n.get<std::string>()) << "\n";
   return kExitOk;

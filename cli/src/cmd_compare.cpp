@@ -34,7 +34,8 @@ Status apply_group_option(const std::string& flag, const std::string& value, Gro
     a.filter["name"] = value;
   } else if (flag == "--tag") {
     size_t eq = value.find('=');
-    if (eq == 0 || eq == std::string::npos) return make_error(ErrorCode::kInvalid, "tag '" + value + "' is not KEY=VALUE");
+    if (eq == 0 || eq == std::string::npos)
+      return make_error(ErrorCode::kInvalid, "tag '" + value + "' is not KEY=VALUE");
     a.filter["tags"][value.substr(0, eq)] = value.substr(eq + 1);
   } else if (flag == "--limit") {
     auto n = parse_whole_option("--limit", value, 1, kMaxGroupRuns);
@@ -50,7 +51,8 @@ Result<GroupArgs> parse_groups(const Args& args) {
     if (auto st = apply_group_option(flag, value, a); !st) return st.take_error();
   }
   if (a.by.empty()) return make_error(ErrorCode::kInvalid, "--name, --tag and --limit go with --by TAG");
-  if (!args.words.empty()) return make_error(ErrorCode::kInvalid, "compare --by takes no run ids, got '" + args.words[0] + "'");
+  if (!args.words.empty())
+    return make_error(ErrorCode::kInvalid, "compare --by takes no run ids, got '" + args.words[0] + "'");
   return a;
 }
 

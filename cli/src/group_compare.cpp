@@ -35,7 +35,9 @@ struct Group {
   Values values;
 };
 
-std::optional<double> number(const json& v) { return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt; }
+std::optional<double> number(const json& v) {
+  return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
+}
 
 // The run's figures; false when it has no energy (not comparable).
 bool add_run(const json& run, Group& g) {
@@ -60,7 +62,8 @@ std::optional<double> as_number(const std::string& text) {
 }
 
 void order_groups(std::vector<Group>& groups) {
-  bool numeric = std::all_of(groups.begin(), groups.end(), [](const Group& g) { return as_number(g.value).has_value(); });
+  bool numeric =
+      std::all_of(groups.begin(), groups.end(), [](const Group& g) { return as_number(g.value).has_value(); });
   std::sort(groups.begin(), groups.end(), [numeric](const Group& a, const Group& b) {
     return numeric ? *as_number(a.value) < *as_number(b.value) : a.value < b.value;
   });
@@ -142,7 +145,8 @@ namespace {
 std::string mean_cell(const json& m, int decimals) {
   if (!m.is_object()) return "-";
   std::string text = fixed(m["mean"].get<double>(), decimals);
-  if (m["ci95_high"].is_number()) text += " ±" + fixed(m["ci95_high"].get<double>() - m["mean"].get<double>(), decimals);
+  if (m["ci95_high"].is_number())
+    text += " ±" + fixed(m["ci95_high"].get<double>() - m["mean"].get<double>(), decimals);
   return text;
 }
 
@@ -154,8 +158,9 @@ std::string diff_cell(const json& d, int decimals) {
   if (d["ci95_low"].is_number()) {
     text += " [" + signed_text(d["ci95_low"].get<double>()) + ", " + signed_text(d["ci95_high"].get<double>()) + "]";
   }
-  if (d["diff_pct"].is_number()) text += " " + (d["diff_pct"].get<double>() >= 0 ? std::string("+") : "") +
-                                         fixed(d["diff_pct"].get<double>(), 1) + "%";
+  if (d["diff_pct"].is_number())
+    text +=
+        " " + (d["diff_pct"].get<double>() >= 0 ? std::string("+") : "") + fixed(d["diff_pct"].get<double>(), 1) + "%";
   return text;
 }
 
@@ -185,7 +190,8 @@ std::string render_group_compare(const json& c) {
   std::string out = means.render() + "(mean ±95% CI, Student t)\n";
   if (groups.size() > 1) out += "\n" + diffs.render() + "(difference from the first group [95% CI, Welch], %)\n";
   if (!member(c, "skipped_runs").empty())
-    out += "note: " + std::to_string(c["skipped_runs"].size()) + " run(s) without the tag or an energy figure left out\n";
+    out +=
+        "note: " + std::to_string(c["skipped_runs"].size()) + " run(s) without the tag or an energy figure left out\n";
   return out;
 }
 

@@ -22,9 +22,10 @@ json run(int id, const std::string& batch, double energy, double duration, std::
 }
 
 TEST(GroupCompare, GroupsByTagValueWithMeansIntervalsAndWelchDifferences) {
-  json runs = {run(1, "16", 20, 2, 4), run(2, "16", 24, 2, 4), run(3, "16", 28, 2, 4), run(4, "16", 32, 2, 4),
-               run(5, "2", 10, 1, 2),  run(6, "2", 12, 1, 2),  run(7, "2", 14, 1, 2),
-               {{"id", 8}, {"tags", json::object()}, {"summary", {{"energy_j", 1.0}}}}};
+  json runs = {run(1, "16", 20, 2, 4), run(2, "16", 24, 2, 4),
+               run(3, "16", 28, 2, 4), run(4, "16", 32, 2, 4),
+               run(5, "2", 10, 1, 2),  run(6, "2", 12, 1, 2),
+               run(7, "2", 14, 1, 2),  {{"id", 8}, {"tags", json::object()}, {"summary", {{"energy_j", 1.0}}}}};
   auto c = group_compare_json(runs, "batch");
   ASSERT_EQ(c["groups"].size(), 2u) << c.dump();
   const auto& ref = c["groups"][0];

@@ -224,8 +224,10 @@ TEST_F(RunManagerTest, ASecondStopWhileTheFirstIsInFlightIsRefused) {
   ASSERT_TRUE(rec.ok());
   std::optional<Result<json>> first;
   std::optional<Result<json>> second;
-  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt}, [&](Result<json> r) { first = std::move(r); });
-  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt}, [&](Result<json> r) { second = std::move(r); });
+  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt},
+              [&](Result<json> r) { first = std::move(r); });
+  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt},
+              [&](Result<json> r) { second = std::move(r); });
   ASSERT_TRUE(second.has_value());  // answered at once, before the loop turns
   ASSERT_FALSE(second->ok());
   EXPECT_EQ(second->error().code, ErrorCode::kState);

@@ -389,8 +389,9 @@ TEST_F(Access, APinnedMarkStartNeedsTheClockPrivilege) {
   EXPECT_EQ(allowed["result"]["clock_pin"]["lease"]["run"], allowed["result"]["id"]) << allowed.dump();
   EXPECT_EQ(allowed["result"]["clock_pin"]["lease"]["owner_uid"], 5001);
   EXPECT_EQ(outcome(as(kClock, "mark.stop", {{"run", "pinned"}}).dump()), "ok");
-  EXPECT_TRUE(eventually([&] { return as(kRoot, "clocks.leases", nlohmann::json::object())["result"]["leases"].empty(); },
-                         std::chrono::milliseconds(5000)));
+  EXPECT_TRUE(
+      eventually([&] { return as(kRoot, "clocks.leases", nlohmann::json::object())["result"]["leases"].empty(); },
+                 std::chrono::milliseconds(5000)));
 }
 
 // Issue 19, item 12: reserved tags belong to energyd, and a baseline (which

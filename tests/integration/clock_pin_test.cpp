@@ -326,7 +326,8 @@ TEST_F(ClockPins, APinnedRunSpendsAllItsTimeAtThePinnedClocksAndMeasuresOnlyTheC
     EXPECT_EQ((*d)["residency"][0]["hz"], pinned["achieved_max_hz"]) << d->dump();
     EXPECT_DOUBLE_EQ((*d)["residency"][0]["share"].get<double>(), 1.0) << d->dump();
   }
-  auto truth = sim.call("energy", {{"rail", "total"}, {"from_ns", rep["run"]["start_ns"]}, {"to_ns", rep["run"]["stop_ns"]}});
+  auto truth =
+      sim.call("energy", {{"rail", "total"}, {"from_ns", rep["run"]["start_ns"]}, {"to_ns", rep["run"]["stop_ns"]}});
   ASSERT_TRUE(truth.value("ok", false)) << truth.dump();
   double exact_j = truth["energy_uj"].get<double>() / 1e6;
   double measured_j = rep["total"]["energy_j"].get<double>();

@@ -34,7 +34,8 @@ std::string lease_owner_text(const LeaseRecord& l) {
     case LeaseKind::kConnection: return "held by client connection " + std::to_string(l.connection);
     case LeaseKind::kDuration: return "until its duration ends";
     case LeaseKind::kRun:
-      return l.run_id == 0 ? std::string("for the run it is opening") : "until run " + std::to_string(l.run_id) + " stops";
+      return l.run_id == 0 ? std::string("for the run it is opening")
+                           : "until run " + std::to_string(l.run_id) + " stops";
   }
   return "";
 }

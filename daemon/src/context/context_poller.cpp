@@ -295,9 +295,7 @@ void ContextPoller::on_sweep() {
   shared_->cv.notify_one();
 }
 
-void ContextPoller::poll_now() {
-  poll_now(nullptr);
-}
+void ContextPoller::poll_now() { poll_now(nullptr); }
 
 void ContextPoller::poll_now(std::function<void()> polled) {
   {

@@ -24,10 +24,10 @@
 #include <thread>
 #include <vector>
 
-#include "energy/time_source.h"
 #include "energy/clocks.h"
 #include "energy/context.h"
 #include "energy/sysroot.h"
+#include "energy/time_source.h"
 #include "sampler.h"
 
 namespace energy::daemon {

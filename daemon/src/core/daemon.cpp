@@ -573,9 +573,10 @@ Caller daemon_itself() {
 // pinned clocks. A refused pin fails mark.start and opens no run.
 void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, const Responder& r) {
   if (!policy_.permits(r.caller(), Privilege::kClock)) {
-    return r.fail(make_error(ErrorCode::kDenied, "permission denied: mark.start with \"pin\" changes the clocks, so "
-                                                 "it needs the clock privilege (root or group " +
-                                                     policy_.clock_group + ")"));
+    return r.fail(make_error(ErrorCode::kDenied,
+                             "permission denied: mark.start with \"pin\" changes the clocks, so "
+                             "it needs the clock privilege (root or group " +
+                                 policy_.clock_group + ")"));
   }
   PinOrder order = *args.pin;
   order.kind = LeaseKind::kRun;

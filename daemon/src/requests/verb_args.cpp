@@ -124,7 +124,8 @@ std::string expected(const ArgSpec& a) {
     case ArgType::kTags: return "an object of up to " + std::to_string(a.max) + " string values";
     case ArgType::kLeaseIds: return "an array of up to " + std::to_string(a.max) + " lease ids (positive integers)";
     case ArgType::kPositive: return "a number above 0 and at most " + std::to_string(a.max);
-    case ArgType::kPin: return "an object of clocks.pin arguments without \"lease\" (e.g. {\"domains\": {\"gpu\": \"max\"}})";
+    case ArgType::kPin:
+      return "an object of clocks.pin arguments without \"lease\" (e.g. {\"domains\": {\"gpu\": \"max\"}})";
     case ArgType::kDomains:
       return "an object naming 1-" + std::to_string(a.max) +
              " domains, each with a frequency string, e.g. {\"cpu\": \"max\", \"gpu\": \"612MHz\"}";

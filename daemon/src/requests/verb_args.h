@@ -39,7 +39,7 @@ constexpr int64_t kMaxTags = 32;                                    // tags in o
 constexpr int64_t kMaxLeaseIds = 256;                               // lease ids in one clocks.unpin
 constexpr int64_t kMaxDomains = 32;                                 // domains in one clocks.pin
 constexpr int64_t kMaxShortText = 64;                               // rail labels, domain names, frequencies, governors
-constexpr int64_t kMaxItems = int64_t{1} << 53;                      // items of a run: exact in a double
+constexpr int64_t kMaxItems = int64_t{1} << 53;                     // items of a run: exact in a double
 constexpr int64_t kMaxDurationMs = int64_t{30} * 24 * 3600 * 1000;  // a month: longer is a forgotten pin
 // Tag keys starting so belong to energyd: clients may filter on them but not set them.
 constexpr const char* kReservedTagPrefix = "energyd.";

@@ -55,8 +55,7 @@ size_t RunManager::open_runs_of(const std::string& owner) const {
   return n + (pending != starting_.end() ? pending->second : 0);
 }
 
-void RunManager::start(const std::string& name, const nlohmann::json& tags, std::optional<double> items,
-                       RunDone done) {
+void RunManager::start(const std::string& name, const nlohmann::json& tags, std::optional<double> items, RunDone done) {
   const std::string owner = owner_key(tags);
   const size_t held = open_runs_of(owner);
   if (held >= open_run_limit_) {

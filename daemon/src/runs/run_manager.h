@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "energy/time_source.h"
 #include "energy/store.h"
+#include "energy/time_source.h"
 #include "event_loop.h"
 #include "owner.h"
 #include "run_reports.h"
