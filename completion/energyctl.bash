@@ -11,11 +11,11 @@ _energyctl_options() {
     status) echo "--json --help" ;;
     rails) echo "--json --help" ;;
     clocks) echo "--json --help" ;;
-    mark) echo "--tag --json --help" ;;
+    mark) echo "--tag --items --json --help" ;;
     run) echo "--name --tag --repeat --items --output --baseline --cpu --gpu --emc --domain --governor --allow-offline-cpus --json --help" ;;
     runs) echo "--name --tag --since --until --state --limit --json --help" ;;
     show) echo "--json --help" ;;
-    compare) echo "--json --help" ;;
+    compare) echo "--by --name --tag --limit --json --help" ;;
     export) echo "--since --until --rail --format --csv --json --help" ;;
     baseline) echo "--duration --name --show --json --help" ;;
     live) echo "--interval --count --json --help" ;;

@@ -1,16 +1,44 @@
 // energyctl clocks: clock domains (CPU policies, GPU, EMC) with their
-// available frequencies, governors and current state; thermal zones.
+// available frequencies, governors and current state; thermal zones. Every
+// frequency is exact (pin_args.h exact_mhz): the list of each domain's
+// available frequencies is written as `pin` takes them ("624.75MHz"), so
+// any of them can be copied into --cpu/--gpu/--emc/--domain.
 #include <iostream>
 
 #include "command.h"
+#include "pin_args.h"
 #include "table.h"
 
 namespace energy::cli {
 namespace {
 
-std::string mhz(const nlohmann::json& v) {
-  if (!v.is_number()) return "-";
-  return fixed(v.get<double>() / 1e6, 1);
+constexpr size_t kListWidth = 100;  // characters per line of a frequency list
+
+std::string mhz(const nlohmann::json& v) { return mhz_text(v); }
+
+// "  gpu: 306MHz 408MHz ...", wrapped under the first frequency.
+std::string frequency_list(const nlohmann::json& d) {
+  std::string head = "  " + d.value("name", "") + ":";
+  std::string out = head, line = head;
+  for (const auto& hz : member(d, "available_hz")) {
+    std::string word = " " + mhz_text(hz) + "MHz";
+    if (line.size() + word.size() > kListWidth && line.size() > head.size()) {
+      out += "\n";
+      line = std::string(head.size(), ' ');
+      out += line;
+    }
+    out += word;
+    line += word;
+  }
+  return out + "\n";
+}
+
+std::string frequency_lists(const nlohmann::json& res) {
+  std::string out = "available frequencies (as pin takes them):\n";
+  for (const auto& d : member(res, "domains")) {
+    if (!member(d, "available_hz").empty()) out += frequency_list(d);
+  }
+  return out;
 }
 
 std::string freq_range(const nlohmann::json& list) {
@@ -71,7 +99,10 @@ int cmd_clocks(const Context& ctx, const Args& args) {
     print_json(out.result);
     return kExitOk;
   }
-  std::cout << domains_table(out.result) << "\n" << render_leases(leases.result) << "\n" << thermal_table(out.result);
+  std::cout << domains_table(out.result) << "\n"
+            << frequency_lists(out.result) << "\n"
+            << render_leases(leases.result) << "\n"
+            << thermal_table(out.result);
   for (const auto& n : member(out.result, "notes"))
     std::cout << "note: " << terminal_safe(n.get<std::string>()) << "\n";
   return kExitOk;

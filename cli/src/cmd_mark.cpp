@@ -1,21 +1,36 @@
-// energyctl mark start NAME [--tag k=v]... | mark stop NAME|ID (options: command_table.cpp)
+// energyctl mark start NAME [--tag k=v]... [--items N] | mark stop NAME|ID [--items N]
+// (options: command_table.cpp). --items: the run's work items, stored with
+// the run (the stop's replaces the start's) for energy per item.
 #include <iostream>
 
 #include "command.h"
+#include "number_arg.h"
 #include "table.h"
 
 namespace energy::cli {
 namespace {
 
-// The --tag K=V options as a tags object.
+// The --tag K=V options as a tags object (other options are skipped).
 Result<nlohmann::json> parse_tags(const Args& args) {
   nlohmann::json tags = nlohmann::json::object();
   for (const auto& [flag, kv] : args.options) {
+    if (flag != "--tag") continue;
     size_t eq = kv.find('=');
     if (eq == 0 || eq == std::string::npos) return make_error(ErrorCode::kInvalid, "tag '" + kv + "' is not KEY=VALUE");
     tags[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   return tags;
+}
+
+// The mark arguments with --items, when given.
+Status add_items(const Args& args, nlohmann::json& mark_args) {
+  for (const auto& [flag, value] : args.options) {
+    if (flag != "--items") continue;
+    auto n = parse_positive_option("--items", value);
+    if (!n) return n.take_error();
+    mark_args["items"] = *n;
+  }
+  return ok_status();
 }
 
 int mark_start(const Context& ctx, const Args& args) {
@@ -25,7 +40,9 @@ int mark_start(const Context& ctx, const Args& args) {
   if (words.size() > 2) return usage_error(ctx, "unexpected argument '" + words[2] + "'");
   auto tags = parse_tags(args);
   if (!tags) return usage_error(ctx, tags.error().message);
-  auto out = call_daemon(ctx, "mark.start", {{"name", words[1]}, {"tags", *tags}});
+  nlohmann::json start = {{"name", words[1]}, {"tags", *tags}};
+  if (auto st = add_items(args, start); !st) return usage_error(ctx, st.error().message);
+  auto out = call_daemon(ctx, "mark.start", start);
   if (out.exit_code != kExitOk) return out.exit_code;
   if (ctx.json)
     print_json(out.result);
@@ -35,10 +52,14 @@ int mark_start(const Context& ctx, const Args& args) {
 }
 
 int mark_stop(const Context& ctx, const Args& args) {
-  if (!args.options.empty()) return usage_error(ctx, "mark stop takes no --tag");
+  for (const auto& [flag, value] : args.options) {
+    if (flag == "--tag") return usage_error(ctx, "mark stop takes no --tag");
+  }
   if (args.words.size() != 2)
-    return usage_error(ctx, "mark stop needs exactly one run name or id: energyctl mark stop NAME|ID");
-  auto out = call_daemon(ctx, "mark.stop", {{"run", args.words[1]}});
+    return usage_error(ctx, "mark stop needs exactly one run name or id: energyctl mark stop NAME|ID [--items N]");
+  nlohmann::json stop = {{"run", args.words[1]}};
+  if (auto st = add_items(args, stop); !st) return usage_error(ctx, st.error().message);
+  auto out = call_daemon(ctx, "mark.stop", stop);
   if (out.exit_code != kExitOk) return out.exit_code;
   if (ctx.json)
     print_json(out.result);

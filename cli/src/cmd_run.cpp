@@ -8,9 +8,11 @@
 // it, signal (e.g. SIGTERM).
 //
 // CLOCK OPTIONS (--cpu F, --gpu F, --emc F, --domain NAME=F, --governor G,
-// --allow-offline-cpus; pin_args.h) pin the clocks for each run with a run
-// lease, after mark start and before CMD; the daemon restores them when the
-// run stops. A refused pin stops the run and exits 1 without running CMD.
+// --allow-offline-cpus; pin_args.h) pin the clocks for each run: they go in
+// mark.start's `pin`, so the daemon pins them and reads them back before it
+// opens the run (no sample of the run is at the previous clocks, and the
+// pin's own writes are outside it), and restores them when the run stops.
+// A refused pin opens no run: energyctl exits 1 without running CMD.
 //
 // Opens a run, executes CMD with energyctl's stdin, stdout and stderr,
 // forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to it, and closes the run whatever
@@ -171,32 +173,26 @@ struct Step {
   int signal = 0;           // a forwarded-kind signal arrived: stop repeating
 };
 
-// Pins the clocks with a lease on run `r`; on failure closes the run (its
-// report is not wanted: CMD never ran) and returns the exit code.
-int pin_for_run(const Context& ctx, const RunArgs& a, Repeat& r) {
-  if (!pins_anything(a.pin)) return kExitOk;
-  nlohmann::json args = a.pin;
-  args["lease"] = "run";
-  args["run"] = std::to_string(r.run_id);
-  auto pin = call_daemon(ctx, "clocks.pin", args);
-  if (pin.exit_code == kExitOk) return kExitOk;
-  std::fprintf(stderr, "energyctl: the clocks could not be pinned; run %lld is closed and the command was not run\n",
-               static_cast<long long>(r.run_id));
-  stop_run(ctx, r, nlohmann::json::object());
-  return pin.exit_code;
+// mark.start's arguments; with clock options, the pin the run opens under.
+nlohmann::json start_args(const RunArgs& a, const std::string& name, const RunDocument& doc, int index) {
+  nlohmann::json args = {{"name", name}, {"tags", run_tags(a, index)}};
+  if (doc.baseline_run) args["baseline"] = *doc.baseline_run;
+  if (pins_anything(a.pin)) args["pin"] = a.pin;
+  if (a.items) args["items"] = *a.items;
+  return args;
 }
 
-// One repeat: mark start, pin, CMD, mark stop (always, once the run is open).
+// One repeat: mark start (pinned first), CMD, mark stop (always, once the run is open).
 Step run_once(const Context& ctx, const RunArgs& a, const std::string& name, const SignalBlock& block,
               RunDocument& doc) {
   Repeat r;
   r.index = static_cast<int>(doc.repeats.size()) + 1;
-  nlohmann::json start_args = {{"name", name}, {"tags", run_tags(a, r.index)}};
-  if (doc.baseline_run) start_args["baseline"] = *doc.baseline_run;
-  auto start = call_daemon(ctx, "mark.start", start_args);
-  if (start.exit_code != kExitOk) return {start.exit_code, 0};
+  auto start = call_daemon(ctx, "mark.start", start_args(a, name, doc, r.index));
+  if (start.exit_code != kExitOk) {
+    if (pins_anything(a.pin)) std::fputs("energyctl: no run was opened and the command was not run\n", stderr);
+    return {start.exit_code, 0};
+  }
   r.run_id = start.result.value("id", int64_t{-1});
-  if (int pinned = pin_for_run(ctx, a, r); pinned != kExitOk) return {pinned, 0};
   Step step;
   step.signal = block.take_pending();
   if (step.signal != 0) {

@@ -66,23 +66,6 @@ Result<RunsArgs> parse(const Context& ctx, const Args& args) {
   return a;
 }
 
-// Pages of runs.list until `limit` runs or the end; `more` tells whether runs remain.
-Result<nlohmann::json> fetch(Client& client, const RunsArgs& a, bool& more) {
-  nlohmann::json runs = nlohmann::json::array();
-  nlohmann::json args = a.filter;
-  more = false;
-  while (static_cast<int64_t>(runs.size()) < a.limit) {
-    args["limit"] = a.limit - static_cast<int64_t>(runs.size());
-    auto page = client.call("runs.list", args);
-    if (!page) return page.take_error();
-    for (auto& r : (*page)["runs"]) runs.push_back(std::move(r));
-    more = page->contains("next_before_id");
-    if (!more) break;
-    args["before_id"] = (*page)["next_before_id"];
-  }
-  return runs;
-}
-
 }  // namespace
 
 int cmd_runs(const Context& ctx, const Args& args) {
@@ -91,7 +74,7 @@ int cmd_runs(const Context& ctx, const Args& args) {
   auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());
   bool more = false;
-  auto runs = fetch(*client, *a, more);
+  auto runs = fetch_runs(*client, a->filter, a->limit, more);
   if (!runs) return report_failure(runs.error());
   if (a->json) {
     print_json({{"runs", *runs}, {"more", more}});

@@ -20,6 +20,8 @@ constexpr Metric kEnergy{"energy_j", "ENERGY J", "J", 4};
 constexpr Metric kNet{"net_j", "NET J", "J", 4};
 constexpr Metric kAvg{"avg_power_w", "AVG W", "W", 3};
 constexpr Metric kPeak{"peak_power_w", "PEAK W", "W", 3};
+constexpr Metric kPerItem{"energy_per_item_j", "J/ITEM", "J", 6};
+constexpr Metric kNetPerItem{"net_per_item_j", "NET J/ITEM", "J", 6};
 
 std::optional<double> number(const nlohmann::json& v) {
   if (!v.is_number()) return std::nullopt;
@@ -50,9 +52,10 @@ nlohmann::json metric_row(const std::vector<nlohmann::json>& reports, const Metr
   return row;
 }
 
-bool any_has_net(const std::vector<nlohmann::json>& reports) {
+// True when some report's total has `key` (net energy, per-item figures).
+bool any_total_has(const std::vector<nlohmann::json>& reports, const char* key) {
   for (const auto& r : reports) {
-    if (member(member(r, "total"), "net_j").is_number()) return true;
+    if (member(member(r, "total"), key).is_number()) return true;
   }
   return false;
 }
@@ -71,7 +74,7 @@ std::vector<std::string> rail_labels(const std::vector<nlohmann::json>& reports)
 }
 
 const Metric& metric_named(const std::string& key) {
-  for (const Metric* m : {&kDuration, &kEnergy, &kNet, &kAvg, &kPeak}) {
+  for (const Metric* m : {&kDuration, &kEnergy, &kNet, &kAvg, &kPeak, &kPerItem, &kNetPerItem}) {
     if (key == m->key) return *m;
   }
   return kEnergy;
@@ -101,9 +104,12 @@ nlohmann::json compare_json(const std::vector<nlohmann::json>& reports) {
         {{"id", run.value("id", int64_t{0})}, {"name", run.value("name", "")}, {"state", run.value("state", "")}});
   }
   std::vector<Metric> totals = {kDuration, kEnergy};
-  if (any_has_net(reports)) totals.push_back(kNet);
+  if (any_total_has(reports, kNet.key)) totals.push_back(kNet);
   totals.push_back(kAvg);
   totals.push_back(kPeak);
+  for (const Metric* m : {&kPerItem, &kNetPerItem}) {
+    if (any_total_has(reports, m->key)) totals.push_back(*m);
+  }
   for (const auto& m : totals) metrics.push_back(metric_row(reports, m, ""));
   for (const auto& rail : rail_labels(reports)) metrics.push_back(metric_row(reports, kEnergy, rail));
   return {{"runs", runs}, {"metrics", metrics}};

@@ -1,7 +1,8 @@
 // `energyctl compare`: run reports (runs.show replies) side by side. Per
 // metric the value of each run and its difference to the first run in
 // percent: duration, module energy, net energy (when a run has a baseline),
-// average and peak power, and energy per rail (every rail of any run).
+// average and peak power, energy and net energy per item (when a run has
+// items stored), and energy per rail (every rail of any run).
 //
 // JSON: {"runs": [{id, name, state}], "metrics": [{metric, rail?, unit,
 // values: [...], diff_pct: [...]}]}; a value a run lacks is null, and so is

@@ -46,13 +46,20 @@ Status apply_pin_option(const std::string& flag, const std::string& value, json&
   return make_error(ErrorCode::kInvalid, "'" + flag + "' is not a clock option");
 }
 
+std::string exact_mhz(int64_t hz) {
+  constexpr int64_t kHzPerMhz = 1'000'000;
+  std::string sign = hz < 0 ? "-" : "";
+  uint64_t magnitude = hz < 0 ? 0 - static_cast<uint64_t>(hz) : static_cast<uint64_t>(hz);
+  std::string text = sign + std::to_string(magnitude / kHzPerMhz);
+  std::string digits = std::to_string(magnitude % kHzPerMhz);
+  digits = std::string(6 - digits.size(), '0') + digits;
+  while (!digits.empty() && digits.back() == '0') digits.pop_back();
+  return digits.empty() ? text : text + "." + digits;
+}
+
 std::string mhz_text(const json& hz) {
   if (!hz.is_number_integer()) return "-";
-  int64_t v = hz.get<int64_t>();
-  std::string s = fixed(static_cast<double>(v) / 1e6, 3);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
+  return exact_mhz(hz.get<int64_t>());
 }
 
 std::string range_text(const json& lo, const json& hi) {

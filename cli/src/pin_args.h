@@ -25,7 +25,11 @@ Status apply_pin_option(const std::string& flag, const std::string& value, nlohm
 // True once at least one domain was given.
 bool pins_anything(const nlohmann::json& args);
 
-// Hz as MHz without trailing zeros ("624.75"); "-" when `hz` is not an integer.
+// Hz as MHz, exact (every digit a whole number of Hz needs) and without
+// trailing zeros: 624750000 -> "624.75", 1234567 -> "1.234567". With the
+// unit appended ("624.75MHz") it is a frequency `pin` takes for that Hz.
+std::string exact_mhz(int64_t hz);
+// exact_mhz of a JSON integer; "-" when `hz` is not an integer.
 std::string mhz_text(const nlohmann::json& hz);
 // "LO..HI" in MHz, or one value when both are equal.
 std::string range_text(const nlohmann::json& lo, const nlohmann::json& hi);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "command.h"
+#include "pin_args.h"
 #include "table.h"
 
 namespace energy::cli {
@@ -87,17 +88,7 @@ std::string thermal_text(const nlohmann::json& thermal) {
 
 }  // namespace
 
-std::string mhz_text(int64_t hz) {
-  std::string text = std::to_string(hz / 1'000'000);
-  int64_t frac = hz % 1'000'000;
-  if (frac != 0) {
-    std::string digits = std::to_string(frac);
-    digits = std::string(6 - digits.size(), '0') + digits;
-    while (!digits.empty() && digits.back() == '0') digits.pop_back();
-    text += "." + digits;
-  }
-  return text + " MHz";
-}
+std::string mhz_text(int64_t hz) { return exact_mhz(hz) + " MHz"; }
 
 std::string share_text(double share) {
   long pct = std::lround(share * 100.0);

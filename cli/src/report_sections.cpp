@@ -1,5 +1,7 @@
 #include "report_sections.h"
 
+#include <cstdio>
+
 #include "command.h"
 #include "table.h"
 
@@ -58,6 +60,22 @@ std::string baseline_text(const nlohmann::json& rep) {
   return "\nidle baseline: run " + std::to_string(bl.value("run", 0)) + " (" + safe_text(bl, "name") + "), " +
          duration_text(bl.value("duration_s", 0.0)) + ", measured " + age_text(bl.value("age_s", 0.0)) +
          "; idle J = idle W x duration, net J = energy - idle\n" + baseline_table(rep);
+}
+
+std::string items_text(double items) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", items);  // 64, 0.5, 1e+12: as given, without padding
+  return buf;
+}
+
+std::string per_item_text(const nlohmann::json& rep) {
+  const auto& total = member(rep, "total");
+  const auto& items = member(member(rep, "run"), "items");
+  if (!items.is_number() || !total.contains("energy_per_item_j")) return "";
+  std::string out = "\nitems: " + items_text(items.get<double>()) + "; energy per item " +
+                    fixed(total["energy_per_item_j"].get<double>(), 6) + " J";
+  if (total.contains("net_per_item_j")) out += ", net " + fixed(total["net_per_item_j"].get<double>(), 6) + " J";
+  return out + "\n";
 }
 
 std::string notes_text(const nlohmann::json& rep) {

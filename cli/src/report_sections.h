@@ -16,6 +16,10 @@ namespace energy::cli {
 std::string baseline_text(const nlohmann::json& report);
 // One "note: ..." line per entry of the report's notes.
 std::string notes_text(const nlohmann::json& report);
+// "items: 64; energy per item 0.123456 J, net 0.1 J" when the run has items; "" otherwise.
+std::string per_item_text(const nlohmann::json& report);
+// An item count as given (64, 0.5), without padding.
+std::string items_text(double items);
 // True when the run's tags say it is a baseline (energyd.kind=baseline).
 bool is_baseline_report(const nlohmann::json& report);
 

@@ -2,6 +2,7 @@
 
 #include "command.h"
 #include "table.h"
+#include "terminal_text.h"
 #include "time_arg.h"
 
 namespace energy::cli {
@@ -18,7 +19,46 @@ std::string name_text(const nlohmann::json& run) {
   return name;
 }
 
+// Energy per item of the run's summary, or "-" (no items, no energy).
+std::string per_item(const nlohmann::json& run) {
+  const auto& items = member(run, "items");
+  const auto& energy = member(member(run, "summary"), "energy_j");
+  if (!items.is_number() || !energy.is_number() || items.get<double>() <= 0) return "-";
+  return fixed(energy.get<double>() / items.get<double>(), 6);
+}
+
 }  // namespace
+
+Result<nlohmann::json> fetch_runs(Client& client, const nlohmann::json& filter, int64_t limit, bool& more) {
+  nlohmann::json runs = nlohmann::json::array();
+  nlohmann::json args = filter;
+  more = false;
+  while (static_cast<int64_t>(runs.size()) < limit) {
+    args["limit"] = limit - static_cast<int64_t>(runs.size());
+    auto page = client.call("runs.list", args);
+    if (!page) return page.take_error();
+    for (auto& r : (*page)["runs"]) runs.push_back(std::move(r));
+    more = page->contains("next_before_id");
+    if (!more) break;
+    args["before_id"] = (*page)["next_before_id"];
+  }
+  return runs;
+}
+
+std::string compact_tags(const nlohmann::json& tags) {
+  std::string out;
+  if (!tags.is_object()) return "-";
+  for (const auto& [key, value] : tags.items()) {
+    if (key.rfind("energyd.", 0) == 0) continue;
+    out += (out.empty() ? "" : ",") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  if (out.empty()) return "-";
+  out = terminal_safe(out);
+  if (out.size() <= kMaxTagsChars) return out;
+  size_t cut = kMaxTagsChars - 3;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  return out.substr(0, cut) + "...";
+}
 
 std::string render_run_list(const nlohmann::json& runs) {
   if (!runs.is_array() || runs.empty()) return "no runs match\n";
@@ -28,14 +68,16 @@ std::string render_run_list(const nlohmann::json& runs) {
            {"START"},
            {"DURATION", Align::kRight},
            {"ENERGY J", Align::kRight},
-           {"AVG W", Align::kRight}});
+           {"AVG W", Align::kRight},
+           {"J/ITEM", Align::kRight},
+           {"TAGS"}});
   for (const auto& r : runs) {
     const auto& s = member(r, "summary");
     const auto& duration = member(s, "duration_s");
     t.add_row({std::to_string(r.value("id", int64_t{0})), name_text(r), r.value("state", ""),
                format_local_ns(r.value("start_wall_ns", int64_t{0})),
                duration.is_number() ? duration_text(duration.get<double>()) : "-", number(member(s, "energy_j"), 4),
-               number(member(s, "avg_power_w"), 3)});
+               number(member(s, "avg_power_w"), 3), per_item(r), compact_tags(member(r, "tags"))});
   }
   return t.render();
 }

@@ -1,6 +1,9 @@
 // The table `energyctl runs` prints: one row per run of a runs.list reply
 // (id, name, state, start in local time, duration, module energy J, average
-// W). Unknown figures show as "-", never as 0.
+// W, energy per item when the run has items, its tags). Unknown figures
+// show as "-", never as 0. Tags are compact (k=v,k=v; energyd's own
+// energyd.* tags left out) and cut to kMaxTagsChars with "..." (the
+// full tags are in --json).
 //
 // Thread-safety: pure function.
 #pragma once
@@ -9,8 +12,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "energy/client.h"
+#include "energy/result.h"
+
 namespace energy::cli {
 
+constexpr size_t kMaxTagsChars = 48;
+
+// "batch=8,model=resnet", cut to kMaxTagsChars; "-" without user tags.
+std::string compact_tags(const nlohmann::json& tags);
 std::string render_run_list(const nlohmann::json& runs);
+
+// Pages of runs.list with `filter` (its arguments without limit and
+// before_id) until `limit` runs or the end; `more` tells whether runs remain.
+Result<nlohmann::json> fetch_runs(Client& client, const nlohmann::json& filter, int64_t limit, bool& more);
 
 }  // namespace energy::cli

@@ -44,6 +44,32 @@ double student_t95(size_t df) {
   return interpolate_tail(static_cast<double>(df));
 }
 
+double student_t95_real(double df) {
+  if (!(df >= 1.0)) return INFINITY;
+  double lo = std::floor(df), hi = std::ceil(df);
+  double t_lo = student_t95(static_cast<size_t>(lo)), t_hi = student_t95(static_cast<size_t>(hi));
+  if (hi == lo) return t_lo;
+  double w = (1.0 / lo - 1.0 / df) / (1.0 / lo - 1.0 / hi);
+  return t_lo + w * (t_hi - t_lo);
+}
+
+Difference welch_difference(const Summary& reference, const Summary& other) {
+  Difference d;
+  d.diff = other.mean - reference.mean;
+  if (!reference.stddev || !other.stddev) return d;
+  double v1 = *reference.stddev * *reference.stddev / static_cast<double>(reference.n);
+  double v2 = *other.stddev * *other.stddev / static_cast<double>(other.n);
+  double se2 = v1 + v2;
+  if (se2 == 0.0) {
+    d.ci95_half = 0.0;  // both groups without spread: the difference is what it is
+    return d;
+  }
+  double df = se2 * se2 / (v1 * v1 / static_cast<double>(reference.n - 1) + v2 * v2 / static_cast<double>(other.n - 1));
+  d.df = df;
+  d.ci95_half = student_t95_real(df) * std::sqrt(se2);
+  return d;
+}
+
 Result<Summary> summarize(const std::vector<double>& values) {
   if (values.empty()) return make_error(ErrorCode::kInvalid, "no values to summarize");
   for (double x : values) {

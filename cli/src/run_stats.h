@@ -1,6 +1,8 @@
-// Statistics over the repeats of `energyctl run --repeat K`: mean, sample
-// standard deviation and a two-sided 95% confidence interval of the mean
-// (Student t with n-1 degrees of freedom).
+// Statistics over the repeats of `energyctl run --repeat K` and the groups of
+// `energyctl compare --by`: mean, sample standard deviation and a two-sided
+// 95% confidence interval of the mean (Student t with n-1 degrees of
+// freedom), and the difference of two means with its 95% interval (Welch:
+// unequal variances, Welch-Satterthwaite degrees of freedom).
 //
 // Units are the caller's (J, s, W, J/item); the functions are pure.
 // Thread-safety: pure functions on values.
@@ -29,7 +31,19 @@ struct Summary {
 // exact to the 3 decimals of the usual tables; df must be >= 1.
 double student_t95(size_t degrees_of_freedom);
 
+// t(0.975, df) for a real df >= 1 (Welch's df is not whole): linear in 1/df
+// between the neighbouring whole df.
+double student_t95_real(double degrees_of_freedom);
+
 // Summary of `values`; an empty list or a non-finite value is an error.
 Result<Summary> summarize(const std::vector<double>& values);
+
+// mean(other) - mean(reference) and its 95% interval (Welch).
+struct Difference {
+  double diff = 0.0;
+  std::optional<double> ci95_half;  // absent when either side has one value (no spread known)
+  std::optional<double> df;         // Welch-Satterthwaite; absent with ci95_half or when both spreads are 0
+};
+Difference welch_difference(const Summary& reference, const Summary& other);
 
 }  // namespace energy::cli

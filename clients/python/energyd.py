@@ -99,6 +99,13 @@ def decode_payload(payload: bytes) -> Dict[str, Any]:
     return message
 
 
+def _items(items: Any) -> float:
+    """A run's item count as the protocol takes it: a positive finite number."""
+    if isinstance(items, bool) or not isinstance(items, (int, float)) or not 0 < items < float("inf"):  # NaN too
+        raise ValueError("items must be a positive finite number, got {!r}".format(items))
+    return items
+
+
 def _string_tags(tags: Optional[Mapping[str, Any]]) -> Dict[str, str]:
     return {str(k): str(v) for k, v in (tags or {}).items()}
 
@@ -183,22 +190,33 @@ class Client:
         return self.call("rails")
 
     def mark_start(
-        self, name: str, tags: Optional[Mapping[str, Any]] = None, baseline: Optional[int] = None
+        self,
+        name: str,
+        tags: Optional[Mapping[str, Any]] = None,
+        baseline: Optional[int] = None,
+        items: Optional[float] = None,
     ) -> Dict[str, Any]:
         """Opens a run; returns it ({"id", "name", "tags", "start_ns", ...}).
 
         The daemon samples every rail and stores the mark durably before it
         answers. Tag values are sent as strings. `baseline`: the id of an
         idle baseline run (see baseline()) whose power the report subtracts;
-        without it the newest baseline before the run is used.
+        without it the newest baseline before the run is used. `items`: the
+        run's work items (a positive number), stored with the run for energy
+        per item.
         """
         args = {"name": name, "tags": _string_tags(tags)}  # type: Dict[str, Any]
         if baseline is not None:
             args["baseline"] = int(baseline)
+        if items is not None:
+            args["items"] = _items(items)
         return self.call("mark.start", **args)
 
     def mark_stop(
-        self, run: Union[int, str, Mapping[str, Any]], tags: Optional[Mapping[str, Any]] = None
+        self,
+        run: Union[int, str, Mapping[str, Any]],
+        tags: Optional[Mapping[str, Any]] = None,
+        items: Optional[float] = None,
     ) -> Dict[str, Any]:
         """Closes a run and returns its report (see docs/PROTOCOL.md, mark.stop).
 
@@ -206,11 +224,15 @@ class Client:
         one open run has it. `tags` are merged into the run's tags and stored
         with the stop (e.g. {"outcome": "failed"}). Raises
         EnergydError("not_found") for an unknown run and
-        EnergydError("state") for one already stopped.
+        EnergydError("state") for one already stopped. `items` (a positive
+        number) replaces the item count stored with the run.
         """
+        args = {"run": _run_key(run)}  # type: Dict[str, Any]
         if tags:
-            return self.call("mark.stop", run=_run_key(run), tags=_string_tags(tags))
-        return self.call("mark.stop", run=_run_key(run))
+            args["tags"] = _string_tags(tags)
+        if items is not None:
+            args["items"] = _items(items)
+        return self.call("mark.stop", **args)
 
     def runs(
         self,
@@ -411,8 +433,8 @@ class Run:
         timeout: float = DEFAULT_TIMEOUT_S,
         baseline: Optional[int] = None,
     ) -> None:
-        if items is not None and (isinstance(items, bool) or not isinstance(items, (int, float)) or not items > 0):
-            raise ValueError("items must be a positive number, got {!r}".format(items))
+        if items is not None:
+            _items(items)
         self.name = name
         self.items = items
         self.tags = dict(tags or {})
@@ -451,7 +473,7 @@ class Run:
             raise EnergydError("state", "run '{}' was already started (id {})".format(self.name, self.id))
         if self._client is None:
             self._client = Client(self._socket, self._timeout)
-        self.info = self._client.mark_start(self.name, self.tags, baseline=self.baseline)
+        self.info = self._client.mark_start(self.name, self.tags, baseline=self.baseline, items=self.items)
         return self.info
 
     def stop(self, tags: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:

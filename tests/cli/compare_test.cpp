@@ -56,6 +56,20 @@ TEST(Compare, NetEnergyAppearsWhenARunHasABaselineAndIsNullWhereUnknown) {
   EXPECT_TRUE(net["diff_pct"][1].is_null());
 }
 
+TEST(Compare, EnergyPerItemAppearsWhenARunHasItems) {
+  auto a = report(1, 2.0, 10.0, 4.0, 2.0), b = report(2, 2.0, 12.0, 3.0, 3.0);
+  a["total"]["energy_per_item_j"] = 10.0 / 4;
+  a["total"]["net_per_item_j"] = 2.0 / 4;
+  b["total"]["energy_per_item_j"] = 12.0 / 8;
+  b["total"]["net_per_item_j"] = 3.0 / 8;
+  auto c = compare_json({a, b});
+  EXPECT_DOUBLE_EQ(row(c, "energy_per_item_j")["diff_pct"][1].get<double>(), -40.0);
+  EXPECT_DOUBLE_EQ(row(c, "net_per_item_j")["diff_pct"][1].get<double>(), -25.0);
+  EXPECT_NE(render_compare(c).find("NET J/ITEM"), std::string::npos);
+  for (const auto& m : compare_json({report(1, 2.0, 10.0, 4.0)})["metrics"])
+    EXPECT_NE(m["metric"], "energy_per_item_j") << "no run has items";
+}
+
 TEST(Compare, TextHasARowPerMetricAndSignedPercentages) {
   std::string text = render_compare(compare_json({report(1, 2.0, 10.0, 4.0), report(2, 2.0, 12.0, 3.0)}));
   for (const char* word : {"METRIC", "1 r1", "2 r2", "ENERGY J", "10.0000", "12.0000 (+20.0%)", "VDD_SOC J",

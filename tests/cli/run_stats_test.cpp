@@ -53,6 +53,32 @@ TEST(Summarize, SingleValueHasNoSpreadOrInterval) {
   EXPECT_FALSE(s->ci95_half.has_value());
 }
 
+// Worked by hand: {10, 12, 14} (s^2/n = 4/3) against {20, 24, 28, 32}
+// (s^2/n = 20/3): se^2 = 8, Welch df = 64 / (16/9/2 + 400/9/3) = 4.0755,
+// t(0.975, 4.0755) = 2.776 - 0.0926 x 0.205 = 2.7570, half-width 7.798.
+TEST(WelchDifference, GivesTheDifferenceOfMeansAndItsWelchInterval) {
+  auto ref = summarize({10, 12, 14});
+  auto other = summarize({20, 24, 28, 32});
+  ASSERT_TRUE(ref.ok() && other.ok());
+  Difference d = welch_difference(*ref, *other);
+  EXPECT_DOUBLE_EQ(d.diff, 14.0);
+  ASSERT_TRUE(d.df && d.ci95_half);
+  EXPECT_NEAR(*d.df, 4.0755, 1e-4);
+  EXPECT_NEAR(*d.ci95_half, 7.798, 1e-3);
+  EXPECT_DOUBLE_EQ(student_t95_real(4.0), 2.776);
+  EXPECT_LT(student_t95_real(4.5), 2.776);
+  EXPECT_GT(student_t95_real(4.5), 2.571);
+}
+
+TEST(WelchDifference, NoIntervalWithASingleValueAndZeroWithoutSpread) {
+  Difference one = welch_difference(*summarize({5}), *summarize({7, 9}));
+  EXPECT_DOUBLE_EQ(one.diff, 3.0);
+  EXPECT_FALSE(one.ci95_half.has_value());
+  Difference flat = welch_difference(*summarize({5, 5}), *summarize({6, 6, 6}));
+  EXPECT_DOUBLE_EQ(flat.diff, 1.0);
+  EXPECT_EQ(flat.ci95_half, 0.0);
+}
+
 TEST(Summarize, EmptyOrNonFiniteInputIsAnError) {
   EXPECT_FALSE(summarize({}).ok());
   auto nan = summarize({1.0, std::nan("")});

@@ -45,6 +45,36 @@ TEST(RunList, UnknownFiguresAreDashesNeverZero) {
   EXPECT_EQ(render_run_list(nlohmann::json::array()), "no runs match\n");
 }
 
+// Issue 15: runs shows energy per item and the tags, compact and cut.
+TEST(RunList, ShowsEnergyPerItemAndCompactTags) {
+  nlohmann::json runs = {{{"id", 3},
+                          {"name", "bert"},
+                          {"state", "stopped"},
+                          {"start_wall_ns", 0},
+                          {"items", 64},
+                          {"tags", {{"batch", "8"}, {"energyd.uid", "1000"}, {"model", "bert"}}},
+                          {"summary", {{"duration_s", 2.0}, {"energy_j", 32.0}, {"avg_power_w", 16.0}}}}};
+  std::string text = render_run_list(runs);
+  EXPECT_NE(text.find("J/ITEM"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.500000"), std::string::npos) << text;
+  EXPECT_NE(text.find("batch=8,model=bert"), std::string::npos) << text;
+  EXPECT_EQ(text.find("energyd.uid"), std::string::npos) << text;
+  EXPECT_EQ(compact_tags(nlohmann::json::object()), "-");
+  std::string long_value(200, 'x');
+  std::string cut = compact_tags({{"command", long_value}});
+  EXPECT_EQ(cut.size(), kMaxTagsChars);
+  EXPECT_EQ(cut.substr(cut.size() - 3), "...");
+  EXPECT_EQ(compact_tags({{"k", "\x1b[31mred"}}).find('\x1b'), std::string::npos) << "terminal-safe";
+}
+
+TEST(ReportSections, PerItemLineWithNetEnergyWhenThereIsABaseline) {
+  nlohmann::json rep = {{"run", {{"id", 5}, {"items", 4}}},
+                        {"total", {{"energy_j", 8.0}, {"energy_per_item_j", 2.0}, {"net_per_item_j", 0.75}}}};
+  EXPECT_EQ(per_item_text(rep), "\nitems: 4; energy per item 2.000000 J, net 0.750000 J\n");
+  rep["run"].erase("items");
+  EXPECT_EQ(per_item_text(rep), "");
+}
+
 TEST(ReportSections, BaselineTableAndNotes) {
   nlohmann::json rep = {
       {"run", {{"id", 5}, {"tags", nlohmann::json::object()}}},

@@ -155,6 +155,31 @@ TEST_F(PinEngineTest, ARunLeaseEndsWithItsRunOnly) {
   EXPECT_EQ(state(cpu_).min_hz, before.min_hz);
 }
 
+// mark.start with `pin`: the lease is pinned before its run exists (run 0),
+// survives nothing if energyd dies then, and is tied to the run once it opens.
+TEST_F(PinEngineTest, ALeasePinnedBeforeItsRunOpensIsRestoredAtRestartOrTiedToTheRun) {
+  DomainState before = state(cpu_);
+  PinOrder order = lowest(cpu_, LeaseKind::kRun);
+  order.run_id = 0;
+  ASSERT_TRUE(engine_->pin(order).ok());
+  engine_.reset();  // energyd died between the pin and the run's opening
+  auto next = make_engine();
+  next->recover({5});
+  EXPECT_EQ(next->lease_count(), 0u);
+  EXPECT_EQ(state(cpu_).max_hz, before.max_hz);
+  auto pinned = next->pin(order);
+  ASSERT_TRUE(pinned.ok()) << pinned.error().describe();
+  int64_t id = (*pinned)["lease"]["id"].get<int64_t>();
+  auto bound = next->bind_to_run(id, 9);
+  ASSERT_TRUE(bound.ok()) << bound.error().describe();
+  EXPECT_EQ((*bound)["lease"]["run"], 9);
+  EXPECT_EQ(load_journal(journal_)->leases.at(0).run_id, 9) << "tied durably";
+  EXPECT_EQ(next->bind_to_run(id + 1, 9).error().code, ErrorCode::kState);
+  next->release_run(9);
+  EXPECT_EQ(next->lease_count(), 0u);
+  EXPECT_EQ(state(cpu_).max_hz, before.max_hz);
+}
+
 TEST_F(PinEngineTest, ADurationLeaseExpiresAtTheTickAfterItsEnd) {
   DomainState before = state(gpu_);
   ASSERT_TRUE(engine_->pin(lowest(gpu_, LeaseKind::kDuration)).ok());

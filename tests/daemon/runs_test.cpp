@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <optional>
+#include <thread>
 
 #include "static_board.h"
 #include "store_session.h"
@@ -65,16 +67,17 @@ class RunManagerTest : public StaticBoardTest {
     for (int i = 0; i < 100 && !done; ++i) ASSERT_GE(sd_event_run(loop_.get(), 100'000), 0);
     ASSERT_TRUE(done.has_value()) << "no completion within 10 s";
   }
-  Result<RunRecord> start(RunManager& m, const std::string& name, const json& tags = json::object()) {
+  Result<RunRecord> start(RunManager& m, const std::string& name, const json& tags = json::object(),
+                          std::optional<double> items = std::nullopt) {
     std::optional<Result<RunRecord>> out;
-    m.start(name, tags, [&](Result<RunRecord> r) { out = std::move(r); });
+    m.start(name, tags, items, [&](Result<RunRecord> r) { out = std::move(r); });
     turn_until(out);
     return out ? std::move(*out) : Result<RunRecord>(make_error(ErrorCode::kState, "no completion"));
   }
   Result<json> stop(RunManager& m, const std::string& run, Caller caller = Caller{0, true},
-                    const json& tags = json::object()) {
+                    const json& tags = json::object(), std::optional<double> items = std::nullopt) {
     std::optional<Result<json>> out;
-    m.stop(StopRequest{run, tags, caller}, [&](Result<json> r) { out = std::move(r); });
+    m.stop(StopRequest{run, tags, caller, items}, [&](Result<json> r) { out = std::move(r); });
     turn_until(out);
     return out ? std::move(*out) : Result<json>(make_error(ErrorCode::kState, "no completion"));
   }
@@ -124,6 +127,28 @@ TEST_F(RunManagerTest, StartOpensARunAtAFreshSampleAndStopClosesItWithAReport) {
   EXPECT_EQ(in_store->state, RunState::kStopped);
   ASSERT_TRUE(in_store->stop_ns.has_value());
   EXPECT_GE(*in_store->stop_ns, rec->start_ns);
+}
+
+// Issue 15: the item count is stored with the run (the stop's replaces the
+// start's) and the report gives energy per item.
+TEST_F(RunManagerTest, ItemsAreStoredWithTheRunAndTheReportGivesEnergyPerItem) {
+  auto rec = start(*runs_, "batch", json::object(), 8.0);
+  ASSERT_TRUE(rec.ok()) << rec.error().describe();
+  EXPECT_EQ(stored(rec->id)->items, 8.0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto report = stop(*runs_, "batch", Caller{0, true}, json::object(), 32.0);
+  ASSERT_TRUE(report.ok()) << report.error().describe();
+  EXPECT_EQ((*report)["run"]["items"], 32.0);
+  double energy = (*report)["total"]["energy_j"].get<double>();
+  ASSERT_GT(energy, 0.0);
+  EXPECT_DOUBLE_EQ((*report)["total"]["energy_per_item_j"].get<double>(), energy / 32.0);
+  EXPECT_EQ(stored(rec->id)->items, 32.0);
+  auto plain = start(*runs_, "no-items");
+  ASSERT_TRUE(plain.ok());
+  auto unchanged = stop(*runs_, "no-items");
+  ASSERT_TRUE(unchanged.ok());
+  EXPECT_FALSE((*unchanged)["run"].contains("items"));
+  EXPECT_FALSE((*unchanged)["total"].contains("energy_per_item_j"));
 }
 
 TEST_F(RunManagerTest, StopNamesARunByIdOrByItsName) {
@@ -199,8 +224,10 @@ TEST_F(RunManagerTest, ASecondStopWhileTheFirstIsInFlightIsRefused) {
   ASSERT_TRUE(rec.ok());
   std::optional<Result<json>> first;
   std::optional<Result<json>> second;
-  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}}, [&](Result<json> r) { first = std::move(r); });
-  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}}, [&](Result<json> r) { second = std::move(r); });
+  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt},
+              [&](Result<json> r) { first = std::move(r); });
+  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt},
+              [&](Result<json> r) { second = std::move(r); });
   ASSERT_TRUE(second.has_value());  // answered at once, before the loop turns
   ASSERT_FALSE(second->ok());
   EXPECT_EQ(second->error().code, ErrorCode::kState);

@@ -155,6 +155,32 @@ TEST(PinArgs, LeaseKindsTakeTheirOwnArguments) {
   expect_invalid("clocks.pin", {{"domains", {{"gpu", "fast"}}}}, {"\"gpu\"", "fast"});
 }
 
+TEST(MarkStartArgs, APinTakesClocksPinArgumentsWithoutALease) {
+  auto a = read_ok<MarkStartArgs>(
+      "mark.start", {{"name", "r"}, {"pin", {{"domains", {{"gpu", "612MHz"}}}, {"governor", "userspace"}}}});
+  ASSERT_TRUE(a.pin.has_value());
+  ASSERT_EQ(a.pin->requests.size(), 1u);
+  EXPECT_EQ(a.pin->requests[0].domain, "gpu");
+  EXPECT_EQ(a.pin->requests[0].governor, "userspace");
+  EXPECT_EQ(a.pin->offline, OfflineCpus::kRefuse);
+  EXPECT_FALSE(read_ok<MarkStartArgs>("mark.start", {{"name", "r"}}).pin.has_value());
+  expect_invalid("mark.start", {{"name", "r"}, {"pin", "gpu=max"}}, {"\"pin\" must be an object"});
+  expect_invalid("mark.start", {{"name", "r"}, {"pin", {{"domains", {{"gpu", "max"}}}, {"lease", "run"}}}},
+                 {"argument \"pin\": unknown argument \"lease\""});
+  expect_invalid("mark.start", {{"name", "r"}, {"pin", json::object()}}, {"\"pin\"", "\"domains\" is missing"});
+  expect_invalid("mark.start", {{"name", "r"}, {"pin", {{"domains", {{"gpu", "fast"}}}}}}, {"\"gpu\"", "fast"});
+}
+
+TEST(MarkArgs, ItemsArePositiveFiniteNumbers) {
+  EXPECT_EQ(*read_ok<MarkStartArgs>("mark.start", {{"name", "r"}, {"items", 64}}).items, 64.0);
+  EXPECT_EQ(*read_ok<MarkStopArgs>("mark.stop", {{"run", 3}, {"items", 0.5}}).items, 0.5);
+  EXPECT_FALSE(read_ok<MarkStopArgs>("mark.stop", {{"run", 3}}).items.has_value());
+  for (const json& bad : {json(0), json(-2), json("64"), json(1e300), json(true)}) {
+    expect_invalid("mark.start", {{"name", "r"}, {"items", bad}}, {"argument \"items\" must be a number above 0"});
+    expect_invalid("mark.stop", {{"run", 3}, {"items", bad}}, {"argument \"items\""});
+  }
+}
+
 TEST(UnpinArgs, IdsOrAllButNotBoth) {
   auto one = read_ok<UnpinArgs>("clocks.unpin", {{"lease", 3}});
   EXPECT_EQ(one.leases, std::vector<int64_t>({3}));
@@ -298,6 +324,8 @@ json valid_value(const ArgSpec& a) {
     case ArgType::kTags: return json::object();
     case ArgType::kLeaseIds: return json::array({1});
     case ArgType::kDomains: return json{{"gpu", "max"}};
+    case ArgType::kPin: return json{{"domains", {{"gpu", "max"}}}};
+    case ArgType::kPositive: return 1;
   }
   return nullptr;
 }

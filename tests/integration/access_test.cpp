@@ -376,6 +376,24 @@ TEST_F(Access, ARunLeaseIsPinnedOnlyForOnesOwnRun) {
   EXPECT_EQ(outcome(as(kClock, "mark.stop", {{"run", "clocked"}}).dump()), "ok");
 }
 
+// Issue 15: mark.start with `pin` changes clocks, so it needs the clock
+// privilege; a reader is denied and no run is opened.
+TEST_F(Access, APinnedMarkStartNeedsTheClockPrivilege) {
+  nlohmann::json args = {{"name", "pinned"}, {"pin", {{"domains", {{"gpu", "max"}}}}}};
+  auto refused = as(kRead, "mark.start", args);
+  EXPECT_EQ(outcome(refused.dump()), "denied") << refused.dump();
+  EXPECT_NE(error_message(refused).find("clock privilege"), std::string::npos) << refused.dump();
+  EXPECT_TRUE(as(kRoot, "status", nlohmann::json::object())["result"]["open_runs"].empty());
+  auto allowed = as(kClock, "mark.start", args);
+  ASSERT_EQ(outcome(allowed.dump()), "ok") << allowed.dump();
+  EXPECT_EQ(allowed["result"]["clock_pin"]["lease"]["run"], allowed["result"]["id"]) << allowed.dump();
+  EXPECT_EQ(allowed["result"]["clock_pin"]["lease"]["owner_uid"], 5001);
+  EXPECT_EQ(outcome(as(kClock, "mark.stop", {{"run", "pinned"}}).dump()), "ok");
+  EXPECT_TRUE(
+      eventually([&] { return as(kRoot, "clocks.leases", nlohmann::json::object())["result"]["leases"].empty(); },
+                 std::chrono::milliseconds(5000)));
+}
+
 // Issue 19, item 12: reserved tags belong to energyd, and a baseline (which
 // every later report uses) needs the clock privilege.
 TEST_F(Access, ReservedTagsAndBaselinesAreEnergydsToSet) {

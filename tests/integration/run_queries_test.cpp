@@ -98,12 +98,18 @@ TEST_F(RunQueries, RunsPagesThroughTheLimitAndTheTableIsAligned) {
   auto lines = lines_of(table.out);
   ASSERT_EQ(lines.size(), 4u) << table.out;  // header, two runs, the "more" line
   EXPECT_EQ(lines[0].find("ID"), 0u) << table.out;
-  for (const char* title : {"NAME", "STATE", "START", "DURATION", "ENERGY J", "AVG W"}) {
+  for (const char* title : {"NAME", "STATE", "START", "DURATION", "ENERGY J", "AVG W", "J/ITEM", "TAGS"}) {
     EXPECT_NE(lines[0].find(title), std::string::npos) << title << "\n" << table.out;
   }
-  // Right-aligned numbers: the rows end where the header's AVG W ends.
-  EXPECT_EQ(lines[1].size(), lines[0].size()) << table.out;
-  EXPECT_EQ(lines[2].size(), lines[0].size()) << table.out;
+  // Right-aligned numbers: each row's AVG W and J/ITEM end where the header's do.
+  for (const char* title : {"AVG W", "J/ITEM"}) {
+    size_t end = lines[0].find(title) + std::string(title).size();
+    for (size_t i : {size_t{1}, size_t{2}}) {
+      ASSERT_GT(lines[i].size(), end) << table.out;
+      EXPECT_NE(lines[i][end - 1], ' ') << title << "\n" << table.out;
+      EXPECT_EQ(lines[i][end], ' ') << title << "\n" << table.out;
+    }
+  }
   EXPECT_NE(lines[3].find("--limit N shows more"), std::string::npos) << table.out;
 }
 
@@ -231,6 +237,60 @@ TEST_F(RunQueries, ExportOfARunHasExactlyTheReportsReadingsAndItsSummary) {
   auto missing = d().ctl({"export", "999999"});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("999999"), std::string::npos) << missing.err;
+}
+
+// Issue 15: the item count is stored with the run (mark start/stop --items,
+// run --items), so show, runs, compare and export give energy per item later.
+TEST_F(RunQueries, ItemsStoredWithTheRunGiveEnergyPerItemInShowRunsCompareAndExport) {
+  auto info = d().ctl_json({"mark", "start", "batch-a", "--items", "4", "--tag", "batch=4"});
+  EXPECT_EQ(info["items"], 4.0);
+  std::this_thread::sleep_for(milliseconds(300));
+  auto a = d().ctl_json({"mark", "stop", "batch-a", "--items", "8"});
+  EXPECT_EQ(a["run"]["items"], 8.0) << "the stop's count replaces the start's";
+  double per_item = a["total"]["energy_j"].get<double>() / 8;
+  EXPECT_DOUBLE_EQ(a["total"]["energy_per_item_j"].get<double>(), per_item);
+  std::string id = std::to_string(a["run"]["id"].get<int64_t>());
+  auto shown = d().ctl_json({"show", id});
+  EXPECT_EQ(shown["run"]["items"], 8.0);
+  EXPECT_DOUBLE_EQ(shown["total"]["energy_per_item_j"].get<double>(), per_item);
+  auto text = d().ctl({"show", id});
+  EXPECT_NE(text.out.find("items: 8; energy per item"), std::string::npos) << text.out;
+  auto run = d().ctl({"run", "--name", "batch-b", "--items", "16", "--output", "-", "--json", "--", "sleep", "0.3"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto b = nlohmann::json::parse(run.out, nullptr, false)["runs"][0]["report"];
+  EXPECT_EQ(b["run"]["items"], 16.0) << "run --items is stored with the run";
+  auto list = d().ctl({"runs", "--limit", "2"});
+  EXPECT_NE(list.out.find("J/ITEM"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("batch=4"), std::string::npos) << list.out;
+  auto cmp = d().ctl_json({"compare", id, std::to_string(b["run"]["id"].get<int64_t>())});
+  bool has_per_item = false;
+  for (const auto& m : cmp["metrics"]) has_per_item = has_per_item || m["metric"] == "energy_per_item_j";
+  EXPECT_TRUE(has_per_item) << cmp.dump();
+  auto exported = d().ctl({"--json", "export", id});
+  EXPECT_EQ(nlohmann::json::parse(exported.out, nullptr, false)["report"]["run"]["items"], 8.0);
+  auto csv = d().ctl({"export", id, "--csv"});
+  EXPECT_NE(csv.out.find("# items: 8; energy per item"), std::string::npos) << csv.out.substr(0, 2000);
+  auto bad = d().ctl({"mark", "start", "x", "--items", "0"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+// Issue 15: compare --by groups the stopped runs by a tag's value.
+TEST_F(RunQueries, CompareByATagGivesEachGroupsMeanIntervalAndDifference) {
+  for (const char* batch : {"4", "4", "16", "16", "16"}) measured("grouped", 150, {std::string("batch=") + batch});
+  auto c = d().ctl_json({"compare", "--by", "batch", "--name", "grouped"});
+  ASSERT_EQ(c["groups"].size(), 2u) << c.dump();
+  EXPECT_EQ(c["groups"][0]["value"], "4");
+  EXPECT_EQ(c["groups"][0]["n"], 2);
+  EXPECT_EQ(c["groups"][1]["n"], 3);
+  const auto& e = c["groups"][1]["metrics"]["energy_j"];
+  EXPECT_LE(e["ci95_low"].get<double>(), e["mean"].get<double>());
+  EXPECT_TRUE(c["groups"][1]["vs_reference"]["energy_j"]["diff"].is_number()) << c.dump();
+  auto text = d().ctl({"compare", "--by", "batch", "--name", "grouped"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("vs batch=4"), std::string::npos) << text.out;
+  auto stray = d().ctl({"compare", "--name", "grouped"});
+  EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_NE(stray.err.find("go with --by TAG"), std::string::npos) << stray.err;
 }
 
 TEST_F(RunQueries, LiveRepeatsTheViewForScriptsAndAsJsonLines) {

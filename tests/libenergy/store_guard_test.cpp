@@ -160,6 +160,27 @@ TEST_F(StoreGuard, StopMissingFromTheDatabaseIsRestoredAndReported) {
   EXPECT_EQ((*back)->stop_ns, 50);
 }
 
+// Item counts (schema 7) travel with the marks: the start's, then the stop's.
+TEST_F(StoreGuard, ItemCountsAreStoredAndRestoredFromTheJournal) {
+  RunRecord r = start("items-run");
+  r.stop_ns = 50;
+  r.stop_wall_ns = 1040;
+  r.items = 64;
+  ASSERT_TRUE(store_->finish_run(r.id, 50, 1040, RunState::kStopped).ok());
+  ASSERT_TRUE(store_->set_run_items(r.id, 64).ok());
+  ASSERT_TRUE(store_->journal_mark(r, MarkEntry::Op::kStop).ok());
+  EXPECT_EQ(*(*store_->run_by_id(r.id))->items, 64.0);
+  store_.reset();
+  sql("UPDATE runs SET state = 'open', stop_ns = NULL, stop_wall_ns = NULL, items = NULL WHERE id = " +
+      std::to_string(r.id));
+  reopen();
+  auto back = store_->run_by_id(r.id);
+  ASSERT_TRUE(back.ok() && back->has_value());
+  EXPECT_EQ((*back)->state, RunState::kStopped);
+  ASSERT_TRUE((*back)->items.has_value()) << "restored from the stop's journal line";
+  EXPECT_EQ(*(*back)->items, 64.0);
+}
+
 TEST_F(StoreGuard, DatabaseTruncatedToZeroBytesIsReportedWithItsRuns) {
   start("before-truncation");
   store_.reset();

@@ -188,6 +188,9 @@ TEST(StoreMigration, Version2GainsTiersAndIncrementalVacuumKeepingEnergy) {
   EXPECT_LT(*(*store)->sample_count(), 12'001);
   auto run = (*store)->run_by_id(1);
   ASSERT_TRUE(run.ok() && run->has_value());
+  EXPECT_FALSE((*run)->items.has_value()) << "runs from before schema 7 have no item count";
+  ASSERT_TRUE((*store)->set_run_items(1, 250.5).ok());  // schema 7's column is there
+  EXPECT_EQ(*(*(*store)->run_by_id(1))->items, 250.5);
   store->reset();
   std::filesystem::remove_all(dir);
 }

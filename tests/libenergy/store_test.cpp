@@ -72,11 +72,13 @@ TEST_F(StoreTest, RunReportIntegratesEachRailAndTheInputRailAsTotal) {
   run.name = "r";
   run.boot = *boot;
   run.start_ns = 500 * kMs;
+  run.items = 12.5;
   auto id = store_->insert_run(run);
   ASSERT_TRUE(id.ok());
   ASSERT_TRUE(store_->finish_run(*id, 1500 * kMs, 0, RunState::kStopped).ok());
   auto rec = store_->run_by_id(*id);
   ASSERT_TRUE(rec.ok() && rec->has_value());
+  EXPECT_EQ((*rec)->items, 12.5) << "the start's item count is stored with the run";
   auto rep = build_run_report(*store_, **rec, 1500 * kMs, 250 * kMs);
   ASSERT_TRUE(rep.ok()) << rep.error().describe();
   ASSERT_EQ(rep->rails.size(), 2u);

@@ -334,9 +334,21 @@ class FakeDaemonTest(unittest.TestCase):
         self.assertEqual(d.requests[-1]["args"], {"run": "4", "tags": {"exception": "KeyError"}})
 
     def test_items_must_be_positive(self):
-        for bad in (0, -1, "many", True):
+        for bad in (0, -1, "many", True, float("inf"), float("nan")):
             with self.assertRaises(ValueError):
                 energyd.run("w", items=bad)
+
+    def test_items_are_passed_to_mark_start_and_mark_stop(self):
+        d = self.serve(lambda r: ok_reply(r, {"id": 5, "name": "w"}))
+        with energyd.run("w", items=64, socket=d.path):
+            pass
+        self.assertEqual(d.requests[0]["args"], {"name": "w", "tags": {}, "items": 64})
+        c = energyd.Client(d.path)
+        self.addCleanup(c.close)
+        c.mark_stop(5, items=0.5)
+        self.assertEqual(d.requests[-1]["args"], {"run": "5", "items": 0.5})
+        with self.assertRaises(ValueError):
+            c.mark_stop(5, items=0)
 
 
 def client_tags(tags):
@@ -405,6 +417,8 @@ class LiveDaemonTest(unittest.TestCase):
         self.assertAlmostEqual(r.avg_power_w, 5.0, delta=0.05)
         self.assertAlmostEqual(r.energy_j, 5.0 * r.duration_s, delta=0.01 * 5.0 * r.duration_s)
         self.assertAlmostEqual(r.energy_per_item_j, r.energy_j / 3200)
+        self.assertEqual(r.report["run"]["items"], 3200)  # stored with the run
+        self.assertAlmostEqual(r.report["total"]["energy_per_item_j"], r.energy_j / 3200)
         self.assertEqual(r.report["run"]["state"], "stopped")
         self.assertEqual(client_tags(r.report["run"]["tags"]), {"batch": "8"})
         self.assertEqual(r.report["run"]["tags"]["energyd.uid"], str(os.getuid()))

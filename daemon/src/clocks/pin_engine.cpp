@@ -33,7 +33,9 @@ std::string lease_owner_text(const LeaseRecord& l) {
   switch (l.kind) {
     case LeaseKind::kConnection: return "held by client connection " + std::to_string(l.connection);
     case LeaseKind::kDuration: return "until its duration ends";
-    case LeaseKind::kRun: return "until run " + std::to_string(l.run_id) + " stops";
+    case LeaseKind::kRun:
+      return l.run_id == 0 ? std::string("for the run it is opening")
+                           : "until run " + std::to_string(l.run_id) + " stops";
   }
   return "";
 }
@@ -161,6 +163,20 @@ Result<nlohmann::json> PinEngine::pin(const PinOrder& order) {
   event(lease.id, "pinned", "", "lease " + std::to_string(lease.id) + " pinned, " + lease_owner_text(lease));
   spdlog::info("clock lease {} pinned {} domain(s), {}", lease.id, lease.domains.size(), lease_owner_text(lease));
   return json{{"lease", lease_json(lease)}, {"domains", achieved_json(lease)}};
+}
+
+// The lease keeps its files and state; only its owner changes, durably.
+Result<nlohmann::json> PinEngine::bind_to_run(int64_t lease_id, int64_t run_id) {
+  LeaseRecord* lease = find(lease_id);
+  if (lease == nullptr || lease->state != LeaseState::kActive) {
+    return make_error(ErrorCode::kState, "clock lease " + std::to_string(lease_id) +
+                                             " was released before its run opened (unpinned by another client?)");
+  }
+  lease->kind = LeaseKind::kRun;
+  lease->run_id = run_id;
+  if (auto st = save(); !st)
+    spdlog::warn("clock lease {} is tied to run {} but not on disk: {}", lease_id, run_id, st.error().describe());
+  return json{{"lease", lease_json(*lease)}, {"domains", achieved_json(*lease)}};
 }
 
 Result<std::vector<PinEngine::Target>> PinEngine::select(const PinOrder& order) const {

@@ -81,6 +81,10 @@ class PinEngine {
   // others are adopted and their files re-verified.
   void recover(const std::set<int64_t>& open_runs);
   Result<nlohmann::json> pin(const PinOrder& order);
+  // mark.start with `pin`: the lease pinned for a run not yet open (kRun,
+  // run_id 0: restored at the next start if energyd dies now) is tied to
+  // the run once it is open. kState if the lease is gone (unpinned meanwhile).
+  Result<nlohmann::json> bind_to_run(int64_t lease_id, int64_t run_id);
   // ids empty: every lease `caller` owns (an admin: every lease). An unknown
   // id is kNotFound and another owner's lease kDenied; nothing is released then.
   Result<nlohmann::json> unpin(const std::vector<int64_t>& ids, const Caller& caller, const std::string& reason);

@@ -41,6 +41,13 @@ void PinHistory::pinned(const json& pin_reply, int64_t boot_ns) {
   if (records_.size() > kMaxRecords) records_.pop_front();
 }
 
+void PinHistory::bound(int64_t lease, int64_t run_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& r : records_) {
+    if (r.lease == lease) r.run_id = run_id;
+  }
+}
+
 void PinHistory::sync(const std::set<int64_t>& live_leases, int64_t boot_ns) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& r : records_) {

@@ -26,6 +26,8 @@ class PinHistory {
 
   // `pin_reply` is a successful clocks.pin reply ({"lease", "domains"}).
   void pinned(const nlohmann::json& pin_reply, int64_t boot_ns);
+  // The lease (pinned for a run not yet open) now belongs to run `run_id`.
+  void bound(int64_t lease, int64_t run_id);
   // Every recorded lease not in `live_leases` and not yet released is
   // marked released at `boot_ns`.
   void sync(const std::set<int64_t>& live_leases, int64_t boot_ns);

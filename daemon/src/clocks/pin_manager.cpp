@@ -101,6 +101,14 @@ void PinManager::pin(PinOrder order, Done done) {
   });
 }
 
+void PinManager::bind_to_run(int64_t lease, int64_t run_id, Done done) {
+  run([lease, run_id, done = std::move(done), shared = shared_](PinEngine& e) {
+    auto result = e.bind_to_run(lease, run_id);
+    if (result) shared->history.bound(lease, run_id);
+    return Reply([done, result]() { done(result); });
+  });
+}
+
 void PinManager::unpin(std::vector<int64_t> ids, Caller caller, Done done) {
   run([ids = std::move(ids), caller, done = std::move(done)](PinEngine& e) {
     auto result = e.unpin(ids, caller, "unpinned by a client");

@@ -45,6 +45,8 @@ class PinManager {
   // the watch timer.
   Status start(const std::set<int64_t>& open_runs, std::chrono::milliseconds wait);
   void pin(PinOrder order, Done done);
+  // PinEngine::bind_to_run, in order with the other operations.
+  void bind_to_run(int64_t lease, int64_t run_id, Done done);
   // ids empty: every lease `caller` may unpin (its own; root: all).
   void unpin(std::vector<int64_t> ids, Caller caller, Done done);
   nlohmann::json leases_json() const;

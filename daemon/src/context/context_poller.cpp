@@ -24,6 +24,7 @@ struct ContextPoller::Shared {
   mutable std::mutex mu;  // guards the members below
   std::condition_variable cv;
   bool requested = false;
+  std::vector<std::function<void()>> waiting;  // poll_now(polled): called once the asked poll is delivered
   bool nudged = false;  // a sweep came when a poll was due
   bool finished = false;
   std::condition_variable finished_cv;
@@ -235,8 +236,11 @@ void poll_loop(ContextPoller::Shared& s, PollWork& w) {
     bool nudged = s.nudged;
     s.requested = s.nudged = false;
     s.nudge_from_ns = INT64_MAX;
+    auto waiting = std::move(s.waiting);
+    s.waiting.clear();
     lock.unlock();
     bool going_on = poll_due(s, w, asked, nudged, clock_at, thermal_at);
+    for (auto& polled : waiting) polled();
     lock.lock();
     if (!going_on) return;
   }
@@ -254,6 +258,8 @@ void run_thread(const std::shared_ptr<ContextPoller::Shared>& s, PollWork& w) {
   }
   poll_loop(*s, w);
   std::lock_guard<std::mutex> lock(s->mu);
+  for (auto& polled : s->waiting) polled();  // stopping: nobody waits for a poll that will not come
+  s->waiting.clear();
   s->finished = true;
   s->finished_cv.notify_all();
 }
@@ -289,11 +295,14 @@ void ContextPoller::on_sweep() {
   shared_->cv.notify_one();
 }
 
-void ContextPoller::poll_now() {
+void ContextPoller::poll_now() { poll_now(nullptr); }
+
+void ContextPoller::poll_now(std::function<void()> polled) {
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
     shared_->requested = true;
     ++shared_->stats.requested_polls;
+    if (polled) shared_->waiting.push_back(std::move(polled));
   }
   shared_->cv.notify_one();
 }

@@ -19,14 +19,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
 
-#include "energy/time_source.h"
 #include "energy/clocks.h"
 #include "energy/context.h"
 #include "energy/sysroot.h"
+#include "energy/time_source.h"
 #include "sampler.h"
 
 namespace energy::daemon {
@@ -80,6 +81,11 @@ class ContextPoller {
   void stop(std::chrono::milliseconds grace);
   // Polls clocks and temperatures as soon as the thread is free; returns at once.
   void poll_now();
+  // The same, and `polled` is called on the poller's thread once that poll's
+  // rows are with the sink (or at stop, if the poll never comes): a run that
+  // opens after it has the clocks in force at its start on record (a pinned
+  // mark.start). A hung clock read delays it, as it delays the pin's own read-back.
+  void poll_now(std::function<void()> polled);
   // From the sampler's thread after each sweep: a poll that is due (or due
   // within sweep_early) starts now, while the CPU is awake anyway, rather
   // than on the poller's own timer (which still fires sweep_wait after a

@@ -158,6 +158,9 @@ class DaemonImpl {
   void dispatch(const VerbCall& call, const Responder& r);
   void status(const Responder& r);
   void mark_start(const MarkStartArgs& args, const Responder& r);
+  void pin_then_start(const MarkStartArgs& args, nlohmann::json tags, const Responder& r);
+  void open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease, const Responder& r);
+  void bind_lease(const RunRecord& run, int64_t lease, const Responder& r);
   void mark_stop(const MarkStopArgs& args, const Responder& r);
   void clocks(const Responder& r);
   void clocks_pin(PinArgs args, const Responder& r);
@@ -547,15 +550,79 @@ void DaemonImpl::status(const Responder& r) {
 void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
   auto tags = start_tags(args, r);
   if (!tags) return r.fail(tags.error());
-  runs_->start(args.name, *tags, [r](Result<RunRecord> rec) {
+  if (args.pin) return pin_then_start(args, std::move(tags).value(), r);
+  runs_->start(args.name, *tags, args.items, [r](Result<RunRecord> rec) {
     if (!rec) return r.fail(rec.error());
     r.reply(run_to_json(*rec));
   });
 }
 
+namespace {
+
+// energyd acting on its own behalf (undoing half of a mark.start).
+Caller daemon_itself() {
+  Caller c;
+  c.admin = true;
+  return c;
+}
+
+}  // namespace
+
+// mark.start with `pin` (docs/CLOCKS.md, "Pinned runs"): the clocks are
+// pinned and read back first, under a run lease not yet tied to a run (the
+// journal restores it at the next start if energyd dies before the run
+// opens); the run opens after that and after a context poll that reads
+// the pinned clocks, so its first sample and its residency are at the
+// pinned clocks. A refused pin fails mark.start and opens no run.
+void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, const Responder& r) {
+  if (!policy_.permits(r.caller(), Privilege::kClock)) {
+    return r.fail(make_error(ErrorCode::kDenied,
+                             "permission denied: mark.start with \"pin\" changes the clocks, so "
+                             "it needs the clock privilege (root or group " +
+                                 policy_.clock_group + ")"));
+  }
+  PinOrder order = *args.pin;
+  order.kind = LeaseKind::kRun;
+  order.run_id = 0;
+  order.connection = r.connection();
+  order.owner_uid = r.caller().uid;
+  pins_->pin(std::move(order), [this, args, tags = std::move(tags), r](Result<nlohmann::json> pinned) {
+    if (!pinned) return r.fail(pinned.error());
+    int64_t lease = (*pinned)["lease"].value("id", int64_t{0});
+    context_->poll_now([this, args, tags, lease, r] {
+      poster_.post([this, args, tags, lease, r] { open_pinned_run(args, tags, lease, r); });
+    });
+  });
+}
+
+// A run that cannot open gives its lease back.
+void DaemonImpl::open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease,
+                                 const Responder& r) {
+  runs_->start(args.name, tags, args.items, [this, r, lease](Result<RunRecord> rec) {
+    if (rec) return bind_lease(*rec, lease, r);
+    pins_->unpin({lease}, daemon_itself(), [](Result<nlohmann::json>) {});
+    r.fail(rec.error());
+  });
+}
+
+// The lease was released meanwhile (an admin's unpin --all): the run is
+// stopped again, so that no run claims clocks it did not have.
+void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder& r) {
+  pins_->bind_to_run(lease, run.id, [this, run, r](Result<nlohmann::json> bound) {
+    if (bound) {
+      nlohmann::json reply = run_to_json(run);
+      reply["clock_pin"] = *bound;
+      return r.reply(reply);
+    }
+    StopRequest stop{std::to_string(run.id), {{"energyd.pin", "lost"}}, daemon_itself(), std::nullopt};
+    runs_->stop(stop, [](Result<nlohmann::json>) {});
+    r.fail(bound.error());
+  });
+}
+
 // The report carries the clocks stored with the stop (run_clocks, on the writer).
 void DaemonImpl::mark_stop(const MarkStopArgs& args, const Responder& r) {
-  StopRequest stop{args.run, nlohmann::json(args.tags), caller(r)};
+  StopRequest stop{args.run, nlohmann::json(args.tags), caller(r), args.items};
   if (args.baseline_interrupted) stop.tags[kRunKindTag] = kBaselineInterruptedKind;
   runs_->stop(stop, [r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());

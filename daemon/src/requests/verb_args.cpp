@@ -1,6 +1,7 @@
 #include "verb_args.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <utility>
@@ -54,12 +55,13 @@ std::vector<VerbSpec> declarations() {
        Verb::kMarkStart,
        "mark.start",
        {required(text("name", 1, kMaxNameChars)), of_type("tags", ArgType::kTags, kMaxTags),
-        of_type("baseline", ArgType::kRunId), flag("baseline_run")}},
+        of_type("baseline", ArgType::kRunId), flag("baseline_run"), of_type("pin", ArgType::kPin),
+        of_type("items", ArgType::kPositive, kMaxItems)}},
       {"mark.stop",
        Verb::kMarkStop,
        "mark.stop",
        {required(of_type("run", ArgType::kRunRef)), of_type("tags", ArgType::kTags, kMaxTags),
-        flag("baseline_interrupted")}},
+        flag("baseline_interrupted"), of_type("items", ArgType::kPositive, kMaxItems)}},
       {"clocks.pin",
        Verb::kClocksPin,
        "clocks.pin",
@@ -71,6 +73,16 @@ std::vector<VerbSpec> declarations() {
        "clocks.unpin",
        {integer("lease", 1, kMaxInt), of_type("leases", ArgType::kLeaseIds, kMaxLeaseIds), flag("all")}},
   };
+}
+
+// mark.start's `pin`: clocks.pin's arguments without the lease (the run is the lease).
+const VerbSpec& pin_object_spec() {
+  static const VerbSpec spec{"mark.start",
+                             Verb::kMarkStart,
+                             "mark.start: argument \"pin\"",
+                             {required(of_type("domains", ArgType::kDomains, kMaxDomains)),
+                              text("governor", 0, kMaxShortText), flag("allow_offline_cpus")}};
+  return spec;
 }
 
 // ---- describing values in messages ----------------------------------------
@@ -111,6 +123,9 @@ std::string expected(const ArgSpec& a) {
     case ArgType::kRunId: return "a run id (a positive integer or a decimal string)";
     case ArgType::kTags: return "an object of up to " + std::to_string(a.max) + " string values";
     case ArgType::kLeaseIds: return "an array of up to " + std::to_string(a.max) + " lease ids (positive integers)";
+    case ArgType::kPositive: return "a number above 0 and at most " + std::to_string(a.max);
+    case ArgType::kPin:
+      return "an object of clocks.pin arguments without \"lease\" (e.g. {\"domains\": {\"gpu\": \"max\"}})";
     case ArgType::kDomains:
       return "an object naming 1-" + std::to_string(a.max) +
              " domains, each with a frequency string, e.g. {\"cpu\": \"max\", \"gpu\": \"612MHz\"}";
@@ -150,8 +165,11 @@ std::string code_point_text(uint32_t cp) {
 // ---- reading values ---------------------------------------------------------
 
 using DomainSpecs = std::vector<std::pair<std::string, std::string>>;
-using Value = std::variant<bool, int64_t, std::string, RunRef, Tags, std::vector<int64_t>, DomainSpecs>;
+using Value =
+    std::variant<bool, int64_t, double, std::string, RunRef, Tags, std::vector<int64_t>, DomainSpecs, PinOrder>;
 using Values = std::map<std::string, Value>;
+
+Status read_pin_domains(const VerbSpec& spec, const Values& v, PinOrder& order);
 
 std::optional<int64_t> decimal_id(const std::string& text) {
   int64_t id = 0;
@@ -190,6 +208,8 @@ class Reader {
   Result<Value> tags_value(const ArgSpec& a, const json& v) const;
   Result<Value> lease_ids_value(const ArgSpec& a, const json& v) const;
   Result<Value> domains_value(const ArgSpec& a, const json& v) const;
+  Result<Value> pin_value(const ArgSpec& a, const json& v) const;
+  Result<Value> positive_value(const ArgSpec& a, const json& v) const;
 
   const VerbSpec& spec_;
 };
@@ -238,6 +258,8 @@ Result<Value> Reader::value(const ArgSpec& a, const json& v) const {
     case ArgType::kTags: return tags_value(a, v);
     case ArgType::kLeaseIds: return lease_ids_value(a, v);
     case ArgType::kDomains: return domains_value(a, v);
+    case ArgType::kPin: return pin_value(a, v);
+    case ArgType::kPositive: return positive_value(a, v);
   }
   return wrong(a, v);
 }
@@ -338,6 +360,23 @@ Result<Value> Reader::domains_value(const ArgSpec& a, const json& v) const {
   return Value(std::move(out));
 }
 
+Result<Value> Reader::pin_value(const ArgSpec& a, const json& v) const {
+  if (!v.is_object()) return wrong(a, v);
+  auto values = Reader(pin_object_spec()).read(v);
+  if (!values) return values.take_error();
+  PinOrder order;
+  if (auto st = read_pin_domains(pin_object_spec(), *values, order); !st) return st.take_error();
+  return Value(std::move(order));
+}
+
+// JSON has no NaN or infinity, but a number too large for a double parses as infinity.
+Result<Value> Reader::positive_value(const ArgSpec& a, const json& v) const {
+  if (!v.is_number()) return wrong(a, v);
+  double d = v.get<double>();
+  if (!std::isfinite(d) || d <= 0 || d > static_cast<double>(a.max)) return wrong(a, v);
+  return Value(d);
+}
+
 // ---- typed arguments of each verb ------------------------------------------
 
 template <typename T>
@@ -419,6 +458,8 @@ Result<VerbArgs> mark_start_args(const VerbSpec& spec, const Values& v) {
   if (out.baseline && out.baseline_run) {
     return invalid(spec, "a baseline run (\"baseline_run\": true) cannot itself use a baseline (\"baseline\")");
   }
+  out.pin = get<PinOrder>(v, "pin");
+  out.items = get<double>(v, "items");
   return VerbArgs(out);
 }
 
@@ -430,6 +471,7 @@ Result<VerbArgs> mark_stop_args(const VerbSpec& spec, const Values& v) {
     return st.take_error();
   }
   out.baseline_interrupted = get<bool>(v, "baseline_interrupted").value_or(false);
+  out.items = get<double>(v, "items");
   return VerbArgs(out);
 }
 
@@ -454,16 +496,22 @@ Status pin_lease(const VerbSpec& spec, const Values& v, PinArgs& out) {
   return ok_status();
 }
 
-Result<VerbArgs> pin_args(const VerbSpec& spec, const Values& v) {
-  PinArgs out;
+// The domains, governor and allow_offline_cpus of clocks.pin (and of mark.start's `pin`).
+Status read_pin_domains(const VerbSpec& spec, const Values& v, PinOrder& order) {
   std::string governor = get<std::string>(v, "governor").value_or("");
   for (const auto& [domain, freq] : get<DomainSpecs>(v, "domains").value_or(DomainSpecs())) {
     auto range = parse_freq_range(freq);
     if (!range) return invalid(spec, "argument \"domains\": " + quoted(domain) + ": " + range.error().message);
-    out.order.requests.push_back(PinRequest{domain, *range, governor});
+    order.requests.push_back(PinRequest{domain, *range, governor});
   }
+  order.offline = get<bool>(v, "allow_offline_cpus").value_or(false) ? OfflineCpus::kAllow : OfflineCpus::kRefuse;
+  return ok_status();
+}
+
+Result<VerbArgs> pin_args(const VerbSpec& spec, const Values& v) {
+  PinArgs out;
+  if (auto st = read_pin_domains(spec, v, out.order); !st) return st.take_error();
   if (auto st = pin_lease(spec, v, out); !st) return st.take_error();
-  out.order.offline = get<bool>(v, "allow_offline_cpus").value_or(false) ? OfflineCpus::kAllow : OfflineCpus::kRefuse;
   return VerbArgs(std::move(out));
 }
 

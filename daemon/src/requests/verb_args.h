@@ -39,6 +39,7 @@ constexpr int64_t kMaxTags = 32;                                    // tags in o
 constexpr int64_t kMaxLeaseIds = 256;                               // lease ids in one clocks.unpin
 constexpr int64_t kMaxDomains = 32;                                 // domains in one clocks.pin
 constexpr int64_t kMaxShortText = 64;                               // rail labels, domain names, frequencies, governors
+constexpr int64_t kMaxItems = int64_t{1} << 53;                     // items of a run: exact in a double
 constexpr int64_t kMaxDurationMs = int64_t{30} * 24 * 3600 * 1000;  // a month: longer is a forgotten pin
 // Tag keys starting so belong to energyd: clients may filter on them but not set them.
 constexpr const char* kReservedTagPrefix = "energyd.";
@@ -69,6 +70,8 @@ enum class ArgType {
   kTags,      // an object of up to `max` text values (keys 1-200 characters, values up to 1000)
   kLeaseIds,  // an array of up to `max` lease ids (positive integers)
   kDomains,   // an object of 1..`max` domain names -> frequency text
+  kPin,       // an object of clocks.pin's domains, governor and allow_offline_cpus
+  kPositive,  // a finite JSON number > 0 (integer or not), at most `max`
 };
 
 struct ArgSpec {
@@ -106,12 +109,15 @@ struct MarkStartArgs {
   Tags tags;                        // never a reserved key
   std::optional<int64_t> baseline;  // the baseline run this run's report uses
   bool baseline_run = false;        // this run measures an idle baseline (energyd.kind=baseline)
+  std::optional<PinOrder> pin;      // clocks pinned (and read back) before the run opens; kind unset
+  std::optional<double> items;      // work items of the run (energy per item)
 };
 
 struct MarkStopArgs {
   std::string run;                    // id (decimal) or name, as RunManager resolves it
   Tags tags;                          // never a reserved key
   bool baseline_interrupted = false;  // a cut-short baseline (energyd.kind=baseline-interrupted)
+  std::optional<double> items;        // work items of the run; replaces the start's
 };
 
 // clocks.pin; `run_key` (run leases) is the run's id or name, resolved by

@@ -55,7 +55,7 @@ size_t RunManager::open_runs_of(const std::string& owner) const {
   return n + (pending != starting_.end() ? pending->second : 0);
 }
 
-void RunManager::start(const std::string& name, const nlohmann::json& tags, RunDone done) {
+void RunManager::start(const std::string& name, const nlohmann::json& tags, std::optional<double> items, RunDone done) {
   const std::string owner = owner_key(tags);
   const size_t held = open_runs_of(owner);
   if (held >= open_run_limit_) {
@@ -70,6 +70,7 @@ void RunManager::start(const std::string& name, const nlohmann::json& tags, RunD
   op.kind = MarkOp::Kind::kStart;
   op.run.name = name;
   op.run.tags_json = tags.dump();
+  op.run.items = items;
   op.done = [this, done, owner](Result<RunRecord> rec) {
     poster_.post([this, done, rec, owner]() {
       if (--starting_[owner] == 0) starting_.erase(owner);
@@ -127,6 +128,10 @@ void RunManager::stop(const StopRequest& request, ReportDone done) {
     if (!merged) return done(merged.take_error());
     op.run.tags_json = std::move(merged).value();
     op.store_tags = true;
+  }
+  if (request.items) {
+    op.run.items = request.items;
+    op.store_items = true;
   }
   int64_t id = run->id;
   if (!stopping_.insert(id).second) {

@@ -11,14 +11,15 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "energy/time_source.h"
 #include "energy/store.h"
+#include "energy/time_source.h"
 #include "event_loop.h"
 #include "owner.h"
 #include "run_reports.h"
@@ -39,6 +40,7 @@ struct StopRequest {
   std::string run;                                 // id (decimal) or name
   nlohmann::json tags = nlohmann::json::object();  // merged into the run's tags
   Caller caller;
+  std::optional<double> items;  // the run's work items; replaces the start's
 };
 
 class RunManager {
@@ -58,8 +60,9 @@ class RunManager {
   // starts not yet stored; a start beyond it fails with kState naming the
   // limit. Runs without an owner count together. Default 64.
   void set_open_run_limit(size_t per_owner) { open_run_limit_ = per_owner; }
-  // `tags` carries the owner (energyd.uid) the caller set.
-  void start(const std::string& name, const nlohmann::json& tags, RunDone done);
+  // `tags` carries the owner (energyd.uid) the caller set; `items` (the
+  // run's work items, for energy per item) is stored with the run.
+  void start(const std::string& name, const nlohmann::json& tags, std::optional<double> items, RunDone done);
   // The request's tags (an object, possibly empty) are merged into the
   // run's tags and stored with the stop; so are the run's clocks
   // (set_clocks_source). kDenied unless the caller may stop the run.

@@ -34,6 +34,14 @@ void add_state_notes(const RunReport& rep, nlohmann::json& out) {
   }
 }
 
+// A run with items: the total's energy (and net energy, with a baseline) per item.
+void add_per_item(const RunRecord& run, nlohmann::json& out) {
+  if (!run.items) return;
+  nlohmann::json& total = out["total"];
+  total["energy_per_item_j"] = total.value("energy_j", 0.0) / *run.items;
+  if (total.contains("net_j")) total["net_per_item_j"] = total["net_j"].get<double>() / *run.items;
+}
+
 }  // namespace
 
 nlohmann::json stored_clocks(const RunRecord& run) {
@@ -50,6 +58,7 @@ Result<nlohmann::json> run_report_json(Store& store, const RunRecord& run, int64
   add_state_notes(*report, out);
   auto st = apply_baseline(store, *report, gap_threshold_ns, out);
   if (!st) return st.take_error();
+  add_per_item(run, out);
   for (const char* key : {"clock_pins", "clock_events"}) {
     if (clocks.is_object() && clocks.contains(key)) out[key] = clocks[key];
   }

@@ -384,6 +384,10 @@ Status StorageWriter::write_stop(const MarkOp& op, RunRecord& rec) {
     st = store_->set_run_tags(rec.id, rec.tags_json);
     if (!st) return st;
   }
+  if (op.store_items && rec.items) {
+    st = store_->set_run_items(rec.id, *rec.items);
+    if (!st) return st;
+  }
   if (!op.clocks) return ok_status();
   rec.clocks_json = op.clocks(rec);
   return store_->set_run_clocks(rec.id, *rec.clocks_json);

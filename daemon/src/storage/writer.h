@@ -68,6 +68,7 @@ struct MarkOp {
   RunRecord run;  // kStart: name, tags, start times; kStop: id, stop times
   std::function<void(Result<RunRecord>)> done;
   bool store_tags = false;
+  bool store_items = false;  // kStop: mark.stop gave the run's items (run.items)
   std::function<std::string(const RunRecord&)> clocks;
 };
 

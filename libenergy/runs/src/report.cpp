@@ -221,6 +221,7 @@ nlohmann::json run_to_json(const RunRecord& run) {
   if (j["tags"].is_discarded()) j["tags"] = nlohmann::json::object();
   if (run.stop_ns) j["stop_ns"] = *run.stop_ns;
   if (run.stop_wall_ns) j["stop_wall_ns"] = *run.stop_wall_ns;
+  if (run.items) j["items"] = *run.items;
   return j;
 }
 

@@ -14,7 +14,7 @@ namespace energy::run_rows {
 
 // Followed by a WHERE clause; columns in the order run_from_row reads them.
 constexpr const char* kRunColumns =
-    "SELECT id, name, tags, boot, start_ns, start_wall_ns, stop_ns, stop_wall_ns, state, clocks FROM runs ";
+    "SELECT id, name, tags, boot, start_ns, start_wall_ns, stop_ns, stop_wall_ns, state, clocks, items FROM runs ";
 
 RunRecord run_from_row(const sql::Stmt& st);
 // Steps `st` to the end, one record per row.

@@ -117,7 +117,11 @@ Status Store::migrate() {
     auto st = migrate_v4_to_v5();
     if (!st) return st;
   }
-  if (*version < 6) return migrate_v5_to_v6();
+  if (*version < 6) {
+    auto st = migrate_v5_to_v6();
+    if (!st) return st;
+  }
+  if (*version < 7) return migrate_v6_to_v7();
   return ok_status();
 }
 
@@ -181,10 +185,12 @@ Status Store::checkpoint() { return db_->exec("PRAGMA wal_checkpoint(PASSIVE)");
 
 Result<int64_t> Store::insert_run(const RunRecord& run) {
   auto st = db_->prepare(
-      "INSERT INTO runs(name, tags, boot, start_ns, start_wall_ns, state) VALUES(?1, ?2, ?3, ?4, ?5, 'open')");
+      "INSERT INTO runs(name, tags, boot, start_ns, start_wall_ns, state, items) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, 'open', ?6)");
   if (!st) return st.take_error();
-  auto done = st->bind(1, run.name).bind(2, run.tags_json).bind(3, run.boot).bind(4, run.start_ns)
-                  .bind(5, run.start_wall_ns).run();
+  st->bind(1, run.name).bind(2, run.tags_json).bind(3, run.boot).bind(4, run.start_ns).bind(5, run.start_wall_ns);
+  if (run.items) st->bind(6, *run.items);
+  auto done = st->run();
   if (!done) return done.take_error();
   return db_->last_insert_rowid();
 }
@@ -199,6 +205,12 @@ Status Store::set_run_clocks(int64_t id, const std::string& clocks_json) {
   auto st = db_->prepare("UPDATE runs SET clocks = ?2 WHERE id = ?1");
   if (!st) return st.take_error();
   return st->bind(1, id).bind(2, clocks_json).run();
+}
+
+Status Store::set_run_items(int64_t id, double items) {
+  auto st = db_->prepare("UPDATE runs SET items = ?2 WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, items).run();
 }
 
 Result<std::vector<RunRecord>> Store::runs_in_state(RunState state) {

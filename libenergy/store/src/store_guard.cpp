@@ -141,6 +141,7 @@ nlohmann::json entry_json(const MarkEntry& e) {
     j["boot_id"] = e.boot_id;
   }
   if (e.tags_json) j["tags"] = *e.tags_json;
+  if (e.items) j["items"] = *e.items;
   return j;
 }
 
@@ -158,6 +159,7 @@ MarkEntry entry_from(const nlohmann::json& j) {
     e.boot_id = j.at("boot_id").get<std::string>();
   }
   if (j.contains("tags")) e.tags_json = j.at("tags").get<std::string>();
+  if (j.contains("items")) e.items = j.at("items").get<double>();
   return e;
 }
 

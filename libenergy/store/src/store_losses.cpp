@@ -203,8 +203,10 @@ Status Store::restore_start(const MarkEntry& e) {
   auto boot = ensure_boot(e.boot_id, e.wall_ns);
   if (!boot) return boot.take_error();
   auto ins = db_->prepare(
-      "INSERT INTO runs(id, name, tags, boot, start_ns, start_wall_ns, state) VALUES(?1, ?2, ?3, ?4, ?5, ?6, 'open')");
+      "INSERT INTO runs(id, name, tags, boot, start_ns, start_wall_ns, state, items) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, 'open', ?7)");
   if (!ins) return ins.take_error();
+  if (e.items) ins->bind(7, *e.items);
   auto st = ins->bind(1, e.run_id)
                 .bind(2, e.name)
                 .bind(3, e.tags_json.value_or("{}"))
@@ -235,6 +237,7 @@ Status Store::restore_stop(const MarkEntry& e) {
   if ((*have)->state == RunState::kStopped) return ok_status();
   auto st = finish_run(e.run_id, e.t_ns, e.wall_ns, RunState::kStopped);
   if (st && e.tags_json) st = set_run_tags(e.run_id, *e.tags_json);
+  if (st && e.items) st = set_run_items(e.run_id, *e.items);
   if (!st) return st;
   losses_.push_back({"stop_restored",
                      "run " + std::to_string(e.run_id) + " '" + (*have)->name +
@@ -253,6 +256,7 @@ Status Store::journal_mark(const RunRecord& run, MarkEntry::Op op, JournalTags t
   e.t_ns = start ? run.start_ns : run.stop_ns.value_or(0);
   e.wall_ns = start ? run.start_wall_ns : run.stop_wall_ns.value_or(0);
   if (start || tags == JournalTags::kRewritten) e.tags_json = run.tags_json;
+  e.items = run.items;
   if (start) {
     e.name = run.name;
     auto sel = db_->prepare("SELECT boot_id FROM boots WHERE id = ?1");

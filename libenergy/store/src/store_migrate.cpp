@@ -1,7 +1,7 @@
 // Schema migrations 1 -> 2 (one row per rail reading becomes chunks with
 // running energy, chunker.h), 2 -> 3 (downsampled tiers, tiers.h), 3 -> 4
-// (run clocks, board context), 4 -> 5 (rail averaging lag) and 5 -> 6 (the
-// energy counters). Each runs inside one transaction.
+// (run clocks, board context), 4 -> 5 (rail averaging lag), 5 -> 6 (the
+// energy counters) and 6 -> 7 (runs' item counts). Each runs inside one transaction.
 #include <map>
 
 #include "energy/store.h"
@@ -70,6 +70,13 @@ constexpr const char* kSchemaV6 = R"sql(
 CREATE TABLE energy_counters(label TEXT PRIMARY KEY, counters_id TEXT NOT NULL, created_wall_ns INTEGER NOT NULL,
                              energy_uj REAL NOT NULL) WITHOUT ROWID;
 PRAGMA user_version=6;
+)sql";
+
+// A run's work items (mark.start / mark.stop `items`, a positive number) for
+// energy per item; runs from before schema 7 have none (NULL).
+constexpr const char* kSchemaV7 = R"sql(
+ALTER TABLE runs ADD COLUMN items REAL;
+PRAGMA user_version=7;
 )sql";
 
 // A migration that is one SQL script, in one transaction.
@@ -183,5 +190,7 @@ Status Store::migrate_v1_to_v2() {
 Status Store::migrate_v4_to_v5() { return run_migration_script(*db_, 4, kSchemaV5); }
 
 Status Store::migrate_v5_to_v6() { return run_migration_script(*db_, 5, kSchemaV6); }
+
+Status Store::migrate_v6_to_v7() { return run_migration_script(*db_, 6, kSchemaV7); }
 
 }  // namespace energy

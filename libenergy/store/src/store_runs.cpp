@@ -25,6 +25,7 @@ RunRecord run_from_row(const sql::Stmt& st) {
   if (!st.null_at(7)) r.stop_wall_ns = st.int_at(7);
   r.state = run_state_from_name(st.text_at(8)).value_or(RunState::kStopped);
   if (!st.null_at(9)) r.clocks_json = st.text_at(9);
+  if (!st.null_at(10)) r.items = st.double_at(10);
   return r;
 }
 

@@ -59,6 +59,7 @@ struct RunRecord {
   std::optional<int64_t> stop_wall_ns;
   RunState state = RunState::kOpen;
   std::optional<std::string> clocks_json;  // stopped runs: {"clock_pins": [...], "clock_events": [...]}
+  std::optional<double> items;             // work items the run processed (mark.start/stop `items`), > 0
 };
 
 // Which runs Store::find_runs returns; every field set must match.
@@ -178,7 +179,7 @@ Status validate_counters(const StoredCounters& c, const std::string& where);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   // The writer checks the file (PRAGMA quick_check) before migrating; a
   // damaged file gives ErrorCode::kCorrupt. Before SQLite sees the files,
@@ -230,6 +231,8 @@ class Store {
   Status finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state);
   // What the run's report said about clocks (JSON object), kept with the run.
   Status set_run_clocks(int64_t id, const std::string& clocks_json);
+  // The run's item count (mark.stop's `items` replaces the start's).
+  Status set_run_items(int64_t id, double items);
   Result<std::vector<RunRecord>> runs_in_state(RunState state);
   Result<std::optional<RunRecord>> run_by_id(int64_t id);
   // Replaces the run's tags (JSON object of strings).
@@ -358,6 +361,7 @@ class Store {
   Status migrate_v3_to_v4();
   Status migrate_v4_to_v5();
   Status migrate_v5_to_v6();
+  Status migrate_v6_to_v7();
   struct ContextRetention {
     int64_t rows_deleted = 0;
     bool more = false;

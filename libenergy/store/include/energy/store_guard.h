@@ -70,6 +70,7 @@ struct MarkEntry {
   int64_t t_ns = 0;                      // start_ns or stop_ns
   int64_t wall_ns = 0;                   // start_wall_ns or stop_wall_ns
   std::optional<std::string> tags_json;  // kStart: the tags; kStop: set when the stop rewrote them
+  std::optional<double> items;           // the run's item count when it has one (kStop: the stop's)
 };
 
 struct MarksJournalContents {
