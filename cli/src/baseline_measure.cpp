@@ -72,8 +72,8 @@ BaselineOutcome measure_baseline(const Context& ctx, const BaselineRequest& requ
 
 std::string render_baseline(const nlohmann::json& rep) {
   const auto& run = member(rep, "run");
-  std::string out = "idle baseline: run " + std::to_string(run.value("id", int64_t{0})) + " (" + safe_text(run, "name") +
-                    "), " + duration_text(rep.value("duration_s", 0.0)) + "\n";
+  std::string out = "idle baseline: run " + std::to_string(run.value("id", int64_t{0})) + " (" +
+                    safe_text(run, "name") + "), " + duration_text(rep.value("duration_s", 0.0)) + "\n";
   Table t({{"RAIL"}, {"IDLE W", Align::kRight}, {"SAMPLES", Align::kRight}, {"COVERAGE", Align::kRight}});
   for (const auto& r : member(rep, "rails")) {
     t.add_row({r.value("label", "") + (r.value("in_total", false) ? " *" : ""), fixed(r.value("avg_power_w", 0.0), 3),

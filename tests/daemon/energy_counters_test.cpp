@@ -59,7 +59,8 @@ TEST(Counters, AFailedReadIsBridgedByItsValidNeighbours) {
 }
 
 TEST(Counters, FreshCountersHaveADifferentIdEachTime) {
-  EXPECT_NE(EnergyCounters(two_rails(), 0).snapshot().counters_id, EnergyCounters(two_rails(), 0).snapshot().counters_id);
+  EXPECT_NE(EnergyCounters(two_rails(), 0).snapshot().counters_id,
+            EnergyCounters(two_rails(), 0).snapshot().counters_id);
 }
 
 TEST(Counters, ARestartContinuesTheStoredJoulesByLabelAndDowntimeAddsNothing) {
@@ -135,7 +136,8 @@ TEST_F(CountersDir, ADamagedOldFileIsAnErrorNamingTheFileAndTheField) {
       {R"("counters_id":"0123","created_wall_ns":5,"energy_uj":{})", "counters_id must be 16 lowercase hex digits"},
       {R"("counters_id":"0123456789ABCDEF","created_wall_ns":5,"energy_uj":{})", "counters_id must be 16 lowercase"},
       {R"("counters_id":"0123456789abcdef","created_wall_ns":-5,"energy_uj":{})", "created_wall_ns must be >= 0"},
-      {R"("counters_id":"0123456789abcdef","created_wall_ns":1.5,"energy_uj":{})", "created_wall_ns must be an integer"},
+      {R"("counters_id":"0123456789abcdef","created_wall_ns":1.5,"energy_uj":{})",
+       "created_wall_ns must be an integer"},
       {R"("counters_id":"0123456789abcdef","created_wall_ns":5,"energy_uj":[1])", "energy_uj must be an object"},
   };
   for (const auto& c : cases) {

@@ -93,7 +93,8 @@ TEST_F(RunQueriesOnStore, AnOpenRunIsShownUpToTheNewestStoredReading) {
     EXPECT_EQ(id, r.id);
     EXPECT_EQ(from, 500 * kMs);
     EXPECT_EQ(to, 1500 * kMs);
-    return nlohmann::json{{"clock_pins", nlohmann::json::array({{{"lease", 4}}})}, {"clock_events", nlohmann::json::array()}};
+    return nlohmann::json{{"clock_pins", nlohmann::json::array({{{"lease", 4}}})},
+                          {"clock_events", nlohmann::json::array()}};
   };
   auto rep = show_run(*store_, r, kGapThreshold, clocks);
   ASSERT_TRUE(rep.ok()) << rep.error().describe();

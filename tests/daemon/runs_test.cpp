@@ -3,14 +3,13 @@
 // that the test turns. Covers opening and stopping runs (by id and by name),
 // ownership, tags merged at stop, a stop already in progress, adopted runs,
 // the hooks, the run's clocks stored with the stop, and merge_run_tags.
-#include "run_manager.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <optional>
 #include <thread>
 
+#include "run_manager.h"
 #include "static_board.h"
 #include "store_session.h"
 

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "energy/time_source.h"
 #include "energy/store.h"
+#include "energy/time_source.h"
 #include "writer.h"
 
 namespace energy::daemon::core_test {

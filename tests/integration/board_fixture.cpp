@@ -39,8 +39,9 @@ bool SimulatedDaemon::start_live_board(const BoardSpec& spec) {
     setup_error_ = "a live board needs /dev/fuse (FUSE) and root";
     return false;
   }
-  std::vector<std::string> argv = {ENERGYD_SIM_BIN, "run", "--board", spec.board, "--l4t", spec.l4t,
-                                   "--mount", tmp_.path() + "/board", "--control", sim_control()};
+  std::vector<std::string> argv = {ENERGYD_SIM_BIN, "run",        "--board", spec.board,
+                                   "--l4t",         spec.l4t,     "--mount", tmp_.path() + "/board",
+                                   "--control",     sim_control()};
   for (const auto& list : {rail_overrides(spec), spec.sim_args}) argv.insert(argv.end(), list.begin(), list.end());
   sim_ = std::make_unique<ChildProcess>(argv, tmp_.path() + "/sim.log");
   if (wait_for_socket(sim_control(), std::chrono::seconds(15))) return true;
@@ -50,8 +51,8 @@ bool SimulatedDaemon::start_live_board(const BoardSpec& spec) {
 
 bool SimulatedDaemon::make_board(const BoardSpec& spec) {
   if (spec.live) return start_live_board(spec);
-  std::vector<std::string> argv = {ENERGYD_SIM_BIN, "create", "--board", spec.board, "--l4t", spec.l4t,
-                                   "--root", tmp_.path() + "/board"};
+  std::vector<std::string> argv = {ENERGYD_SIM_BIN, "create", "--board", spec.board,
+                                   "--l4t",         spec.l4t, "--root",  tmp_.path() + "/board"};
   auto rails = rail_overrides(spec);
   argv.insert(argv.end(), rails.begin(), rails.end());
   auto made = run_command(argv);
@@ -63,10 +64,18 @@ bool SimulatedDaemon::make_board(const BoardSpec& spec) {
 SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + "/energyd.sock") {
   if (!make_board(spec)) return;
   std::ofstream(tmp_.path() + "/energyd.yaml") << "# written by the test fixture\nlog_level: debug\n"
-                                                << spec.extra_config;
-  std::vector<std::string> argv = {ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", tmp_.path() + "/state",
-                                   "--socket", socket_, "--sample-period-ms", std::to_string(spec.sample_period_ms),
-                                   "--config", tmp_.path() + "/energyd.yaml"};
+                                               << spec.extra_config;
+  std::vector<std::string> argv = {ENERGYD_BIN,
+                                   "--root",
+                                   tmp_.path() + "/board",
+                                   "--state-dir",
+                                   tmp_.path() + "/state",
+                                   "--socket",
+                                   socket_,
+                                   "--sample-period-ms",
+                                   std::to_string(spec.sample_period_ms),
+                                   "--config",
+                                   tmp_.path() + "/energyd.yaml"};
   argv.insert(argv.end(), spec.daemon_args.begin(), spec.daemon_args.end());
   daemon_argv_ = argv;
   daemon_env_ = spec.daemon_env;

@@ -18,7 +18,7 @@ struct BoardSpec {
   int sample_period_ms = 100;
   std::vector<std::string> daemon_args;  // extra energyd arguments
   std::vector<std::string> daemon_env;   // extra NAME=VALUE entries in energyd's environment
-  std::string extra_config;  // YAML lines appended to the daemon's config file
+  std::string extra_config;              // YAML lines appended to the daemon's config file
   // A live board (energyd-sim run: FUSE, the power model, its ground truth and
   // control socket) instead of a static tree; needs /dev/fuse.
   bool live = false;

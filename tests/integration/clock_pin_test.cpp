@@ -85,9 +85,7 @@ class ClockPins : public ::testing::Test {
     for (const char* f : {"/min_freq", "/max_freq", "/governor"}) out[gpu_dir_ + f] = board(gpu_dir_ + f);
     return out;
   }
-  CommandResult run_ctl(const std::vector<std::string>& args) const {
-    return run_energyctl(sock(), args);
-  }
+  CommandResult run_ctl(const std::vector<std::string>& args) const { return run_energyctl(sock(), args); }
   nlohmann::json ctl(const std::vector<std::string>& args) const {
     auto r = run_ctl(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -349,11 +347,12 @@ TEST_F(ClockPins, APinnedRunSpendsAllItsTimeAtThePinnedClocksAndMeasuresOnlyTheC
   EXPECT_LE(cmd_stop, run_stop) << "the command ran inside its run";
   double run_truth_j = truth_j(sim, run_start, run_stop), cmd_truth_j = truth_j(sim, cmd_start, cmd_stop);
   double measured_j = rep["total"]["energy_j"].get<double>();
-  std::printf("pinned 3 s run: %.4f J; truth over the run %.4f J (%+.3f %%), over the command %.4f J (%+.3f %%); "
-              "run starts %.1f ms before the command, ends %.1f ms after it\n",
-              measured_j, run_truth_j, 100.0 * (measured_j - run_truth_j) / run_truth_j, cmd_truth_j,
-              100.0 * (measured_j - cmd_truth_j) / cmd_truth_j, static_cast<double>(cmd_start - run_start) / 1e6,
-              static_cast<double>(run_stop - cmd_stop) / 1e6);
+  std::printf(
+      "pinned 3 s run: %.4f J; truth over the run %.4f J (%+.3f %%), over the command %.4f J (%+.3f %%); "
+      "run starts %.1f ms before the command, ends %.1f ms after it\n",
+      measured_j, run_truth_j, 100.0 * (measured_j - run_truth_j) / run_truth_j, cmd_truth_j,
+      100.0 * (measured_j - cmd_truth_j) / cmd_truth_j, static_cast<double>(cmd_start - run_start) / 1e6,
+      static_cast<double>(run_stop - cmd_stop) / 1e6);
   EXPECT_NEAR(measured_j, run_truth_j, 0.002 * run_truth_j);
   // Not yet the bound over the command's span (0.2 %): the start
   // mark is acknowledged after its durable commit, so CMD starts 14-64 ms

@@ -84,7 +84,8 @@ Stored read_stored(const std::string& db) {
   for (const auto& r : *rails) rail = r.label == "VDD_IN" ? r.id : rail;
   if (rail == 0) return out.error = "no VDD_IN rail", out;
   constexpr int64_t kBoot = 1;  // a fresh database: this boot is its first
-  auto all = (*store)->rail_points(kBoot, rail, EnergyWindow{0, INT64_MAX / 2});  // the window's end + 1 must not overflow
+  auto all =
+      (*store)->rail_points(kBoot, rail, EnergyWindow{0, INT64_MAX / 2});  // the window's end + 1 must not overflow
   if (!all) return out.error = all.error().describe(), out;
   std::vector<PowerPoint> valid;
   for (const auto& p : *all) {

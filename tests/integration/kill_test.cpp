@@ -43,8 +43,8 @@ class KillNine : public ::testing::Test {
 
  protected:
   void SetUp() override {
-    auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nx", "--l4t", "36", "--root",
-                             tmp_.path() + "/board"});
+    auto made = run_command(
+        {ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nx", "--l4t", "36", "--root", tmp_.path() + "/board"});
     ASSERT_EQ(made.exit_code, 0) << made.err;
   }
   std::unique_ptr<ChildProcess> start() {
@@ -114,8 +114,10 @@ TEST_F(KillNine, RandomKillsLoseNoAcknowledgedMarkAndKeepTheDatabaseIntact) {
     worker.join();
     DbFacts f = inspect_database(db(), DbOpen::kReadOnly);
     ASSERT_EQ(f.integrity, "ok") << "after kill " << i;
-    for (int64_t id : client.started) ASSERT_TRUE(f.runs.count(id) == 1) << "acknowledged run " << id << " lost at kill " << i;
-    for (int64_t id : client.stopped) ASSERT_TRUE(f.stopped.count(id) == 1) << "acknowledged stop " << id << " lost at kill " << i;
+    for (int64_t id : client.started)
+      ASSERT_TRUE(f.runs.count(id) == 1) << "acknowledged run " << id << " lost at kill " << i;
+    for (int64_t id : client.stopped)
+      ASSERT_TRUE(f.stopped.count(id) == 1) << "acknowledged stop " << id << " lost at kill " << i;
     // What this run of energyd read and lost: from the newest stored reading,
     // or from when it began serving if it stored none yet (the time before
     // is downtime, not a loss), to the kill.

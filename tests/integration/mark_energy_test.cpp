@@ -12,7 +12,6 @@
 namespace energy::testing {
 namespace {
 
-
 TEST(MarkEnergy, ConstantPowerRunReportsPowerTimesDurationWithinOnePercent) {
   SimulatedDaemon d(constant_orin_nano());
   ASSERT_TRUE(d.started()) << d.setup_error();
@@ -127,7 +126,8 @@ TEST(NoSensors, EmptyTreeServesAClearStateAndRefusesZeroJoules) {
   std::string root = t.path() + "/empty";
   std::filesystem::create_directories(root);
   std::string sock = t.path() + "/s.sock";
-  ChildProcess d({ENERGYD_BIN, "--root", root, "--state-dir", t.path() + "/state", "--socket", sock}, t.path() + "/log");
+  ChildProcess d({ENERGYD_BIN, "--root", root, "--state-dir", t.path() + "/state", "--socket", sock},
+                 t.path() + "/log");
   ASSERT_TRUE(wait_for_socket(sock, std::chrono::seconds(10))) << read_file(t.path() + "/log");
   auto st = run_command({ENERGYCTL_BIN, "--socket", sock, "status"});
   EXPECT_EQ(st.exit_code, 0) << st.err;
@@ -152,7 +152,8 @@ TEST(NoSensors, RunLeaseIsReleasedWhenTheStopCannotReport) {
   std::string max_file = root + "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq";
   std::string before = read_file(max_file);
   std::string sock = t.path() + "/s.sock";
-  ChildProcess d({ENERGYD_BIN, "--root", root, "--state-dir", t.path() + "/state", "--socket", sock}, t.path() + "/log");
+  ChildProcess d({ENERGYD_BIN, "--root", root, "--state-dir", t.path() + "/state", "--socket", sock},
+                 t.path() + "/log");
   ASSERT_TRUE(wait_for_socket(sock, std::chrono::seconds(10))) << read_file(t.path() + "/log");
   ASSERT_EQ(run_command({ENERGYCTL_BIN, "--socket", sock, "mark", "start", "r"}).exit_code, 0);
   auto pin = run_command({ENERGYCTL_BIN, "--socket", sock, "pin", "--cpu", "min", "--run", "r"});

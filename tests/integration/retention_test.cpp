@@ -7,10 +7,10 @@
 #include <signal.h>
 
 #include <chrono>
-#include <functional>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -79,10 +79,12 @@ class Retention : public ::testing::Test {
   }
   // Polls status until `pred` holds for it or the timeout passes.
   bool eventually(const std::function<bool(const nlohmann::json&)>& pred, milliseconds timeout) const {
-    return testing::eventually([&] {
-      auto st = status();
-      return !st.is_discarded() && pred(st);
-    }, timeout);
+    return testing::eventually(
+        [&] {
+          auto st = status();
+          return !st.is_discarded() && pred(st);
+        },
+        timeout);
   }
 
   TempDir tmp_;

@@ -19,7 +19,6 @@
 namespace energy::testing {
 namespace {
 
-
 // energyctl with `input` on its stdin; stdout and stderr captured.
 CommandResult run_with_input(const std::vector<std::string>& argv, const std::string& input) {
   TempDir tmp;

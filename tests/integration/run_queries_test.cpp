@@ -2,7 +2,6 @@
 // constant power: runs (filters, paging), show (stopped, open, restarted),
 // compare, export RUN, live, and the exit status tags of `energyctl run`.
 #include <gtest/gtest.h>
-#include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +10,8 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include <pty.h>
 
 #include "board_fixture.h"
 

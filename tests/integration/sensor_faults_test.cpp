@@ -3,11 +3,11 @@
 // hwmon number is a gap carrying its errno; the other rails keep their ticks;
 // the rail is found again by itself; energy still matches the simulator's
 // exact ground truth.
-#include <cmath>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
 
+#include <cmath>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -30,8 +30,8 @@ class SensorFaults : public ::testing::Test {
         tmp_.path() + "/sim.log");
     ASSERT_TRUE(wait_for_socket(ctl_path(), seconds(15))) << read_file(tmp_.path() + "/sim.log");
     daemon_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{ENERGYD_BIN, "--root", mnt(), "--state-dir", tmp_.path() + "/state", "--socket", sock(),
-                                 "--flush-interval-ms", "200"},
+        std::vector<std::string>{ENERGYD_BIN, "--root", mnt(), "--state-dir", tmp_.path() + "/state", "--socket",
+                                 sock(), "--flush-interval-ms", "200"},
         tmp_.path() + "/energyd.log");
     ASSERT_TRUE(wait_for_socket(sock(), seconds(10))) << log();
   }
@@ -66,10 +66,12 @@ class SensorFaults : public ::testing::Test {
   }
   // Polls status until `pred` holds for it or the timeout passes.
   bool eventually(const std::function<bool(const nlohmann::json&)>& pred, milliseconds timeout) {
-    return testing::eventually([&] {
-      auto st = ctl({"status"});
-      return !st.is_discarded() && pred(st);
-    }, timeout);
+    return testing::eventually(
+        [&] {
+          auto st = ctl({"status"});
+          return !st.is_discarded() && pred(st);
+        },
+        timeout);
   }
 
   TempDir tmp_;
@@ -80,11 +82,12 @@ class SensorFaults : public ::testing::Test {
 TEST_F(SensorFaults, FailingReadsAreGapsWithTheirErrnoAndOtherRailsAreUntouched) {
   ctl({"mark", "start", "eio"});
   sim({"fault", "rail=VDD_CPU_CV", "kind=eio"});
-  ASSERT_TRUE(eventually([](const nlohmann::json& st) { return rail(st, "VDD_CPU_CV").value("errno", 0) == EIO; },
-                         seconds(3)));
+  ASSERT_TRUE(
+      eventually([](const nlohmann::json& st) { return rail(st, "VDD_CPU_CV").value("errno", 0) == EIO; }, seconds(3)));
   std::this_thread::sleep_for(milliseconds(600));
   sim({"clear_fault", "rail=VDD_CPU_CV"});
-  ASSERT_TRUE(eventually([](const nlohmann::json& st) { return !rail(st, "VDD_CPU_CV").contains("errno"); }, seconds(3)));
+  ASSERT_TRUE(
+      eventually([](const nlohmann::json& st) { return !rail(st, "VDD_CPU_CV").contains("errno"); }, seconds(3)));
   auto rep = ctl({"mark", "stop", "eio"});
   for (const auto& r : rep["rails"]) {
     if (r["label"] == "VDD_CPU_CV") {
@@ -110,19 +113,19 @@ TEST_F(SensorFaults, ABlockedReadIsQuarantinedWhileTheOtherRailsKeepTheirTicks) 
   EXPECT_GE(ticks, 18);  // 2 s of 100 ms ticks, minus at most one late one
   EXPECT_EQ(during["sampler"]["missed_ticks"].get<int64_t>(), before["sampler"]["missed_ticks"].get<int64_t>());
   sim({"clear_fault"});
-  EXPECT_TRUE(eventually([](const nlohmann::json& st) { return !rail(st, "VDDQ_VDD2_1V8AO").contains("errno"); },
-                         seconds(8)))
+  EXPECT_TRUE(
+      eventually([](const nlohmann::json& st) { return !rail(st, "VDDQ_VDD2_1V8AO").contains("errno"); }, seconds(8)))
       << log();
 }
 
 TEST_F(SensorFaults, AVanishedMonitorIsFoundAgainWhenItReturns) {
   sim({"vanish", "device=1-0041"});
-  ASSERT_TRUE(eventually([](const nlohmann::json& st) { return rail(st, "VDDQ_VDD2_1V8AO").contains("errno"); },
-                         seconds(3)));
+  ASSERT_TRUE(
+      eventually([](const nlohmann::json& st) { return rail(st, "VDDQ_VDD2_1V8AO").contains("errno"); }, seconds(3)));
   EXPECT_FALSE(rail(ctl({"status"}), "VIN_SYS_5V0").contains("errno"));
   sim({"restore", "device=1-0041"});
-  EXPECT_TRUE(eventually([](const nlohmann::json& st) { return !rail(st, "VDDQ_VDD2_1V8AO").contains("errno"); },
-                         seconds(5)))
+  EXPECT_TRUE(
+      eventually([](const nlohmann::json& st) { return !rail(st, "VDDQ_VDD2_1V8AO").contains("errno"); }, seconds(5)))
       << log();
 }
 

@@ -46,8 +46,8 @@ class NotifySocket {
 
 TEST(ServiceNotify, ReadyWatchdogAndStoppingAreSent) {
   TempDir t;
-  auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nx", "--l4t", "36", "--root",
-                           t.path() + "/board"});
+  auto made = run_command(
+      {ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nx", "--l4t", "36", "--root", t.path() + "/board"});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   NotifySocket notify(t.path() + "/notify");
   std::string sock = t.path() + "/energyd.sock";

@@ -259,8 +259,9 @@ std::string not_an_object(std::mt19937_64& rng) {
     case 3: return "[1,2,3]";
     case 4: return "42";
     case 5: return "";
-    case 6: return "{\"v\":1,\"id\":9,\"verb\":\"status\",\"args\":{\"a\":" +
-                   nested(kArgDepth + 1 + static_cast<int>(rng() % 10000), '[', ']') + "}}";
+    case 6:
+      return "{\"v\":1,\"id\":9,\"verb\":\"status\",\"args\":{\"a\":" +
+             nested(kArgDepth + 1 + static_cast<int>(rng() % 10000), '[', ']') + "}}";
     default: return random_bytes(rng, 1 + rng() % 100);
   }
 }
@@ -576,9 +577,10 @@ TEST(Soak, HostileFramesFromSeveralClientsLeaveTheDaemonUpBoundedAndMeasuring) {
   double kept = kept_share(before, after["result"]);
 
   std::cout << "soak: " << t.frames << " frames, " << t.actions << " actions, " << t.replies << " replies, "
-            << t.cut_off << " cut off by energyd, " << t.run_limit << " marks refused by the open-run limit, " << seconds << " s; RSS idle " << (idle_rss >> 10) << " KiB, peak "
-            << (peak_rss >> 10) << " KiB; ticks kept " << kept * 100 << "%; energy " << energy_j << " J, true "
-            << exact_j << " J, bound " << report["total"]["error_bound_j"] << " J\n";
+            << t.cut_off << " cut off by energyd, " << t.run_limit << " marks refused by the open-run limit, "
+            << seconds << " s; RSS idle " << (idle_rss >> 10) << " KiB, peak " << (peak_rss >> 10)
+            << " KiB; ticks kept " << kept * 100 << "%; energy " << energy_j << " J, true " << exact_j << " J, bound "
+            << report["total"]["error_bound_j"] << " J\n";
   RecordProperty("frames", static_cast<int>(t.frames));
   RecordProperty("peak_rss_kib", static_cast<int>(peak_rss >> 10));
   EXPECT_EQ(t.timeouts, 0) << t.report();

@@ -7,9 +7,9 @@
 #include <sqlite3.h>
 #include <sys/mount.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <cstring>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -26,8 +26,8 @@ using std::chrono::seconds;
 class StorageFaults : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root",
-                             tmp_.path() + "/board"});
+    auto made = run_command(
+        {ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root", tmp_.path() + "/board"});
     ASSERT_EQ(made.exit_code, 0) << made.err;
   }
   void start(const std::string& state_dir, const std::vector<std::string>& extra = {}) {
@@ -43,16 +43,16 @@ class StorageFaults : public ::testing::Test {
     auto r = run_command({ENERGYCTL_BIN, "--socket", sock(), "--json", "status"});
     return nlohmann::json::parse(r.out, nullptr, false);
   }
-  CommandResult ctl(const std::vector<std::string>& args) {
-    return run_energyctl(sock(), args, false);
-  }
+  CommandResult ctl(const std::vector<std::string>& args) { return run_energyctl(sock(), args, false); }
   // Polls until status satisfies `pred` or the timeout passes.
   // Polls status until `pred` holds for it or the timeout passes.
   bool eventually(const std::function<bool(const nlohmann::json&)>& pred, milliseconds timeout) {
-    return testing::eventually([&] {
-      auto st = status();
-      return !st.is_discarded() && pred(st);
-    }, timeout);
+    return testing::eventually(
+        [&] {
+          auto st = status();
+          return !st.is_discarded() && pred(st);
+        },
+        timeout);
   }
 
   TempDir tmp_;
@@ -67,7 +67,8 @@ TEST_F(StorageFaults, DamagedDatabaseIsMovedAsideAndAFreshOneServes) {
   auto started = ctl({"mark", "start", "after-corruption"});
   EXPECT_EQ(started.exit_code, 0) << started.err << log();
   bool moved = false;
-  for (const auto& e : fs::directory_iterator(state)) moved = moved || e.path().filename().string().find("energyd.db.corrupt-") == 0;
+  for (const auto& e : fs::directory_iterator(state))
+    moved = moved || e.path().filename().string().find("energyd.db.corrupt-") == 0;
   EXPECT_TRUE(moved);
   EXPECT_NE(log().find("is damaged"), std::string::npos) << log();
   EXPECT_EQ(daemon_->stop(SIGTERM), 0);
@@ -96,7 +97,8 @@ TEST_F(StorageFaults, UnusableStateDirectoryKeepsSamplingAndRecoversWhenFixed) {
 TEST_F(StorageFaults, LockedDatabaseDelaysNoTick) {
   std::string state = tmp_.path() + "/state";
   start(state);
-  ASSERT_TRUE(eventually([](const nlohmann::json& st) { return st["storage"]["commits"].get<int>() >= 1; }, seconds(5)));
+  ASSERT_TRUE(
+      eventually([](const nlohmann::json& st) { return st["storage"]["commits"].get<int>() >= 1; }, seconds(5)));
   int64_t missed_before = status()["sampler"]["missed_ticks"].get<int64_t>();
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((state + "/energyd.db").c_str(), &db), SQLITE_OK);
@@ -107,8 +109,8 @@ TEST_F(StorageFaults, LockedDatabaseDelaysNoTick) {
   auto st = status();
   EXPECT_EQ(st["sampler"]["missed_ticks"].get<int64_t>(), missed_before);
   EXPECT_LT(st["sampler"]["max_lateness_ns"].get<int64_t>(), 20'000'000);
-  ASSERT_TRUE(eventually([](const nlohmann::json& s) { return s["storage"]["queued_samples"].get<int>() < 5; },
-                         seconds(10)));
+  ASSERT_TRUE(
+      eventually([](const nlohmann::json& s) { return s["storage"]["queued_samples"].get<int>() < 5; }, seconds(10)));
   EXPECT_EQ(status()["storage"]["dropped_samples"].get<int>(), 0);
 }
 
@@ -122,7 +124,8 @@ TEST_F(StorageFaults, FullDiskIsReportedAndWritingResumesWhenSpaceReturns) {
     ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
   } unmount{state};
   start(state);
-  ASSERT_TRUE(eventually([](const nlohmann::json& st) { return st["storage"]["commits"].get<int>() >= 1; }, seconds(5)));
+  ASSERT_TRUE(
+      eventually([](const nlohmann::json& st) { return st["storage"]["commits"].get<int>() >= 1; }, seconds(5)));
   {
     std::ofstream filler(state + "/filler", std::ios::binary);
     std::string block(4096, '\0');

@@ -43,7 +43,6 @@ class ShimControl {
   std::string path_;
 };
 
-
 double median(std::vector<int64_t> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : static_cast<double>(v[v.size() / 2]);
@@ -95,9 +94,10 @@ TEST(Timing, WallClockStepsChangeNoEnergyFigureAndLoseNoSample) {
   int64_t before_start = boot_ns();
   auto started = d.ctl_json({"mark", "start", "steps"});
   ASSERT_TRUE(started.contains("start_wall_ns")) << started.dump();
-  auto real_wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
-  EXPECT_GT(started["start_wall_ns"].get<int64_t>(), real_wall + k1e8 / 2) << "the shim did not step energyd's wall clock";
+  auto real_wall =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_GT(started["start_wall_ns"].get<int64_t>(), real_wall + k1e8 / 2)
+      << "the shim did not step energyd's wall clock";
   for (int64_t offset : {-k1e8, k1e5, -k1e5, k100, -k100, int64_t{0}}) {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     shim.set(offset, 0);
@@ -149,8 +149,8 @@ TEST(Timing, OneSecondFsyncStallDelaysNoTickAndDropsNoSample) {
 // sampled (some results are read twice), not refused.
 TEST(Timing, APeriodShorterThanTheSensorsUpdateIntervalIsAccepted) {
   TempDir t;
-  auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root",
-                           t.path() + "/board"});
+  auto made = run_command(
+      {ENERGYD_SIM_BIN, "create", "--board", "jetson-orin-nano", "--l4t", "36", "--root", t.path() + "/board"});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   std::string sock = t.path() + "/s.sock";
   ChildProcess daemon({ENERGYD_BIN, "--root", t.path() + "/board", "--state-dir", t.path() + "/state", "--socket", sock,

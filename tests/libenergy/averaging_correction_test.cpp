@@ -93,7 +93,8 @@ TEST(FilterCorrection, IsZeroWithoutAveragingAndForAConstantLoad) {
 
 TEST(FilterCorrection, AddsTheLagTimesTheChangeOfTheReadingsAcrossTheWindow) {
   std::vector<PowerPoint> pts{{0, 2'000'000, true}, {100 * kMs, 4'000'000, true}};
-  auto c = filter_correction(averaged_rail(50 * kMs), 1, {0, 100 * kMs}, [&pts](int64_t t) { return power_at(pts, t); });
+  auto c =
+      filter_correction(averaged_rail(50 * kMs), 1, {0, 100 * kMs}, [&pts](int64_t t) { return power_at(pts, t); });
   EXPECT_DOUBLE_EQ(c.energy_uj, 0.05 * 2'000'000);  // 50 ms x 2 W = 0.1 J
 }
 
@@ -114,7 +115,8 @@ TEST(FilterCorrection, SplitsAWindowWhereTheSettingChanged) {
 
 TEST(FilterCorrection, AnEdgeWithoutAReadingIsCountedAsUnknown) {
   std::vector<PowerPoint> pts{{100 * kMs, 1'000'000, true}, {200 * kMs, 3'000'000, true}};
-  auto c = filter_correction(averaged_rail(40 * kMs), 1, {0, 150 * kMs}, [&pts](int64_t t) { return power_at(pts, t); });
+  auto c =
+      filter_correction(averaged_rail(40 * kMs), 1, {0, 150 * kMs}, [&pts](int64_t t) { return power_at(pts, t); });
   EXPECT_EQ(c.energy_uj, 0);
   EXPECT_EQ(c.unknown_k_ns, 40 * kMs);
 }

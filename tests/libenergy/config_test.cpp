@@ -9,8 +9,6 @@
 
 #include "energy/store.h"
 
-#include <gtest/gtest.h>
-
 namespace energy {
 namespace {
 
@@ -93,8 +91,10 @@ TEST(Config, ValidationRejectsOutOfRangeValues) {
 }
 
 TEST(Config, RetentionKeysHaveDefaultsAndBecomeAPolicy) {
-  auto c = apply_config_yaml("raw_retention_hours: 48\nsecond_retention_days: 30\nminute_retention_days: 365\n"
-                             "disk_budget_mb: 256\n", "t.yaml", DaemonConfig{});
+  auto c = apply_config_yaml(
+      "raw_retention_hours: 48\nsecond_retention_days: 30\nminute_retention_days: 365\n"
+      "disk_budget_mb: 256\n",
+      "t.yaml", DaemonConfig{});
   ASSERT_TRUE(c.ok()) << c.error().message;
   ASSERT_TRUE(validate_config(*c).ok());
   RetentionPolicy p = retention_policy(*c);
@@ -113,10 +113,10 @@ TEST(Config, RetentionValuesOutOfRangeNameTheirKey) {
     const char* yaml;
     const char* key;
   };
-  for (const Case& k : {Case{"raw_retention_hours: 0", "raw_retention_hours"},
-                        Case{"raw_retention_hours: 100\nsecond_retention_days: 2", "second_retention_days"},
-                        Case{"minute_retention_days: 7", "minute_retention_days"},
-                        Case{"disk_budget_mb: 4", "disk_budget_mb"}}) {
+  for (const Case& k :
+       {Case{"raw_retention_hours: 0", "raw_retention_hours"},
+        Case{"raw_retention_hours: 100\nsecond_retention_days: 2", "second_retention_days"},
+        Case{"minute_retention_days: 7", "minute_retention_days"}, Case{"disk_budget_mb: 4", "disk_budget_mb"}}) {
     auto c = apply_config_yaml(k.yaml, "t.yaml", DaemonConfig{});
     ASSERT_TRUE(c.ok()) << k.yaml;
     auto st = validate_config(*c);
@@ -130,9 +130,10 @@ TEST(Config, RetentionValuesOutOfRangeNameTheirKey) {
 }
 
 TEST(Config, AccessKeysTakeNamesOrNumbersAndLimitsAreChecked) {
-  auto c = apply_config_yaml("read_group: \"4242\"\nclock_group: wheel\nmax_connections_per_user: 3\n"
-                             "client_deadline_ms: 500\nclient_output_limit_bytes: 70000\n",
-                             "t.yaml", DaemonConfig{});
+  auto c = apply_config_yaml(
+      "read_group: \"4242\"\nclock_group: wheel\nmax_connections_per_user: 3\n"
+      "client_deadline_ms: 500\nclient_output_limit_bytes: 70000\n",
+      "t.yaml", DaemonConfig{});
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->read_group, "4242");
   EXPECT_EQ(c->clock_group, "wheel");

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 
+#include "../sim/sim_test_util.h"
 #include "energy/board.h"
 #include "energy/clocks.h"
 #include "energy/context_probe.h"
@@ -19,7 +20,6 @@
 #include "energy/rail_total.h"
 #include "energysim/board_state.h"
 #include "energysim/board_tree.h"
-#include "../sim/sim_test_util.h"
 #include "energysim/catalog.h"
 #include "energysim/materialize.h"
 

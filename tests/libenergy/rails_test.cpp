@@ -1,8 +1,9 @@
-#include "energy/ina3221.h"
-#include "energy/rail_total.h"
 #include "energy/rails.h"
 
 #include <gtest/gtest.h>
+
+#include "energy/ina3221.h"
+#include "energy/rail_total.h"
 
 namespace energy {
 namespace {
@@ -47,10 +48,10 @@ TEST(Ina3221Averaging, ChoosesTheShortestConversionAndSmallestCountSpanningFourP
   auto is = [](Ina3221Setting s, int64_t n, int64_t ct, int64_t ms) {
     return s.samples == n && s.conversion_us == ct && s.update_interval_ms == ms;
   };
-  EXPECT_TRUE(is(ina3221_setting_for_period(3, 100), 512, 140, 430));   // 430.08 >= 400; 256 gives 215
-  EXPECT_TRUE(is(ina3221_setting_for_period(3, 10), 64, 140, 54));      // 53.76 >= 40; 16 gives 13
-  EXPECT_TRUE(is(ina3221_setting_for_period(3, 5), 64, 140, 54));       // 20: 16 gives 13.4
-  EXPECT_TRUE(is(ina3221_setting_for_period(3, 1), 16, 140, 13));       // 13.44 >= 4
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 100), 512, 140, 430));  // 430.08 >= 400; 256 gives 215
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 10), 64, 140, 54));     // 53.76 >= 40; 16 gives 13
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 5), 64, 140, 54));      // 20: 16 gives 13.4
+  EXPECT_TRUE(is(ina3221_setting_for_period(3, 1), 16, 140, 13));      // 13.44 >= 4
   EXPECT_TRUE(is(ina3221_setting_for_period(1, 100), 1024, 204, 418))  // 140 us: 1024 gives 287
       << "one channel";
   EXPECT_TRUE(is(ina3221_setting_for_period(2, 100), 1024, 140, 573));  // 512 gives 287

@@ -113,7 +113,8 @@ void bind_cursor(sqlite3_stmt* st, int index, const RailCursor& c) {
 // 20 minutes of 4 W (5000 mV x 800 mA) every 100 ms in 600-sweep chunks, as schema 2 stored them.
 void insert_v2_chunks(sqlite3* db) {
   Chunker chunker({ChunkRail{0}}, 600, {});
-  for (int64_t i = 0; i <= 12'000; ++i) chunker.add(Sample{i * 100'000'000, i * 100'000'000, {RailValue{4'000'000, 5000, 800, 0}}});
+  for (int64_t i = 0; i <= 12'000; ++i)
+    chunker.add(Sample{i * 100'000'000, i * 100'000'000, {RailValue{4'000'000, 5000, 800, 0}}});
   auto chunks = chunker.take_closed();
   chunks.push_back(chunker.open_chunk());
   sqlite3_stmt* c = nullptr;
@@ -179,7 +180,8 @@ TEST(StoreMigration, Version2GainsTiersAndIncrementalVacuumKeepingEnergy) {
   RetentionPolicy p;
   p.raw_retention_ns = 600'000'000'000;  // the first 10 minutes go to 1 s buckets
   auto step = (*store)->apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
-  while (step.ok() && step->more) step = (*store)->apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
+  while (step.ok() && step->more)
+    step = (*store)->apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
   ASSERT_TRUE(step.ok()) << step.error().describe();
   auto after = (*store)->energy(1, 1, {1000'000'000, 1100'000'000'000});
   ASSERT_TRUE(after.ok() && after->has_value());

@@ -44,11 +44,11 @@ class StoreTest : public TempStoreTest {
   void fill(int64_t boot, const std::vector<int64_t>& ids) {
     std::vector<Sample> sweeps;
     for (int64_t t = 0; t <= 2000; t += 100) {
-      sweeps.push_back(Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, 0}, RailValue{1'000'000, 5000, 200, 0}}});
+      sweeps.push_back(
+          Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, 0}, RailValue{1'000'000, 5000, 200, 0}}});
     }
     put(boot, ids, sweeps);
   }
-
 };
 
 TEST_F(StoreTest, RailPointsIncludeOneReadingBeyondEachEdge) {
@@ -119,11 +119,12 @@ TEST_F(StoreTest, RunningEnergyAgreesWithIntegratingTheReadings) {
   auto ids = store_->ensure_rails(rails());
   std::vector<Sample> sweeps;
   for (int64_t i = 0; i < 200; ++i) {
-    int64_t t = i * 100 * kMs + (i * 7919 % 997) * 1000;  // jitter in whole microseconds
+    int64_t t = i * 100 * kMs + (i * 7919 % 997) * 1000;   // jitter in whole microseconds
     int32_t err = (i % 37 == 5 || i % 37 == 6) ? EIO : 0;  // a few two-sweep gaps
     int32_t ma0 = 600 + static_cast<int32_t>(i % 13) * 8;
     int32_t ma1 = 200 + static_cast<int32_t>(i % 5) * 8;
-    sweeps.push_back(Sample{t, t, {RailValue{5000 * int64_t{ma0}, 5000, ma0, err}, RailValue{5000 * int64_t{ma1}, 5000, ma1, 0}}});
+    sweeps.push_back(
+        Sample{t, t, {RailValue{5000 * int64_t{ma0}, 5000, ma0, err}, RailValue{5000 * int64_t{ma1}, 5000, ma1, 0}}});
   }
   put(*boot, *ids, sweeps, 9);
   for (auto [a, b] : {std::pair<int64_t, int64_t>{150, 1550}, {0, 19'900}, {333, 334}, {2'345, 17'777}}) {
@@ -145,7 +146,8 @@ TEST_F(StoreTest, WindowEdgeBeforeAChunksFirstValidReadingFindsTheChunkBefore) {
   std::vector<Sample> sweeps;
   for (int64_t t = 0; t <= 2000; t += 100) {  // chunks of 7: the second starts at 700 ms with a failed read
     int32_t err = t == 700 ? EIO : 0;
-    sweeps.push_back(Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, err}, RailValue{1'000'000, 5000, 200, 0}}});
+    sweeps.push_back(
+        Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, err}, RailValue{1'000'000, 5000, 200, 0}}});
   }
   put(*boot, *ids, sweeps);
   auto e = store_->energy_uj(*boot, (*ids)[0], {750 * kMs, 1500 * kMs});  // 750: after 700, before 800
@@ -210,7 +212,7 @@ TEST_F(StoreTest, ExportReadingsReturnsWholeSweepsWhenTheLimitFallsInsideAChunk)
   auto boot = store_->ensure_boot("boot-a", 0);
   auto ids = store_->ensure_rails(rails());
   ASSERT_TRUE(boot.ok() && ids.ok());
-  fill(*boot, *ids);  // 21 sweeps in chunks of 7, two rails
+  fill(*boot, *ids);           // 21 sweeps in chunks of 7, two rails
   constexpr size_t kPage = 5;  // as the daemon pages: ask for one row more than a page
   auto rows = store_->export_readings(0, 10'000 * kMs, "", kPage + 1);
   ASSERT_TRUE(rows.ok());
@@ -302,8 +304,8 @@ TEST_F(CountersStoreTest, RowsThatDisagreeOrFailTheChecksAreDamaged) {
 
   store_.reset();
   ASSERT_EQ(sqlite3_open(path().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE energy_counters SET counters_id = '0123456789abcdef', energy_uj = -5",
-                         nullptr, nullptr, nullptr),
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE energy_counters SET counters_id = '0123456789abcdef', energy_uj = -5", nullptr,
+                         nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
   reopen();

@@ -12,8 +12,8 @@
 #include <ostream>
 #include <random>
 
-#include "energy/sweep_search.h"
 #include "../sim/sim_test_util.h"
+#include "energy/sweep_search.h"
 #include "energysim/catalog.h"
 #include "study.h"
 

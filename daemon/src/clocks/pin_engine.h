@@ -23,11 +23,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "energy/time_source.h"
 #include "energy/clock_pin.h"
 #include "energy/clocks.h"
 #include "energy/lease_journal.h"
 #include "energy/sysroot.h"
+#include "energy/time_source.h"
 #include "owner.h"
 
 namespace energy::daemon {

@@ -25,7 +25,7 @@ struct ContextPoller::Shared {
   std::condition_variable cv;
   bool requested = false;
   std::vector<std::function<void()>> waiting;  // poll_now(polled): called once the asked poll is delivered
-  bool nudged = false;  // a sweep came when a poll was due
+  bool nudged = false;                         // a sweep came when a poll was due
   bool finished = false;
   std::condition_variable finished_cv;
   ContextSink* sink = nullptr;  // null once stop() has returned

@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
-#include <spdlog/spdlog.h>
 #include <malloc.h>
+#include <spdlog/spdlog.h>
 
 #include "access.h"
 #include "averaging_settings.h"
@@ -27,15 +27,15 @@
 #include "energy_counters.h"
 #include "event_loop.h"
 #include "export_rows.h"
+#include "info_verbs.h"
 #include "log_limit.h"
 #include "period_check.h"
 #include "pin_manager.h"
 #include "run_args.h"
-#include "run_queries.h"
 #include "run_manager.h"
+#include "run_queries.h"
 #include "sampler.h"
 #include "server.h"
-#include "info_verbs.h"
 #include "task_runner.h"
 #include "verb_args.h"
 #include "writer.h"
@@ -189,7 +189,7 @@ class DaemonImpl {
   std::unique_ptr<Store> reader_;
   std::unique_ptr<StorageWriter> writer_;
   std::unique_ptr<EnergyCounters> counters_;  // counted and stored by the writer
-  std::unique_ptr<SweepRelay> sweep_relay_;  // sweeps to the writer, then a nudge to the context poller
+  std::unique_ptr<SweepRelay> sweep_relay_;   // sweeps to the writer, then a nudge to the context poller
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
@@ -342,8 +342,8 @@ Result<std::unique_ptr<Store>> DaemonImpl::open_writer_store() {
   if (store || store.error().code != ErrorCode::kCorrupt) return store;
   auto moved = Store::move_aside(path, std::to_string(clock_.wall_ns() / kNsPerSec));
   if (!moved) return moved.take_error();
-  spdlog::error("database {} is damaged ({}); moved it to {} and starting a fresh one", path,
-                store.error().describe(), *moved);
+  spdlog::error("database {} is damaged ({}); moved it to {} and starting a fresh one", path, store.error().describe(),
+                *moved);
   return Store::open(path, StoreRole::kWriter, kBusyTimeoutMs);
 }
 
@@ -387,7 +387,8 @@ Result<std::vector<RunRecord>> DaemonImpl::close_other_boots_runs(Store& store, 
   for (const auto& r : *open) {
     if (r.boot == boot) {
       kept.push_back(r);
-      spdlog::info("run {} ({}) is still open from before the restart; the downtime is a gap in its data", r.id, r.name);
+      spdlog::info("run {} ({}) is still open from before the restart; the downtime is a gap in its data", r.id,
+                   r.name);
       continue;
     }
     auto last = store.last_sample_ns(r.boot);
@@ -413,7 +414,8 @@ Status DaemonImpl::start_loop() {
   int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
   blocking_reads_ = std::make_unique<TaskRunner>("clocks");
   bulk_reads_ = std::make_unique<TaskRunner>("export");
-  runs_ = std::make_unique<RunManager>(*sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
+  runs_ = std::make_unique<RunManager>(
+      *sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
   runs_->set_open_run_limit(static_cast<size_t>(config_.max_open_runs_per_user));
   auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
   runs_->set_clocks_source(clocks);
@@ -497,7 +499,8 @@ int DaemonImpl::on_watchdog(sd_event_source* s, uint64_t usec, void* self) {
   auto* d = static_cast<DaemonImpl*>(self);
   auto stats = d->sampler_->stats();
   int64_t progress = stats.ticks + stats.extra_samples;
-  if (progress != d->watchdog_ticks_) sd_notify(0, "WATCHDOG=1");
+  if (progress != d->watchdog_ticks_)
+    sd_notify(0, "WATCHDOG=1");
   else if (auto v = d->log_limit_.allow("watchdog"); v.log) {
     spdlog::error("sampler made no progress for {} ms; not pinging the watchdog{}", d->watchdog_usec_ / 2000,
                   LogLimiter::suffix(v));
@@ -744,7 +747,7 @@ void DaemonImpl::export_readings(const ExportArgs& args, const Responder& r) {
 }
 
 void DaemonImpl::shutdown() {
-  server_.reset();     // no new requests; the socket file goes away
+  server_.reset();                            // no new requests; the socket file goes away
   if (pins_) pins_->stop(kLeaseRestoreWait);  // every pinned clock back before the process ends
   if (blocking_reads_) blocking_reads_->stop(std::chrono::milliseconds(1000));
   if (queries_) queries_->stop(std::chrono::milliseconds(1000));
@@ -757,7 +760,7 @@ void DaemonImpl::shutdown() {
     g_sampler_left_behind = sampler_.release();  // its thread touches the sampler when the read returns
   }
   if (averaging_) averaging_->restore();  // the chips' own averaging back once sampling has stopped
-  if (writer_) writer_->stop();  // flushes every queued sample and mark
+  if (writer_) writer_->stop();           // flushes every queued sample and mark
   runs_.reset();
 }
 

@@ -3,15 +3,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/sinks/systemd_sink.h>
 #include <spdlog/spdlog.h>
-
-#include <cstdlib>
-#include <memory>
 
 #include "daemon.h"
 #include "options.h"

@@ -79,8 +79,10 @@ Result<std::vector<std::pair<std::string, std::string>>> split_flags(const std::
     } else {
       return make_error(ErrorCode::kInvalid, "unexpected argument '" + a + "' (see energyd --help)");
     }
-    if (a == "--config") config_path = value;
-    else out.emplace_back(a, value);
+    if (a == "--config")
+      config_path = value;
+    else
+      out.emplace_back(a, value);
   }
   return out;
 }
@@ -104,7 +106,8 @@ Result<Invocation> parse_invocation(const std::vector<std::string>& args) {
   }
   for (const auto& [flag, value] : *flags) {
     auto it = flag_table().find(flag);
-    if (it == flag_table().end()) return make_error(ErrorCode::kInvalid, "unknown option '" + flag + "' (see energyd --help)");
+    if (it == flag_table().end())
+      return make_error(ErrorCode::kInvalid, "unknown option '" + flag + "' (see energyd --help)");
     auto st = it->second(value, inv.config);
     if (!st) return st.take_error();
   }

@@ -15,8 +15,11 @@ namespace energy::daemon {
 namespace {
 
 nlohmann::json board_json(const BoardIdentity& b) {
-  return {{"known", b.known}, {"model", b.model}, {"compatible", b.compatible},
-          {"l4t_release", b.l4t_release}, {"l4t_board", b.l4t_board}};
+  return {{"known", b.known},
+          {"model", b.model},
+          {"compatible", b.compatible},
+          {"l4t_release", b.l4t_release},
+          {"l4t_board", b.l4t_board}};
 }
 
 template <typename T>
@@ -25,8 +28,11 @@ T at_or_zero(const std::vector<T>& v, size_t i) {
 }
 
 nlohmann::json rail_json(const RailInfo& info, const RailValue& v, const SamplerStats& st, size_t i) {
-  nlohmann::json j = {{"label", info.label}, {"driver", driver_name(info.driver)}, {"device", info.device},
-                      {"channel", info.channel}, {"read_errors", at_or_zero(st.read_errors, i)},
+  nlohmann::json j = {{"label", info.label},
+                      {"driver", driver_name(info.driver)},
+                      {"device", info.device},
+                      {"channel", info.channel},
+                      {"read_errors", at_or_zero(st.read_errors, i)},
                       {"last_read_ns", at_or_zero(st.rail_last_read_ns, i)},
                       {"max_read_ns", at_or_zero(st.rail_max_read_ns, i)}};
   if (v.err != 0) {
@@ -44,9 +50,13 @@ nlohmann::json rails_json(const SensorInventory& inv, const Sample& latest, cons
   nlohmann::json rails = nlohmann::json::array();
   for (size_t i = 0; i < inv.rails.size(); ++i) {
     if (i >= latest.values.size()) {
-      rails.push_back({{"label", inv.rails[i].label}, {"driver", driver_name(inv.rails[i].driver)},
-                       {"device", inv.rails[i].device}, {"channel", inv.rails[i].channel}, {"errno", 0},
-                       {"error", "no reading yet"}, {"read_errors", 0}});
+      rails.push_back({{"label", inv.rails[i].label},
+                       {"driver", driver_name(inv.rails[i].driver)},
+                       {"device", inv.rails[i].device},
+                       {"channel", inv.rails[i].channel},
+                       {"errno", 0},
+                       {"error", "no reading yet"},
+                       {"read_errors", 0}});
       continue;
     }
     rails.push_back(rail_json(inv.rails[i], latest.values[i], st, i));
@@ -91,10 +101,11 @@ const ChipAveraging* averaging_of(const std::vector<ChipAveraging>& averaging, c
 nlohmann::json monitors_json(const SensorInventory& inv, const std::vector<ChipAveraging>& averaging) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : inv.chips) {
-    nlohmann::json j = {{"device", c.device}, {"driver", driver_name(c.driver)}, {"samples", c.samples},
-                        {"update_interval_ms", c.update_interval_ms}, {"channels", c.channels},
-                        {"conversion_us", c.conversion_us}, {"filter_ns", c.filter_ns},
-                        {"averaging_source", c.averaging}, {"set_by_energyd", false}};
+    nlohmann::json j = {{"device", c.device},       {"driver", driver_name(c.driver)},
+                        {"samples", c.samples},     {"update_interval_ms", c.update_interval_ms},
+                        {"channels", c.channels},   {"conversion_us", c.conversion_us},
+                        {"filter_ns", c.filter_ns}, {"averaging_source", c.averaging},
+                        {"set_by_energyd", false}};
     const ChipAveraging* a = averaging_of(averaging, c.device);
     if (a != nullptr && a->changed) {
       j["set_by_energyd"] = true;
@@ -108,29 +119,44 @@ nlohmann::json monitors_json(const SensorInventory& inv, const std::vector<ChipA
 }
 
 nlohmann::json sampler_json(const SamplerStats& st, int64_t period_ms) {
-  return {{"period_ms", period_ms},       {"ticks", st.ticks},
-          {"missed_ticks", st.missed_ticks}, {"extra_samples", st.extra_samples},
-          {"max_lateness_ns", st.max_lateness_ns}, {"last_lateness_ns", st.last_lateness_ns},
-          {"lateness_p50_ns", st.lateness_p50_ns}, {"lateness_p99_ns", st.lateness_p99_ns},
-          {"last_read_ns", st.last_read_ns}, {"max_read_ns", st.max_read_ns},
-          {"read_p50_ns", st.read_p50_ns}, {"read_p99_ns", st.read_p99_ns},
-          {"sweeps", st.sweeps}, {"stalls", st.stalls}};
+  return {{"period_ms", period_ms},
+          {"ticks", st.ticks},
+          {"missed_ticks", st.missed_ticks},
+          {"extra_samples", st.extra_samples},
+          {"max_lateness_ns", st.max_lateness_ns},
+          {"last_lateness_ns", st.last_lateness_ns},
+          {"lateness_p50_ns", st.lateness_p50_ns},
+          {"lateness_p99_ns", st.lateness_p99_ns},
+          {"last_read_ns", st.last_read_ns},
+          {"max_read_ns", st.max_read_ns},
+          {"read_p50_ns", st.read_p50_ns},
+          {"read_p99_ns", st.read_p99_ns},
+          {"sweeps", st.sweeps},
+          {"stalls", st.stalls}};
 }
 
 nlohmann::json tier_json(const TierFootprint& t) {
   auto opt = [](const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-  return {{"tier", tier_name(t.tier)}, {"rows", t.rows}, {"data_bytes", t.data_bytes},
-          {"oldest_wall_ns", opt(t.oldest_wall_ns)}, {"newest_wall_ns", opt(t.newest_wall_ns)}};
+  return {{"tier", tier_name(t.tier)},
+          {"rows", t.rows},
+          {"data_bytes", t.data_bytes},
+          {"oldest_wall_ns", opt(t.oldest_wall_ns)},
+          {"newest_wall_ns", opt(t.newest_wall_ns)}};
 }
 
 nlohmann::json retention_json(const RetentionStats& r, const DaemonConfig& c) {
-  nlohmann::json j = {{"raw_retention_hours", c.raw_retention_hours}, {"second_retention_days", c.second_retention_days},
+  nlohmann::json j = {{"raw_retention_hours", c.raw_retention_hours},
+                      {"second_retention_days", c.second_retention_days},
                       {"minute_retention_days", c.minute_retention_days},
                       {"disk_budget_bytes", retention_policy(c).disk_budget_bytes},
-                      {"budget_bytes_used", r.budget_bytes_used}, {"over_budget", r.over_budget},
-                      {"passes", r.passes}, {"steps", r.steps}, {"raw_chunks_downsampled", r.raw_chunks_downsampled},
+                      {"budget_bytes_used", r.budget_bytes_used},
+                      {"over_budget", r.over_budget},
+                      {"passes", r.passes},
+                      {"steps", r.steps},
+                      {"raw_chunks_downsampled", r.raw_chunks_downsampled},
                       {"second_rows_downsampled", r.second_rows_downsampled},
-                      {"minute_rows_deleted", r.minute_rows_deleted}, {"errors", r.errors},
+                      {"minute_rows_deleted", r.minute_rows_deleted},
+                      {"errors", r.errors},
                       {"tiers", nlohmann::json::array()}};
   if (r.footprint) {
     for (const auto& t : r.footprint->tiers) j["tiers"].push_back(tier_json(t));
@@ -143,11 +169,16 @@ nlohmann::json retention_json(const RetentionStats& r, const DaemonConfig& c) {
 }
 
 nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
-  nlohmann::json j = {{"database", database_path(c)}, {"samples_written", w.samples_written},
-                      {"commits", w.commits},         {"queued_samples", w.queued},
-                      {"dropped_samples", w.dropped_samples}, {"failed_commits", w.failed_commits},
-                      {"flush_interval_ms", c.flush_interval_ms}, {"open", w.open},
-                      {"healthy", w.open && w.last_error.empty()}, {"retention", retention_json(w.retention, c)}};
+  nlohmann::json j = {{"database", database_path(c)},
+                      {"samples_written", w.samples_written},
+                      {"commits", w.commits},
+                      {"queued_samples", w.queued},
+                      {"dropped_samples", w.dropped_samples},
+                      {"failed_commits", w.failed_commits},
+                      {"flush_interval_ms", c.flush_interval_ms},
+                      {"open", w.open},
+                      {"healthy", w.open && w.last_error.empty()},
+                      {"retention", retention_json(w.retention, c)}};
   if (!w.last_error.empty()) j["last_error"] = w.last_error;
   j["losses"] = nlohmann::json::array();
   for (const auto& l : w.losses) {
@@ -166,10 +197,16 @@ nlohmann::json notes_json(const StatusSources& src, const WriterStats& w) {
 nlohmann::json optional_json(const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 nlohmann::json domain_json(const ClockDomain& d, const DomainState& s) {
-  nlohmann::json j = {{"kind", domain_kind_name(d.kind)}, {"name", d.name}, {"dir", d.dir},
-                      {"available_hz", d.available_hz}, {"governors", d.governors}, {"writable", d.writable},
-                      {"cur_hz", optional_json(s.cur_hz)}, {"min_hz", optional_json(s.min_hz)},
-                      {"max_hz", optional_json(s.max_hz)}, {"governor", s.governor}};
+  nlohmann::json j = {{"kind", domain_kind_name(d.kind)},
+                      {"name", d.name},
+                      {"dir", d.dir},
+                      {"available_hz", d.available_hz},
+                      {"governors", d.governors},
+                      {"writable", d.writable},
+                      {"cur_hz", optional_json(s.cur_hz)},
+                      {"min_hz", optional_json(s.min_hz)},
+                      {"max_hz", optional_json(s.max_hz)},
+                      {"governor", s.governor}};
   if (d.kind == DomainKind::kCpu) {
     j["cpus"] = d.cpus;
     j["online_cpus"] = s.online_cpus;

@@ -11,13 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "averaging_settings.h"
 #include "energy/board.h"
 #include "energy/clocks.h"
-#include "energy/time_source.h"
 #include "energy/config.h"
 #include "energy/rails.h"
-#include "averaging_settings.h"
 #include "energy/store.h"
+#include "energy/time_source.h"
 #include "sampler.h"
 #include "writer.h"
 

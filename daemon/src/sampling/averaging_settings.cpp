@@ -154,7 +154,7 @@ void warn_missing_chips(const AveragingJournal& journal, const SensorInventory& 
 // journal's, if energyd changed them and did not stop cleanly), what it has
 // and what it should get.
 std::vector<AveragingPlan> AveragingSettings::plan(SensorAveraging mode, int64_t period_ms,
-                                                             const SensorInventory& inv) const {
+                                                   const SensorInventory& inv) const {
   std::vector<Plan> plans;
   for (const auto& c : inv.chips) {
     if (!is_settable(c, inv)) continue;

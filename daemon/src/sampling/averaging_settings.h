@@ -31,11 +31,11 @@
 #include <vector>
 
 #include "averaging_journal.h"
-#include "energy/time_source.h"
 #include "energy/config.h"
 #include "energy/ina3221.h"
 #include "energy/rails.h"
 #include "energy/sysroot.h"
+#include "energy/time_source.h"
 
 namespace energy::daemon {
 

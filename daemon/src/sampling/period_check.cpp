@@ -19,8 +19,8 @@ std::string update_interval_notice(int64_t period_ms, int64_t update_interval_ms
   if (mode != SensorAveraging::kKeep || update_interval_ms <= 0) return {};
   if (update_interval_ms * kSnapshotShare > period_ms) return {};
   return "sensor_averaging is keep: the INA3221 chips average over " + std::to_string(update_interval_ms) +
-         " ms (update_interval), so every " + std::to_string(period_ms) +
-         " ms reading is a snapshot of those last " + std::to_string(update_interval_ms) +
+         " ms (update_interval), so every " + std::to_string(period_ms) + " ms reading is a snapshot of those last " +
+         std::to_string(update_interval_ms) +
          " ms and bursty loads are integrated less exactly; sensor_averaging: period makes each reading a mean "
          "over about one period";
 }
@@ -32,8 +32,7 @@ Status check_period_against_sweep(int64_t period_ms, int64_t median_sweep_ns, in
                     "sample_period_ms " + std::to_string(period_ms) +
                         " is shorter than the sensors can deliver: one sweep of " + std::to_string(rails) +
                         " rails takes " + ms_text(median_sweep_ns) + " ms (median of " + std::to_string(sweeps) +
-                        " sweeps) and must fit in half the period; use at least " + std::to_string(minimum_ms) +
-                        " ms");
+                        " sweeps) and must fit in half the period; use at least " + std::to_string(minimum_ms) + " ms");
 }
 
 }  // namespace energy::daemon

@@ -28,12 +28,12 @@
 #include <thread>
 #include <vector>
 
-#include "energy/time_source.h"
 #include "energy/histogram.h"
 #include "energy/rail_reader.h"
 #include "energy/result.h"
 #include "energy/sample.h"
 #include "energy/sysroot.h"
+#include "energy/time_source.h"
 #include "energy/unique_fd.h"
 
 namespace energy::daemon {

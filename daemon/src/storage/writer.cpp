@@ -1,7 +1,6 @@
 #include "writer.h"
 
 #include <pthread.h>
-
 #include <spdlog/spdlog.h>
 
 namespace energy::daemon {
@@ -295,7 +294,8 @@ void StorageWriter::maybe_checkpoint(bool force) {
   auto st = store_->checkpoint();
   if (st) return;
   auto v = log_limit_.allow("storage.checkpoint");
-  if (v.log) spdlog::warn("storage: checkpoint failed ({}); will retry{}", st.error().describe(), LogLimiter::suffix(v));
+  if (v.log)
+    spdlog::warn("storage: checkpoint failed ({}); will retry{}", st.error().describe(), LogLimiter::suffix(v));
 }
 
 // A pass starts every retention_interval and goes on, a step (one short
@@ -334,7 +334,8 @@ void StorageWriter::note_retention_error(const Error& e) {
   std::lock_guard<std::mutex> lock(mu_);
   RetentionStats& r = stats_.retention;
   ++r.errors;
-  if (r.last_error != e.describe()) spdlog::warn("storage: retention failed ({}); will retry in the next pass", e.describe());
+  if (r.last_error != e.describe())
+    spdlog::warn("storage: retention failed ({}); will retry in the next pass", e.describe());
   r.last_error = e.describe();
 }
 
@@ -349,8 +350,9 @@ void StorageWriter::record_retention(const RetentionStep& step, std::optional<St
   r.context_rows_deleted += step.context_rows_deleted;
   r.budget_bytes_used = step.budget_bytes_used;
   if (step.over_budget && !r.over_budget) {
-    spdlog::warn("storage: the database needs more than disk_budget_mb even with every tier shortened; "
-                 "keeping the newest raw minutes");
+    spdlog::warn(
+        "storage: the database needs more than disk_budget_mb even with every tier shortened; "
+        "keeping the newest raw minutes");
   }
   r.over_budget = step.over_budget;
   if (step.more) return;

@@ -37,10 +37,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
@@ -48,9 +48,9 @@
 
 #include "context_log.h"
 #include "context_poller.h"
-#include "energy_counters.h"
 #include "energy/chunker.h"
 #include "energy/store.h"
+#include "energy_counters.h"
 #include "log_limit.h"
 #include "sampler.h"
 
@@ -78,19 +78,19 @@ struct RetentionStats {
   int64_t raw_chunks_downsampled = 0;  // totals since start
   int64_t second_rows_downsampled = 0;
   int64_t minute_rows_deleted = 0;
-  int64_t context_rows_deleted = 0;    // board context aged out with the 1 s tier
+  int64_t context_rows_deleted = 0;  // board context aged out with the 1 s tier
   int64_t errors = 0;
-  std::string last_error;              // empty while healthy
-  bool over_budget = false;            // the last pass could not get under the budget
-  int64_t budget_bytes_used = 0;       // what the budget counts, after the last step
+  std::string last_error;                   // empty while healthy
+  bool over_budget = false;                 // the last pass could not get under the budget
+  int64_t budget_bytes_used = 0;            // what the budget counts, after the last step
   std::optional<StoreFootprint> footprint;  // after the last completed pass
 };
 
 struct WriterStats {
-  int64_t samples_written = 0;   // sweeps committed
+  int64_t samples_written = 0;  // sweeps committed
   int64_t commits = 0;
-  int64_t queued = 0;            // sweeps received but not yet committed
-  int64_t dropped_samples = 0;   // sweeps lost to the pending bound
+  int64_t queued = 0;           // sweeps received but not yet committed
+  int64_t dropped_samples = 0;  // sweeps lost to the pending bound
   int64_t failed_commits = 0;
   int64_t context_rows_written = 0;  // board context change rows committed (context_log.h)
   int64_t context_rows_pending = 0;
@@ -117,14 +117,14 @@ using StoreOpener = std::function<Result<StoreSession>()>;
 
 struct WriterOptions {
   std::chrono::milliseconds flush_interval{1000};
-  int64_t chunk_sweeps = 600;          // sweeps per raw-tier chunk (1 min at 100 ms)
-  size_t max_pending_chunks = 240;     // closed chunks kept while the database refuses writes
+  int64_t chunk_sweeps = 600;                            // sweeps per raw-tier chunk (1 min at 100 ms)
+  size_t max_pending_chunks = 240;                       // closed chunks kept while the database refuses writes
   std::chrono::milliseconds checkpoint_interval{10000};  // the power-loss window for samples
   std::chrono::milliseconds reopen_interval{5000};       // retry period while the database cannot be opened
-  int consecutive_failures_before_reopen = 5;             // failed commits before the database is reopened
-  RetentionPolicy retention;                              // store.h; the daemon fills it from its config
-  std::chrono::milliseconds retention_interval{60000};    // how often a retention pass starts
-  std::chrono::milliseconds retention_slice{50};          // most time spent on retention per loop turn
+  int consecutive_failures_before_reopen = 5;            // failed commits before the database is reopened
+  RetentionPolicy retention;                             // store.h; the daemon fills it from its config
+  std::chrono::milliseconds retention_interval{60000};   // how often a retention pass starts
+  std::chrono::milliseconds retention_slice{50};         // most time spent on retention per loop turn
 };
 
 class StorageWriter final : public SampleSink, public ContextSink {
@@ -190,9 +190,9 @@ class StorageWriter final : public SampleSink, public ContextSink {
   int64_t uncommitted_sweeps_ = 0;  // writer thread only
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point next_retention_ = std::chrono::steady_clock::now();
-  bool retention_running_ = false;  // a pass has started and has steps left
-  std::optional<Sample> newest_;    // the newest sweep's times: retention's "now" (values unused)
-  EnergyCounters* counters_ = nullptr;      // set before start; count() under mu_
+  bool retention_running_ = false;           // a pass has started and has steps left
+  std::optional<Sample> newest_;             // the newest sweep's times: retention's "now" (values unused)
+  EnergyCounters* counters_ = nullptr;       // set before start; count() under mu_
   std::optional<CountersSnapshot> counted_;  // the counters as of the sweeps drained so far
   std::thread thread_;
   SystemClock log_clock_;

@@ -11,9 +11,9 @@ uint32_t read_be32(const std::string& b) {
 }
 
 ErrorCode code_from_name(const std::string& name) {
-  for (auto c : {ErrorCode::kIo, ErrorCode::kParse, ErrorCode::kNotFound, ErrorCode::kInvalid,
-                 ErrorCode::kUnsupported, ErrorCode::kProtocol, ErrorCode::kState, ErrorCode::kDenied,
-                 ErrorCode::kStorage, ErrorCode::kCorrupt, ErrorCode::kTimeout, ErrorCode::kInternal}) {
+  for (auto c : {ErrorCode::kIo, ErrorCode::kParse, ErrorCode::kNotFound, ErrorCode::kInvalid, ErrorCode::kUnsupported,
+                 ErrorCode::kProtocol, ErrorCode::kState, ErrorCode::kDenied, ErrorCode::kStorage, ErrorCode::kCorrupt,
+                 ErrorCode::kTimeout, ErrorCode::kInternal}) {
     if (name == error_code_name(c)) return c;
   }
   return ErrorCode::kProtocol;
@@ -141,7 +141,8 @@ Result<nlohmann::json> parse_reply(const nlohmann::json& reply, int64_t expected
 Result<std::string> arg_string(const nlohmann::json& args, const char* key) {
   auto it = args.find(key);
   if (it == args.end()) return make_error(ErrorCode::kInvalid, std::string("argument \"") + key + "\" is missing");
-  if (!it->is_string()) return make_error(ErrorCode::kInvalid, std::string("argument \"") + key + "\" must be a string");
+  if (!it->is_string())
+    return make_error(ErrorCode::kInvalid, std::string("argument \"") + key + "\" must be a string");
   return it->get<std::string>();
 }
 

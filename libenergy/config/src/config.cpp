@@ -333,8 +333,8 @@ Status validate_config(const DaemonConfig& c) {
   if (auto st = validate_client_limits(c); !st) return st;
   if (auto st = validate_context_polls(c); !st) return st;
   if (c.sample_period_ms < kMinPeriodMs || c.sample_period_ms > kMaxPeriodMs) {
-    return make_error(ErrorCode::kInvalid, "sample_period_ms must be between 1 and 60000, got " +
-                                               std::to_string(c.sample_period_ms));
+    return make_error(ErrorCode::kInvalid,
+                      "sample_period_ms must be between 1 and 60000, got " + std::to_string(c.sample_period_ms));
   }
   if (c.flush_interval_ms < c.sample_period_ms || c.flush_interval_ms > 600'000) {
     return make_error(ErrorCode::kInvalid, "flush_interval_ms must be between sample_period_ms (" +
@@ -352,8 +352,8 @@ Status validate_config(const DaemonConfig& c) {
   for (const char* l : kLevels) {
     if (c.log_level == l) return ok_status();
   }
-  return make_error(ErrorCode::kInvalid, "log_level must be one of trace, debug, info, warn, error; got '" +
-                                             c.log_level + "'");
+  return make_error(ErrorCode::kInvalid,
+                    "log_level must be one of trace, debug, info, warn, error; got '" + c.log_level + "'");
 }
 
 std::string database_path(const DaemonConfig& c) { return c.state_dir + "/energyd.db"; }

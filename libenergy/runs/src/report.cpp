@@ -52,8 +52,12 @@ EnergyStats join(const EnergyStats& a, const EnergyStats& b, int64_t window_ns) 
   s.resolution_bound_uj = a.resolution_bound_uj + b.resolution_bound_uj;
   s.filter_correction_uj = a.filter_correction_uj + b.filter_correction_uj;
   s.filter_bound_uj = a.filter_bound_uj + b.filter_bound_uj;
-  s.peak_power_uw = !b.has_data ? a.peak_power_uw : !a.has_data ? b.peak_power_uw : std::max(a.peak_power_uw, b.peak_power_uw);
-  s.min_power_uw = !b.has_data ? a.min_power_uw : !a.has_data ? b.min_power_uw : std::min(a.min_power_uw, b.min_power_uw);
+  s.peak_power_uw = !b.has_data   ? a.peak_power_uw
+                    : !a.has_data ? b.peak_power_uw
+                                  : std::max(a.peak_power_uw, b.peak_power_uw);
+  s.min_power_uw = !b.has_data   ? a.min_power_uw
+                   : !a.has_data ? b.min_power_uw
+                                 : std::min(a.min_power_uw, b.min_power_uw);
   return s;
 }
 
@@ -214,8 +218,10 @@ Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t e
 }
 
 nlohmann::json run_to_json(const RunRecord& run) {
-  nlohmann::json j = {{"id", run.id},           {"name", run.name},
-                      {"state", run_state_name(run.state)}, {"start_ns", run.start_ns},
+  nlohmann::json j = {{"id", run.id},
+                      {"name", run.name},
+                      {"state", run_state_name(run.state)},
+                      {"start_ns", run.start_ns},
                       {"start_wall_ns", run.start_wall_ns}};
   j["tags"] = nlohmann::json::parse(run.tags_json, nullptr, false);
   if (j["tags"].is_discarded()) j["tags"] = nlohmann::json::object();

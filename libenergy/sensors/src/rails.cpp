@@ -1,12 +1,11 @@
 #include "energy/rails.h"
 
-#include "energy/attr_file.h"
-#include "energy/ina3221.h"
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
+#include "energy/attr_file.h"
+#include "energy/ina3221.h"
 #include "energy/time_source.h"
 
 namespace energy {

@@ -6,8 +6,8 @@ ErrorCode code_of(int rc);
 
 Result<Db> Db::open(const std::string& path, OpenMode mode) {
   sqlite3* raw = nullptr;
-  int flags = SQLITE_OPEN_NOMUTEX | (mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
-                                                                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int flags = SQLITE_OPEN_NOMUTEX |
+              (mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   Db db;
   db.db_.reset(raw);

@@ -55,9 +55,9 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   // the v2 -> v3 migration converts older files). journal_size_limit: the
   // WAL file shrinks back to this after each checkpoint instead of keeping
   // its largest size.
-  for (const char* pragma : {"PRAGMA auto_vacuum=INCREMENTAL", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-                             "PRAGMA foreign_keys=ON", "PRAGMA wal_autocheckpoint=0",
-                             "PRAGMA journal_size_limit=4194304"}) {
+  for (const char* pragma :
+       {"PRAGMA auto_vacuum=INCREMENTAL", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+        "PRAGMA foreign_keys=ON", "PRAGMA wal_autocheckpoint=0", "PRAGMA journal_size_limit=4194304"}) {
     auto st = store->db_->exec(pragma);
     if (!st) return st.take_error();
   }

@@ -148,7 +148,8 @@ Result<std::optional<RailCursor>> Store::cursor_after(int64_t boot, int64_t rail
     auto readings = decode((*edge)->chunk_id, rail_id);
     if (!readings) return readings.take_error();
     for (const auto& r : *readings) {
-      if (r.reading.err == 0 && r.t_ns >= t_ns) return std::optional<RailCursor>(RailCursor{true, r.t_ns, r.reading.power_uw, r.cum_uj});
+      if (r.reading.err == 0 && r.t_ns >= t_ns)
+        return std::optional<RailCursor>(RailCursor{true, r.t_ns, r.reading.power_uw, r.cum_uj});
     }
   }
   return first_cursor_after_chunk(boot, rail_id, t_ns);
@@ -219,8 +220,8 @@ Result<std::optional<Store::RunningEnergy>> Store::running_energy_at(int64_t boo
     around->after = *next;
   }
   if (!around->after) return Answer();
-  return Answer(
-      RunningEnergy{before.cum_uj + partial_uj(before, *around->after, t_ns), power_between(before, *around->after, t_ns)});
+  return Answer(RunningEnergy{before.cum_uj + partial_uj(before, *around->after, t_ns),
+                              power_between(before, *around->after, t_ns)});
 }
 
 Result<std::optional<double>> Store::power_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
@@ -241,8 +242,9 @@ Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, En
 
 // Readings inside the window, plus the nearest valid reading on each side.
 Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id, EnergyWindow w) {
-  auto first = db_->prepare("SELECT coalesce(max(t_first_ns), -9223372036854775807) FROM chunks "
-                            "WHERE boot = ?1 AND t_first_ns <= ?2");
+  auto first = db_->prepare(
+      "SELECT coalesce(max(t_first_ns), -9223372036854775807) FROM chunks "
+      "WHERE boot = ?1 AND t_first_ns <= ?2");
   if (!first) return first.take_error();
   auto start = first->bind(1, boot).bind(2, w.begin_ns).step();
   if (!start) return start.take_error();
@@ -322,7 +324,8 @@ Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit
     if (!rs) return rs.take_error();
     for (const auto& reading : *rs) {
       int64_t wall = reading.t_ns + c.wall_offset_ns;
-      if (keep(reading.t_ns, wall)) out.push_back(Store::ExportRow{c.boot_id, c.rail, reading.t_ns, wall, reading.reading});
+      if (keep(reading.t_ns, wall))
+        out.push_back(Store::ExportRow{c.boot_id, c.rail, reading.t_ns, wall, reading.reading});
     }
   }
   return out;
@@ -339,7 +342,8 @@ Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int6
   st->bind(1, since).bind(2, until).bind(3, std::string_view(rail));
   auto out = collect_export(*st, limit, [&](int64_t, int64_t wall) { return wall >= since && wall <= until; });
   if (!out) return out.take_error();
-  std::stable_sort(out->begin(), out->end(), [](const ExportRow& a, const ExportRow& b) { return a.wall_ns < b.wall_ns; });
+  std::stable_sort(out->begin(), out->end(),
+                   [](const ExportRow& a, const ExportRow& b) { return a.wall_ns < b.wall_ns; });
   return out;
 }
 

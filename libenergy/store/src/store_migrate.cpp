@@ -116,8 +116,9 @@ Status convert_boot(sql::Db& db, Store& store, int64_t boot, const std::vector<V
     ids.push_back(r.id);
   }
   Chunker chunker(layout, kChunkSweeps, {});
-  auto st = db.prepare("SELECT t_ns, wall_ns, rail, power_uw, voltage_mv, current_ma, err FROM samples "
-                       "WHERE boot = ?1 ORDER BY t_ns, rail");
+  auto st = db.prepare(
+      "SELECT t_ns, wall_ns, rail, power_uw, voltage_mv, current_ma, err FROM samples "
+      "WHERE boot = ?1 ORDER BY t_ns, rail");
   if (!st) return st.take_error();
   st->bind(1, boot);
   Sample sweep;
@@ -132,8 +133,9 @@ Status convert_boot(sql::Db& db, Store& store, int64_t boot, const std::vector<V
       emit();
       sweep = Sample{st->int_at(0), st->int_at(1), std::vector<RailValue>(layout.size(), RailValue{0, 0, 0, ENODATA})};
     }
-    sweep.values[index[st->int_at(2)]] = RailValue{st->int_at(3), static_cast<int32_t>(st->int_at(4)),
-                                                   static_cast<int32_t>(st->int_at(5)), static_cast<int32_t>(st->int_at(6))};
+    sweep.values[index[st->int_at(2)]] =
+        RailValue{st->int_at(3), static_cast<int32_t>(st->int_at(4)), static_cast<int32_t>(st->int_at(5)),
+                  static_cast<int32_t>(st->int_at(6))};
   }
   emit();
   for (const auto& c : chunker.take_closed()) {

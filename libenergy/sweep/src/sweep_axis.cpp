@@ -90,7 +90,8 @@ Status add_range(const std::string& domain, const std::string& item, const std::
   if (!k) return k.take_error();
   const auto span = static_cast<double>(*hi - *lo);
   const auto steps = static_cast<double>(*k - 1);
-  for (int64_t j = 0; j < *k; ++j) out.insert(*lo + static_cast<size_t>(std::llround(span * static_cast<double>(j) / steps)));
+  for (int64_t j = 0; j < *k; ++j)
+    out.insert(*lo + static_cast<size_t>(std::llround(span * static_cast<double>(j) / steps)));
   return ok_status();
 }
 

@@ -26,7 +26,7 @@ namespace energy::protocol {
 
 constexpr int kVersion = 1;
 constexpr size_t kHeaderBytes = 4;
-constexpr size_t kMaxRequestBytes = size_t{64} * 1024;         // requests are small
+constexpr size_t kMaxRequestBytes = size_t{64} * 1024;       // requests are small
 constexpr size_t kMaxReplyBytes = size_t{64} * 1024 * 1024;  // replies may carry exports
 // Frames nest far less (the deepest reply, clocks.leases, 8 levels);
 // nlohmann-json 3.9.1 parses, copies and destroys recursively.

@@ -27,13 +27,13 @@ const char* domain_kind_name(DomainKind kind);
 
 struct ClockDomain {
   DomainKind kind = DomainKind::kCpu;
-  std::string name;                  // "cpu0" (policy0), "gpu" / "gpu-gpc-0", "emc"
-  std::string dir;                   // board path of the policy / devfreq / clk directory
-  std::vector<int> cpus;             // CPU domains: related CPUs
-  std::vector<int64_t> available_hz; // ascending; empty if the domain lists none
+  std::string name;                   // "cpu0" (policy0), "gpu" / "gpu-gpc-0", "emc"
+  std::string dir;                    // board path of the policy / devfreq / clk directory
+  std::vector<int> cpus;              // CPU domains: related CPUs
+  std::vector<int64_t> available_hz;  // ascending; empty if the domain lists none
   std::vector<std::string> governors;
-  bool writable = false;             // has min/max files energyd may pin (cpufreq, devfreq)
-  std::string load_file;             // GPU: board path of the per-mille load file, if any
+  bool writable = false;  // has min/max files energyd may pin (cpufreq, devfreq)
+  std::string load_file;  // GPU: board path of the per-mille load file, if any
 };
 
 struct DomainState {
@@ -42,14 +42,14 @@ struct DomainState {
   std::optional<int64_t> min_hz;
   std::optional<int64_t> max_hz;
   std::string governor;
-  std::vector<int> online_cpus;      // CPU domains
+  std::vector<int> online_cpus;          // CPU domains
   std::optional<int64_t> load_permille;  // GPU
-  std::string error;                 // non-empty when a read failed (names the file)
+  std::string error;                     // non-empty when a read failed (names the file)
 };
 
 struct ThermalZone {
-  std::string type;   // e.g. "cpu-thermal", "GPU-therm"
-  std::string dir;    // board path
+  std::string type;  // e.g. "cpu-thermal", "GPU-therm"
+  std::string dir;   // board path
 };
 
 struct ThermalReading {

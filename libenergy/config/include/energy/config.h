@@ -28,28 +28,28 @@ const char* sensor_averaging_name(SensorAveraging mode);
 Result<SensorAveraging> parse_sensor_averaging(const std::string& text);
 
 struct DaemonConfig {
-  std::string root = "/";                              // board file system root
-  std::string state_dir = "/var/lib/energyd";          // database directory
+  std::string root = "/";                      // board file system root
+  std::string state_dir = "/var/lib/energyd";  // database directory
   std::string socket_path = "/run/energyd/energyd.sock";
-  int64_t sample_period_ms = 100;                      // rail sampling period
+  int64_t sample_period_ms = 100;                               // rail sampling period
   SensorAveraging sensor_averaging = SensorAveraging::kPeriod;  // each reading a running mean over about 4 periods
-  int64_t flush_interval_ms = 1000;                    // batched commit period
-  int64_t checkpoint_interval_ms = 10000;              // WAL sync period: the power-loss window for samples
-  std::string log_level = "info";                      // trace|debug|info|warn|error
+  int64_t flush_interval_ms = 1000;                             // batched commit period
+  int64_t checkpoint_interval_ms = 10000;                       // WAL sync period: the power-loss window for samples
+  std::string log_level = "info";                               // trace|debug|info|warn|error
   // Retention (store.h RetentionPolicy): raw readings, then 1 s buckets, then
   // 1 min buckets, all within a disk budget for the database and its WAL.
-  int64_t raw_retention_hours = 168;                   // 7 days of full-rate readings
-  int64_t second_retention_days = 90;                  // 1 s buckets
-  int64_t minute_retention_days = 0;                   // 1 min buckets; 0: kept while the budget allows
-  int64_t disk_budget_mb = 1024;                       // MiB for database + WAL
+  int64_t raw_retention_hours = 168;   // 7 days of full-rate readings
+  int64_t second_retention_days = 90;  // 1 s buckets
+  int64_t minute_retention_days = 0;   // 1 min buckets; 0: kept while the budget allows
+  int64_t disk_budget_mb = 1024;       // MiB for database + WAL
   // Access control and client limits (docs/SECURITY.md). Groups are names or
   // numeric GIDs; an empty string disables that group (root only).
-  std::string read_group = "energyd";                  // status, rails, clocks, export, mark.*
-  std::string clock_group = "energyd-clock";           // clocks.pin*, clocks.unpin* (and every read verb)
-  int64_t max_connections_per_user = 16;               // open connections per client uid
-  int64_t max_open_runs_per_user = 64;                 // runs one uid may hold open (each costs memory and status size)
-  int64_t client_deadline_ms = 10000;                  // to finish a frame, or to take a pending reply
-  int64_t client_output_limit_bytes = 8 << 20;         // unsent replies per connection before it is cut off
+  std::string read_group = "energyd";           // status, rails, clocks, export, mark.*
+  std::string clock_group = "energyd-clock";    // clocks.pin*, clocks.unpin* (and every read verb)
+  int64_t max_connections_per_user = 16;        // open connections per client uid
+  int64_t max_open_runs_per_user = 64;          // runs one uid may hold open (each costs memory and status size)
+  int64_t client_deadline_ms = 10000;           // to finish a frame, or to take a pending reply
+  int64_t client_output_limit_bytes = 8 << 20;  // unsent replies per connection before it is cut off
   // Board context for run reports (docs/CLOCKS.md "Residency"): how often the
   // clock domains' current frequency and governor, and the thermal zones,
   // are polled; 0 turns a poll off (runs then report it as unknown).

@@ -27,7 +27,7 @@
 namespace energy {
 
 struct FilterCorrection {
-  double energy_uj = 0;    // add to the readings' integral
+  double energy_uj = 0;     // add to the readings' integral
   double unknown_k_ns = 0;  // sum of K over stretches whose edge power is unknown (not corrected)
 };
 

@@ -34,9 +34,9 @@ struct RailCursor {
 };
 
 struct RailChunk {
-  std::string data;          // codec::encode_readings
-  RailCursor first;          // running energy at the chunk's first valid reading (has_last false: none)
-  RailCursor last;           // ... at its last valid reading (carried over when the chunk has none)
+  std::string data;  // codec::encode_readings
+  RailCursor first;  // running energy at the chunk's first valid reading (has_last false: none)
+  RailCursor last;   // ... at its last valid reading (carried over when the chunk has none)
   int64_t valid = 0;
   int64_t failed = 0;
   int64_t min_power_uw = 0;  // over valid readings; 0 when none

@@ -46,7 +46,7 @@ namespace energy {
 struct PowerPoint {
   int64_t t_ns = 0;
   int64_t power_uw = 0;
-  bool valid = true;  // false: the read failed at t_ns (a gap marker)
+  bool valid = true;       // false: the read failed at t_ns (a gap marker)
   int32_t voltage_mv = 0;  // the rail's bus voltage with the reading; 0: unknown
 };
 
@@ -62,20 +62,22 @@ constexpr double kFluctuationSigmas = 3.0;
 constexpr int64_t kCoarsestCurrentStepMa = 40;
 
 struct EnergyStats {
-  double energy_uj = 0;         // integral over the covered part of the window
-  int64_t window_ns = 0;        // end - begin
-  int64_t covered_ns = 0;       // between valid readings no further apart than the gap threshold
-  int64_t largest_gap_ns = 0;   // longest stretch of the window without a valid reading
-  int64_t gap_ns = 0;           // total time in stretches longer than the gap threshold
-  int64_t samples = 0;          // valid readings inside the window
-  int64_t failed_samples = 0;   // failed readings inside the window
-  int64_t peak_power_uw = 0;    // highest reading (or edge value) in the window
-  int64_t min_power_uw = 0;     // lowest reading (or edge value) in the window
-  bool has_data = false;        // false: nothing could be integrated
+  double energy_uj = 0;        // integral over the covered part of the window
+  int64_t window_ns = 0;       // end - begin
+  int64_t covered_ns = 0;      // between valid readings no further apart than the gap threshold
+  int64_t largest_gap_ns = 0;  // longest stretch of the window without a valid reading
+  int64_t gap_ns = 0;          // total time in stretches longer than the gap threshold
+  int64_t samples = 0;         // valid readings inside the window
+  int64_t failed_samples = 0;  // failed readings inside the window
+  int64_t peak_power_uw = 0;   // highest reading (or edge value) in the window
+  int64_t min_power_uw = 0;    // lowest reading (or edge value) in the window
+  bool has_data = false;       // false: nothing could be integrated
 
-  double coverage() const { return window_ns > 0 ? static_cast<double>(covered_ns) / static_cast<double>(window_ns) : (has_data ? 1.0 : 0.0); }
+  double coverage() const {
+    return window_ns > 0 ? static_cast<double>(covered_ns) / static_cast<double>(window_ns) : (has_data ? 1.0 : 0.0);
+  }
   // uJ per second is uW.
-  double integrated_ns = 0;     // covered plus bridged gaps: the time energy_uj spans
+  double integrated_ns = 0;  // covered plus bridged gaps: the time energy_uj spans
   double average_power_uw() const { return integrated_ns > 0 ? energy_uj * 1e9 / integrated_ns : 0.0; }
   // |energy_uj - true energy| <= the sum of these (see the error bound above).
   double fluctuation_bound_uj = 0;

@@ -122,13 +122,13 @@ struct EnergyAnswer {
 // time for the current boot (wall-clock steps change nothing), by wall
 // clock for earlier boots.
 struct RetentionPolicy {
-  int64_t raw_retention_ns = 7 * 86'400'000'000'000;     // raw chunks older than this go to 1 s buckets
+  int64_t raw_retention_ns = 7 * 86'400'000'000'000;      // raw chunks older than this go to 1 s buckets
   int64_t second_retention_ns = 90 * 86'400'000'000'000;  // 1 s rows older than this go to 1 min buckets
-  int64_t minute_retention_ns = 0;                       // 1 min rows older than this are deleted; 0: kept
-  int64_t disk_budget_bytes = 1024LL * 1024 * 1024;      // database pages + WAL; 0: no budget
-  int64_t protect_recent_ns = 600'000'000'000;           // the current boot's newest raw data the budget never takes
-  int max_units_per_step = 8;                            // raw chunks or tier rows per transaction
-  int64_t max_context_rows_per_step = 4096;              // board context rows deleted per transaction
+  int64_t minute_retention_ns = 0;                        // 1 min rows older than this are deleted; 0: kept
+  int64_t disk_budget_bytes = 1024LL * 1024 * 1024;       // database pages + WAL; 0: no budget
+  int64_t protect_recent_ns = 600'000'000'000;            // the current boot's newest raw data the budget never takes
+  int max_units_per_step = 8;                             // raw chunks or tier rows per transaction
+  int64_t max_context_rows_per_step = 4096;               // board context rows deleted per transaction
 };
 
 struct RetentionNow {
@@ -142,24 +142,24 @@ struct RetentionStep {
   int64_t second_rows_downsampled = 0;
   int64_t minute_rows_deleted = 0;
   int64_t context_rows_deleted = 0;  // board context rows aged out with the 1 s tier (not in units())
-  int64_t budget_bytes_used = 0;  // what the budget counts, after the step
-  bool more = false;              // work remains: call again (after letting other writes in)
-  bool over_budget = false;       // over budget with nothing left that may be removed
+  int64_t budget_bytes_used = 0;     // what the budget counts, after the step
+  bool more = false;                 // work remains: call again (after letting other writes in)
+  bool over_budget = false;          // over budget with nothing left that may be removed
   int64_t units() const { return raw_chunks_downsampled + second_rows_downsampled + minute_rows_deleted; }
 };
 
 struct TierFootprint {
   Tier tier = Tier::kRaw;
-  int64_t rows = 0;                      // raw: chunks; tiers: rows of buckets (all rails)
-  int64_t data_bytes = 0;                // encoded payload (blobs), without SQLite overhead
+  int64_t rows = 0;        // raw: chunks; tiers: rows of buckets (all rails)
+  int64_t data_bytes = 0;  // encoded payload (blobs), without SQLite overhead
   std::optional<int64_t> oldest_wall_ns;
   std::optional<int64_t> newest_wall_ns;
 };
 
 struct StoreFootprint {
-  int64_t file_bytes = 0;   // database pages (page_count x page_size)
-  int64_t free_bytes = 0;   // of which on the freelist (reused before the file grows)
-  int64_t wal_bytes = 0;    // the -wal file
+  int64_t file_bytes = 0;            // database pages (page_count x page_size)
+  int64_t free_bytes = 0;            // of which on the freelist (reused before the file grows)
+  int64_t wal_bytes = 0;             // the -wal file
   std::vector<TierFootprint> tiers;  // raw, 1s, 1min
 };
 
