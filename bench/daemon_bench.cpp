@@ -151,6 +151,7 @@ class BusyCores {
 // the daemon's own work is what it costs beyond this.
 double floor_us_per_tick(const std::vector<std::string>& files, int period_ms, int64_t ticks) {
   std::vector<int> fds;
+  fds.reserve(files.size());
   for (const auto& f : files) fds.push_back(::open(f.c_str(), O_RDONLY | O_CLOEXEC));
   int tfd = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
   itimerspec spec{{period_ms / 1000, (period_ms % 1000) * 1000000L}, {0, 1}};

@@ -28,6 +28,7 @@ struct BaselineRequest {
   std::string name = "baseline";
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json member; its moves do not throw
 struct BaselineOutcome {
   int exit_code = kExitOk;  // kExitOk, or energyctl's code (printed already) / 128+N for a signal
   int signal = 0;           // the signal that cut the baseline short, or 0

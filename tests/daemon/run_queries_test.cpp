@@ -148,7 +148,8 @@ TEST_F(RunQueriesOnStore, RunsAreFoundByIdOrNewestNameAndDigitsFallBackToNames) 
 
 TEST_F(RunQueriesOnStore, ListingsPageWithNextBeforeId) {
   std::vector<int64_t> ids;
-  for (int i = 0; i < 5; ++i) ids.push_back(run("r", i * 10, i * 10 + 5, RunState::kStopped).id);
+  ids.reserve(5);
+  for (int64_t i = 0; i < 5; ++i) ids.push_back(run("r", i * 10, i * 10 + 5, RunState::kStopped).id);
   RunFilter f;
   f.limit = 2;
   auto first = list_runs(*store_, f);

@@ -30,7 +30,7 @@ class RunManagerTest : public StaticBoardTest {
     WriterOptions o;
     o.flush_interval = milliseconds(3'600'000);  // only marks and stop commit
     writer_ = std::make_unique<StorageWriter>([this] { return open_test_session(path_, rails_); },
-                                              [](std::vector<RunRecord>) {}, o);
+                                              [](const std::vector<RunRecord>&) {}, o);
     ASSERT_TRUE(writer_->open_now().has_value());
     writer_->start();
     sampler_ = std::make_unique<Sampler>(*root_, rails_, milliseconds(60'000), milliseconds(5000), clock_, *writer_);

@@ -26,7 +26,7 @@ T read_ok(const std::string& verb, const json& args) {
 }
 
 // Fails unless `verb` refuses `args` as kInvalid with every one of `words` in the message.
-void expect_invalid(const std::string& verb, const json& args, std::vector<std::string> words) {
+void expect_invalid(const std::string& verb, const json& args, const std::vector<std::string>& words) {
   auto r = read(verb, args);
   ASSERT_FALSE(r.ok()) << verb << " " << args.dump();
   EXPECT_EQ(r.error().code, ErrorCode::kInvalid) << r.error().message;

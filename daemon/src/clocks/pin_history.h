@@ -36,6 +36,7 @@ class PinHistory {
   nlohmann::json for_run(int64_t run_id, int64_t from_boot_ns, int64_t to_boot_ns) const;
 
  private:
+  // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json member; its moves do not throw
   struct Record {
     int64_t lease = 0;
     int64_t run_id = 0;  // 0: not a run lease

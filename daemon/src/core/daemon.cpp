@@ -601,9 +601,9 @@ void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, 
 // A run that cannot open gives its lease back.
 void DaemonImpl::open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease,
                                  const Responder& r) {
-  runs_->start(args.name, tags, args.items, [this, r, lease](Result<RunRecord> rec) {
+  runs_->start(args.name, tags, args.items, [this, r, lease](const Result<RunRecord>& rec) {
     if (rec) return bind_lease(*rec, lease, r);
-    pins_->unpin({lease}, daemon_itself(), [](Result<nlohmann::json>) {});
+    pins_->unpin({lease}, daemon_itself(), [](const Result<nlohmann::json>&) {});
     r.fail(rec.error());
   });
 }
@@ -618,7 +618,7 @@ void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder
       return r.reply(reply);
     }
     StopRequest stop{std::to_string(run.id), {{"energyd.pin", "lost"}}, daemon_itself(), std::nullopt};
-    runs_->stop(stop, [](Result<nlohmann::json>) {});
+    runs_->stop(stop, [](const Result<nlohmann::json>&) {});
     r.fail(bound.error());
   });
 }

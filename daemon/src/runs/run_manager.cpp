@@ -71,8 +71,8 @@ void RunManager::start(const std::string& name, const nlohmann::json& tags, std:
   op.run.name = name;
   op.run.tags_json = tags.dump();
   op.run.items = items;
-  op.done = [this, done, owner](Result<RunRecord> rec) {
-    poster_.post([this, done, rec, owner]() {
+  op.done = [this, done = std::move(done), owner](Result<RunRecord> rec) {
+    poster_.post([this, done, rec = std::move(rec), owner]() {
       if (--starting_[owner] == 0) starting_.erase(owner);
       if (rec) open_[rec->id] = *rec;
       done(rec);
@@ -142,8 +142,8 @@ void RunManager::stop(const StopRequest& request, ReportDone done) {
       return clocks(r.id, r.start_ns, r.stop_ns.value_or(r.start_ns)).dump();
     };
   }
-  op.done = [this, done, run_id = id](Result<RunRecord> rec) {
-    poster_.post([this, done, rec, run_id]() {
+  op.done = [this, done = std::move(done), run_id = id](Result<RunRecord> rec) {
+    poster_.post([this, done, rec = std::move(rec), run_id]() {
       stopping_.erase(run_id);
       finish_stop(rec, done);
     });

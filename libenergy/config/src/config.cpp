@@ -124,7 +124,10 @@ Result<DaemonConfig> apply_map(const YAML::Node& doc, const std::string& source,
                        "appears twice, on lines " + std::to_string(prev->second) + " and " +
                            std::to_string(line_of(kv.first)) + "; expected each key once");
     }
-    auto st = it->second(kv.second, source + ": key '" + key + "'", out);
+    std::string where = source + ": key '";
+    where += key;
+    where += '\'';
+    auto st = it->second(kv.second, where, out);
     if (!st) return st.take_error();
   }
   return out;
@@ -348,7 +351,7 @@ Status validate_config(const DaemonConfig& c) {
   }
   auto retention = validate_retention(c);
   if (!retention) return retention;
-  static const char* kLevels[] = {"trace", "debug", "info", "warn", "error"};
+  static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error"};
   for (const char* l : kLevels) {
     if (c.log_level == l) return ok_status();
   }

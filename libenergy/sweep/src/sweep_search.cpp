@@ -1,6 +1,7 @@
 #include "energy/sweep_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -122,7 +123,7 @@ size_t Searcher::line_search(const GridIndex& p, size_t axis) {
   size_t lo = 0;
   size_t hi = opt_.axis_sizes[axis] - 1;
   while (hi - lo > 3 && !stopped_) {
-    size_t x1 = lo + static_cast<size_t>(static_cast<double>(hi - lo) * kGoldenFraction + 0.5);
+    size_t x1 = lo + static_cast<size_t>(std::llround(static_cast<double>(hi - lo) * kGoldenFraction));
     size_t x2 = lo + hi - x1;
     if (x1 >= x2) x1 = x2 - 1;
     GridIndex a = p;
