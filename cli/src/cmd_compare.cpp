@@ -11,6 +11,7 @@
 #include "group_compare.h"
 #include "number_arg.h"
 #include "run_list.h"
+#include "tag_arg.h"
 
 namespace energy::cli {
 namespace {
@@ -33,10 +34,7 @@ Status apply_group_option(const std::string& flag, const std::string& value, Gro
   } else if (flag == "--name") {
     a.filter["name"] = value;
   } else if (flag == "--tag") {
-    size_t eq = value.find('=');
-    if (eq == 0 || eq == std::string::npos)
-      return make_error(ErrorCode::kInvalid, "tag '" + value + "' is not KEY=VALUE");
-    a.filter["tags"][value.substr(0, eq)] = value.substr(eq + 1);
+    return add_tag_arg(value, a.filter["tags"]);
   } else if (flag == "--limit") {
     auto n = parse_whole_option("--limit", value, 1, kMaxGroupRuns);
     if (!n) return n.take_error();

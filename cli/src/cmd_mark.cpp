@@ -6,6 +6,7 @@
 #include "command.h"
 #include "number_arg.h"
 #include "table.h"
+#include "tag_arg.h"
 
 namespace energy::cli {
 namespace {
@@ -15,9 +16,7 @@ Result<nlohmann::json> parse_tags(const Args& args) {
   nlohmann::json tags = nlohmann::json::object();
   for (const auto& [flag, kv] : args.options) {
     if (flag != "--tag") continue;
-    size_t eq = kv.find('=');
-    if (eq == 0 || eq == std::string::npos) return make_error(ErrorCode::kInvalid, "tag '" + kv + "' is not KEY=VALUE");
-    tags[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (auto st = add_tag_arg(kv, tags); !st) return st.take_error();
   }
   return tags;
 }

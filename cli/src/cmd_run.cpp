@@ -33,6 +33,7 @@
 #include "pin_args.h"
 #include "run_child.h"
 #include "run_report.h"
+#include "tag_arg.h"
 
 namespace energy::cli {
 namespace {
@@ -61,13 +62,6 @@ Result<int64_t> parse_baseline(const std::string& v) {
   return *ms;
 }
 
-Status add_tag(const std::string& kv, nlohmann::json& tags) {
-  size_t eq = kv.find('=');
-  if (eq == 0 || eq == std::string::npos) return make_error(ErrorCode::kInvalid, "tag '" + kv + "' is not KEY=VALUE");
-  tags[kv.substr(0, eq)] = kv.substr(eq + 1);
-  return ok_status();
-}
-
 // Applies one option of the table's run entry.
 Status apply_option(const std::string& flag, const std::string& value, RunArgs& out) {
   if (is_pin_option(flag) || is_pin_flag(flag)) return apply_pin_option(flag, value, out.pin);
@@ -78,7 +72,7 @@ Status apply_option(const std::string& flag, const std::string& value, RunArgs& 
   } else if (flag == "--output") {
     out.output = value;
   } else if (flag == "--tag") {
-    return add_tag(value, out.tags);
+    return add_tag_arg(value, out.tags);
   } else if (flag == "--repeat") {
     auto r = parse_whole_option("--repeat", value, 1, kMaxRepeat);
     if (!r) return r.take_error();

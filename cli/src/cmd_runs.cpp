@@ -10,6 +10,7 @@
 #include "number_arg.h"
 #include "run_list.h"
 #include "table.h"
+#include "tag_arg.h"
 #include "time_arg.h"
 
 namespace energy::cli {
@@ -29,10 +30,7 @@ Status apply_option(const std::string& flag, const std::string& value, RunsArgs&
     if (value.empty()) return make_error(ErrorCode::kInvalid, "--name needs a run name, got ''");
     a.filter["name"] = value;
   } else if (flag == "--tag") {
-    size_t eq = value.find('=');
-    if (eq == 0 || eq == std::string::npos)
-      return make_error(ErrorCode::kInvalid, "tag '" + value + "' is not KEY=VALUE");
-    a.filter["tags"][value.substr(0, eq)] = value.substr(eq + 1);
+    return add_tag_arg(value, a.filter["tags"]);
   } else if (flag == "--since" || flag == "--until") {
     auto t = parse_time_option(flag, value, wall_now_ns());
     if (!t) return t.take_error();
