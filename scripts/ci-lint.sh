@@ -117,6 +117,8 @@ jobs="$(nproc)"
 printf '%s\n' "${to_check[@]}" \
   | xargs -P "$jobs" -I{} sh -c 'clang-tidy-14 -p "$1" --quiet --warnings-as-errors="*" "$2" >"$1/tidy-$(echo "$2" | tr / _).log" 2>&1 || { echo "FAIL $2"; cat "$1/tidy-$(echo "$2" | tr / _).log"; }' _ "$BUILD_DIR" {} \
   | tee "$BUILD_DIR/tidy-failures.log"
-failures="$(grep -c '^FAIL ' "$BUILD_DIR/tidy-failures.log" || true)"
+# -a: clang-tidy's output may hold bytes that make grep call the log binary
+# (and count nothing).
+failures="$(grep -a -c '^FAIL ' "$BUILD_DIR/tidy-failures.log" || true)"
 ((failures == 0)) || die "clang-tidy-14 found problems in $failures of ${#to_check[@]} source(s) (above)"
 echo "  clang-tidy-14: ${#to_check[@]} source(s) clean"

@@ -123,8 +123,8 @@ std::vector<CommandSpec> make_table() {
 }  // namespace
 
 const std::vector<CommandSpec>& command_table() {
-  static const std::vector<CommandSpec> table = make_table();
-  return table;
+  static const std::vector<CommandSpec> kTable = make_table();
+  return kTable;
 }
 
 const CommandSpec* find_command(const std::string& name) {
@@ -135,7 +135,7 @@ const CommandSpec* find_command(const std::string& name) {
 }
 
 const std::vector<OptionSpec>& global_options() {
-  static const std::vector<OptionSpec> options = {
+  static const std::vector<OptionSpec> kOptions = {
       {"--socket", "PATH", "energyd's socket (else $ENERGYD_SOCKET, else /run/energyd/energyd.sock)"},
       {"--json", "", "print the daemon's JSON instead of tables"},
       {"--timeout", "D", "how long to wait for each reply (default 10s; $ENERGYCTL_TIMEOUT)"},
@@ -143,7 +143,7 @@ const std::vector<OptionSpec>& global_options() {
        "how long to wait for energyd to take the connection (default 5s; $ENERGYCTL_CONNECT_TIMEOUT)"},
       {"--help", "", "this text", 'h'},
       {"--version", "", "energyctl's version"}};
-  return options;
+  return kOptions;
 }
 
 std::vector<OptionSpec> common_options(const CommandSpec& command) {

@@ -49,7 +49,7 @@ class WriterTest : public ::testing::Test {
   }
   std::unique_ptr<StorageWriter> writer(WriterOptions o) {
     return std::make_unique<StorageWriter>(
-        opener(), [this](std::vector<RunRecord> runs) { opened_runs_ = static_cast<int>(runs.size()); }, o);
+        opener(), [this](const std::vector<RunRecord>& runs) { opened_runs_ = static_cast<int>(runs.size()); }, o);
   }
   static WriterOptions slow_flush() {
     WriterOptions o;

@@ -32,7 +32,12 @@ constexpr int kFlushMs = 200;
 
 int iterations() {
   const char* env = std::getenv("ENERGYD_KILL_ITERATIONS");
-  return env != nullptr ? std::max(1, std::atoi(env)) : 100;
+  if (env == nullptr) return 100;
+  char* end = nullptr;
+  long n = std::strtol(env, &end, 10);
+  EXPECT_TRUE(end != env && *end == '\0' && n >= 1 && n <= 100000)
+      << "ENERGYD_KILL_ITERATIONS must be a whole number 1..100000, got '" << env << "'";
+  return end != env && *end == '\0' && n >= 1 && n <= 100000 ? static_cast<int>(n) : 100;
 }
 
 class KillNine : public ::testing::Test {

@@ -30,6 +30,7 @@ CommandResult run_with_input(const std::vector<std::string>& argv, const std::st
     ::dup2(::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 1);
     ::dup2(::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 2);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     ::execv(args[0], args.data());
@@ -84,6 +85,7 @@ class RunCommand : public ::testing::Test {
   }
 
   TempDir tmp_;
+  // NOLINTNEXTLINE(readability-identifier-naming): a fixture's member, named as members are
   static std::unique_ptr<SimulatedDaemon> daemon_;
 };
 

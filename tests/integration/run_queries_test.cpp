@@ -59,6 +59,7 @@ class RunQueries : public ::testing::Test {
     return d().ctl_json({"mark", "stop", std::to_string(info["id"].get<int64_t>())});
   }
 
+  // NOLINTNEXTLINE(readability-identifier-naming): a fixture's member, named as members are
   static std::unique_ptr<SimulatedDaemon> daemon_;
 };
 
@@ -229,7 +230,7 @@ TEST_F(RunQueries, ExportOfARunHasExactlyTheReportsReadingsAndItsSummary) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   auto lines = lines_of(csv.out);
   size_t header = 0;
-  while (header < lines.size() && lines[header].rfind("#", 0) == 0) ++header;
+  while (header < lines.size() && lines[header].rfind('#', 0) == 0) ++header;
   ASSERT_LT(header, lines.size()) << csv.out;
   EXPECT_NE(csv.out.find("# run " + id + " (exported) stopped"), std::string::npos) << csv.out;
   EXPECT_EQ(lines[header], "boot_id,t_ns,wall_time,rail,voltage_mv,current_ma,power_uw,errno");

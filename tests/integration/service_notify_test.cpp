@@ -23,7 +23,7 @@ class NotifySocket {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << "cannot bind " << path;
   }
   ~NotifySocket() { ::close(fd_); }
   // Everything received so far, messages separated by '\n'.

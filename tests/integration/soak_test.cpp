@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -55,7 +56,11 @@ constexpr int64_t kRssGrowthBound = 48LL << 20;
 
 int64_t env_int(const char* name, int64_t fallback) {
   const char* env = std::getenv(name);
-  return env != nullptr ? std::max<int64_t>(1, std::atoll(env)) : fallback;
+  if (env == nullptr) return fallback;
+  char* end = nullptr;
+  long long n = std::strtoll(env, &end, 10);
+  EXPECT_TRUE(end != env && *end == '\0' && n >= 1) << name << " must be a whole number >= 1, got '" << env << "'";
+  return end != env && *end == '\0' && n >= 1 ? n : fallback;
 }
 
 // A field of /proc/PID/status in bytes (VmRSS, VmHWM), 0 if unreadable.
@@ -63,7 +68,7 @@ int64_t proc_status_bytes(int64_t pid, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::atoll(line.c_str() + field.size() + 1) * 1024;
+    if (line.rfind(field + ":", 0) == 0) return std::strtoll(line.c_str() + field.size() + 1, nullptr, 10) * 1024;
   }
   return 0;
 }
@@ -196,7 +201,7 @@ struct VerbArgs {
 };
 
 const std::vector<VerbArgs>& verb_table() {
-  static const std::vector<VerbArgs> table = {
+  static const std::vector<VerbArgs> kTable = {
       {"status", {}, Json::object()},
       {"rails", {}, Json::object()},
       {"clocks", {}, Json::object()},
@@ -213,7 +218,7 @@ const std::vector<VerbArgs>& verb_table() {
        {{"domains", {{"gpu", "max"}}}, {"lease", "connection"}}},
       {"clocks.unpin", {"lease", "leases", "all"}, {{"lease", 999999}}},
   };
-  return table;
+  return kTable;
 }
 
 Json type_confused(std::mt19937_64& rng, int64_t id) {

@@ -41,8 +41,10 @@ std::string make_v1(const std::string& path) {
   std::string sql = kV1;
   for (int i = 0; i <= 10; ++i) {  // 1 s of 4 W (hwmon: 5000 mV x 800 mA) and 2 W (IIO: mW file)
     std::string t = std::to_string(int64_t{i} * 100'000'000);
-    sql += "INSERT INTO samples VALUES(1, 1, " + t + ", " + t + ", 4000000, 5000, 800, 0);";
-    sql += "INSERT INTO samples VALUES(1, 2, " + t + ", " + t + ", 2000000, 5000, 400, 0);";
+    std::string times = t;
+    times.append(", ").append(t);
+    sql.append("INSERT INTO samples VALUES(1, 1, ").append(times).append(", 4000000, 5000, 800, 0);");
+    sql.append("INSERT INTO samples VALUES(1, 2, ").append(times).append(", 2000000, 5000, 400, 0);");
   }
   char* err = nullptr;
   int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);

@@ -33,7 +33,7 @@ Status parse_path(const std::string& flag, const std::string& v, std::string& ou
 }
 
 const std::map<std::string, Apply>& flag_table() {
-  static const std::map<std::string, Apply> t = {
+  static const std::map<std::string, Apply> kFlags = {
       {"--root", [](const std::string& v, DaemonConfig& c) { return parse_path("--root", v, c.root); }},
       {"--state-dir", [](const std::string& v, DaemonConfig& c) { return parse_path("--state-dir", v, c.state_dir); }},
       {"--socket", [](const std::string& v, DaemonConfig& c) { return parse_path("--socket", v, c.socket_path); }},
@@ -51,7 +51,7 @@ const std::map<std::string, Apply>& flag_table() {
          return parse_ms("--checkpoint-interval-ms", v, c.checkpoint_interval_ms);
        }},
   };
-  return t;
+  return kFlags;
 }
 
 bool file_exists(const std::string& path) {

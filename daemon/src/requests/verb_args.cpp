@@ -77,12 +77,12 @@ std::vector<VerbSpec> declarations() {
 
 // mark.start's `pin`: clocks.pin's arguments without the lease (the run is the lease).
 const VerbSpec& pin_object_spec() {
-  static const VerbSpec spec{"mark.start",
-                             Verb::kMarkStart,
-                             "mark.start: argument \"pin\"",
-                             {required(of_type("domains", ArgType::kDomains, kMaxDomains)),
-                              text("governor", 0, kMaxShortText), flag("allow_offline_cpus")}};
-  return spec;
+  static const VerbSpec kSpec{"mark.start",
+                              Verb::kMarkStart,
+                              "mark.start: argument \"pin\"",
+                              {required(of_type("domains", ArgType::kDomains, kMaxDomains)),
+                               text("governor", 0, kMaxShortText), flag("allow_offline_cpus")}};
+  return kSpec;
 }
 
 // ---- describing values in messages ----------------------------------------
@@ -555,8 +555,8 @@ const VerbSpec* spec_for(const protocol::Request& request) {
 }  // namespace
 
 const std::vector<VerbSpec>& verb_specs() {
-  static const std::vector<VerbSpec> specs = declarations();
-  return specs;
+  static const std::vector<VerbSpec> kSpecs = declarations();
+  return kSpecs;
 }
 
 Status check_text(const std::string& what, const std::string& text, int64_t min_chars, int64_t max_chars) {

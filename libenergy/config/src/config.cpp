@@ -81,7 +81,7 @@ Setter sensor_averaging_key() {
 }
 
 const std::map<std::string, Setter>& setters() {
-  static const std::map<std::string, Setter> table = {
+  static const std::map<std::string, Setter> kTable = {
       {"root", string_key(&DaemonConfig::root)},
       {"state_dir", string_key(&DaemonConfig::state_dir)},
       {"socket", string_key(&DaemonConfig::socket_path)},
@@ -103,7 +103,7 @@ const std::map<std::string, Setter>& setters() {
       {"clock_poll_ms", int_key(&DaemonConfig::clock_poll_ms, "milliseconds")},
       {"thermal_poll_ms", int_key(&DaemonConfig::thermal_poll_ms, "milliseconds")},
   };
-  return table;
+  return kTable;
 }
 
 // Line numbers are 1-based, as editors show them.
