@@ -107,6 +107,18 @@ TEST(ResolveBound, AnUnlistedFrequencyNamesTheNearestListedOnes) {
   EXPECT_EQ(*resolve_bound(cpu_policy(), *parse_freq_bound("min")), 729600000);
 }
 
+// fuzz_sysfs_values found it: a table whose only entries are not above 0 Hz
+// left no neighbour to name, and the message took the first of none
+// (std::out_of_range, which no caller catches).
+TEST(ResolveBound, AnUnlistedFrequencyWithNoUsableNeighbourIsAnErrorNotAThrow) {
+  ClockDomain d = cpu_policy();
+  d.available_hz = {0};
+  auto r = resolve_bound(d, *parse_freq_bound("306MHz"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  EXPECT_NE(r.error().message.find("lists none above 0 Hz"), std::string::npos) << r.error().message;
+}
+
 TEST(PlanPin, PinsMinAndMaxToOneListedFrequencyInFileUnits) {
   auto p = plan_pin(cpu_policy(), cpu_state(729600000, 1510400000), request("1036.8MHz", "performance"),
                     OfflineCpus::kRefuse);

@@ -60,6 +60,25 @@ class EmcTree : public ::testing::Test {
   std::string dir_;
 };
 
+// A listed 0 Hz is no frequency: it is dropped, the real ones are kept.
+TEST_F(EmcTree, AZeroInAnAvailableFrequencyListIsDropped) {
+  put("/sys/class/devfreq/17000000.gpu/available_frequencies", "0 306000000 0 612000000");
+  put("/sys/class/devfreq/17000000.gpu/cur_freq", "306000000");
+  put("/sys/class/devfreq/17000000.gpu/min_freq", "306000000");
+  put("/sys/class/devfreq/17000000.gpu/max_freq", "612000000");
+  put("/sys/class/devfreq/17000000.gpu/governor", "nvhost_podgov");
+  put("/sys/class/devfreq/17000000.gpu/device/of_node/name", "gv11b");
+  SysRoot root(dir_);
+  auto inv = discover_clocks(root);
+  bool found = false;
+  for (const auto& d : inv.domains) {
+    if (d.kind != DomainKind::kGpu) continue;
+    found = true;
+    EXPECT_EQ(d.available_hz, (std::vector<int64_t>{306000000, 612000000}));
+  }
+  EXPECT_TRUE(found) << "no GPU domain discovered";
+}
+
 // T210 (Nano, L4T 32): the rate in clk/override.emc, the limits in
 // tegra_bwmgr (jetson-sysfs.md 3.5), not beside the rate.
 TEST_F(EmcTree, NanoReadsTheLimitsFromTegraBwmgr) {

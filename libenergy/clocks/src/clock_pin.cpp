@@ -76,10 +76,10 @@ Error unlisted_error(const ClockDomain& d, int64_t hz) {
   for (int64_t n : {nearest_below(d.available_hz, hz), nearest_above(d.available_hz, hz)}) {
     if (n > 0) near.push_back(format_mhz(n));
   }
-  std::string list = near.size() == 2 ? near[0] + " and " + near[1] : near.at(0);
-  return make_error(ErrorCode::kInvalid, d.name + ": " + format_mhz(hz) +
-                                             " is not a listed frequency; nearest listed: " + list +
-                                             " (energyctl clocks lists them all)");
+  std::string what = d.name + ": " + format_mhz(hz) + " is not a listed frequency";
+  if (near.empty()) return make_error(ErrorCode::kInvalid, what + " (the domain lists none above 0 Hz)");
+  std::string list = near.size() == 2 ? near[0] + " and " + near[1] : near[0];
+  return make_error(ErrorCode::kInvalid, what + "; nearest listed: " + list + " (energyctl clocks lists them all)");
 }
 
 std::string min_file(const ClockDomain& d) { return d.kind == DomainKind::kCpu ? "scaling_min_freq" : "min_freq"; }

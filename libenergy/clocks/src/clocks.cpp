@@ -40,7 +40,7 @@ std::vector<int64_t> read_freq_list(const SysRoot& root, const std::string& path
   for (const auto& w : split_words(*text)) {
     auto v = parse_sysfs_int(w, path);
     auto hz = v ? frequency_hz(*v, scale) : std::nullopt;
-    if (hz) out.push_back(*hz);
+    if (hz && *hz > 0) out.push_back(*hz);  // 0 Hz is no frequency to pin to
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
