@@ -9,7 +9,7 @@
 #               path is taken relative to the repo root)
 #   CTEST_ARGS  extra arguments for ctest, split on spaces (e.g. "-L unit")
 #   ENERGY_DEBUG_INFO  0: build without -g (RelWithDebInfo's -O2 and NDEBUG
-#               kept). About 30 % less compile CPU; .ci/run sets it, as the
+#               kept), which compiles faster; .ci/run sets it, as the
 #               bullseye and arm64 legs already build without -g.
 # Exits non-zero if any step or any test fails, or if no test was found.
 set -euo pipefail
