@@ -138,9 +138,13 @@ nlohmann::json exit_tags(const Repeat& r) {
 // Closes the run (merging `tags` into its tags); a failure is printed and
 // kept in the report. Returns energyctl's exit code for the measurement.
 int stop_run(const Context& ctx, Repeat& r, const nlohmann::json& tags) {
+  nlohmann::json args = {{"run", std::to_string(r.run_id)}, {"tags", tags}};
+  if (r.command_start_ns > 0) {
+    args["command_start_ns"] = r.command_start_ns;  // the run becomes the command's span
+    args["command_end_ns"] = r.command_end_ns;
+  }
   auto client = connect_daemon(ctx);
-  auto report = client ? client->call("mark.stop", {{"run", std::to_string(r.run_id)}, {"tags", tags}})
-                       : Result<nlohmann::json>(client.take_error());
+  auto report = client ? client->call("mark.stop", args) : Result<nlohmann::json>(client.take_error());
   if (report) {
     r.report = std::move(report).value();
     return kExitOk;
@@ -159,6 +163,8 @@ void record_child(const ChildOutcome& child, Repeat& r) {
   r.exit_status = child.exit_status;
   r.died_of_signal = child.died_of_signal;
   r.exec_error = child.exec_error;
+  r.command_start_ns = child.start_ns;
+  r.command_end_ns = child.end_ns;
   if (!child.exec_error.empty()) print_error(child.exec_error);
 }
 

@@ -9,6 +9,8 @@
 
 #include <spawn.h>
 
+#include "energy/time_source.h"
+
 extern char** environ;
 
 namespace energy::cli {
@@ -126,6 +128,8 @@ int SignalBlock::take_pending() const {
 ChildOutcome run_child(const std::vector<std::string>& argv, const SignalBlock& block) {
   ChildOutcome out;
   pid_t pid = -1;
+  SystemClock clock;
+  int64_t start_ns = clock.boot_ns();  // before the spawn: the whole command is inside its span
   int err = spawn(argv, block.previous_mask(), pid);
   if (err != 0) {
     out.exit_status = exec_failure_status(err);
@@ -133,6 +137,8 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const SignalBlock& 
     return out;
   }
   wait_forwarding(pid, out);
+  out.end_ns = clock.boot_ns();
+  out.start_ns = start_ns;
   return out;
 }
 

@@ -49,6 +49,11 @@ struct ChildOutcome {
   int died_of_signal = 0;   // the command was killed by this signal (0: it exited)
   int received_signal = 0;  // last signal energyctl received while the command ran (0: none)
   std::string exec_error;   // why the command could not be started (empty when it ran)
+  // CLOCK_BOOTTIME right before the spawn and right after the wait that saw
+  // the command end (0 when it could not be started): the command's span,
+  // which its run becomes (mark.stop's command_start_ns/_end_ns).
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
 };
 
 // Starts argv (PATH searched as by a shell) with the mask energyctl had

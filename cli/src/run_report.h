@@ -19,7 +19,9 @@ struct Repeat {
   int64_t run_id = -1;  // the daemon's run id
   int exit_status = 0;  // shell convention (128+N, 127, 126)
   int died_of_signal = 0;
-  std::string exec_error;                // the command could not be started
+  std::string exec_error;        // the command could not be started
+  int64_t command_start_ns = 0;  // the command's span on CLOCK_BOOTTIME (0: it did not run)
+  int64_t command_end_ns = 0;
   std::optional<nlohmann::json> report;  // mark.stop's reply
   std::string stop_error;                // why there is no report
 };

@@ -74,9 +74,10 @@ class RunManagerTest : public StaticBoardTest {
     return out ? std::move(*out) : Result<RunRecord>(make_error(ErrorCode::kState, "no completion"));
   }
   Result<json> stop(RunManager& m, const std::string& run, Caller caller = Caller{0, true},
-                    const json& tags = json::object(), std::optional<double> items = std::nullopt) {
+                    const json& tags = json::object(), std::optional<double> items = std::nullopt,
+                    std::optional<CommandSpan> command = std::nullopt) {
     std::optional<Result<json>> out;
-    m.stop(StopRequest{run, tags, caller, items}, [&](Result<json> r) { out = std::move(r); });
+    m.stop(StopRequest{run, tags, caller, items, command}, [&](Result<json> r) { out = std::move(r); });
     turn_until(out);
     return out ? std::move(*out) : Result<json>(make_error(ErrorCode::kState, "no completion"));
   }
@@ -126,6 +127,42 @@ TEST_F(RunManagerTest, StartOpensARunAtAFreshSampleAndStopClosesItWithAReport) {
   EXPECT_EQ(in_store->state, RunState::kStopped);
   ASSERT_TRUE(in_store->stop_ns.has_value());
   EXPECT_GE(*in_store->stop_ns, rec->start_ns);
+}
+
+// Issue 15: the start moves to a sample taken as mark.start replies (the
+// commit before it is outside the run), and a stop with the command's span
+// makes the run that span; both are stored with the stop.
+TEST_F(RunManagerTest, TheRunStartsAtTheReplyAndBecomesTheCommandsSpan) {
+  auto rec = start(*runs_, "span");
+  ASSERT_TRUE(rec.ok()) << rec.error().describe();
+  std::optional<Result<RunRecord>> moved;
+  int64_t before_reply = to_stored_ns(clock_.boot_ns());
+  runs_->start_at_reply(rec->id, [&](Result<RunRecord> r) { moved = std::move(r); });
+  turn_until(moved);
+  ASSERT_TRUE(moved->ok()) << moved->error().describe();
+  EXPECT_GE((*moved)->start_ns, before_reply) << "a sample taken for the reply";
+  EXPECT_GT((*moved)->start_wall_ns, rec->start_wall_ns);
+  EXPECT_EQ(stored(rec->id)->start_ns, rec->start_ns) << "no write until the stop";
+  int64_t cmd_start = (*moved)->start_ns + 2'000'000;
+  std::this_thread::sleep_for(milliseconds(5));
+  int64_t cmd_end = to_stored_ns(clock_.boot_ns());
+  auto early =
+      stop(*runs_, "span", Caller{0, true}, json::object(), std::nullopt, CommandSpan{(*moved)->start_ns - 1, cmd_end});
+  ASSERT_FALSE(early.ok());
+  EXPECT_NE(early.error().message.find("is before the run's start"), std::string::npos) << early.error().message;
+  auto future = stop(*runs_, "span", Caller{0, true}, json::object(), std::nullopt,
+                     CommandSpan{cmd_start, cmd_end + 3'600 * kNsPerSec});
+  ASSERT_FALSE(future.ok());
+  EXPECT_NE(future.error().message.find("is in the future"), std::string::npos) << future.error().message;
+  ASSERT_EQ(runs_->open_runs().size(), 1u) << "a refused stop leaves the run open";
+  auto report = stop(*runs_, "span", Caller{0, true}, json::object(), std::nullopt, CommandSpan{cmd_start, cmd_end});
+  ASSERT_TRUE(report.ok()) << report.error().describe();
+  auto in_store = stored(rec->id);
+  ASSERT_TRUE(in_store.has_value());
+  EXPECT_EQ(in_store->start_ns, cmd_start);
+  EXPECT_EQ(in_store->stop_ns, cmd_end);
+  EXPECT_EQ(in_store->start_wall_ns - (*moved)->start_wall_ns, cmd_start - (*moved)->start_ns);
+  EXPECT_EQ((*report)["run"]["start_ns"], cmd_start);
 }
 
 // Issue 15: the item count is stored with the run (the stop's replaces the
@@ -223,9 +260,9 @@ TEST_F(RunManagerTest, ASecondStopWhileTheFirstIsInFlightIsRefused) {
   ASSERT_TRUE(rec.ok());
   std::optional<Result<json>> first;
   std::optional<Result<json>> second;
-  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt},
+  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt, std::nullopt},
               [&](Result<json> r) { first = std::move(r); });
-  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt},
+  runs_->stop(StopRequest{"busy", json::object(), Caller{0, true}, std::nullopt, std::nullopt},
               [&](Result<json> r) { second = std::move(r); });
   ASSERT_TRUE(second.has_value());  // answered at once, before the loop turns
   ASSERT_FALSE(second->ok());

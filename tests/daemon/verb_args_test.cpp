@@ -181,6 +181,25 @@ TEST(MarkArgs, ItemsArePositiveFiniteNumbers) {
   }
 }
 
+// Issue 15: energyctl run gives the command's span, which the run becomes.
+TEST(MarkArgs, TheCommandSpanComesWholeAndInOrder) {
+  auto span = read_ok<MarkStopArgs>("mark.stop", {{"run", 3}, {"command_start_ns", 100}, {"command_end_ns", 250}});
+  ASSERT_TRUE(span.command.has_value());
+  EXPECT_EQ(span.command->start_ns, 100);
+  EXPECT_EQ(span.command->end_ns, 250);
+  EXPECT_FALSE(read_ok<MarkStopArgs>("mark.stop", {{"run", 3}}).command.has_value());
+  expect_invalid("mark.stop", {{"run", 3}, {"command_start_ns", 100}}, {"come together"});
+  expect_invalid("mark.stop", {{"run", 3}, {"command_end_ns", 100}}, {"come together"});
+  expect_invalid("mark.stop", {{"run", 3}, {"command_start_ns", 300}, {"command_end_ns", 250}},
+                 {"\"command_start_ns\" (300) is after \"command_end_ns\" (250)"});
+  for (const json& bad : {json(0), json(-5), json("100"), json(1.5), json(true)}) {
+    expect_invalid("mark.stop", {{"run", 3}, {"command_start_ns", bad}, {"command_end_ns", 250}},
+                   {"argument \"command_start_ns\""});
+    expect_invalid("mark.stop", {{"run", 3}, {"command_start_ns", 1}, {"command_end_ns", bad}},
+                   {"argument \"command_end_ns\""});
+  }
+}
+
 TEST(UnpinArgs, IdsOrAllButNotBoth) {
   auto one = read_ok<UnpinArgs>("clocks.unpin", {{"lease", 3}});
   EXPECT_EQ(one.leases, std::vector<int64_t>({3}));

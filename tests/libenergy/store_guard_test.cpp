@@ -160,6 +160,31 @@ TEST_F(StoreGuard, StopMissingFromTheDatabaseIsRestoredAndReported) {
   EXPECT_EQ((*back)->stop_ns, 50);
 }
 
+// A run's start moves after its start entry (to the sample of mark.start's
+// reply, or to the command's span); the stop entry carries the moved start.
+TEST_F(StoreGuard, AStartMovedByTheStopIsRestoredFromTheJournal) {
+  RunRecord r = start("moved-run");
+  r.start_ns = 20;
+  r.start_wall_ns = 1010;
+  r.stop_ns = 50;
+  r.stop_wall_ns = 1040;
+  ASSERT_TRUE(store_->finish_run(r.id, 50, 1040, RunState::kStopped).ok());
+  ASSERT_TRUE(store_->set_run_start(r.id, 20, 1010).ok());
+  ASSERT_TRUE(store_->journal_mark(r, MarkEntry::Op::kStop).ok());
+  EXPECT_EQ((*store_->run_by_id(r.id))->start_ns, 20);
+  store_.reset();
+  sql("UPDATE runs SET state = 'open', start_ns = 10, start_wall_ns = 1000, stop_ns = NULL, stop_wall_ns = NULL "
+      "WHERE id = " +
+      std::to_string(r.id));
+  reopen();
+  EXPECT_TRUE(has_kind(store_->losses(), "stop_restored", "'moved-run'"));
+  auto back = store_->run_by_id(r.id);
+  ASSERT_TRUE(back.ok() && back->has_value());
+  EXPECT_EQ((*back)->start_ns, 20);
+  EXPECT_EQ((*back)->start_wall_ns, 1010);
+  EXPECT_EQ((*back)->stop_ns, 50);
+}
+
 // Item counts (schema 7) travel with the marks: the start's, then the stop's.
 TEST_F(StoreGuard, ItemCountsAreStoredAndRestoredFromTheJournal) {
   RunRecord r = start("items-run");

@@ -162,6 +162,7 @@ class DaemonImpl {
   void open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease, const Responder& r);
   void bind_lease(const RunRecord& run, int64_t lease, const Responder& r);
   void mark_stop(const MarkStopArgs& args, const Responder& r);
+  void reply_started(int64_t run_id, nlohmann::json extra, const Responder& r);
   void clocks(const Responder& r);
   void clocks_pin(PinArgs args, const Responder& r);
   void clocks_unpin(const UnpinArgs& args, const Responder& r);
@@ -554,9 +555,21 @@ void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
   auto tags = start_tags(args, r);
   if (!tags) return r.fail(tags.error());
   if (args.pin) return pin_then_start(args, std::move(tags).value(), r);
-  runs_->start(args.name, *tags, args.items, [r](Result<RunRecord> rec) {
+  runs_->start(args.name, *tags, args.items, [this, r](Result<RunRecord> rec) {
     if (!rec) return r.fail(rec.error());
-    r.reply(run_to_json(*rec));
+    reply_started(rec->id, nlohmann::json::object(), r);
+  });
+}
+
+// The run's start moves to a sample taken now (RunManager::start_at_reply):
+// the client starts its work right after this reply, and the commit before
+// it (tens of ms) is no longer inside the run. `extra` joins the reply.
+void DaemonImpl::reply_started(int64_t run_id, nlohmann::json extra, const Responder& r) {
+  runs_->start_at_reply(run_id, [r, extra = std::move(extra)](const Result<RunRecord>& rec) {
+    if (!rec) return r.fail(rec.error());
+    nlohmann::json reply = run_to_json(*rec);
+    reply.update(extra);
+    r.reply(reply);
   });
 }
 
@@ -612,12 +625,8 @@ void DaemonImpl::open_pinned_run(const MarkStartArgs& args, const nlohmann::json
 // stopped again, so that no run claims clocks it did not have.
 void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder& r) {
   pins_->bind_to_run(lease, run.id, [this, run, r](Result<nlohmann::json> bound) {
-    if (bound) {
-      nlohmann::json reply = run_to_json(run);
-      reply["clock_pin"] = *bound;
-      return r.reply(reply);
-    }
-    StopRequest stop{std::to_string(run.id), {{"energyd.pin", "lost"}}, daemon_itself(), std::nullopt};
+    if (bound) return reply_started(run.id, {{"clock_pin", *bound}}, r);
+    StopRequest stop{std::to_string(run.id), {{"energyd.pin", "lost"}}, daemon_itself(), std::nullopt, std::nullopt};
     runs_->stop(stop, [](const Result<nlohmann::json>&) {});
     r.fail(bound.error());
   });
@@ -625,7 +634,7 @@ void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder
 
 // The report carries the clocks stored with the stop (run_clocks, on the writer).
 void DaemonImpl::mark_stop(const MarkStopArgs& args, const Responder& r) {
-  StopRequest stop{args.run, nlohmann::json(args.tags), caller(r), args.items};
+  StopRequest stop{args.run, nlohmann::json(args.tags), caller(r), args.items, args.command};
   if (args.baseline_interrupted) stop.tags[kRunKindTag] = kBaselineInterruptedKind;
   runs_->stop(stop, [r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());

@@ -16,6 +16,14 @@ constexpr int64_t kRunsListMaxLimit = 10000;
 
 // A run named by id or name (runs.show's `run`): an integer, or a string of
 // digits (an id, else a name), or any other string (a name).
+// The span of the command a run measured, on CLOCK_BOOTTIME, as its client
+// saw it (energyctl run: right before the fork, right after the wait);
+// mark.stop makes it the run's interval.
+struct CommandSpan {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
 struct RunRef {
   std::optional<int64_t> id;
   std::string name;  // set when the text could also be a name

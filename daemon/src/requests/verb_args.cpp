@@ -61,7 +61,8 @@ std::vector<VerbSpec> declarations() {
        Verb::kMarkStop,
        "mark.stop",
        {required(of_type("run", ArgType::kRunRef)), of_type("tags", ArgType::kTags, kMaxTags),
-        flag("baseline_interrupted"), of_type("items", ArgType::kPositive, kMaxItems)}},
+        flag("baseline_interrupted"), of_type("items", ArgType::kPositive, kMaxItems),
+        integer("command_start_ns", 1, kMaxInt), integer("command_end_ns", 1, kMaxInt)}},
       {"clocks.pin",
        Verb::kClocksPin,
        "clocks.pin",
@@ -472,6 +473,15 @@ Result<VerbArgs> mark_stop_args(const VerbSpec& spec, const Values& v) {
   }
   out.baseline_interrupted = get<bool>(v, "baseline_interrupted").value_or(false);
   out.items = get<double>(v, "items");
+  auto start = get<int64_t>(v, "command_start_ns"), end = get<int64_t>(v, "command_end_ns");
+  if (start.has_value() != end.has_value()) {
+    return invalid(spec, "\"command_start_ns\" and \"command_end_ns\" come together (the command's span)");
+  }
+  if (start && *start > *end) {
+    return invalid(spec, "\"command_start_ns\" (" + std::to_string(*start) + ") is after \"command_end_ns\" (" +
+                             std::to_string(*end) + ")");
+  }
+  if (start) out.command = CommandSpan{*start, *end};
   return VerbArgs(out);
 }
 

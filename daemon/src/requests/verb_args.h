@@ -114,10 +114,11 @@ struct MarkStartArgs {
 };
 
 struct MarkStopArgs {
-  std::string run;                    // id (decimal) or name, as RunManager resolves it
-  Tags tags;                          // never a reserved key
-  bool baseline_interrupted = false;  // a cut-short baseline (energyd.kind=baseline-interrupted)
-  std::optional<double> items;        // work items of the run; replaces the start's
+  std::string run;                     // id (decimal) or name, as RunManager resolves it
+  Tags tags;                           // never a reserved key
+  bool baseline_interrupted = false;   // a cut-short baseline (energyd.kind=baseline-interrupted)
+  std::optional<double> items;         // work items of the run; replaces the start's
+  std::optional<CommandSpan> command;  // command_start_ns/command_end_ns: the run's interval becomes it
 };
 
 // clocks.pin; `run_key` (run leases) is the run's id or name, resolved by

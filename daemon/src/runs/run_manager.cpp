@@ -1,7 +1,10 @@
 #include "run_manager.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+
+#include "energy/chunker.h"
 
 namespace energy::daemon {
 namespace {
@@ -18,6 +21,21 @@ bool all_digits(const std::string& s) {
 std::string owner_key(const nlohmann::json& tags) {
   const auto it = tags.find(kRunOwnerTag);
   return it != tags.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The stop's times: its sample's, or with a command span (at or before the
+// sample), the span, in whole microseconds as samples are stored: the run's
+// interval becomes the command's.
+void set_stop_times(RunRecord& run, const Sample& s, const std::optional<CommandSpan>& command) {
+  run.stop_ns = s.t_ns;
+  run.stop_wall_ns = s.wall_ns;
+  if (!command) return;
+  int64_t start = std::max(to_stored_ns(command->start_ns), run.start_ns);
+  int64_t end = std::min(to_stored_ns(command->end_ns), s.t_ns);
+  run.start_wall_ns += start - run.start_ns;
+  run.start_ns = start;
+  run.stop_ns = end;
+  run.stop_wall_ns = s.wall_ns - (s.t_ns - end);
 }
 
 }  // namespace
@@ -86,6 +104,22 @@ void RunManager::start(const std::string& name, const nlohmann::json& tags, std:
   });
 }
 
+void RunManager::start_at_reply(int64_t run_id, RunDone done) {
+  sampler_.request_sample([this, run_id, done = std::move(done)](const Sample& s) {
+    poster_.post([this, run_id, done, s] {
+      auto it = open_.find(run_id);
+      if (it == open_.end() || stopping_.count(run_id) != 0) {
+        auto rec = open_run(std::to_string(run_id));
+        return done(rec ? rec : make_error(ErrorCode::kState, "run " + std::to_string(run_id) + " was stopped"));
+      }
+      it->second.start_ns = s.t_ns;
+      it->second.start_wall_ns = s.wall_ns;
+      start_moved_.insert(run_id);
+      done(it->second);
+    });
+  });
+}
+
 Result<int64_t> RunManager::resolve(const std::string& key) const {
   int64_t id = 0;
   if (all_digits(key) && std::from_chars(key.data(), key.data() + key.size(), id).ec == std::errc()) {
@@ -115,6 +149,28 @@ Result<RunRecord> RunManager::open_run(const std::string& name_or_id) const {
   return open_.at(*id);
 }
 
+// The stop's merged tags and items, in `op` (kInvalid: too many tags).
+Status RunManager::stop_fields(const StopRequest& request, MarkOp& op) const {
+  if (request.tags.is_object() && !request.tags.empty()) {
+    auto merged = merge_run_tags(op.run.tags_json, request.tags);
+    if (!merged) return merged.take_error();
+    op.run.tags_json = std::move(merged).value();
+    op.store_tags = true;
+  }
+  if (request.items) {
+    op.run.items = request.items;
+    op.store_items = true;
+  }
+  if (request.command && request.command->start_ns < op.run.start_ns) {
+    return make_error(ErrorCode::kInvalid, "mark.stop: argument \"command_start_ns\" (" +
+                                               std::to_string(request.command->start_ns) +
+                                               ") is before the run's start (" + std::to_string(op.run.start_ns) +
+                                               "): the command's span must lie within its run");
+  }
+  op.store_start = start_moved_.count(op.run.id) != 0 || request.command.has_value();
+  return ok_status();
+}
+
 void RunManager::stop(const StopRequest& request, ReportDone done) {
   auto run = open_run(request.run);
   if (!run) return done(run.take_error());
@@ -123,16 +179,7 @@ void RunManager::stop(const StopRequest& request, ReportDone done) {
   MarkOp op;
   op.kind = MarkOp::Kind::kStop;
   op.run = *run;
-  if (request.tags.is_object() && !request.tags.empty()) {
-    auto merged = merge_run_tags(op.run.tags_json, request.tags);
-    if (!merged) return done(merged.take_error());
-    op.run.tags_json = std::move(merged).value();
-    op.store_tags = true;
-  }
-  if (request.items) {
-    op.run.items = request.items;
-    op.store_items = true;
-  }
+  if (auto st = stop_fields(request, op); !st) return done(st.take_error());
   int64_t id = run->id;
   if (!stopping_.insert(id).second) {
     return done(make_error(ErrorCode::kState, "run " + std::to_string(id) + " is already being stopped"));
@@ -145,13 +192,18 @@ void RunManager::stop(const StopRequest& request, ReportDone done) {
   op.done = [this, done = std::move(done), run_id = id](Result<RunRecord> rec) {
     poster_.post([this, done, rec = std::move(rec), run_id]() {
       stopping_.erase(run_id);
+      if (rec) start_moved_.erase(run_id);
       finish_stop(rec, done);
     });
   };
   if (mark_hook_) mark_hook_();
-  sampler_.request_sample([this, op](const Sample& s) mutable {
-    op.run.stop_ns = s.t_ns;
-    op.run.stop_wall_ns = s.wall_ns;
+  sampler_.request_sample([this, op, command = request.command](const Sample& s) mutable {
+    if (command && command->end_ns > s.t_ns) {
+      return op.done(make_error(ErrorCode::kInvalid, "mark.stop: argument \"command_end_ns\" (" +
+                                                         std::to_string(command->end_ns) + ") is in the future (now " +
+                                                         std::to_string(s.t_ns) + " on CLOCK_BOOTTIME)"));
+    }
+    set_stop_times(op.run, s, command);
     writer_.push_mark(std::move(op));
   });
 }

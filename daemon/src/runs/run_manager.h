@@ -22,6 +22,7 @@
 #include "energy/time_source.h"
 #include "event_loop.h"
 #include "owner.h"
+#include "run_args.h"
 #include "run_reports.h"
 #include "sampler.h"
 #include "writer.h"
@@ -41,6 +42,9 @@ struct StopRequest {
   nlohmann::json tags = nlohmann::json::object();  // merged into the run's tags
   Caller caller;
   std::optional<double> items;  // the run's work items; replaces the start's
+  // The command's span: the run's interval becomes it. Refused unless it
+  // lies within the run (start at or after the run's, end not in the future).
+  std::optional<CommandSpan> command;
 };
 
 class RunManager {
@@ -63,6 +67,13 @@ class RunManager {
   // `tags` carries the owner (energyd.uid) the caller set; `items` (the
   // run's work items, for energy per item) is stored with the run.
   void start(const std::string& name, const nlohmann::json& tags, std::optional<double> items, RunDone done);
+  // Moves open run `run_id`'s start to a sample taken now: called once the
+  // run is durably open and everything mark.start does is done, right before
+  // its reply, so the run begins as the client learns that it may start its
+  // work (not at the sample before the commit, tens of ms earlier). The new
+  // start is in the run's record at once and stored with its stop. A run
+  // stopped meanwhile is given back unchanged.
+  void start_at_reply(int64_t run_id, RunDone done);
   // The request's tags (an object, possibly empty) are merged into the
   // run's tags and stored with the stop; so are the run's clocks
   // (set_clocks_source). kDenied unless the caller may stop the run.
@@ -84,6 +95,7 @@ class RunManager {
  private:
   Result<int64_t> resolve(const std::string& name_or_id) const;
   size_t open_runs_of(const std::string& owner) const;
+  Status stop_fields(const StopRequest& request, MarkOp& op) const;
   void finish_stop(Result<RunRecord> rec, const ReportDone& done);
 
   Sampler& sampler_;
@@ -94,6 +106,7 @@ class RunManager {
   RunClocksFn clocks_;
   std::map<int64_t, RunRecord> open_;
   std::set<int64_t> stopping_;
+  std::set<int64_t> start_moved_;  // open runs whose start differs from the stored one
   size_t open_run_limit_ = 64;
   std::map<std::string, size_t> starting_;  // owner -> starts not yet stored
   std::function<void()> mark_hook_;

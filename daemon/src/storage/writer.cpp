@@ -382,6 +382,10 @@ Status StorageWriter::write_stop(const MarkOp& op, RunRecord& rec) {
   auto st = store_->finish_run(rec.id, rec.stop_ns.value_or(0), rec.stop_wall_ns.value_or(0), RunState::kStopped);
   if (!st) return st;
   rec.state = RunState::kStopped;
+  if (op.store_start) {
+    st = store_->set_run_start(rec.id, rec.start_ns, rec.start_wall_ns);
+    if (!st) return st;
+  }
   if (op.store_tags) {
     st = store_->set_run_tags(rec.id, rec.tags_json);
     if (!st) return st;

@@ -69,6 +69,7 @@ struct MarkOp {
   std::function<void(Result<RunRecord>)> done;
   bool store_tags = false;
   bool store_items = false;  // kStop: mark.stop gave the run's items (run.items)
+  bool store_start = false;  // kStop: the run's start moved after it was stored (RunManager::start_at_reply)
   std::function<std::string(const RunRecord&)> clocks;
 };
 

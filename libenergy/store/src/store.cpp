@@ -201,6 +201,12 @@ Status Store::finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunS
   return st->bind(1, id).bind(2, stop_ns).bind(3, stop_wall_ns).bind(4, run_state_name(state)).run();
 }
 
+Status Store::set_run_start(int64_t id, int64_t start_ns, int64_t start_wall_ns) {
+  auto st = db_->prepare("UPDATE runs SET start_ns = ?2, start_wall_ns = ?3 WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, start_ns).bind(3, start_wall_ns).run();
+}
+
 Status Store::set_run_clocks(int64_t id, const std::string& clocks_json) {
   auto st = db_->prepare("UPDATE runs SET clocks = ?2 WHERE id = ?1");
   if (!st) return st.take_error();

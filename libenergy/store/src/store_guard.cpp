@@ -142,6 +142,8 @@ nlohmann::json entry_json(const MarkEntry& e) {
   }
   if (e.tags_json) j["tags"] = *e.tags_json;
   if (e.items) j["items"] = *e.items;
+  if (e.start_ns) j["start_ns"] = *e.start_ns;
+  if (e.start_wall_ns) j["start_wall_ns"] = *e.start_wall_ns;
   return j;
 }
 
@@ -160,6 +162,10 @@ MarkEntry entry_from(const nlohmann::json& j) {
   }
   if (j.contains("tags")) e.tags_json = j.at("tags").get<std::string>();
   if (j.contains("items")) e.items = j.at("items").get<double>();
+  if (j.contains("start_ns") && j.contains("start_wall_ns")) {
+    e.start_ns = j.at("start_ns").get<int64_t>();
+    e.start_wall_ns = j.at("start_wall_ns").get<int64_t>();
+  }
   return e;
 }
 

@@ -238,6 +238,7 @@ Status Store::restore_stop(const MarkEntry& e) {
   auto st = finish_run(e.run_id, e.t_ns, e.wall_ns, RunState::kStopped);
   if (st && e.tags_json) st = set_run_tags(e.run_id, *e.tags_json);
   if (st && e.items) st = set_run_items(e.run_id, *e.items);
+  if (st && e.start_ns && e.start_wall_ns) st = set_run_start(e.run_id, *e.start_ns, *e.start_wall_ns);
   if (!st) return st;
   losses_.push_back({"stop_restored",
                      "run " + std::to_string(e.run_id) + " '" + (*have)->name +
@@ -257,6 +258,10 @@ Status Store::journal_mark(const RunRecord& run, MarkEntry::Op op, JournalTags t
   e.wall_ns = start ? run.start_wall_ns : run.stop_wall_ns.value_or(0);
   if (start || tags == JournalTags::kRewritten) e.tags_json = run.tags_json;
   e.items = run.items;
+  if (!start) {
+    e.start_ns = run.start_ns;
+    e.start_wall_ns = run.start_wall_ns;
+  }
   if (start) {
     e.name = run.name;
     auto sel = db_->prepare("SELECT boot_id FROM boots WHERE id = ?1");

@@ -229,6 +229,9 @@ class Store {
 
   Result<int64_t> insert_run(const RunRecord& run);
   Status finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state);
+  // Moves a run's start (energyd moves it to the sample taken as mark.start
+  // replies, and stores it with the stop).
+  Status set_run_start(int64_t id, int64_t start_ns, int64_t start_wall_ns);
   // What the run's report said about clocks (JSON object), kept with the run.
   Status set_run_clocks(int64_t id, const std::string& clocks_json);
   // The run's item count (mark.stop's `items` replaces the start's).

@@ -71,6 +71,10 @@ struct MarkEntry {
   int64_t wall_ns = 0;                   // start_wall_ns or stop_wall_ns
   std::optional<std::string> tags_json;  // kStart: the tags; kStop: set when the stop rewrote them
   std::optional<double> items;           // the run's item count when it has one (kStop: the stop's)
+  // kStop: the run's start as the stop stored it (it moves after the start
+  // entry: to the sample of mark.start's reply, or to the command's span).
+  std::optional<int64_t> start_ns;
+  std::optional<int64_t> start_wall_ns;
 };
 
 struct MarksJournalContents {
