@@ -6,8 +6,9 @@
 #           for each changed header one source that includes it, must give
 #           no .clang-tidy finding (every finding is an error here).
 # clang-tidy costs about 10 s per file, so it runs on what changed, not on the
-# whole tree; .ci/lint-base moves forward when the tree is checked whole
-# (`scripts/ci-lint.sh --all`) and found clean.
+# whole tree; .ci/lint-base moves forward to a commit whose lint leg passed in
+# CI (what changed up to it was checked then), or to one that
+# `scripts/ci-lint.sh --all` found clean.
 #
 # Usage: scripts/ci-lint.sh [--fix | --all]
 #   --fix  rewrite the files clang-format would change, then check
