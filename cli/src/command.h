@@ -83,6 +83,8 @@ int cmd_unpin(const Context& ctx, const Args& args);
 // Renders the clock leases (the reply of clocks.leases) as text.
 std::string render_leases(const nlohmann::json& leases);
 int cmd_run(const Context& ctx, const Args& args);
+// `energyctl sweep [OPTIONS] -- CMD` and `sweep --resume ID` (sweep_run.h).
+int cmd_sweep_run(const Context& ctx, const Args& args);
 
 // Renders a run report (the reply of mark.stop or runs.show) as text.
 std::string render_report(const nlohmann::json& report);
