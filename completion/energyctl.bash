@@ -2,7 +2,7 @@
 # The commands and options below are energyctl's command table
 # (cli/src/command_table.cpp); tests/cli/command_table_test.cpp checks that
 # they match it exactly.
-_energyctl_commands="status rails clocks mark run runs show compare export baseline live pin unpin help"
+_energyctl_commands="status rails clocks mark run sweep runs show compare export baseline live pin unpin help"
 _energyctl_global_options="--socket --json --timeout --connect-timeout --help --version"
 
 # A command's options (its own, then the common --json and --help).
@@ -13,6 +13,7 @@ _energyctl_options() {
     clocks) echo "--json --help" ;;
     mark) echo "--tag --items --json --help" ;;
     run) echo "--name --tag --repeat --items --output --baseline --cpu --gpu --emc --domain --governor --allow-offline-cpus --json --help" ;;
+    sweep) echo "--cpu --gpu --emc --param --dvfs --repeat --ci --max-repeat --warmup --cooldown --baseline --items --seed --name --resume --json --help" ;;
     runs) echo "--name --tag --since --until --state --limit --json --help" ;;
     show) echo "--json --help" ;;
     compare) echo "--by --name --tag --limit --json --help" ;;
@@ -39,7 +40,8 @@ _energyctl() {
     --duration | --baseline | --for) COMPREPLY=($(compgen -W "10s 30s 1m" -- "$cur")); return ;;
     --timeout | --connect-timeout) COMPREPLY=($(compgen -W "5s 10s 30s 1m" -- "$cur")); return ;;
     --interval) COMPREPLY=($(compgen -W "500ms 1s 2s" -- "$cur")); return ;;
-    --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max" -- "$cur")); return ;;
+    --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max mid all" -- "$cur")); return ;;
+    --cooldown) COMPREPLY=($(compgen -W "auto off 30s" -- "$cur")); return ;;
   esac
   local i command="" sub=""
   for ((i = 1; i < cword; i++)); do
@@ -55,7 +57,7 @@ _energyctl() {
     COMPREPLY=($(compgen -W "start stop" -- "$cur"))
   elif [[ "$command" == help && -z "$sub" ]]; then
     COMPREPLY=($(compgen -W "$_energyctl_commands" -- "$cur"))
-  elif [[ "$command" == run && -n "$sub" ]]; then
+  elif [[ ("$command" == run || "$command" == sweep) && -n "$sub" ]]; then
     COMPREPLY=($(compgen -c -f -- "$cur"))  # CMD and its arguments are CMD's
   else
     COMPREPLY=($(compgen -W "$(_energyctl_options "$command")" -- "$cur"))

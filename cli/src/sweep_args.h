@@ -32,15 +32,15 @@ namespace energy::cli {
 
 enum class CooldownMode { kOff, kFixed, kAuto };
 
-struct Cooldown {
-  CooldownMode mode = CooldownMode::kAuto;
-  int64_t ms = 0;  // kFixed: the wait; kAuto: the longest wait (the timeout)
-};
-
-// The default --cooldown auto timeout, and the defaults of --repeat, --max-repeat.
+// The --cooldown auto timeout, and the defaults of --repeat, --max-repeat.
 constexpr int64_t kAutoCooldownTimeoutMs = 60'000;
 constexpr int kDefaultRepeat = 3;
 constexpr int kDefaultMaxRepeat = 10;
+
+struct Cooldown {
+  CooldownMode mode = CooldownMode::kAuto;
+  int64_t ms = kAutoCooldownTimeoutMs;  // kFixed: the wait; kAuto: the longest wait (the timeout)
+};
 
 // How many items a run does: a fixed count, or a parameter's value.
 struct ItemsRule {

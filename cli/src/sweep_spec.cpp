@@ -72,7 +72,7 @@ Status read_params(const json& list, SweepAxes& axes) {
 
 Status read_cooldown(const json& c, Cooldown& out) {
   if (!c.is_object() || !is_whole(c.value("ms", json()), 0, INT64_MAX)) return bad_spec("\"cooldown\"");
-  std::string mode = c.value("mode", "");
+  std::string mode = c.value("mode", json()).is_string() ? c["mode"].get<std::string>() : "";
   if (mode != "auto" && mode != "fixed" && mode != "off") return bad_spec("cooldown mode '" + mode + "'");
   out.mode = mode == "auto" ? CooldownMode::kAuto : mode == "fixed" ? CooldownMode::kFixed : CooldownMode::kOff;
   out.ms = c["ms"].get<int64_t>();
@@ -97,13 +97,18 @@ Status read_counts(const json& j, SweepSpec& s) {
   s.repeat = j["repeat"].get<int>();
   s.warmup = j["warmup"].get<int>();
   const json& ci = j.value("ci_pct", json());
+  if (!ci.is_null() && !(ci.is_number() && ci.get<double>() > 0 && ci.get<double>() <= 100))
+    return bad_spec("\"ci_pct\"");
   if (ci.is_number()) s.ci_pct = ci.get<double>();
   const json& base = j.value("baseline_ms", json());
   if (is_whole(base, 1, INT64_MAX)) s.baseline_ms = base.get<int64_t>();
-  std::string seed = j.value("seed", "");
+  const json& seed_j = j.value("seed", json());
+  std::string seed = seed_j.is_string() ? seed_j.get<std::string>() : "";
   if (seed.empty() || seed.find_first_not_of("0123456789") != std::string::npos) return bad_spec("\"seed\"");
   s.seed = std::strtoull(seed.c_str(), nullptr, 10);
-  s.dvfs = j.value("dvfs", false);
+  const json& dvfs = j.value("dvfs", json());
+  if (!dvfs.is_boolean()) return bad_spec("\"dvfs\"");
+  s.dvfs = dvfs.get<bool>();
   return ok_status();
 }
 
@@ -135,7 +140,7 @@ json spec_to_json(const SweepSpec& s) {
 }
 
 Result<SweepSpec> spec_from_json(const json& j) {
-  if (!j.is_object() || j.value("format", 0) != kSpecFormat) return bad_spec("\"format\" is not 1");
+  if (!j.is_object() || j.value("format", json()) != kSpecFormat) return bad_spec("\"format\" is not 1");
   SweepSpec s;
   const json& axes = j.value("axes", json());
   if (!axes.is_object()) return bad_spec("\"axes\"");
