@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace energy::cli {
 namespace {
@@ -40,10 +41,27 @@ void record_child(const ChildOutcome& child, Repeat& r) {
   if (!child.exec_error.empty()) print_error(child.exec_error);
 }
 
+// mark.start. With "end_with_connection" its connection is kept in `held`
+// until the run has been stopped: should energyctl die, energyd sees the
+// connection close and stops the run (and ends its clock pin).
+CallOutcome start_run(const Context& ctx, const nlohmann::json& args, std::optional<Client>& held) {
+  if (!args.value("end_with_connection", false)) return call_daemon(ctx, "mark.start", args);
+  auto client = connect_daemon(ctx);
+  if (!client) {
+    print_error(client.error().describe());
+    return {kExitUnreachable, {}};
+  }
+  auto reply = client->call("mark.start", args);
+  if (!reply) return {report_failure(reply.error()), {}};
+  held.emplace(std::move(client).value());
+  return {kExitOk, std::move(reply).value()};
+}
+
 }  // namespace
 
 MeasuredStep measure_run(const Context& ctx, const MeasuredRunRequest& request, const SignalBlock& block, Repeat& r) {
-  auto start = call_daemon(ctx, "mark.start", request.start_args);
+  std::optional<Client> held;  // declared first: closed after the run is stopped
+  auto start = start_run(ctx, request.start_args, held);
   if (start.exit_code != kExitOk) {
     if (request.start_args.contains("pin"))
       std::fputs("energyctl: no run was opened and the command was not run\n", stderr);

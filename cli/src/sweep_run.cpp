@@ -87,7 +87,8 @@ MeasuredRunRequest run_request(const Sweep& s, const ScheduledRun& run) {
   MeasuredRunRequest req;
   req.command = substitute_params(s.spec.command, params);
   req.environment = param_environment(params);
-  req.start_args = {{"name", s.name}, {"tags", run_tags(s, run, req.command)}};
+  // A killed energyctl leaves no open run and no pinned clock: energyd stops the run.
+  req.start_args = {{"name", s.name}, {"tags", run_tags(s, run, req.command)}, {"end_with_connection", true}};
   json pin = point_pin(s.spec, p);
   if (!pin.is_null()) req.start_args["pin"] = pin;
   if (auto items = point_items(s.spec, p)) req.start_args["items"] = *items;

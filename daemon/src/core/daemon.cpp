@@ -16,6 +16,7 @@
 #include "access.h"
 #include "averaging_settings.h"
 #include "context_poller.h"
+#include "connection_runs.h"
 #include "context_status.h"
 #include "discovery_watch.h"
 #include "energy/baseline.h"
@@ -162,6 +163,8 @@ class DaemonImpl {
   void open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease, const Responder& r);
   void bind_lease(const RunRecord& run, int64_t lease, const Responder& r);
   void mark_stop(const MarkStopArgs& args, const Responder& r);
+  void opened(const MarkStartArgs& args, const RunRecord& run, const Responder& r);
+  void connection_closed(uint64_t connection);
   void clocks(const Responder& r);
   void clocks_pin(PinArgs args, const Responder& r);
   void clocks_unpin(const UnpinArgs& args, const Responder& r);
@@ -194,6 +197,7 @@ class DaemonImpl {
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<PinManager> pins_;
+  ConnectionRuns connection_runs_;  // runs that end with their connection (loop thread)
   std::unique_ptr<TaskRunner> blocking_reads_;  // interactive: `clocks`
   std::unique_ptr<TaskRunner> bulk_reads_;      // exports (raw and of a run), never ahead of `clocks`
   std::unique_ptr<RunQueries> queries_;
@@ -429,7 +433,7 @@ Status DaemonImpl::start_loop() {
       std::move(options).value());
   pins_ = std::make_unique<PinManager>(loop_.get(), poster_, root_, status_.clocks, clock_,
                                        config_.state_dir + "/clock-leases.json");
-  server_->set_close_hook([this](uint64_t conn) { pins_->connection_closed(conn); });
+  server_->set_close_hook([this](uint64_t conn) { connection_closed(conn); });
   return arm_watchdog();
 }
 
@@ -554,10 +558,30 @@ void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
   auto tags = start_tags(args, r);
   if (!tags) return r.fail(tags.error());
   if (args.pin) return pin_then_start(args, std::move(tags).value(), r);
-  runs_->start(args.name, *tags, args.items, [r](Result<RunRecord> rec) {
+  runs_->start(args.name, *tags, args.items, [this, args, r](Result<RunRecord> rec) {
     if (!rec) return r.fail(rec.error());
+    opened(args, *rec, r);
     r.reply(run_to_json(*rec));
   });
+}
+
+// mark.start's "end_with_connection": the run is recorded with its connection.
+void DaemonImpl::opened(const MarkStartArgs& args, const RunRecord& run, const Responder& r) {
+  if (args.end_with_connection) connection_runs_.add(r.connection(), run.id);
+}
+
+// A closed connection's clock leases end, and so do its runs that were to
+// end with it (connection_runs.h); their run leases end with them.
+void DaemonImpl::connection_closed(uint64_t connection) {
+  pins_->connection_closed(connection);
+  for (int64_t id : connection_runs_.take(connection)) {
+    StopRequest stop{std::to_string(id), {{kRunInterruptedTag, kConnectionClosed}}, make_caller(0, 0), std::nullopt};
+    stop.caller.admin = true;
+    runs_->stop(stop, [id](const Result<nlohmann::json>& rep) {
+      if (rep) return spdlog::info("run {} stopped: the connection that started it closed", id);
+      spdlog::warn("run {} was to end with its connection, but stopping it failed: {}", id, rep.error().describe());
+    });
+  }
 }
 
 namespace {
@@ -601,8 +625,11 @@ void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, 
 // A run that cannot open gives its lease back.
 void DaemonImpl::open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease,
                                  const Responder& r) {
-  runs_->start(args.name, tags, args.items, [this, r, lease](const Result<RunRecord>& rec) {
-    if (rec) return bind_lease(*rec, lease, r);
+  runs_->start(args.name, tags, args.items, [this, args, r, lease](const Result<RunRecord>& rec) {
+    if (rec) {
+      opened(args, *rec, r);
+      return bind_lease(*rec, lease, r);
+    }
     pins_->unpin({lease}, daemon_itself(), [](const Result<nlohmann::json>&) {});
     r.fail(rec.error());
   });
@@ -627,8 +654,9 @@ void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder
 void DaemonImpl::mark_stop(const MarkStopArgs& args, const Responder& r) {
   StopRequest stop{args.run, nlohmann::json(args.tags), caller(r), args.items};
   if (args.baseline_interrupted) stop.tags[kRunKindTag] = kBaselineInterruptedKind;
-  runs_->stop(stop, [r](Result<nlohmann::json> rep) {
+  runs_->stop(stop, [this, r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());
+    connection_runs_.forget(rep->value("run", nlohmann::json::object()).value("id", int64_t{0}));
     r.reply(*rep);
   });
 }

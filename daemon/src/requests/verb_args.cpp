@@ -56,7 +56,7 @@ std::vector<VerbSpec> declarations() {
        "mark.start",
        {required(text("name", 1, kMaxNameChars)), of_type("tags", ArgType::kTags, kMaxTags),
         of_type("baseline", ArgType::kRunId), flag("baseline_run"), of_type("pin", ArgType::kPin),
-        of_type("items", ArgType::kPositive, kMaxItems)}},
+        of_type("items", ArgType::kPositive, kMaxItems), flag("end_with_connection")}},
       {"mark.stop",
        Verb::kMarkStop,
        "mark.stop",
@@ -460,6 +460,7 @@ Result<VerbArgs> mark_start_args(const VerbSpec& spec, const Values& v) {
   }
   out.pin = get<PinOrder>(v, "pin");
   out.items = get<double>(v, "items");
+  out.end_with_connection = get<bool>(v, "end_with_connection").value_or(false);
   return VerbArgs(out);
 }
 

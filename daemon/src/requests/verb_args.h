@@ -111,6 +111,7 @@ struct MarkStartArgs {
   bool baseline_run = false;        // this run measures an idle baseline (energyd.kind=baseline)
   std::optional<PinOrder> pin;      // clocks pinned (and read back) before the run opens; kind unset
   std::optional<double> items;      // work items of the run (energy per item)
+  bool end_with_connection = false;  // stopped by energyd if its connection closes first (connection_runs.h)
 };
 
 struct MarkStopArgs {
