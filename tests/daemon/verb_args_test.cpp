@@ -218,6 +218,12 @@ TEST(ReservedTags, ClientsCannotSetThemButAskForABaselineByArgument) {
                  {"cannot itself use a baseline"});
 }
 
+TEST(MarkStartArgs, EndWithConnectionIsABoolDefaultingToFalse) {
+  EXPECT_FALSE(read_ok<MarkStartArgs>("mark.start", {{"name", "w"}}).end_with_connection);
+  EXPECT_TRUE(read_ok<MarkStartArgs>("mark.start", {{"name", "w"}, {"end_with_connection", true}}).end_with_connection);
+  expect_invalid("mark.start", {{"name", "w"}, {"end_with_connection", "yes"}}, {"end_with_connection"});
+}
+
 // ---- issue 19, item 14: characters, not bytes; control characters; tag counts ---
 
 std::string repeat(const std::string& s, int n) {
