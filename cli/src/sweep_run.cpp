@@ -198,6 +198,7 @@ std::string result_text(const Repeat& r, std::optional<double> items) {
 void account(Sweep& s, const ScheduledRun& run, const Repeat& r, Loop& loop, Progress& progress) {
   auto items = point_items(s.spec, s.points[run.point]);
   loop.last = result_text(r, items);
+  if (!run.warmup()) s.store.finished.insert({run.point, run.repeat});
   if (r.exit_status != 0) {
     ++loop.failed;
     ++loop.failures_in_row;
@@ -209,7 +210,6 @@ void account(Sweep& s, const ScheduledRun& run, const Repeat& r, Loop& loop, Pro
   if (run.warmup() || !r.report) return;
   auto e = energy_per_item(member(*r.report, "total").value("energy_j", json()), items ? json(*items) : json());
   if (e) s.store.samples[run.point].push_back(*e);
-  s.store.finished.insert({run.point, run.repeat});
 }
 
 int interrupted(const Context& ctx, const Sweep& s, int code, const std::string& why, Progress& progress) {
