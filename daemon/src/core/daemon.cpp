@@ -37,6 +37,7 @@
 #include "run_queries.h"
 #include "sampler.h"
 #include "server.h"
+#include "sweep_verbs.h"
 #include "task_runner.h"
 #include "verb_args.h"
 #include "writer.h"
@@ -201,6 +202,7 @@ class DaemonImpl {
   std::unique_ptr<TaskRunner> blocking_reads_;  // interactive: `clocks`
   std::unique_ptr<TaskRunner> bulk_reads_;      // exports (raw and of a run), never ahead of `clocks`
   std::unique_ptr<RunQueries> queries_;
+  std::unique_ptr<SweepWrites> sweep_writes_;
   std::unique_ptr<ContextPoller> context_;
   std::unique_ptr<AveragingSettings> averaging_;
   SourcePtr sigterm_;
@@ -425,6 +427,7 @@ Status DaemonImpl::start_loop() {
   runs_->set_clocks_source(clocks);
   runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
   queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, *bulk_reads_, gap_threshold_ns, clocks);
+  sweep_writes_ = std::make_unique<SweepWrites>(*writer_, poster_, clock_);
   auto options = server_options(config_);
   if (!options) return options.take_error();
   policy_ = options->policy;
@@ -542,6 +545,11 @@ void DaemonImpl::dispatch(const VerbCall& call, const Responder& r) {
     case Verb::kClocksPin: return clocks_pin(std::get<PinArgs>(a), r);
     case Verb::kClocksUnpin: return clocks_unpin(std::get<UnpinArgs>(a), r);
     case Verb::kEnergyCounters: return r.reply(counters_verb_json(counters_->snapshot()));
+    case Verb::kSweepCreate: return sweep_writes_->create(std::get<SweepCreateArgs>(a), r);
+    case Verb::kSweepList: return queries_->sweeps(std::get<SweepFilter>(a), r);
+    case Verb::kSweepShow: return queries_->sweep(std::get<SweepRef>(a), r);
+    case Verb::kSweepAddRun: return sweep_writes_->add_run(std::get<SweepRunRecord>(a), r);
+    case Verb::kSweepSetState: return sweep_writes_->set_state(std::get<SweepStateArgs>(a), r);
   }
   r.fail(make_error(ErrorCode::kInternal, "verb without a handler"));
 }

@@ -30,6 +30,7 @@
 #include "energy/store.h"
 #include "pin_engine.h"
 #include "run_args.h"
+#include "sweep_args.h"
 
 namespace energy::daemon {
 
@@ -58,6 +59,11 @@ enum class Verb {
   kClocksPin,
   kClocksUnpin,
   kEnergyCounters,
+  kSweepCreate,
+  kSweepList,
+  kSweepShow,
+  kSweepAddRun,
+  kSweepSetState,
 };
 
 enum class ArgType {
@@ -72,6 +78,7 @@ enum class ArgType {
   kDomains,   // an object of 1..`max` domain names -> frequency text
   kPin,       // an object of clocks.pin's domains, governor and allow_offline_cpus
   kPositive,  // a finite JSON number > 0 (integer or not), at most `max`
+  kObject,    // a JSON object of at most `max` bytes serialised (compact)
 };
 
 struct ArgSpec {
@@ -134,7 +141,8 @@ struct UnpinArgs {
 };
 
 using VerbArgs =
-    std::variant<NoArgs, ExportArgs, RunExportArgs, RunFilter, RunRef, MarkStartArgs, MarkStopArgs, PinArgs, UnpinArgs>;
+    std::variant<NoArgs, ExportArgs, RunExportArgs, RunFilter, RunRef, MarkStartArgs, MarkStopArgs, PinArgs, UnpinArgs,
+                 SweepCreateArgs, SweepFilter, SweepRef, SweepRunRecord, SweepStateArgs>;
 
 struct VerbCall {
   Verb verb = Verb::kStatus;
