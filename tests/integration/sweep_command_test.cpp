@@ -80,7 +80,8 @@ class SweepCommand : public ::testing::Test {
     return ids;
   }
 
-  // Starts a sweep in the background and waits until it has `runs` measured runs.
+  // Starts a sweep in the background and waits until it has `runs` measured
+  // runs and the next one is open.
   std::pair<std::unique_ptr<ChildProcess>, int64_t> sweep_until(const std::string& name, size_t runs) {
     std::string log = tmp_.path() + "/" + name + ".log";
     auto child = std::make_unique<ChildProcess>(sweep_argv(name, {"sleep", "0.1"}), log);
@@ -89,6 +90,9 @@ class SweepCommand : public ::testing::Test {
     EXPECT_TRUE(started) << read_file(log);
     eventually([&] { return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= runs; }, seconds(20),
                milliseconds(20));
+    // Then while a run is open (its command running), so the signal lands in a run.
+    bool open = eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
+    EXPECT_TRUE(open);
     return {std::move(child), id};
   }
 
@@ -136,18 +140,27 @@ TEST_F(SweepCommand, SigintMidSweepThenResumeFinishesWithoutRepeatingRuns) {
   EXPECT_TRUE(no_lease_and_no_open_run());
 }
 
+// The run open when energyctl died is stopped by energyd (end_with_connection)
+// and never added; killed between a run's stop and its sweep.add_run, that
+// run is a stopped run outside the sweep. Either way at most one run of the
+// sweep's tag is outside it, and none is measured twice.
 TEST_F(SweepCommand, SigkillMidSweepLeavesNoPinAndResumeFinishes) {
   auto [child, id] = sweep_until("sigkill", 3);
   ASSERT_NE(id, 0);
   child->stop(SIGKILL);
-  EXPECT_TRUE(no_lease_and_no_open_run()) << "energyd ends the killed energyctl's run and its pin";
-  auto left = call("runs.list", {{"tags", {{"sweep", std::to_string(id)}, {"energyd.interrupted", "connection-closed"}}}});
-  size_t kept = call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size();
+  EXPECT_TRUE(no_lease_and_no_open_run()) << "energyd ends the killed energyctl's run and its pin: "
+                                          << call("status")["open_runs"].dump() << call("clocks.leases").dump();
   auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
-  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  check_complete(id);
-  auto all = call("runs.list", {{"tags", {{"sweep", std::to_string(id)}}}})["runs"];
-  EXPECT_EQ(all.size(), kPoints * kRepeats + left["runs"].size()) << "finished runs (" << kept << ") not run again";
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err << d().log();
+  auto in_sweep = check_complete(id);
+  size_t outside = 0;
+  for (const auto& run : call("runs.list", {{"tags", {{"sweep", std::to_string(id)}}}})["runs"]) {
+    if (in_sweep.count(run["id"].get<int64_t>()) != 0) continue;
+    ++outside;
+    EXPECT_EQ(run["state"], "stopped") << run.dump();
+    EXPECT_EQ(run["tags"]["sweep_role"], "measure") << run.dump();
+  }
+  EXPECT_LE(outside, 1u) << "only the run cut by the kill is outside the sweep";
 }
 
 TEST_F(SweepCommand, ARunThatEndsWithItsConnectionIsStoppedWhenTheConnectionCloses) {

@@ -162,9 +162,10 @@ class DaemonImpl {
   void mark_start(const MarkStartArgs& args, const Responder& r);
   void pin_then_start(const MarkStartArgs& args, nlohmann::json tags, const Responder& r);
   void open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease, const Responder& r);
-  void bind_lease(const RunRecord& run, int64_t lease, const Responder& r);
+  void bind_lease(const MarkStartArgs& args, const RunRecord& run, int64_t lease, const Responder& r);
   void mark_stop(const MarkStopArgs& args, const Responder& r);
-  void opened(const MarkStartArgs& args, const RunRecord& run, const Responder& r);
+  void started(const MarkStartArgs& args, std::optional<int64_t> run, const Responder& r);
+  void stop_for_closed_connection(int64_t run_id);
   void connection_closed(uint64_t connection);
   void clocks(const Responder& r);
   void clocks_pin(PinArgs args, const Responder& r);
@@ -565,31 +566,36 @@ void DaemonImpl::status(const Responder& r) {
 void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
   auto tags = start_tags(args, r);
   if (!tags) return r.fail(tags.error());
+  if (args.end_with_connection) connection_runs_.starting(r.connection());
   if (args.pin) return pin_then_start(args, std::move(tags).value(), r);
   runs_->start(args.name, *tags, args.items, [this, args, r](Result<RunRecord> rec) {
+    started(args, rec ? std::optional<int64_t>(rec->id) : std::nullopt, r);
     if (!rec) return r.fail(rec.error());
-    opened(args, *rec, r);
     r.reply(run_to_json(*rec));
   });
 }
 
-// mark.start's "end_with_connection": the run is recorded with its connection.
-void DaemonImpl::opened(const MarkStartArgs& args, const RunRecord& run, const Responder& r) {
-  if (args.end_with_connection) connection_runs_.add(r.connection(), run.id);
+// mark.start's "end_with_connection" (connection_runs.h): the run is
+// recorded with its connection, or stopped at once when the connection
+// closed while it was being opened.
+void DaemonImpl::started(const MarkStartArgs& args, std::optional<int64_t> run, const Responder& r) {
+  if (args.end_with_connection && connection_runs_.started(r.connection(), run)) stop_for_closed_connection(*run);
+}
+
+void DaemonImpl::stop_for_closed_connection(int64_t id) {
+  StopRequest stop{std::to_string(id), {{kRunInterruptedTag, kConnectionClosed}}, make_caller(0, 0), std::nullopt};
+  stop.caller.admin = true;
+  runs_->stop(stop, [id](const Result<nlohmann::json>& rep) {
+    if (rep) return spdlog::info("run {} stopped: the connection that started it closed", id);
+    spdlog::warn("run {} was to end with its connection, but stopping it failed: {}", id, rep.error().describe());
+  });
 }
 
 // A closed connection's clock leases end, and so do its runs that were to
-// end with it (connection_runs.h); their run leases end with them.
+// end with it; their run leases end with them.
 void DaemonImpl::connection_closed(uint64_t connection) {
   pins_->connection_closed(connection);
-  for (int64_t id : connection_runs_.take(connection)) {
-    StopRequest stop{std::to_string(id), {{kRunInterruptedTag, kConnectionClosed}}, make_caller(0, 0), std::nullopt};
-    stop.caller.admin = true;
-    runs_->stop(stop, [id](const Result<nlohmann::json>& rep) {
-      if (rep) return spdlog::info("run {} stopped: the connection that started it closed", id);
-      spdlog::warn("run {} was to end with its connection, but stopping it failed: {}", id, rep.error().describe());
-    });
-  }
+  for (int64_t id : connection_runs_.take(connection)) stop_for_closed_connection(id);
 }
 
 namespace {
@@ -622,7 +628,10 @@ void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, 
   order.connection = r.connection();
   order.owner_uid = r.caller().uid;
   pins_->pin(std::move(order), [this, args, tags = std::move(tags), r](Result<nlohmann::json> pinned) {
-    if (!pinned) return r.fail(pinned.error());
+    if (!pinned) {
+      started(args, std::nullopt, r);
+      return r.fail(pinned.error());
+    }
     int64_t lease = (*pinned)["lease"].value("id", int64_t{0});
     context_->poll_now([this, args, tags, lease, r] {
       poster_.post([this, args, tags, lease, r] { open_pinned_run(args, tags, lease, r); });
@@ -634,19 +643,20 @@ void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, 
 void DaemonImpl::open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease,
                                  const Responder& r) {
   runs_->start(args.name, tags, args.items, [this, args, r, lease](const Result<RunRecord>& rec) {
-    if (rec) {
-      opened(args, *rec, r);
-      return bind_lease(*rec, lease, r);
-    }
+    if (rec) return bind_lease(args, *rec, lease, r);
+    started(args, std::nullopt, r);
     pins_->unpin({lease}, daemon_itself(), [](const Result<nlohmann::json>&) {});
     r.fail(rec.error());
   });
 }
 
 // The lease was released meanwhile (an admin's unpin --all): the run is
-// stopped again, so that no run claims clocks it did not have.
-void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder& r) {
-  pins_->bind_to_run(lease, run.id, [this, run, r](Result<nlohmann::json> bound) {
+// stopped again, so that no run claims clocks it did not have. The run is
+// tied to its connection only once the lease is tied to it, so that a stop
+// for a closed connection also ends the lease.
+void DaemonImpl::bind_lease(const MarkStartArgs& args, const RunRecord& run, int64_t lease, const Responder& r) {
+  pins_->bind_to_run(lease, run.id, [this, args, run, r](Result<nlohmann::json> bound) {
+    started(args, bound ? std::optional<int64_t>(run.id) : std::nullopt, r);
     if (bound) {
       nlohmann::json reply = run_to_json(run);
       reply["clock_pin"] = *bound;
