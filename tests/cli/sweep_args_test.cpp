@@ -161,7 +161,7 @@ TEST(SweepSpec, ASpecThisEnergyctlDidNotWriteIsRefusedByField) {
   EXPECT_NE(spec_from_json(no_command).error().message.find("\"command\""), std::string::npos);
 }
 
-TEST(SweepResume, StoredRunsGiveTheFinishedPairsAndTheGoodSamples) {
+TEST(SweepCommandResume, StoredRunsGiveTheFinishedPairsAndTheGoodSamples) {
   auto run = [](const char* exit_status, double energy, double items) {
     return nlohmann::json{{"tags", {{"exit_status", exit_status}}}, {"items", items}, {"summary", {{"energy_j", energy}}}};
   };
