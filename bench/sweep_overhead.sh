@@ -5,7 +5,7 @@
 # (4 x R runs) prints its own time per run: from one command's end to the
 # next one's start, without the cooldown (mark.stop, sweep.add_run, the
 # progress line, the next mark.start with its pin). The reference is
-# `energyctl run --repeat 4R --gpu max -- true`, whose runs are the same
+# `energyctl run --repeat 4R --cpu max --gpu max -- true`, whose runs are the same
 # pinned mark.start + command + mark.stop without the sweep: the script
 # prints both wall times per run and their ratio.
 #
@@ -48,7 +48,7 @@ now() { date +%s.%N; }
 t0=$(now)
 "${CTL[@]}" sweep --gpu min,max --cpu min,max --repeat "$R" --cooldown off --seed 1 -- true 2>"$TMP/sweep.err"
 t1=$(now)
-"${CTL[@]}" run --repeat "$RUNS" --gpu max --output /dev/null -- true 2>"$TMP/run.err"
+"${CTL[@]}" run --repeat "$RUNS" --cpu max --gpu max --output /dev/null -- true 2>"$TMP/run.err"
 t2=$(now)
 
 own=$(sed -n 's/.*, \([0-9.]*\) ms of energyctl.s own time per run.*/\1/p' "$TMP/sweep.err")
