@@ -76,6 +76,32 @@ CommandSpec runs_spec() {
           cmd_runs};
 }
 
+CommandSpec sweeps_spec() {
+  return {"sweeps",
+          {"[--state S] [--limit N]"},
+          "stored sweeps newest first: id, name, state, points measured, runs, created",
+          {{"--state", "S", "running, interrupted or complete"},
+           {"--limit", "N", "at most N sweeps (default 100, at most 1000)"}},
+          cmd_sweeps};
+}
+
+// `sweep show` and `sweep export` dispatch on their first word (cmd_sweep);
+// their options come after the ID and are read there. Running a sweep
+// (cmd_sweep_run) takes the options before its first word.
+CommandSpec sweep_spec() {
+  return {"sweep",
+          {"show ID [--json]", "export ID [--csv | --json]"},
+          "a stored sweep's results per point, or its runs as CSV or JSON",
+          {{"--csv", "", "sweep export: one row per run with its point's clocks and params (the default)"},
+           {"--json", "", "sweep show: the results as JSON; sweep export: runs and results as JSON"}},
+          cmd_sweep,
+          true,
+          {"show: per point energy, net energy and time per item and power with 95% CIs; the",
+           "minimum-energy point and those indistinguishable from it, the fastest point, the",
+           "Pareto front, the EDP minimum, the saving against DVFS; a CPU x GPU table coloured",
+           "as a heatmap on a terminal. An interrupted or incomplete sweep says so."}};
+}
+
 CommandSpec baseline_spec() {
   return {"baseline",
           {"[--duration D] [--name N]", "--show"},
@@ -110,6 +136,8 @@ std::vector<CommandSpec> make_table() {
        cmd_compare},
       export_spec(),
       baseline_spec(),
+      sweeps_spec(),
+      sweep_spec(),
       {"live",
        {"[--interval D] [--count N]"},
        "a tegrastats-like view: rails V/A/W, clocks, temperatures",
