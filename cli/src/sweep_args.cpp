@@ -127,10 +127,11 @@ Status apply_timing(const std::string& flag, const std::string& value, SweepArgs
 Status apply_option(const std::string& flag, const std::string& value, SweepArgs& out) {
   if (flag == "--cpu" || flag == "--gpu" || flag == "--emc") return add_clock(flag, value, out);
   if (flag == "--param") return add_param(value, out);
-  if (flag == "--dvfs") {
-    out.dvfs = true;
+  if (flag == "--dvfs" || flag == "--json") {
+    (flag == "--dvfs" ? out.dvfs : out.json) = true;
     return ok_status();
   }
+  if (flag == "--csv") return invalid("--csv goes with sweep export ID, not with running a sweep");
   if (flag == "--items") return parse_items(value, out.items);
   if (flag == "--repeat" || flag == "--max-repeat" || flag == "--warmup" || flag == "--ci")
     return apply_number(flag, value, out);
@@ -157,7 +158,9 @@ Status check_items_param(const SweepArgs& a) {
 
 Status check_combination(const Args& args, const SweepArgs& a) {
   if (a.resume) {
-    if (args.options.size() > 1 || !a.command.empty())
+    auto others = std::count_if(args.options.begin(), args.options.end(),
+                                  [](const auto& o) { return o.first != "--resume" && o.first != "--json"; });
+    if (others > 0 || !a.command.empty())
       return invalid("--resume ID takes no other option and no command: the sweep's own are used");
     return ok_status();
   }
@@ -197,6 +200,7 @@ Result<SweepArgs> parse_sweep_args(const Args& args) {
       args, [&](const std::string& flag, const std::string& value) { return apply_option(flag, value, out); });
   if (!applied) return applied.take_error();
   out.command = args.words;
+  out.json = out.json || args.json;
   std::sort(out.clocks.begin(), out.clocks.end(), [](const auto& a, const auto& b) {
     auto rank = [](const std::string& d) { return d == "cpu" ? 0 : d == "gpu" ? 1 : 2; };
     return rank(a.first) < rank(b.first);

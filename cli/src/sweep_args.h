@@ -63,6 +63,7 @@ struct SweepArgs {
   std::optional<uint64_t> seed;
   std::string name;
   std::optional<int64_t> resume;  // --resume ID
+  bool json = false;              // --json: the results at the end as JSON
   std::vector<std::string> command;
 };
 

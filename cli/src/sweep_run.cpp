@@ -12,6 +12,7 @@
 #include "pin_args.h"
 #include "sweep_cooldown.h"
 #include "sweep_progress.h"
+#include "sweep_view.h"
 #include "table.h"
 
 namespace energy::cli {
@@ -296,7 +297,9 @@ int run_sweep(const Context& ctx, Sweep& s) {
   progress.finish();
   if (auto st = set_state(ctx, s.id, "complete"); !st) return report_failure(st.error());
   print_end(s, loop);
-  return kExitOk;
+  Context out = ctx;
+  out.json = s.json;
+  return print_sweep_results(out, s.id);
 }
 
 }  // namespace energy::cli

@@ -44,10 +44,11 @@ struct Sweep {
   std::vector<SweepPoint> points;
   SweepProgressStore store;
   IdleReference idle;
+  bool json = false;  // the results at the end as JSON
 };
 
-// Runs what is left of the sweep (its spec's schedule without store.finished)
-// and sets its state; returns energyctl's exit code: 0 complete, 128+N
+// Runs what is left of the sweep (its spec's schedule without store.finished),
+// sets its state and prints its results (sweep_view.h); returns energyctl's exit code: 0 complete, 128+N
 // interrupted by signal N, 1 stopped by failures or a refused request, 3
 // energyd unreachable.
 int run_sweep(const Context& ctx, Sweep& sweep);

@@ -54,6 +54,11 @@ TEST(SweepArgs, DefaultsAreThreeRepeatsAndAutoCooldown) {
   EXPECT_EQ(a->cooldown.ms, kAutoCooldownTimeoutMs);
   EXPECT_FALSE(a->seed);
   EXPECT_FALSE(a->resume);
+  EXPECT_FALSE(a->json);
+  auto resume = parse({"--resume", "4", "--json"});
+  ASSERT_TRUE(resume) << resume.error().message;
+  EXPECT_EQ(resume->resume, 4);
+  EXPECT_TRUE(resume->json) << "--json: the results at the end as JSON";
 }
 
 TEST(SweepArgs, EveryBadValueIsNamed) {
@@ -84,6 +89,7 @@ TEST(SweepArgs, EveryBadValueIsNamed) {
       {{"--", "x"}, "sweep needs at least one axis"},
       {{"--ci", "2", "--repeat", "3", "--gpu", "max", "--", "x"}, "--repeat and --ci exclude each other"},
       {{"--max-repeat", "4", "--gpu", "max", "--", "x"}, "--max-repeat needs --ci"},
+      {{"--csv", "--gpu", "max", "--", "x"}, "--csv goes with sweep export ID, not with running a sweep"},
   };
   for (const auto& [words, expected] : cases) {
     std::string message = error_of(words);

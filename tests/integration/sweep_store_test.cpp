@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "board_fixture.h"
@@ -119,6 +120,46 @@ TEST_F(SweepStore, RefusalsNameWhatWasWrong) {
   EXPECT_NE(final_state.second.find("final"), std::string::npos) << final_state.second;
   EXPECT_EQ(refusal("sweep.show", {{"sweep", id + 100}}).first, "not_found");
   result("mark.stop", {{"run", open}});
+}
+
+// energyctl sweeps / sweep show / sweep export on a 1 x 2 grid plus DVFS,
+// two runs per point, measured on the simulator's constant 5 W board.
+TEST_F(SweepStore, EnergyctlListsShowsAndExportsAStoredSweep) {
+  json spec = {{"format", 1},
+               {"axes", {{"clocks", {{{"domain", "gpu"}, {"hz", {306000000, 624750000}}}}}, {"params", json::array()}}},
+               {"dvfs", true}};
+  int64_t id = result("sweep.create", {{"name", "cli-grid"}, {"spec", spec}})["sweep"]["id"].get<int64_t>();
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    for (int point = 0; point < 3; ++point) {
+      result("sweep.add_run",
+             {{"sweep", id}, {"run", measured(8)}, {"point", point}, {"repeat", repeat}, {"role", "measure"}});
+    }
+  }
+  auto list = daemon_->ctl({"sweeps"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("cli-grid"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("running"), std::string::npos) << list.out;
+  auto show = daemon_->ctl({"sweep", "show", std::to_string(id)});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("STILL RUNNING"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("3 of 3 points measured, 6 counted run(s) of 6"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("gpu 624.75 MHz"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("Against DVFS"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("\x1b"), std::string::npos) << "no colour into a pipe";
+  auto csv = daemon_->ctl({"sweep", "export", std::to_string(id), "--csv"});
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 7) << csv.out;
+  EXPECT_NE(csv.out.find(",gpu_hz,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",624750000,"), std::string::npos) << csv.out;
+  json exported = daemon_->ctl_json({"sweep", "export", std::to_string(id)});
+  EXPECT_EQ(exported["results"]["points"].size(), 3u);
+  EXPECT_NEAR(exported["results"]["points"][0]["power_w"]["mean"].get<double>(), 5.0, 0.1);
+  auto missing = daemon_->ctl({"sweep", "show", std::to_string(id + 100)});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no sweep"), std::string::npos) << missing.err;
+  auto bad = daemon_->ctl({"sweep", "export", "x"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("sweep export ID"), std::string::npos) << bad.err;
 }
 
 }  // namespace
