@@ -186,12 +186,19 @@ ProgressState progress_state(const Sweep& s, const ScheduledRun& run, const Loop
   return st;
 }
 
+// Four significant digits: a small energy per item never shows as 0.000.
+std::string significant(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
 std::string result_text(const Repeat& r, std::optional<double> items) {
   if (r.exit_status != 0) return "failed, exit status " + std::to_string(r.exit_status);
   if (!r.report) return "no report";
   const json& total = member(*r.report, "total");
   auto e = energy_per_item(member(total, "energy_j"), items ? json(*items) : json());
-  std::string energy = e ? fixed(*e, 3) + (items ? " J/item" : " J") : "no energy";
+  std::string energy = e ? significant(*e) + (items ? " J/item" : " J") : "no energy";
   return energy + " in " + duration_text(r.report->value("duration_s", 0.0));
 }
 
