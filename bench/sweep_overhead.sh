@@ -46,7 +46,7 @@ done
 RUNS=$((4 * R))
 now() { date +%s.%N; }
 t0=$(now)
-"${CTL[@]}" sweep --gpu min,max --cpu min,max --repeat "$R" --cooldown off --seed 1 -- true 2>"$TMP/sweep.err"
+"${CTL[@]}" sweep --gpu min,max --cpu min,max --repeat "$R" --cooldown off --seed 1 -- true >/dev/null 2>"$TMP/sweep.err"
 t1=$(now)
 "${CTL[@]}" run --repeat "$RUNS" --cpu max --gpu max --output /dev/null -- true 2>"$TMP/run.err"
 t2=$(now)
