@@ -66,9 +66,36 @@ Status add_clock(const std::string& flag, const std::string& value, SweepArgs& o
   return ok_status();
 }
 
+// Each run is tagged with every parameter (NAME=value), beside the tags
+// energyctl sets itself; a run holds at most 32 tags, each value at most
+// 1000 characters (docs/PROTOCOL.md, mark.start).
+constexpr size_t kMaxParams = 20;
+constexpr size_t kMaxParamValueChars = 1000;
+
+bool reserved_tag(const std::string& name) {
+  static const char* const kTags[] = {"sweep",   "sweep_point", "sweep_repeat", "sweep_role",      "command", "cpu",
+                                      "gpu",     "emc",         "exit_status",  "sweep_left_open", "signal"};
+  for (const char* t : kTags) {
+    if (name == t) return true;
+  }
+  return false;
+}
+
+Status check_param(const ParamAxis& axis, const SweepArgs& out) {
+  if (out.params.size() >= kMaxParams) return invalid("--param: at most 20 parameters (a run holds at most 32 tags)");
+  if (reserved_tag(axis.name))
+    return invalid("--param " + axis.name + ": energyctl tags each run with '" + axis.name + "' itself; use another name");
+  for (const auto& v : axis.values) {
+    if (v.size() > kMaxParamValueChars)
+      return invalid("--param " + axis.name + ": a value is longer than 1000 characters (it is stored as a tag)");
+  }
+  return ok_status();
+}
+
 Status add_param(const std::string& value, SweepArgs& out) {
   auto axis = parse_param_axis(value);
   if (!axis) return axis.take_error();
+  if (auto st = check_param(*axis, out); !st) return st;
   for (const auto& p : out.params) {
     if (p.name == axis->name) return invalid("--param " + p.name + " given twice");
   }

@@ -89,6 +89,8 @@ TEST(SweepArgs, EveryBadValueIsNamed) {
       {{"--", "x"}, "sweep needs at least one axis"},
       {{"--ci", "2", "--repeat", "3", "--gpu", "max", "--", "x"}, "--repeat and --ci exclude each other"},
       {{"--max-repeat", "4", "--gpu", "max", "--", "x"}, "--max-repeat needs --ci"},
+      {{"--param", "cpu=1,2", "--", "x"}, "--param cpu: energyctl tags each run with 'cpu' itself"},
+      {{"--param", "v=" + std::string(1001, 'a'), "--", "x"}, "--param v: a value is longer than 1000 characters"},
       {{"--csv", "--gpu", "max", "--", "x"}, "--csv goes with sweep export ID, not with running a sweep"},
   };
   for (const auto& [words, expected] : cases) {
@@ -102,6 +104,18 @@ nlohmann::json board_clocks() {
            {{{"kind", "cpu"}, {"name", "cpu0"}, {"available_hz", {115200000, 729600000, 1510400000}}},
             {{"kind", "cpu"}, {"name", "cpu4"}, {"available_hz", {115200000, 1510400000, 1984000000}}},
             {{"kind", "gpu"}, {"name", "gpu"}, {"available_hz", {306000000, 624750000, 918000000}}}}}};
+}
+
+TEST(SweepArgs, AtMostTwentyParameters) {
+  std::vector<std::string> words;
+  for (int i = 0; i < 21; ++i) {
+    words.push_back("--param");
+    words.push_back("p" + std::to_string(i) + "=1");
+  }
+  words.insert(words.end(), {"--", "x"});
+  EXPECT_EQ(error_of(words), "--param: at most 20 parameters (a run holds at most 32 tags)");
+  words.erase(words.begin(), words.begin() + 2);
+  EXPECT_EQ(error_of(words), "(accepted)");
 }
 
 TEST(SweepArgs, ClockListsResolveAgainstWhatEveryDomainOfTheKindLists) {
