@@ -22,8 +22,8 @@ namespace energy::cli {
 
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json member; its moves do not throw
 struct MeasuredRunRequest {
-  nlohmann::json start_args;             // mark.start's arguments: name, tags, items, baseline, pin, end_with_connection
-  std::vector<std::string> command;      // argv; PATH searched
+  nlohmann::json start_args;         // mark.start's arguments: name, tags, items, baseline, pin, end_with_connection
+  std::vector<std::string> command;  // argv; PATH searched
   std::vector<std::string> environment;  // extra NAME=VALUE entries for the command
 };
 

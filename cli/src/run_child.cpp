@@ -98,8 +98,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& extra
 }
 
 // posix_spawnp reports a failed exec (ENOENT, EACCES, ...) as its return value.
-int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, const sigset_t& mask,
-          pid_t& pid) {
+int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, const sigset_t& mask, pid_t& pid) {
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);

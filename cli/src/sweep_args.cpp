@@ -73,8 +73,8 @@ constexpr size_t kMaxParams = 20;
 constexpr size_t kMaxParamValueChars = 1000;
 
 bool reserved_tag(const std::string& name) {
-  static const char* const kTags[] = {"sweep",   "sweep_point", "sweep_repeat", "sweep_role",      "command", "cpu",
-                                      "gpu",     "emc",         "exit_status",  "sweep_left_open", "signal"};
+  static const char* const kTags[] = {"sweep", "sweep_point", "sweep_repeat", "sweep_role",      "command", "cpu",
+                                      "gpu",   "emc",         "exit_status",  "sweep_left_open", "signal"};
   for (const char* t : kTags) {
     if (name == t) return true;
   }
@@ -84,7 +84,8 @@ bool reserved_tag(const std::string& name) {
 Status check_param(const ParamAxis& axis, const SweepArgs& out) {
   if (out.params.size() >= kMaxParams) return invalid("--param: at most 20 parameters (a run holds at most 32 tags)");
   if (reserved_tag(axis.name))
-    return invalid("--param " + axis.name + ": energyctl tags each run with '" + axis.name + "' itself; use another name");
+    return invalid("--param " + axis.name + ": energyctl tags each run with '" + axis.name +
+                   "' itself; use another name");
   for (const auto& v : axis.values) {
     if (v.size() > kMaxParamValueChars)
       return invalid("--param " + axis.name + ": a value is longer than 1000 characters (it is stored as a tag)");
@@ -186,7 +187,7 @@ Status check_items_param(const SweepArgs& a) {
 Status check_combination(const Args& args, const SweepArgs& a) {
   if (a.resume) {
     auto others = std::count_if(args.options.begin(), args.options.end(),
-                                  [](const auto& o) { return o.first != "--resume" && o.first != "--json"; });
+                                [](const auto& o) { return o.first != "--resume" && o.first != "--json"; });
     if (others > 0 || !a.command.empty())
       return invalid("--resume ID takes no other option and no command: the sweep's own are used");
     return ok_status();

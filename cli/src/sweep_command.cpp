@@ -58,9 +58,8 @@ int create_and_run(const Context& ctx, const SweepArgs& a) {
   auto created = call(ctx, "sweep.create", {{"name", s.name}, {"spec", spec_to_json(s.spec)}});
   if (!created) return report_failure(created.error());
   s.id = member(*created, "sweep").value("id", int64_t{0});
-  std::fprintf(stderr, "energyctl: sweep %lld (%s): %zu points x %d repeats, seed %llu\n",
-               static_cast<long long>(s.id), s.name.c_str(), s.points.size(), s.spec.repeat,
-               static_cast<unsigned long long>(s.spec.seed));
+  std::fprintf(stderr, "energyctl: sweep %lld (%s): %zu points x %d repeats, seed %llu\n", static_cast<long long>(s.id),
+               s.name.c_str(), s.points.size(), s.spec.repeat, static_cast<unsigned long long>(s.spec.seed));
   return run_sweep(ctx, s);
 }
 

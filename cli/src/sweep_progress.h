@@ -18,10 +18,10 @@ struct ProgressState {
   size_t points = 0;
   int repeat = 0;  // 1-based; 0 for a warm-up
   int repeats = 0;
-  std::string label;              // the point: "gpu 612MHz, batch=8" or "dvfs"
-  double elapsed_s = 0.0;         // since this invocation started
-  std::optional<double> eta_s;    // seconds left; absent before the first run
-  std::string last;               // the last run's result, e.g. "1.234 J/item in 2.1 s"
+  std::string label;            // the point: "gpu 612MHz, batch=8" or "dvfs"
+  double elapsed_s = 0.0;       // since this invocation started
+  std::optional<double> eta_s;  // seconds left; absent before the first run
+  std::string last;             // the last run's result, e.g. "1.234 J/item in 2.1 s"
 };
 
 // One line, without a newline.

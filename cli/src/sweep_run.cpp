@@ -181,7 +181,8 @@ ProgressState progress_state(const Sweep& s, const ScheduledRun& run, const Loop
   st.repeats = s.spec.repeat;
   st.label = point_label(s.spec, s.points[run.point]);
   st.elapsed_s = seconds_since(loop.started);
-  if (loop.done > 0) st.eta_s = st.elapsed_s / static_cast<double>(loop.done) * static_cast<double>(loop.total - loop.done);
+  if (loop.done > 0)
+    st.eta_s = st.elapsed_s / static_cast<double>(loop.done) * static_cast<double>(loop.total - loop.done);
   st.last = loop.last;
   return st;
 }
@@ -266,8 +267,10 @@ int refresh_idle(const Context& ctx, Sweep& s, Loop& loop, Progress& progress) {
 }
 
 void print_end(const Sweep& s, const Loop& loop) {
-  std::string machinery =
-      loop.machinery_runs == 0 ? "" : ", " + fixed(loop.machinery_s / static_cast<double>(loop.machinery_runs) * 1000.0, 1) + " ms of energyctl's own time per run";
+  std::string machinery = loop.machinery_runs == 0
+                              ? ""
+                              : ", " + fixed(loop.machinery_s / static_cast<double>(loop.machinery_runs) * 1000.0, 1) +
+                                    " ms of energyctl's own time per run";
   std::fprintf(stderr, "energyctl: sweep %lld complete: %zu runs this time (%zu failed) in %s%s\n",
                static_cast<long long>(s.id), loop.done, loop.failed, duration_text(seconds_since(loop.started)).c_str(),
                machinery.c_str());

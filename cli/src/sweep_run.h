@@ -28,9 +28,9 @@ constexpr int kMaxConsecutiveFailures = 3;
 
 // What a sweep has stored so far (sweep.show), for resuming.
 struct SweepProgressStore {
-  FinishedRuns finished;                             // (point, repeat) of role "measure"
-  std::map<size_t, std::vector<double>> samples;     // per point: energy per item of good measured runs
-  std::optional<int64_t> baseline_run;               // the newest role "baseline" run
+  FinishedRuns finished;                          // (point, repeat) of role "measure"
+  std::map<size_t, std::vector<double>> samples;  // per point: energy per item of good measured runs
+  std::optional<int64_t> baseline_run;            // the newest role "baseline" run
 };
 
 // sweep.show's reply read into the finished pairs and the samples.

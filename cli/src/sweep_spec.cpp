@@ -144,10 +144,10 @@ Result<SweepSpec> spec_from_json(const json& j) {
   SweepSpec s;
   const json& axes = j.value("axes", json());
   if (!axes.is_object()) return bad_spec("\"axes\"");
-  for (const Status& st : {read_command(j, s), read_clocks(axes.value("clocks", json()), s.axes),
-                           read_params(axes.value("params", json()), s.axes),
-                           read_cooldown(j.value("cooldown", json()), s.cooldown),
-                           read_items(j.value("items", json()), s.items), read_counts(j, s)}) {
+  for (const Status& st :
+       {read_command(j, s), read_clocks(axes.value("clocks", json()), s.axes),
+        read_params(axes.value("params", json()), s.axes), read_cooldown(j.value("cooldown", json()), s.cooldown),
+        read_items(j.value("items", json()), s.items), read_counts(j, s)}) {
     if (!st) return st.error();
   }
   return s;

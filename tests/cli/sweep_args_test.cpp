@@ -25,9 +25,10 @@ std::string error_of(const std::vector<std::string>& words) {
 }
 
 TEST(SweepArgs, OptionsFillTheArguments) {
-  auto a = parse({"--gpu", "min,max", "--cpu", "all", "--param", "batch=1,8", "--dvfs", "--repeat", "2", "--warmup",
-                  "1", "--cooldown", "500ms", "--baseline", "2s", "--items", "{batch}", "--seed", "42", "--name",
-                  "study", "--", "infer", "--batch", "{batch}"});
+  auto a =
+      parse({"--gpu",    "min,max", "--cpu",      "all",   "--param",    "batch=1,8", "--dvfs",  "--repeat", "2",
+             "--warmup", "1",       "--cooldown", "500ms", "--baseline", "2s",        "--items", "{batch}",  "--seed",
+             "42",       "--name",  "study",      "--",    "infer",      "--batch",   "{batch}"});
   ASSERT_TRUE(a) << a.error().message;
   ASSERT_EQ(a->clocks.size(), 2u);
   EXPECT_EQ(a->clocks[0].first, "cpu") << "clock axes in cpu, gpu, emc order";
@@ -183,7 +184,8 @@ TEST(SweepSpec, ASpecThisEnergyctlDidNotWriteIsRefusedByField) {
 
 TEST(SweepCommandResume, StoredRunsGiveTheFinishedPairsAndTheGoodSamples) {
   auto run = [](const char* exit_status, double energy, double items) {
-    return nlohmann::json{{"tags", {{"exit_status", exit_status}}}, {"items", items}, {"summary", {{"energy_j", energy}}}};
+    return nlohmann::json{
+        {"tags", {{"exit_status", exit_status}}}, {"items", items}, {"summary", {{"energy_j", energy}}}};
   };
   nlohmann::json sweep = {
       {"runs",
@@ -212,7 +214,8 @@ TEST(SweepProgress, TheLineSaysPointRepeatElapsedFinishAndLast) {
   s.eta_s = 14;
   s.last = "1.000 J in 2.0 s";
   std::string line = progress_text(s);
-  for (const char* part : {"run 3/10", "point 2/5 (gpu 624.75MHz)", "repeat 1/2", "elapsed", "finish in", "last: 1.000 J"})
+  for (const char* part :
+       {"run 3/10", "point 2/5 (gpu 624.75MHz)", "repeat 1/2", "elapsed", "finish in", "last: 1.000 J"})
     EXPECT_NE(line.find(part), std::string::npos) << part << " missing from " << line;
   s.repeat = 0;
   EXPECT_NE(progress_text(s).find("warm-up"), std::string::npos);

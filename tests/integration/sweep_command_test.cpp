@@ -43,9 +43,24 @@ class SweepCommand : public ::testing::Test {
   }
 
   std::vector<std::string> sweep_argv(const std::string& name, const std::vector<std::string>& command) {
-    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket", d().socket(), "sweep", "--cpu", "min,max", "--gpu",
-                                     "min,max", "--dvfs", "--repeat", std::to_string(kRepeats), "--cooldown", "off",
-                                     "--seed", "7", "--name", name, "--"};
+    std::vector<std::string> argv = {ENERGYCTL_BIN,
+                                     "--socket",
+                                     d().socket(),
+                                     "sweep",
+                                     "--cpu",
+                                     "min,max",
+                                     "--gpu",
+                                     "min,max",
+                                     "--dvfs",
+                                     "--repeat",
+                                     std::to_string(kRepeats),
+                                     "--cooldown",
+                                     "off",
+                                     "--seed",
+                                     "7",
+                                     "--name",
+                                     name,
+                                     "--"};
     argv.insert(argv.end(), command.begin(), command.end());
     return argv;
   }
@@ -58,8 +73,8 @@ class SweepCommand : public ::testing::Test {
   }
 
   bool no_lease_and_no_open_run() {
-    return eventually(
-        [&] { return call("clocks.leases")["leases"].empty() && call("status")["open_runs"].empty(); }, seconds(5));
+    return eventually([&] { return call("clocks.leases")["leases"].empty() && call("status")["open_runs"].empty(); },
+                      seconds(5));
   }
 
   // Every measured run once per (point, repeat); the set of their run ids.
@@ -88,8 +103,11 @@ class SweepCommand : public ::testing::Test {
     int64_t id = 0;
     bool started = eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20));
     EXPECT_TRUE(started) << read_file(log);
-    eventually([&] { return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= runs; }, seconds(20),
-               milliseconds(20));
+    eventually(
+        [&] {
+          return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= runs;
+        },
+        seconds(20), milliseconds(20));
     // Then while a run is open (its command running), so the signal lands in a run.
     bool open = eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
     EXPECT_TRUE(open);
@@ -104,9 +122,10 @@ class SweepCommand : public ::testing::Test {
 std::unique_ptr<SimulatedDaemon> SweepCommand::daemon_;
 
 TEST_F(SweepCommand, GridWithDvfsCompletesAndStoresEveryRunWithItsPoint) {
-  auto r = d().ctl({"sweep", "--cpu", "min,max", "--gpu", "min,max", "--dvfs", "--repeat", "2", "--cooldown", "off",
-                    "--param", "n=3", "--items", "{n}", "--name", "grid", "--", "sh", "-c",
-                    "test \"$ENERGY_SWEEP_n\" = {n}"});
+  auto r = d().ctl({"sweep",   "--cpu",    "min,max", "--gpu",      "min,max",
+                    "--dvfs",  "--repeat", "2",       "--cooldown", "off",
+                    "--param", "n=3",      "--items", "{n}",        "--name",
+                    "grid",    "--",       "sh",      "-c",         "test \"$ENERGY_SWEEP_n\" = {n}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int64_t id = announced_id(r.err);
   ASSERT_NE(id, 0) << r.err;
@@ -148,8 +167,9 @@ TEST_F(SweepCommand, SigkillMidSweepLeavesNoPinAndResumeFinishes) {
   auto [child, id] = sweep_until("sigkill", 3);
   ASSERT_NE(id, 0);
   child->stop(SIGKILL);
-  EXPECT_TRUE(no_lease_and_no_open_run()) << "energyd ends the killed energyctl's run and its pin: "
-                                          << call("status")["open_runs"].dump() << call("clocks.leases").dump();
+  EXPECT_TRUE(no_lease_and_no_open_run())
+      << "energyd ends the killed energyctl's run and its pin: " << call("status")["open_runs"].dump()
+      << call("clocks.leases").dump();
   auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err << d().log();
   auto in_sweep = check_complete(id);
@@ -166,9 +186,8 @@ TEST_F(SweepCommand, SigkillMidSweepLeavesNoPinAndResumeFinishes) {
 TEST_F(SweepCommand, ARunThatEndsWithItsConnectionIsStoppedWhenTheConnectionCloses) {
   int fd = connect_to(d().socket());
   ASSERT_GE(fd, 0);
-  auto started = nlohmann::json::parse(
-      energy::testing::call(fd, "mark.start",
-                      {{"name", "held"}, {"end_with_connection", true}, {"pin", {{"domains", {{"gpu", "max"}}}}}}));
+  auto started = nlohmann::json::parse(energy::testing::call(
+      fd, "mark.start", {{"name", "held"}, {"end_with_connection", true}, {"pin", {{"domains", {{"gpu", "max"}}}}}}));
   ASSERT_TRUE(started.value("ok", false)) << started.dump();
   int64_t run = started["result"]["id"].get<int64_t>();
   EXPECT_EQ(call("clocks.leases")["leases"].size(), 1u);

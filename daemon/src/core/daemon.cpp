@@ -15,8 +15,8 @@
 
 #include "access.h"
 #include "averaging_settings.h"
-#include "context_poller.h"
 #include "connection_runs.h"
+#include "context_poller.h"
 #include "context_status.h"
 #include "discovery_watch.h"
 #include "energy/baseline.h"
@@ -199,7 +199,7 @@ class DaemonImpl {
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<PinManager> pins_;
-  ConnectionRuns connection_runs_;  // runs that end with their connection (loop thread)
+  ConnectionRuns connection_runs_;              // runs that end with their connection (loop thread)
   std::unique_ptr<TaskRunner> blocking_reads_;  // interactive: `clocks`
   std::unique_ptr<TaskRunner> bulk_reads_;      // exports (raw and of a run), never ahead of `clocks`
   std::unique_ptr<RunQueries> queries_;

@@ -113,11 +113,11 @@ struct ExportArgs {
 
 struct MarkStartArgs {
   std::string name;
-  Tags tags;                        // never a reserved key
-  std::optional<int64_t> baseline;  // the baseline run this run's report uses
-  bool baseline_run = false;        // this run measures an idle baseline (energyd.kind=baseline)
-  std::optional<PinOrder> pin;      // clocks pinned (and read back) before the run opens; kind unset
-  std::optional<double> items;      // work items of the run (energy per item)
+  Tags tags;                         // never a reserved key
+  std::optional<int64_t> baseline;   // the baseline run this run's report uses
+  bool baseline_run = false;         // this run measures an idle baseline (energyd.kind=baseline)
+  std::optional<PinOrder> pin;       // clocks pinned (and read back) before the run opens; kind unset
+  std::optional<double> items;       // work items of the run (energy per item)
   bool end_with_connection = false;  // stopped by energyd if its connection closes first (connection_runs.h)
 };
 
