@@ -59,7 +59,7 @@ Status parse_items(const std::string& value, ItemsRule& out) {
 Status add_clock(const std::string& flag, const std::string& value, SweepArgs& out) {
   std::string domain = flag.substr(2);
   for (const auto& c : out.clocks) {
-    if (c.first == domain) return invalid(flag + " given twice; list every value in one " + flag);
+    if (c.first == domain) return invalid(flag + " given twice; list every value in one " + flag.c_str());
   }
   if (value.empty()) return invalid(flag + " needs a list of frequencies, got ''");
   out.clocks.emplace_back(domain, value);
