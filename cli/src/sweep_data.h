@@ -28,6 +28,7 @@
 
 namespace energy::cli {
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json members; their moves do not throw
 struct SweepRunRow {
   int64_t run_id = 0;
   int64_t point = 0;

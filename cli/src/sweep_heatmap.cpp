@@ -1,6 +1,7 @@
 #include "sweep_heatmap.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -68,7 +69,7 @@ std::string pad(const std::string& s, size_t width) { return std::string(width -
 
 std::string paint(const std::string& cell, double v, double lo, double hi, Colour colour) {
   if (colour == Colour::kOff) return cell;
-  int step = hi > lo ? static_cast<int>((v - lo) / (hi - lo) * (kScaleSteps - 1) + 0.5) : 0;
+  int step = hi > lo ? static_cast<int>(std::lround((v - lo) / (hi - lo) * (kScaleSteps - 1))) : 0;
   return "\x1b[30;48;5;" + std::to_string(kScale[step]) + "m" + cell + "\x1b[0m";
 }
 
@@ -116,9 +117,12 @@ std::string render_heatmaps(const SweepResults& r, Colour colour) {
   const std::string& col_name = r.layout->domains[a.col];
   std::string out;
   for (const auto& [rest, grid] : grids_of(r, a)) {
-    out += "Energy J/" + r.unit + ", " + row_name + " (down) x " + col_name + " (across)" +
-           (rest.empty() ? "" : ", " + terminal_safe(rest)) + "; * lowest:\n";
-    out += render_grid(grid, row_name, col_name, colour) + dvfs_line(r, grid.params);
+    out.append("Energy J/").append(r.unit).append(", ").append(row_name).append(" (down) x ");
+    out.append(col_name).append(" (across)");
+    if (!rest.empty()) out += ", " + terminal_safe(rest);
+    out += "; * lowest:\n";
+    out += render_grid(grid, row_name, col_name, colour);
+    out += dvfs_line(r, grid.params);
   }
   return out;
 }

@@ -34,7 +34,7 @@ namespace {
 using nlohmann::json;
 
 json run_entry(int64_t id, int64_t point, int64_t repeat, const std::string& role, double energy, double duration,
-               json items = 10) {
+               const json& items = 10) {
   json run = {{"id", id},
               {"name", "w"},
               {"state", "stopped"},

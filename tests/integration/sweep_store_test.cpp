@@ -145,7 +145,7 @@ TEST_F(SweepStore, EnergyctlListsShowsAndExportsAStoredSweep) {
   EXPECT_NE(show.out.find("3 of 3 points measured, 6 counted run(s) of 6"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("gpu 624.75 MHz"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("Against DVFS"), std::string::npos) << show.out;
-  EXPECT_EQ(show.out.find("\x1b"), std::string::npos) << "no colour into a pipe";
+  EXPECT_EQ(show.out.find('\x1b'), std::string::npos) << "no colour into a pipe";
   auto csv = daemon_->ctl({"sweep", "export", std::to_string(id), "--csv"});
   EXPECT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 7) << csv.out;
