@@ -266,6 +266,11 @@ int refresh_idle(const Context& ctx, Sweep& s, Loop& loop, Progress& progress) {
   return kExitOk;
 }
 
+// Why the baseline ended the sweep: a signal (exit 128+N) or a failed request.
+std::string baseline_failure(int code) {
+  return code > 128 ? "by " + signal_name(code - 128) + " during the idle baseline" : "the idle baseline failed";
+}
+
 void print_end(const Sweep& s, const Loop& loop) {
   std::string machinery = loop.machinery_runs == 0
                               ? ""
@@ -288,7 +293,7 @@ int run_sweep(const Context& ctx, Sweep& s) {
   Loop loop;
   loop.total = schedule->size();
   if (int code = refresh_idle(ctx, s, loop, progress); code != kExitOk)
-    return interrupted(ctx, s, code, "the idle baseline failed", progress);
+    return interrupted(ctx, s, code, baseline_failure(code), progress);
   int warmup_index = 0;
   for (const ScheduledRun& run : *schedule) {
     if (!run.warmup() && run.repeat >= 2 && ci_met(s, run.point)) {
@@ -297,7 +302,7 @@ int run_sweep(const Context& ctx, Sweep& s) {
     }
     if (s.spec.baseline_ms && SteadyClock::now() - loop.last_baseline > kRebaselineEvery) {
       if (int code = refresh_idle(ctx, s, loop, progress); code != kExitOk)
-        return interrupted(ctx, s, code, "the idle baseline failed", progress);
+        return interrupted(ctx, s, code, baseline_failure(code), progress);
     }
     if (int code = one_run(ctx, s, run, run.warmup() ? warmup_index++ : 0, block, loop, progress); code != kExitOk)
       return code;
