@@ -2,7 +2,7 @@
 # The commands and options below are energyctl's command table
 # (cli/src/command_table.cpp); tests/cli/command_table_test.cpp checks that
 # they match it exactly.
-_energyctl_commands="status rails clocks mark run runs show compare export baseline live pin unpin help"
+_energyctl_commands="status rails clocks mark run runs show compare export baseline sweeps sweep live pin unpin help"
 _energyctl_global_options="--socket --json --timeout --connect-timeout --help --version"
 
 # A command's options (its own, then the common --json and --help).
@@ -18,6 +18,8 @@ _energyctl_options() {
     compare) echo "--by --name --tag --limit --json --help" ;;
     export) echo "--since --until --rail --format --csv --json --help" ;;
     baseline) echo "--duration --name --show --json --help" ;;
+    sweeps) echo "--state --limit --json --help" ;;
+    sweep) echo "--cpu --gpu --emc --param --dvfs --repeat --ci --max-repeat --warmup --cooldown --baseline --items --seed --name --resume --csv --json --help" ;;
     live) echo "--interval --count --json --help" ;;
     pin) echo "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold --json --help" ;;
     unpin) echo "--all --json --help" ;;
@@ -35,11 +37,16 @@ _energyctl() {
     --socket | --output | -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "csv json" -- "$cur")); return ;;
     --since | --until) COMPREPLY=($(compgen -W "now -15m -1h -1d" -- "$cur")); return ;;
-    --state) COMPREPLY=($(compgen -W "open stopped interrupted" -- "$cur")); return ;;
+    --state) if [[ " ${COMP_WORDS[*]} " == *" sweeps "* ]]; then
+        COMPREPLY=($(compgen -W "running interrupted complete" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "open stopped interrupted" -- "$cur"))
+      fi; return ;;
     --duration | --baseline | --for) COMPREPLY=($(compgen -W "10s 30s 1m" -- "$cur")); return ;;
     --timeout | --connect-timeout) COMPREPLY=($(compgen -W "5s 10s 30s 1m" -- "$cur")); return ;;
     --interval) COMPREPLY=($(compgen -W "500ms 1s 2s" -- "$cur")); return ;;
-    --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max" -- "$cur")); return ;;
+    --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max mid all" -- "$cur")); return ;;
+    --cooldown) COMPREPLY=($(compgen -W "auto off 30s" -- "$cur")); return ;;
   esac
   local i command="" sub=""
   for ((i = 1; i < cword; i++)); do
@@ -53,9 +60,11 @@ _energyctl() {
     COMPREPLY=($(compgen -W "$_energyctl_commands $_energyctl_global_options" -- "$cur"))
   elif [[ "$command" == mark && -z "$sub" ]]; then
     COMPREPLY=($(compgen -W "start stop" -- "$cur"))
+  elif [[ "$command" == sweep && -z "$sub" && "$cur" != -* ]]; then
+    COMPREPLY=($(compgen -W "show export" -- "$cur"))
   elif [[ "$command" == help && -z "$sub" ]]; then
     COMPREPLY=($(compgen -W "$_energyctl_commands" -- "$cur"))
-  elif [[ "$command" == run && -n "$sub" ]]; then
+  elif [[ ("$command" == run || "$command" == sweep) && -n "$sub" ]]; then
     COMPREPLY=($(compgen -c -f -- "$cur"))  # CMD and its arguments are CMD's
   else
     COMPREPLY=($(compgen -W "$(_energyctl_options "$command")" -- "$cur"))

@@ -29,9 +29,9 @@
 #include "baseline_measure.h"
 #include "command.h"
 #include "duration_arg.h"
+#include "measured_run.h"
 #include "number_arg.h"
 #include "pin_args.h"
-#include "run_child.h"
 #include "run_report.h"
 #include "tag_arg.h"
 
@@ -128,51 +128,6 @@ nlohmann::json run_tags(const RunArgs& a, int index) {
   return tags;
 }
 
-// The tags a run gets when it stops: how its command ended.
-nlohmann::json exit_tags(const Repeat& r) {
-  nlohmann::json tags = {{"exit_status", std::to_string(r.exit_status)}};
-  if (r.died_of_signal != 0) tags["signal"] = signal_name(r.died_of_signal);
-  return tags;
-}
-
-// Closes the run (merging `tags` into its tags); a failure is printed and
-// kept in the report. Returns energyctl's exit code for the measurement.
-int stop_run(const Context& ctx, Repeat& r, const nlohmann::json& tags) {
-  nlohmann::json args = {{"run", std::to_string(r.run_id)}, {"tags", tags}};
-  if (r.command_start_ns > 0) {
-    args["command_start_ns"] = r.command_start_ns;  // the run becomes the command's span
-    args["command_end_ns"] = r.command_end_ns;
-  }
-  auto client = connect_daemon(ctx);
-  auto report = client ? client->call("mark.stop", args) : Result<nlohmann::json>(client.take_error());
-  if (report) {
-    r.report = std::move(report).value();
-    return kExitOk;
-  }
-  const Error& e = report.error();
-  r.stop_error = e.describe();
-  print_error("cannot close run " + std::to_string(r.run_id) + ": " + r.stop_error);
-  bool transport = e.code == ErrorCode::kIo || e.code == ErrorCode::kTimeout;
-  if (!transport) return kExitFailed;
-  std::fprintf(stderr, "energyctl: run %lld may still be open; close it with 'energyctl --socket %s mark stop %lld'\n",
-               static_cast<long long>(r.run_id), ctx.socket_path.c_str(), static_cast<long long>(r.run_id));
-  return kExitUnreachable;
-}
-
-void record_child(const ChildOutcome& child, Repeat& r) {
-  r.exit_status = child.exit_status;
-  r.died_of_signal = child.died_of_signal;
-  r.exec_error = child.exec_error;
-  r.command_start_ns = child.start_ns;
-  r.command_end_ns = child.end_ns;
-  if (!child.exec_error.empty()) print_error(child.exec_error);
-}
-
-struct Step {
-  int exit_code = kExitOk;  // energyctl's own failure (mark.start/stop); kExitOk when measured
-  int signal = 0;           // a forwarded-kind signal arrived: stop repeating
-};
-
 // mark.start's arguments; with clock options, the pin the run opens under.
 nlohmann::json start_args(const RunArgs& a, const std::string& name, const RunDocument& doc, int index) {
   nlohmann::json args = {{"name", name}, {"tags", run_tags(a, index)}};
@@ -182,29 +137,13 @@ nlohmann::json start_args(const RunArgs& a, const std::string& name, const RunDo
   return args;
 }
 
-// One repeat: mark start (pinned first), CMD, mark stop (always, once the run is open).
-Step run_once(const Context& ctx, const RunArgs& a, const std::string& name, const SignalBlock& block,
-              RunDocument& doc) {
+// One repeat (measured_run.h): mark start (pinned first), CMD, mark stop.
+MeasuredStep run_once(const Context& ctx, const RunArgs& a, const SignalBlock& block, RunDocument& doc) {
   Repeat r;
   r.index = static_cast<int>(doc.repeats.size()) + 1;
-  auto start = call_daemon(ctx, "mark.start", start_args(a, name, doc, r.index));
-  if (start.exit_code != kExitOk) {
-    if (pins_anything(a.pin)) std::fputs("energyctl: no run was opened and the command was not run\n", stderr);
-    return {start.exit_code, 0};
-  }
-  r.run_id = start.result.value("id", int64_t{-1});
-  Step step;
-  step.signal = block.take_pending();
-  if (step.signal != 0) {
-    r.exit_status = 128 + step.signal;
-  } else {
-    auto child = run_child(a.command, block);
-    record_child(child, r);
-    step.signal = child.received_signal;
-  }
-  step.exit_code = stop_run(ctx, r, exit_tags(r));
-  if (step.signal == 0) step.signal = block.take_pending();
-  doc.repeats.push_back(std::move(r));
+  MeasuredRunRequest request{start_args(a, doc.name, doc, r.index), a.command, {}};
+  MeasuredStep step = measure_run(ctx, request, block, r);
+  if (step.opened) doc.repeats.push_back(std::move(r));
   return step;
 }
 
@@ -215,7 +154,7 @@ int final_status(const RunDocument& doc, int measurement_exit) {
   return cmd == 0 && measurement_exit != kExitOk ? measurement_exit : cmd;
 }
 
-bool keep_repeating(const Step& step, const RunDocument& doc, size_t repeats_before) {
+bool keep_repeating(const MeasuredStep& step, const RunDocument& doc, size_t repeats_before) {
   if (step.signal != 0 || step.exit_code != kExitOk) return false;
   return doc.repeats.size() > repeats_before && doc.repeats.back().exit_status == 0;
 }
@@ -246,7 +185,7 @@ void execute(const Context& ctx, const RunArgs& a, RunDocument& doc) {
   int measurement_exit = kExitOk;
   for (int i = 0; i < a.repeat; ++i) {
     size_t before = doc.repeats.size();
-    Step step = run_once(ctx, a, doc.name, block, doc);
+    MeasuredStep step = run_once(ctx, a, block, doc);
     if (step.exit_code != kExitOk) measurement_exit = step.exit_code;
     if (step.signal != 0) doc.interrupted_by = signal_name(step.signal);
     if (!keep_repeating(step, doc, before)) break;

@@ -83,6 +83,8 @@ int cmd_unpin(const Context& ctx, const Args& args);
 // Renders the clock leases (the reply of clocks.leases) as text.
 std::string render_leases(const nlohmann::json& leases);
 int cmd_run(const Context& ctx, const Args& args);
+// `energyctl sweep [OPTIONS] -- CMD` and `sweep --resume ID` (sweep_run.h).
+int cmd_sweep_run(const Context& ctx, const Args& args);
 
 // Renders a run report (the reply of mark.stop or runs.show) as text.
 std::string render_report(const nlohmann::json& report);
@@ -94,6 +96,12 @@ int cmd_live(const Context& ctx, const Args& args);
 int cmd_baseline(const Context& ctx, const Args& args);
 // `energyctl export RUN ...` (cmd_export hands over when it was given a word).
 int cmd_export_run(const Context& ctx, const Args& args);
+// `energyctl sweeps`: stored sweeps newest first (cmd_sweeps.cpp).
+int cmd_sweeps(const Context& ctx, const Args& args);
+// `energyctl sweep`: `show ID` and `export ID` (cmd_sweeps.cpp); any other
+// form goes to cmd_sweep_run (running a sweep, cmd_sweep_run.cpp).
+int cmd_sweep(const Context& ctx, const Args& args);
+int cmd_sweep_run(const Context& ctx, const Args& args);
 // `energyctl help [COMMAND]`: energyctl's or the command's help on stdout.
 int cmd_help(const Context& ctx, const Args& args);
 

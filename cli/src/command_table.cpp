@@ -76,6 +76,55 @@ CommandSpec runs_spec() {
           cmd_runs};
 }
 
+CommandSpec sweeps_spec() {
+  return {"sweeps",
+          {"[--state S] [--limit N]"},
+          "stored sweeps newest first: id, name, state, points measured, runs, created",
+          {{"--state", "S", "running, interrupted or complete"},
+           {"--limit", "N", "at most N sweeps (default 100, at most 1000)"}},
+          cmd_sweeps};
+}
+
+// The options of running a sweep (sweep_args.h checks their values).
+std::vector<OptionSpec> sweep_run_options() {
+  return {{"--cpu", "LIST", "CPU clocks: 1.2G,min,max,mid,all,every:N,LO..HI,LO..HI/K (docs/SWEEPS.md)"},
+          {"--gpu", "LIST", "GPU clocks, as --cpu"},
+          {"--emc", "LIST", "memory (EMC) clocks, as --cpu"},
+          {"--param", "NAME=V1,V2", "a parameter: {NAME} in CMD, ENERGY_SWEEP_NAME in its environment; repeatable"},
+          {"--dvfs", "", "add the default governors (no pin) as a reference point per parameter value"},
+          {"--repeat", "K", "measured runs per point (default 3, 1-1000)"},
+          {"--ci", "PCT", "repeat a point until its 95% CI half-width is under PCT % of its mean"},
+          {"--max-repeat", "K", "with --ci: runs per point at most (default 10, 2-1000)"},
+          {"--warmup", "N", "uncounted runs first (0-100)"},
+          {"--cooldown", "auto|D|off", "before each run: wait for idle power/temperature (auto), D, or not"},
+          {"--baseline", "D", "an idle baseline of D at the start (and every 30 min): net energy"},
+          {"--items", "N|{NAME}", "work items per run, or a parameter's value: energy per item"},
+          {"--seed", "S", "the seed of the run order (default random; stored with the sweep)"},
+          {"--name", "N", "the sweep's and its runs' name (default: CMD's file name)"},
+          {"--resume", "ID", "finish an interrupted sweep without repeating its finished runs"}};
+}
+
+// Running a sweep takes its options before CMD (cmd_sweep_run); `sweep
+// show` and `sweep export` dispatch on their first word (cmd_sweep) and
+// read their options after the ID.
+CommandSpec sweep_spec() {
+  return {"sweep",
+          {"[AXES] [OPTIONS] [--] CMD [ARGS...]", "--resume ID", "show ID [--json]", "export ID [--csv | --json]"},
+          "run CMD under many clock settings and parameter values, each repeated; a stored sweep's results",
+          with(sweep_run_options(),
+               {{"--csv", "", "sweep export: one row per run with its point's clocks and params (the default)"},
+                {"--json", "", "sweep show, and a sweep's end: the results as JSON; sweep export: runs and results"}}),
+          cmd_sweep,
+          true,
+          {"Running: each run pins the point's clocks before it opens (DVFS points pin nothing), runs",
+           "CMD as run does and is added to the sweep; progress on stderr, the results at the end.",
+           "Ctrl-C closes the running run, restores the clocks, marks the sweep interrupted and exits",
+           "130; --resume ID goes on. show: per point energy, net energy and time per item and power",
+           "with 95% CIs; the minimum-energy point and those indistinguishable from it, the fastest",
+           "point, the Pareto front, the EDP minimum, the saving against DVFS; a CPU x GPU table",
+           "coloured as a heatmap on a terminal. An interrupted or incomplete sweep says so."}};
+}
+
 CommandSpec baseline_spec() {
   return {"baseline",
           {"[--duration D] [--name N]", "--show"},
@@ -110,6 +159,8 @@ std::vector<CommandSpec> make_table() {
        cmd_compare},
       export_spec(),
       baseline_spec(),
+      sweeps_spec(),
+      sweep_spec(),
       {"live",
        {"[--interval D] [--count N]"},
        "a tegrastats-like view: rails V/A/W, clocks, temperatures",

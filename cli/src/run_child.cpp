@@ -84,14 +84,30 @@ std::vector<char*> c_argv(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::string env_name(const std::string& entry) { return entry.substr(0, entry.find('=')); }
+
+// environ without the variables `extra` sets, then `extra`.
+std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry(*e);
+    bool replaced = false;
+    for (const auto& x : extra) replaced = replaced || env_name(x) == env_name(entry);
+    if (!replaced) out.push_back(std::move(entry));
+  }
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
 // posix_spawnp reports a failed exec (ENOENT, EACCES, ...) as its return value.
-int spawn(const std::vector<std::string>& argv, const sigset_t& mask, pid_t& pid) {
+int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, const sigset_t& mask, pid_t& pid) {
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   posix_spawnattr_setsigmask(&attr, &mask);
   auto args = c_argv(argv);
-  int err = ::posix_spawnp(&pid, args[0], nullptr, &attr, args.data(), environ);
+  auto envp = c_argv(env);
+  int err = ::posix_spawnp(&pid, args[0], nullptr, &attr, args.data(), envp.data());
   posix_spawnattr_destroy(&attr);
   return err;
 }
@@ -125,12 +141,14 @@ int SignalBlock::take_pending() const {
   }
 }
 
-ChildOutcome run_child(const std::vector<std::string>& argv, const SignalBlock& block) {
+ChildOutcome run_child(const std::vector<std::string>& argv, const SignalBlock& block,
+                       const std::vector<std::string>& environment) {
   ChildOutcome out;
   pid_t pid = -1;
+  auto env = child_environment(environment);
   SystemClock clock;
   int64_t start_ns = clock.boot_ns();  // before the spawn: the whole command is inside its span
-  int err = spawn(argv, block.previous_mask(), pid);
+  int err = spawn(argv, env, block.previous_mask(), pid);
   if (err != 0) {
     out.exit_status = exec_failure_status(err);
     out.exec_error = exec_failure_text(argv[0], err);

@@ -57,8 +57,11 @@ struct ChildOutcome {
 };
 
 // Starts argv (PATH searched as by a shell) with the mask energyctl had
-// before `block`, and waits for it, forwarding signals. Never fails: a
-// command that cannot be started is reported in the outcome.
-ChildOutcome run_child(const std::vector<std::string>& argv, const SignalBlock& block);
+// before `block` and energyctl's environment plus `environment` (NAME=VALUE
+// entries, replacing a variable of the same name), and waits for it,
+// forwarding signals. Never fails: a command that cannot be started is
+// reported in the outcome.
+ChildOutcome run_child(const std::vector<std::string>& argv, const SignalBlock& block,
+                       const std::vector<std::string>& environment = {});
 
 }  // namespace energy::cli

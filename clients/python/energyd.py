@@ -121,6 +121,26 @@ def _run_key(run: Union[int, str, Mapping[str, Any]]) -> str:
     return str(run)
 
 
+def _sweep_id(sweep_id: Any) -> int:
+    """A sweep id from an int, a SWEEP dict or a {"sweep": SWEEP} result."""
+    if isinstance(sweep_id, Mapping) and isinstance(sweep_id.get("sweep"), Mapping):
+        sweep_id = sweep_id["sweep"]
+    if isinstance(sweep_id, Mapping):
+        sweep_id = sweep_id.get("id")
+    if isinstance(sweep_id, bool) or not isinstance(sweep_id, int) or sweep_id <= 0:
+        raise EnergydError("invalid", "sweep must be a positive integer id, not {!r}".format(sweep_id))
+    return sweep_id
+
+
+def _run_id(run: Any) -> int:
+    """A run id from an int, mark_start's result or mark_stop's report."""
+    if isinstance(run, Mapping):
+        run = run["run"]["id"] if isinstance(run.get("run"), Mapping) else run.get("id")
+    if isinstance(run, bool) or not isinstance(run, int) or run <= 0:
+        raise EnergydError("invalid", "run must be a positive integer id or a run dict, not {!r}".format(run))
+    return run
+
+
 class Client:
     """A connection to energyd's Unix socket.
 
@@ -269,6 +289,65 @@ class Client:
         open run is reported up to its newest stored reading.
         """
         return self.call("runs.show", run=_run_key(run))
+
+    def sweep_create(self, name: str, spec: Mapping[str, Any]) -> Dict[str, Any]:
+        """Stores a new sweep in state "running"; returns {"sweep": SWEEP}.
+
+        SWEEP is {"id", "name", "state", "created_wall_ns",
+        "updated_wall_ns"}. `spec` (a dict, at most 60 KiB as JSON) is kept
+        verbatim; energyd does not interpret it (see docs/SWEEPS.md).
+        """
+        if not isinstance(spec, Mapping):
+            raise EnergydError("invalid", "spec must be a dict (a JSON object), not {!r}".format(spec))
+        return self.call("sweep.create", name=name, spec=dict(spec))
+
+    def sweeps(self, state: Optional[str] = None, limit: Optional[int] = None,
+               before_id: Optional[int] = None) -> Dict[str, Any]:
+        """Sweeps newest first: {"sweeps": [...], "next_before_id"?} (sweep.list).
+
+        `state`: "running", "interrupted" or "complete"; `limit`: 1-1000
+        (default 100); pass next_before_id as `before_id` for the next page.
+        Each sweep has "runs": its number of measure runs (no spec).
+        """
+        args = {}  # type: Dict[str, Any]
+        for key, value in (("state", state), ("limit", limit), ("before_id", before_id)):
+            if value is not None:
+                args[key] = value
+        return self.call("sweep.list", **args)
+
+    def sweep(self, sweep_id: Union[int, Mapping[str, Any]]) -> Dict[str, Any]:
+        """One sweep with its spec and runs: {"sweep": {..., "spec", "runs"}}.
+
+        Each of "runs", in the order they were added, is {"run_id", "point",
+        "repeat", "role", "cooldown_ms", "run"}, where "run" is the object
+        runs() gives for that run (items, tags, state, summary ...). Raises
+        EnergydError("not_found") for an unknown id.
+        """
+        return self.call("sweep.show", sweep=_sweep_id(sweep_id))
+
+    def sweep_add_run(self, sweep_id: Union[int, Mapping[str, Any]], run: Union[int, Mapping[str, Any]], point: int, repeat: int,
+                      role: str = "measure", cooldown_ms: Optional[int] = None) -> Dict[str, Any]:
+        """Adds a stopped run to a sweep at (point, repeat); returns {"sweep": SWEEP}.
+
+        `run`: its id, or mark_start's or mark_stop's result. `role`:
+        "measure", "warmup" or "baseline"; `cooldown_ms`: the wait before
+        the run. Raises EnergydError("state") for a run still open or in a
+        sweep already, a complete sweep, or a second measure run at the same
+        point and repeat; EnergydError("not_found") for an unknown sweep or run.
+        """
+        args = {"sweep": _sweep_id(sweep_id), "run": _run_id(run), "point": point, "repeat": repeat,
+                "role": role}  # type: Dict[str, Any]
+        if cooldown_ms is not None:
+            args["cooldown_ms"] = cooldown_ms
+        return self.call("sweep.add_run", **args)
+
+    def sweep_set_state(self, sweep_id: Union[int, Mapping[str, Any]], state: str) -> Dict[str, Any]:
+        """Sets a sweep's state ("running", "interrupted", "complete").
+
+        complete is final: leaving it raises EnergydError("state"). Setting
+        the state a sweep has is a no-op. Returns {"sweep": SWEEP}.
+        """
+        return self.call("sweep.set_state", sweep=_sweep_id(sweep_id), state=state)
 
     def baseline(self, duration_s: float = 10.0, name: str = "baseline") -> Dict[str, Any]:
         """Measures the idle power: a run that energyd tags

@@ -237,6 +237,12 @@ TEST(ReservedTags, ClientsCannotSetThemButAskForABaselineByArgument) {
                  {"cannot itself use a baseline"});
 }
 
+TEST(MarkStartArgs, EndWithConnectionIsABoolDefaultingToFalse) {
+  EXPECT_FALSE(read_ok<MarkStartArgs>("mark.start", {{"name", "w"}}).end_with_connection);
+  EXPECT_TRUE(read_ok<MarkStartArgs>("mark.start", {{"name", "w"}, {"end_with_connection", true}}).end_with_connection);
+  expect_invalid("mark.start", {{"name", "w"}, {"end_with_connection", "yes"}}, {"end_with_connection"});
+}
+
 // ---- issue 19, item 14: characters, not bytes; control characters; tag counts ---
 
 std::string repeat(const std::string& s, int n) {
@@ -345,6 +351,7 @@ json valid_value(const ArgSpec& a) {
     case ArgType::kDomains: return json{{"gpu", "max"}};
     case ArgType::kPin: return json{{"domains", {{"gpu", "max"}}}};
     case ArgType::kPositive: return 1;
+    case ArgType::kObject: return json::object();
   }
   return nullptr;
 }
@@ -410,6 +417,105 @@ TEST(EnergyCountersArgs, TakesNoArguments) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->verb, Verb::kEnergyCounters);
   expect_invalid("energy.counters", {{"rail", "VDD_IN"}}, {"energy.counters", "rail"});
+}
+
+}  // namespace
+}  // namespace energy::daemon
+
+namespace energy::daemon {
+namespace {
+
+// ---- sweep.* -------------------------------------------------------------------
+
+json add_run_args() { return {{"sweep", 3}, {"run", 17}, {"point", 2}, {"repeat", 1}, {"role", "measure"}}; }
+
+TEST(SweepArgs, CreateKeepsTheSpecAsCompactJson) {
+  auto a = read_ok<SweepCreateArgs>("sweep.create", {{"name", "grid"}, {"spec", {{"seed", 7}, {"axes", {1, 2}}}}});
+  EXPECT_EQ(a.name, "grid");
+  EXPECT_EQ(json::parse(a.spec_json), (json{{"seed", 7}, {"axes", {1, 2}}}));
+  EXPECT_EQ(a.spec_json.find(' '), std::string::npos);
+}
+
+TEST(SweepArgs, CreateRefusesEachBadArgumentByName) {
+  json spec = json::object();
+  expect_invalid("sweep.create", {{"spec", spec}}, {"sweep.create", "\"name\"", "missing"});
+  expect_invalid("sweep.create", {{"name", "g"}}, {"sweep.create", "\"spec\"", "missing"});
+  expect_invalid("sweep.create", {{"name", ""}, {"spec", spec}}, {"\"name\"", "1-200 characters"});
+  expect_invalid("sweep.create", {{"name", std::string(201, 'n')}, {"spec", spec}}, {"\"name\""});
+  expect_invalid("sweep.create", {{"name", "a\nb"}, {"spec", spec}}, {"\"name\"", "control character"});
+  expect_invalid("sweep.create", {{"name", 5}, {"spec", spec}}, {"\"name\"", "integer 5"});
+  expect_invalid("sweep.create", {{"name", "g"}, {"spec", json::array()}}, {"\"spec\"", "JSON object"});
+  expect_invalid("sweep.create", {{"name", "g"}, {"spec", "{}"}}, {"\"spec\"", "JSON object"});
+}
+
+TEST(SweepArgs, CreateTakesASpecUpTo60KiBAndNoMore) {
+  // {"x":"aaa..."} is 8 bytes around the string.
+  json fits = {{"x", std::string(kMaxSweepSpecBytes - 8, 'a')}};
+  EXPECT_EQ(static_cast<int64_t>(fits.dump().size()), kMaxSweepSpecBytes);
+  read_ok<SweepCreateArgs>("sweep.create", {{"name", "g"}, {"spec", fits}});
+  json over = {{"x", std::string(kMaxSweepSpecBytes - 7, 'a')}};
+  expect_invalid("sweep.create", {{"name", "g"}, {"spec", over}}, {"\"spec\"", "61441 bytes", "at most 61440"});
+}
+
+TEST(SweepArgs, ListDefaultsAndRefusals) {
+  auto f = read_ok<SweepFilter>("sweep.list", json::object());
+  EXPECT_EQ(f.limit, 100);
+  EXPECT_FALSE(f.state.has_value());
+  f = read_ok<SweepFilter>("sweep.list", {{"state", "interrupted"}, {"limit", 1000}, {"before_id", 9}});
+  EXPECT_EQ(f.state, SweepState::kInterrupted);
+  EXPECT_EQ(f.limit, 1000);
+  EXPECT_EQ(f.before_id, 9);
+  expect_invalid("sweep.list", {{"state", "open"}}, {"sweep.list", "\"state\"", "\"complete\""});
+  expect_invalid("sweep.list", {{"limit", 0}}, {"\"limit\"", "1..1000"});
+  expect_invalid("sweep.list", {{"limit", 1001}}, {"\"limit\"", "1..1000"});
+  expect_invalid("sweep.list", {{"before_id", 0}}, {"\"before_id\""});
+  expect_invalid("sweep.list", {{"before_id", "9"}}, {"\"before_id\"", "string"});
+}
+
+TEST(SweepArgs, ShowAndSetStateNameTheSweep) {
+  EXPECT_EQ(read_ok<SweepRef>("sweep.show", {{"sweep", 4}}).id, 4);
+  expect_invalid("sweep.show", json::object(), {"sweep.show", "\"sweep\"", "missing"});
+  expect_invalid("sweep.show", {{"sweep", -1}}, {"\"sweep\"", "integer -1"});
+  expect_invalid("sweep.show", {{"sweep", 1.5}}, {"\"sweep\"", "number 1.5"});
+  auto s = read_ok<SweepStateArgs>("sweep.set_state", {{"sweep", 4}, {"state", "complete"}});
+  EXPECT_EQ(s.sweep, 4);
+  EXPECT_EQ(s.state, SweepState::kComplete);
+  expect_invalid("sweep.set_state", {{"sweep", 4}}, {"sweep.set_state", "\"state\"", "missing"});
+  expect_invalid("sweep.set_state", {{"sweep", 4}, {"state", "stopped"}}, {"\"state\"", "\"running\""});
+  expect_invalid("sweep.set_state", {{"sweep", 0}, {"state", "complete"}}, {"\"sweep\""});
+}
+
+TEST(SweepArgs, AddRunReadsEveryArgument) {
+  json args = add_run_args();
+  args["run"] = "17";
+  args["role"] = "baseline";
+  args["cooldown_ms"] = 86'400'000;
+  auto r = read_ok<SweepRunRecord>("sweep.add_run", args);
+  EXPECT_EQ(r.sweep_id, 3);
+  EXPECT_EQ(r.run_id, 17);
+  EXPECT_EQ(r.point, 2);
+  EXPECT_EQ(r.repeat, 1);
+  EXPECT_EQ(r.role, SweepRole::kBaseline);
+  EXPECT_EQ(r.cooldown_ms, 86'400'000);
+  EXPECT_FALSE(read_ok<SweepRunRecord>("sweep.add_run", add_run_args()).cooldown_ms.has_value());
+}
+
+TEST(SweepArgs, AddRunRefusesEachBadArgumentByName) {
+  const std::vector<std::pair<std::string, json>> bad = {
+      {"sweep", 0},        {"sweep", "3"},     {"run", 0},          {"run", "x"},
+      {"point", -1},       {"point", 1000001}, {"repeat", -1},      {"repeat", 1000001},
+      {"role", "idle"},    {"role", 1},        {"cooldown_ms", -1}, {"cooldown_ms", 86'400'001},
+      {"cooldown_ms", 1.5}};
+  for (const auto& [name, value] : bad) {
+    json args = add_run_args();
+    args[name] = value;
+    expect_invalid("sweep.add_run", args, {"sweep.add_run", "\"" + name + "\""});
+  }
+  for (const char* name : {"sweep", "run", "point", "repeat", "role"}) {
+    json args = add_run_args();
+    args.erase(name);
+    expect_invalid("sweep.add_run", args, {"sweep.add_run", "\"" + std::string(name) + "\"", "missing"});
+  }
 }
 
 }  // namespace

@@ -75,6 +75,12 @@ class WriterTest : public ::testing::Test {
     w.push_mark(std::move(op));
     return promise->get_future().get();
   }
+  // Pushes a write and waits for its completion; `answer` gets what apply said.
+  Status write(StorageWriter& w, std::function<Status(Store&)> apply) {
+    auto promise = std::make_shared<std::promise<Status>>();
+    w.push_write(StoreWrite{std::move(apply), [promise](const Status& st) { promise->set_value(st); }});
+    return promise->get_future().get();
+  }
   // The counters the database holds (a reader: what a kill -9 would leave).
   std::optional<StoredCounters> stored_counters() {
     auto reader = Store::open(path_, StoreRole::kReader, 1000);
@@ -402,6 +408,44 @@ TEST_F(WriterTest, RetentionPassesRunOnTheWriterThreadAndReportTheFootprint) {
   ASSERT_TRUE(r.footprint.has_value());  // known after a completed pass
   w->stop();
   EXPECT_EQ(stored_sweeps(), 9);  // the newest minutes are never aged out
+}
+
+}  // namespace
+}  // namespace energy::daemon
+
+namespace energy::daemon {
+namespace {
+
+// A write that refuses (its own error, kept from the writer) rides in a
+// transaction with samples and a mark without failing them; a write that
+// meets a database error fails the whole transaction.
+TEST_F(WriterTest, AWritesRefusalIsItsOwnAndADatabaseErrorFailsTheTransaction) {
+  auto w = writer(slow_flush());
+  w->start();
+  push(*w, 0, 3);
+  int64_t sweep_id = 0;
+  ASSERT_TRUE(write(*w, [&](Store& s) -> Status {
+                auto created = s.create_sweep("grid", "{}", 1);
+                if (!created) return created.take_error();
+                sweep_id = created->id;
+                return ok_status();
+              }).ok());
+  Result<SweepRecord> refused = make_error(ErrorCode::kInternal, "not run");
+  ASSERT_TRUE(write(*w, [&](Store& s) -> Status {
+                refused = s.add_sweep_run(SweepRunRecord{sweep_id, 999, 0, 0, SweepRole::kMeasure, {}}, 2);
+                return ok_status();
+              }).ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kNotFound);
+  EXPECT_TRUE(mark(*w, "after").ok());
+  Status failed = write(*w, [](Store&) -> Status { return make_error(ErrorCode::kStorage, "test: disk full"); });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("disk full"), std::string::npos) << failed.error().message;
+  w->stop();
+  auto reader = Store::open(path_, StoreRole::kReader, 1000);
+  ASSERT_TRUE(reader.ok());
+  auto stored = (*reader)->sweep_by_id(sweep_id);
+  ASSERT_TRUE(stored.ok() && stored->has_value()) << "the create was committed";
+  EXPECT_EQ(stored_sweeps(), 3);
 }
 
 }  // namespace

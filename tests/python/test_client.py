@@ -326,6 +326,44 @@ class FakeDaemonTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 c.baseline(duration_s=bad)
 
+    def test_sweep_methods_send_the_protocols_arguments(self):
+        d = self.serve(lambda r: ok_reply(r, {"sweep": {"id": 6, "state": "running"}}))
+        c = energyd.Client(d.path)
+        self.addCleanup(c.close)
+        created = c.sweep_create("grid", {"seed": "7", "axes": {"clocks": []}})
+        c.sweeps()
+        c.sweeps(state="interrupted", limit=5, before_id=9)
+        c.sweep(created)
+        c.sweep_add_run(created, {"run": {"id": 12}, "total": {}}, point=3, repeat=1, cooldown_ms=250)
+        c.sweep_add_run(6, {"id": 13}, point=0, repeat=0, role="baseline")
+        c.sweep_set_state(created["sweep"], "complete")
+        self.assertEqual([r["verb"] for r in d.requests],
+                         ["sweep.create", "sweep.list", "sweep.list", "sweep.show", "sweep.add_run",
+                          "sweep.add_run", "sweep.set_state"])
+        self.assertEqual(d.requests[0]["args"], {"name": "grid", "spec": {"seed": "7", "axes": {"clocks": []}}})
+        self.assertEqual(d.requests[1]["args"], {})
+        self.assertEqual(d.requests[2]["args"], {"state": "interrupted", "limit": 5, "before_id": 9})
+        self.assertEqual(d.requests[3]["args"], {"sweep": 6})
+        self.assertEqual(d.requests[4]["args"],
+                         {"sweep": 6, "run": 12, "point": 3, "repeat": 1, "role": "measure", "cooldown_ms": 250})
+        self.assertEqual(d.requests[5]["args"], {"sweep": 6, "run": 13, "point": 0, "repeat": 0, "role": "baseline"})
+        self.assertEqual(d.requests[6]["args"], {"sweep": 6, "state": "complete"})
+
+    def test_sweep_ids_and_specs_of_the_wrong_type_are_refused_before_sending(self):
+        d = self.serve(lambda r: ok_reply(r, {}))
+        c = energyd.Client(d.path)
+        self.addCleanup(c.close)
+        for bad in (0, -2, "6", True, 1.5, {"name": "no id"}):
+            with self.assertRaises(energyd.EnergydError) as caught:
+                c.sweep(bad)
+            self.assertEqual(caught.exception.code, "invalid")
+            self.assertIn("sweep", caught.exception.message)
+        with self.assertRaises(energyd.EnergydError):
+            c.sweep_add_run(6, "12", point=0, repeat=0)
+        with self.assertRaises(energyd.EnergydError):
+            c.sweep_create("grid", [1, 2])
+        self.assertEqual(d.requests, [])
+
     def test_run_block_that_raises_is_tagged_with_the_exception(self):
         d = self.serve(lambda r: ok_reply(r, {"id": 4, "name": "w"}))
         with self.assertRaises(KeyError):
@@ -472,6 +510,32 @@ class LiveDaemonTest(unittest.TestCase):
         shown = c.show("py-listed")
         self.assertEqual(client_tags(shown["run"]["tags"]), {"batch": "4", "outcome": "ok"})
         self.assertEqual(shown["total"]["energy_j"], report["total"]["energy_j"])
+
+    def test_a_sweep_is_created_filled_shown_listed_and_completed(self):
+        c = self.client()
+        spec = {"format": 1, "axes": {"clocks": [{"domain": "gpu", "hz": [306000000]}], "params": []}}
+        sweep = c.sweep_create("py-sweep", spec)["sweep"]
+        self.assertEqual(sweep["state"], "running")
+        runs = []
+        for point in (0, 1):
+            info = c.mark_start("py-sweep-run", items=10 * (point + 1))
+            runs.append(c.mark_stop(info))
+            c.sweep_add_run(sweep, runs[-1], point=point, repeat=0)
+        shown = c.sweep(sweep["id"])["sweep"]
+        self.assertEqual(shown["spec"], spec)
+        self.assertEqual([r["run_id"] for r in shown["runs"]], [r["run"]["id"] for r in runs])
+        self.assertEqual(shown["runs"][1]["run"]["items"], 20)
+        self.assertIn("energy_j", shown["runs"][0]["run"]["summary"])
+        listed = [s for s in c.sweeps(state="running")["sweeps"] if s["id"] == sweep["id"]]
+        self.assertEqual((listed[0]["runs"], listed[0]["points"]), (2, 2))
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.sweep_add_run(sweep, runs[0], point=5, repeat=0)
+        self.assertEqual(caught.exception.code, "state")
+        self.assertIn("already belongs", caught.exception.message)
+        self.assertEqual(c.sweep_set_state(sweep, "complete")["sweep"]["state"], "complete")
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.sweep_set_state(sweep, "running")
+        self.assertEqual(caught.exception.code, "state")
 
     def test_bad_run_query_arguments_are_invalid_and_named(self):
         c = self.client()

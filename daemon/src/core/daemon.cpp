@@ -15,6 +15,7 @@
 
 #include "access.h"
 #include "averaging_settings.h"
+#include "connection_runs.h"
 #include "context_poller.h"
 #include "context_status.h"
 #include "discovery_watch.h"
@@ -36,6 +37,7 @@
 #include "run_queries.h"
 #include "sampler.h"
 #include "server.h"
+#include "sweep_verbs.h"
 #include "task_runner.h"
 #include "verb_args.h"
 #include "writer.h"
@@ -160,9 +162,12 @@ class DaemonImpl {
   void mark_start(const MarkStartArgs& args, const Responder& r);
   void pin_then_start(const MarkStartArgs& args, nlohmann::json tags, const Responder& r);
   void open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease, const Responder& r);
-  void bind_lease(const RunRecord& run, int64_t lease, const Responder& r);
+  void bind_lease(const MarkStartArgs& args, const RunRecord& run, int64_t lease, const Responder& r);
   void mark_stop(const MarkStopArgs& args, const Responder& r);
   void reply_started(int64_t run_id, nlohmann::json extra, const Responder& r);
+  void started(const MarkStartArgs& args, std::optional<int64_t> run, const Responder& r);
+  void stop_for_closed_connection(int64_t run_id);
+  void connection_closed(uint64_t connection);
   void clocks(const Responder& r);
   void clocks_pin(PinArgs args, const Responder& r);
   void clocks_unpin(const UnpinArgs& args, const Responder& r);
@@ -195,9 +200,11 @@ class DaemonImpl {
   std::unique_ptr<RunManager> runs_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<PinManager> pins_;
+  ConnectionRuns connection_runs_;              // runs that end with their connection (loop thread)
   std::unique_ptr<TaskRunner> blocking_reads_;  // interactive: `clocks`
   std::unique_ptr<TaskRunner> bulk_reads_;      // exports (raw and of a run), never ahead of `clocks`
   std::unique_ptr<RunQueries> queries_;
+  std::unique_ptr<SweepWrites> sweep_writes_;
   std::unique_ptr<ContextPoller> context_;
   std::unique_ptr<AveragingSettings> averaging_;
   SourcePtr sigterm_;
@@ -422,6 +429,7 @@ Status DaemonImpl::start_loop() {
   runs_->set_clocks_source(clocks);
   runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
   queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, *bulk_reads_, gap_threshold_ns, clocks);
+  sweep_writes_ = std::make_unique<SweepWrites>(*writer_, poster_, clock_);
   auto options = server_options(config_);
   if (!options) return options.take_error();
   policy_ = options->policy;
@@ -430,7 +438,7 @@ Status DaemonImpl::start_loop() {
       std::move(options).value());
   pins_ = std::make_unique<PinManager>(loop_.get(), poster_, root_, status_.clocks, clock_,
                                        config_.state_dir + "/clock-leases.json");
-  server_->set_close_hook([this](uint64_t conn) { pins_->connection_closed(conn); });
+  server_->set_close_hook([this](uint64_t conn) { connection_closed(conn); });
   return arm_watchdog();
 }
 
@@ -539,6 +547,11 @@ void DaemonImpl::dispatch(const VerbCall& call, const Responder& r) {
     case Verb::kClocksPin: return clocks_pin(std::get<PinArgs>(a), r);
     case Verb::kClocksUnpin: return clocks_unpin(std::get<UnpinArgs>(a), r);
     case Verb::kEnergyCounters: return r.reply(counters_verb_json(counters_->snapshot()));
+    case Verb::kSweepCreate: return sweep_writes_->create(std::get<SweepCreateArgs>(a), r);
+    case Verb::kSweepList: return queries_->sweeps(std::get<SweepFilter>(a), r);
+    case Verb::kSweepShow: return queries_->sweep(std::get<SweepRef>(a), r);
+    case Verb::kSweepAddRun: return sweep_writes_->add_run(std::get<SweepRunRecord>(a), r);
+    case Verb::kSweepSetState: return sweep_writes_->set_state(std::get<SweepStateArgs>(a), r);
   }
   r.fail(make_error(ErrorCode::kInternal, "verb without a handler"));
 }
@@ -554,8 +567,10 @@ void DaemonImpl::status(const Responder& r) {
 void DaemonImpl::mark_start(const MarkStartArgs& args, const Responder& r) {
   auto tags = start_tags(args, r);
   if (!tags) return r.fail(tags.error());
+  if (args.end_with_connection) connection_runs_.starting(r.connection());
   if (args.pin) return pin_then_start(args, std::move(tags).value(), r);
-  runs_->start(args.name, *tags, args.items, [this, r](Result<RunRecord> rec) {
+  runs_->start(args.name, *tags, args.items, [this, args, r](Result<RunRecord> rec) {
+    started(args, rec ? std::optional<int64_t>(rec->id) : std::nullopt, r);
     if (!rec) return r.fail(rec.error());
     reply_started(rec->id, nlohmann::json::object(), r);
   });
@@ -571,6 +586,30 @@ void DaemonImpl::reply_started(int64_t run_id, nlohmann::json extra, const Respo
     reply.update(extra);
     r.reply(reply);
   });
+}
+
+// mark.start's "end_with_connection" (connection_runs.h): the run is
+// recorded with its connection, or stopped at once when the connection
+// closed while it was being opened.
+void DaemonImpl::started(const MarkStartArgs& args, std::optional<int64_t> run, const Responder& r) {
+  if (args.end_with_connection && connection_runs_.started(r.connection(), run)) stop_for_closed_connection(*run);
+}
+
+void DaemonImpl::stop_for_closed_connection(int64_t id) {
+  StopRequest stop{
+      std::to_string(id), {{kRunInterruptedTag, kConnectionClosed}}, make_caller(0, 0), std::nullopt, std::nullopt};
+  stop.caller.admin = true;
+  runs_->stop(stop, [id](const Result<nlohmann::json>& rep) {
+    if (rep) return spdlog::info("run {} stopped: the connection that started it closed", id);
+    spdlog::warn("run {} was to end with its connection, but stopping it failed: {}", id, rep.error().describe());
+  });
+}
+
+// A closed connection's clock leases end, and so do its runs that were to
+// end with it; their run leases end with them.
+void DaemonImpl::connection_closed(uint64_t connection) {
+  pins_->connection_closed(connection);
+  for (int64_t id : connection_runs_.take(connection)) stop_for_closed_connection(id);
 }
 
 namespace {
@@ -603,7 +642,10 @@ void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, 
   order.connection = r.connection();
   order.owner_uid = r.caller().uid;
   pins_->pin(std::move(order), [this, args, tags = std::move(tags), r](Result<nlohmann::json> pinned) {
-    if (!pinned) return r.fail(pinned.error());
+    if (!pinned) {
+      started(args, std::nullopt, r);
+      return r.fail(pinned.error());
+    }
     int64_t lease = (*pinned)["lease"].value("id", int64_t{0});
     context_->poll_now([this, args, tags, lease, r] {
       poster_.post([this, args, tags, lease, r] { open_pinned_run(args, tags, lease, r); });
@@ -614,17 +656,21 @@ void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, 
 // A run that cannot open gives its lease back.
 void DaemonImpl::open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease,
                                  const Responder& r) {
-  runs_->start(args.name, tags, args.items, [this, r, lease](const Result<RunRecord>& rec) {
-    if (rec) return bind_lease(*rec, lease, r);
+  runs_->start(args.name, tags, args.items, [this, args, r, lease](const Result<RunRecord>& rec) {
+    if (rec) return bind_lease(args, *rec, lease, r);
+    started(args, std::nullopt, r);
     pins_->unpin({lease}, daemon_itself(), [](const Result<nlohmann::json>&) {});
     r.fail(rec.error());
   });
 }
 
 // The lease was released meanwhile (an admin's unpin --all): the run is
-// stopped again, so that no run claims clocks it did not have.
-void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder& r) {
-  pins_->bind_to_run(lease, run.id, [this, run, r](Result<nlohmann::json> bound) {
+// stopped again, so that no run claims clocks it did not have. The run is
+// tied to its connection only once the lease is tied to it, so that a stop
+// for a closed connection also ends the lease.
+void DaemonImpl::bind_lease(const MarkStartArgs& args, const RunRecord& run, int64_t lease, const Responder& r) {
+  pins_->bind_to_run(lease, run.id, [this, args, run, r](Result<nlohmann::json> bound) {
+    started(args, bound ? std::optional<int64_t>(run.id) : std::nullopt, r);
     if (bound) return reply_started(run.id, {{"clock_pin", *bound}}, r);
     StopRequest stop{std::to_string(run.id), {{"energyd.pin", "lost"}}, daemon_itself(), std::nullopt, std::nullopt};
     runs_->stop(stop, [](const Result<nlohmann::json>&) {});
@@ -636,8 +682,9 @@ void DaemonImpl::bind_lease(const RunRecord& run, int64_t lease, const Responder
 void DaemonImpl::mark_stop(const MarkStopArgs& args, const Responder& r) {
   StopRequest stop{args.run, nlohmann::json(args.tags), caller(r), args.items, args.command};
   if (args.baseline_interrupted) stop.tags[kRunKindTag] = kBaselineInterruptedKind;
-  runs_->stop(stop, [r](Result<nlohmann::json> rep) {
+  runs_->stop(stop, [this, r](Result<nlohmann::json> rep) {
     if (!rep) return r.fail(rep.error());
+    connection_runs_.forget(rep->value("run", nlohmann::json::object()).value("id", int64_t{0}));
     r.reply(*rep);
   });
 }

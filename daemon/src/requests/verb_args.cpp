@@ -56,7 +56,7 @@ std::vector<VerbSpec> declarations() {
        "mark.start",
        {required(text("name", 1, kMaxNameChars)), of_type("tags", ArgType::kTags, kMaxTags),
         of_type("baseline", ArgType::kRunId), flag("baseline_run"), of_type("pin", ArgType::kPin),
-        of_type("items", ArgType::kPositive, kMaxItems)}},
+        of_type("items", ArgType::kPositive, kMaxItems), flag("end_with_connection")}},
       {"mark.stop",
        Verb::kMarkStop,
        "mark.stop",
@@ -73,6 +73,33 @@ std::vector<VerbSpec> declarations() {
        Verb::kClocksUnpin,
        "clocks.unpin",
        {integer("lease", 1, kMaxInt), of_type("leases", ArgType::kLeaseIds, kMaxLeaseIds), flag("all")}},
+  };
+}
+
+constexpr const char* kSweepStates[] = {"running", "interrupted", "complete"};
+
+std::vector<VerbSpec> sweep_declarations() {
+  std::vector<const char*> states(std::begin(kSweepStates), std::end(kSweepStates));
+  return {
+      {"sweep.create",
+       Verb::kSweepCreate,
+       "sweep.create",
+       {required(text("name", 1, kMaxNameChars)), required(of_type("spec", ArgType::kObject, kMaxSweepSpecBytes))}},
+      {"sweep.list",
+       Verb::kSweepList,
+       "sweep.list",
+       {choice("state", states), integer("limit", 1, kSweepsListMaxLimit), integer("before_id", 1, kMaxInt)}},
+      {"sweep.show", Verb::kSweepShow, "sweep.show", {required(integer("sweep", 1, kMaxInt))}},
+      {"sweep.add_run",
+       Verb::kSweepAddRun,
+       "sweep.add_run",
+       {required(integer("sweep", 1, kMaxInt)), required(of_type("run", ArgType::kRunId)),
+        required(integer("point", 0, kMaxSweepPoint)), required(integer("repeat", 0, kMaxSweepPoint)),
+        required(choice("role", {"measure", "warmup", "baseline"})), integer("cooldown_ms", 0, kMaxCooldownMs)}},
+      {"sweep.set_state",
+       Verb::kSweepSetState,
+       "sweep.set_state",
+       {required(integer("sweep", 1, kMaxInt)), required(choice("state", states))}},
   };
 }
 
@@ -127,6 +154,7 @@ std::string expected(const ArgSpec& a) {
     case ArgType::kPositive: return "a number above 0 and at most " + std::to_string(a.max);
     case ArgType::kPin:
       return "an object of clocks.pin arguments without \"lease\" (e.g. {\"domains\": {\"gpu\": \"max\"}})";
+    case ArgType::kObject: return "a JSON object of at most " + std::to_string(a.max) + " bytes serialised";
     case ArgType::kDomains:
       return "an object naming 1-" + std::to_string(a.max) +
              " domains, each with a frequency string, e.g. {\"cpu\": \"max\", \"gpu\": \"612MHz\"}";
@@ -211,6 +239,7 @@ class Reader {
   Result<Value> domains_value(const ArgSpec& a, const json& v) const;
   Result<Value> pin_value(const ArgSpec& a, const json& v) const;
   Result<Value> positive_value(const ArgSpec& a, const json& v) const;
+  Result<Value> object_value(const ArgSpec& a, const json& v) const;
 
   const VerbSpec& spec_;
 };
@@ -261,6 +290,7 @@ Result<Value> Reader::value(const ArgSpec& a, const json& v) const {
     case ArgType::kDomains: return domains_value(a, v);
     case ArgType::kPin: return pin_value(a, v);
     case ArgType::kPositive: return positive_value(a, v);
+    case ArgType::kObject: return object_value(a, v);
   }
   return wrong(a, v);
 }
@@ -378,6 +408,18 @@ Result<Value> Reader::positive_value(const ArgSpec& a, const json& v) const {
   return Value(d);
 }
 
+// Serialised compactly; text that is not valid UTF-8 cannot come from the
+// protocol's parser, and is replaced rather than thrown on.
+Result<Value> Reader::object_value(const ArgSpec& a, const json& v) const {
+  if (!v.is_object()) return wrong(a, v);
+  std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (static_cast<int64_t>(text.size()) > a.max) {
+    return make_error(ErrorCode::kInvalid, arg(a) + " is " + std::to_string(text.size()) +
+                                               " bytes serialised; at most " + std::to_string(a.max) + " are allowed");
+  }
+  return Value(std::move(text));
+}
+
 // ---- typed arguments of each verb ------------------------------------------
 
 template <typename T>
@@ -461,6 +503,7 @@ Result<VerbArgs> mark_start_args(const VerbSpec& spec, const Values& v) {
   }
   out.pin = get<PinOrder>(v, "pin");
   out.items = get<double>(v, "items");
+  out.end_with_connection = get<bool>(v, "end_with_connection").value_or(false);
   return VerbArgs(out);
 }
 
@@ -535,6 +578,39 @@ Result<VerbArgs> unpin_args(const VerbSpec& spec, const Values& v) {
   return VerbArgs(std::move(out));
 }
 
+Result<VerbArgs> sweep_create_args(const VerbSpec&, const Values& v) {
+  return VerbArgs(
+      SweepCreateArgs{get<std::string>(v, "name").value_or(""), get<std::string>(v, "spec").value_or("{}")});
+}
+
+Result<VerbArgs> sweep_list_args(const VerbSpec&, const Values& v) {
+  SweepFilter f;
+  if (auto state = get<std::string>(v, "state")) f.state = sweep_state_from_name(*state);
+  f.limit = get<int64_t>(v, "limit").value_or(kSweepsListDefaultLimit);
+  f.before_id = get<int64_t>(v, "before_id");
+  return VerbArgs(f);
+}
+
+Result<VerbArgs> sweep_show_args(const VerbSpec&, const Values& v) {
+  return VerbArgs(SweepRef{get<int64_t>(v, "sweep").value_or(0)});
+}
+
+Result<VerbArgs> sweep_add_run_args(const VerbSpec&, const Values& v) {
+  SweepRunRecord r;
+  r.sweep_id = get<int64_t>(v, "sweep").value_or(0);
+  r.run_id = get<int64_t>(v, "run").value_or(0);
+  r.point = get<int64_t>(v, "point").value_or(0);
+  r.repeat = get<int64_t>(v, "repeat").value_or(0);
+  r.role = sweep_role_from_name(get<std::string>(v, "role").value_or("")).value_or(SweepRole::kMeasure);
+  r.cooldown_ms = get<int64_t>(v, "cooldown_ms");
+  return VerbArgs(r);
+}
+
+Result<VerbArgs> sweep_state_args(const VerbSpec&, const Values& v) {
+  auto state = sweep_state_from_name(get<std::string>(v, "state").value_or(""));
+  return VerbArgs(SweepStateArgs{get<int64_t>(v, "sweep").value_or(0), state.value_or(SweepState::kRunning)});
+}
+
 using Builder = std::function<Result<VerbArgs>(const VerbSpec&, const Values&)>;
 
 Builder builder_of(Verb verb) {
@@ -547,6 +623,11 @@ Builder builder_of(Verb verb) {
     case Verb::kMarkStop: return mark_stop_args;
     case Verb::kClocksPin: return pin_args;
     case Verb::kClocksUnpin: return unpin_args;
+    case Verb::kSweepCreate: return sweep_create_args;
+    case Verb::kSweepList: return sweep_list_args;
+    case Verb::kSweepShow: return sweep_show_args;
+    case Verb::kSweepAddRun: return sweep_add_run_args;
+    case Verb::kSweepSetState: return sweep_state_args;
     default: return [](const VerbSpec&, const Values&) { return Result<VerbArgs>(VerbArgs(NoArgs{})); };
   }
 }
@@ -565,7 +646,11 @@ const VerbSpec* spec_for(const protocol::Request& request) {
 }  // namespace
 
 const std::vector<VerbSpec>& verb_specs() {
-  static const std::vector<VerbSpec> kSpecs = declarations();
+  static const std::vector<VerbSpec> kSpecs = [] {
+    auto specs = declarations();
+    for (auto& s : sweep_declarations()) specs.push_back(std::move(s));
+    return specs;
+  }();
   return kSpecs;
 }
 

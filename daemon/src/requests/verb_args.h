@@ -30,6 +30,7 @@
 #include "energy/store.h"
 #include "pin_engine.h"
 #include "run_args.h"
+#include "sweep_args.h"
 
 namespace energy::daemon {
 
@@ -58,6 +59,11 @@ enum class Verb {
   kClocksPin,
   kClocksUnpin,
   kEnergyCounters,
+  kSweepCreate,
+  kSweepList,
+  kSweepShow,
+  kSweepAddRun,
+  kSweepSetState,
 };
 
 enum class ArgType {
@@ -72,6 +78,7 @@ enum class ArgType {
   kDomains,   // an object of 1..`max` domain names -> frequency text
   kPin,       // an object of clocks.pin's domains, governor and allow_offline_cpus
   kPositive,  // a finite JSON number > 0 (integer or not), at most `max`
+  kObject,    // a JSON object of at most `max` bytes serialised (compact)
 };
 
 struct ArgSpec {
@@ -106,11 +113,12 @@ struct ExportArgs {
 
 struct MarkStartArgs {
   std::string name;
-  Tags tags;                        // never a reserved key
-  std::optional<int64_t> baseline;  // the baseline run this run's report uses
-  bool baseline_run = false;        // this run measures an idle baseline (energyd.kind=baseline)
-  std::optional<PinOrder> pin;      // clocks pinned (and read back) before the run opens; kind unset
-  std::optional<double> items;      // work items of the run (energy per item)
+  Tags tags;                         // never a reserved key
+  std::optional<int64_t> baseline;   // the baseline run this run's report uses
+  bool baseline_run = false;         // this run measures an idle baseline (energyd.kind=baseline)
+  std::optional<PinOrder> pin;       // clocks pinned (and read back) before the run opens; kind unset
+  std::optional<double> items;       // work items of the run (energy per item)
+  bool end_with_connection = false;  // stopped by energyd if its connection closes first (connection_runs.h)
 };
 
 struct MarkStopArgs {
@@ -134,7 +142,8 @@ struct UnpinArgs {
 };
 
 using VerbArgs =
-    std::variant<NoArgs, ExportArgs, RunExportArgs, RunFilter, RunRef, MarkStartArgs, MarkStopArgs, PinArgs, UnpinArgs>;
+    std::variant<NoArgs, ExportArgs, RunExportArgs, RunFilter, RunRef, MarkStartArgs, MarkStopArgs, PinArgs, UnpinArgs,
+                 SweepCreateArgs, SweepFilter, SweepRef, SweepRunRecord, SweepStateArgs>;
 
 struct VerbCall {
   Verb verb = Verb::kStatus;

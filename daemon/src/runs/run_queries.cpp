@@ -7,6 +7,7 @@
 #include "energy/report.h"
 #include "energy/run_summary.h"
 #include "export_rows.h"
+#include "sweep_verbs.h"
 
 namespace energy::daemon {
 namespace {
@@ -102,23 +103,29 @@ Result<nlohmann::json> list_entry(Store& store, const RunRecord& run, const std:
 
 }  // namespace
 
+Result<nlohmann::json> run_list_entries(Store& store, const std::vector<RunRecord>& runs) {
+  auto total_rails = total_stored_rails(store);
+  if (!total_rails) return total_rails.take_error();
+  nlohmann::json out = nlohmann::json::array();
+  std::map<int64_t, int64_t> open_end_by_boot;
+  for (const auto& run : runs) {
+    auto entry = list_entry(store, run, *total_rails, open_end_by_boot);
+    if (!entry) return entry.take_error();
+    out.push_back(std::move(entry).value());
+  }
+  return out;
+}
+
 Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter) {
   RunFilter one_more = filter;
   one_more.limit = filter.limit + 1;  // tells whether another page exists
   auto runs = store.find_runs(one_more);
   if (!runs) return runs.take_error();
-  auto total_rails = total_stored_rails(store);
-  if (!total_rails) return total_rails.take_error();
   bool more = static_cast<int64_t>(runs->size()) > filter.limit;
   if (more) runs->pop_back();
-  nlohmann::json out = nlohmann::json::array();
-  std::map<int64_t, int64_t> open_end_by_boot;
-  for (const auto& run : *runs) {
-    auto entry = list_entry(store, run, *total_rails, open_end_by_boot);
-    if (!entry) return entry.take_error();
-    out.push_back(std::move(entry).value());
-  }
-  nlohmann::json reply = {{"runs", std::move(out)}};
+  auto out = run_list_entries(store, *runs);
+  if (!out) return out.take_error();
+  nlohmann::json reply = {{"runs", std::move(out).value()}};
   if (more) reply["next_before_id"] = runs->back().id;
   return reply;
 }
@@ -204,6 +211,14 @@ void RunQueries::show(const RunRef& ref, const Responder& r) {
         return show_run(store, *run, s.gap_threshold_ns, s.live_clocks);
       },
       r, worker_);
+}
+
+void RunQueries::sweeps(const SweepFilter& filter, const Responder& r) {
+  submit([f = filter](Store& store, const Shared&) { return list_sweeps(store, f); }, r, worker_);
+}
+
+void RunQueries::sweep(const SweepRef& ref, const Responder& r) {
+  submit([ref](Store& store, const Shared&) { return show_sweep(store, ref.id); }, r, worker_);
 }
 
 void RunQueries::export_run(const RunExportArgs& args, const Responder& r) {

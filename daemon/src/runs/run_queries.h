@@ -1,5 +1,5 @@
 // RunQueries: the read-only run verbs (docs/PROTOCOL.md) — runs.list,
-// runs.show and `export` of one run — answered on their own worker thread
+// runs.show, `export` of one run, sweep.list and sweep.show — answered on their own worker thread
 // from a reader connection opened per request, so a slow query never delays
 // the event loop, a mark or a sample.
 //
@@ -30,12 +30,15 @@
 #include "run_args.h"
 #include "run_reports.h"
 #include "server.h"
+#include "sweep_args.h"
 #include "task_runner.h"
 
 namespace energy::daemon {
 
 // The verbs' work, on a Store the caller owns (tests call these directly).
 Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter);
+// runs.list's object for each run (its fields and summary), in order.
+Result<nlohmann::json> run_list_entries(Store& store, const std::vector<RunRecord>& runs);
 Result<RunRecord> resolve_run(Store& store, const RunRef& ref);
 // `live_clocks` may be empty: an open run's report then has no clocks.
 Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t gap_threshold_ns,
@@ -67,6 +70,9 @@ class RunQueries {
   void list(const RunFilter& filter, const Responder& r);
   void show(const RunRef& ref, const Responder& r);
   void export_run(const RunExportArgs& args, const Responder& r);
+  // sweep.list and sweep.show (sweep_verbs.h), on the same worker as list and show.
+  void sweeps(const SweepFilter& filter, const Responder& r);
+  void sweep(const SweepRef& ref, const Responder& r);
   // Drops queued queries; a running one gets `grace` to finish.
   void stop(std::chrono::milliseconds grace) { worker_.stop(grace); }
 

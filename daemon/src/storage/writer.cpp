@@ -52,6 +52,15 @@ void StorageWriter::push_mark(MarkOp op) {
   cv_.notify_one();
 }
 
+void StorageWriter::push_write(StoreWrite write) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.emplace_back(std::move(write));
+    mark_waiting_ = true;  // someone waits for it, as for a mark
+  }
+  cv_.notify_one();
+}
+
 WriterStats StorageWriter::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   WriterStats s = stats_;
@@ -111,6 +120,7 @@ void StorageWriter::absorb(std::deque<Item>& batch) {
     if (auto* s = std::get_if<Sample>(&item)) early_.push_back(std::move(*s));
     if (auto* m = std::get_if<MarkOp>(&item)) marks_.push_back(std::move(*m));
     if (auto* c = std::get_if<std::vector<ContextChange>>(&item)) context_.add(std::move(*c));
+    if (auto* w = std::get_if<StoreWrite>(&item)) writes_.push_back(std::move(*w));
   }
   if (chunker_) {
     for (auto& s : early_) chunker_->add(s);
@@ -177,6 +187,9 @@ void StorageWriter::fail_marks(const Error& why) {
   Error e = make_error(ErrorCode::kStorage, "storage unavailable, the mark was not stored: " + why.describe());
   for (auto& m : marks_) m.done(e);
   marks_.clear();
+  Error w_e = make_error(ErrorCode::kStorage, "storage unavailable, the write was not stored: " + why.describe());
+  for (auto& w : writes_) w.done(w_e);
+  writes_.clear();
 }
 
 void StorageWriter::note_failure(const Error& e) {
@@ -208,7 +221,8 @@ void StorageWriter::bound_pending() {
 
 // One transaction: pending chunks, the open chunk, then marks in order.
 bool StorageWriter::flush() {
-  if (uncommitted_sweeps_ == 0 && marks_.empty() && pending_.empty() && context_.pending() == 0) return true;
+  if (uncommitted_sweeps_ == 0 && marks_.empty() && writes_.empty() && pending_.empty() && context_.pending() == 0)
+    return true;
   std::vector<std::pair<MarkOp*, RunRecord>> done;
   Status st = write_pending(done);
   if (!st) {
@@ -241,6 +255,8 @@ bool StorageWriter::flush() {
   pending_.clear();
   for (auto& [op, rec] : done) op->done(rec);
   marks_.clear();
+  for (auto& w : writes_) w.done(ok_status());
+  writes_.clear();
   return true;
 }
 
@@ -263,7 +279,8 @@ void StorageWriter::journal_marks(const std::vector<std::pair<MarkOp*, RunRecord
 // Samples are synced at checkpoints; a transaction that carries a mark syncs
 // its WAL at commit, because someone is told the mark is stored.
 Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done) {
-  auto st = store_->set_durability(marks_.empty() ? Store::Durability::kBatched : Store::Durability::kSynced);
+  bool acknowledged = !marks_.empty() || !writes_.empty();
+  auto st = store_->set_durability(acknowledged ? Store::Durability::kSynced : Store::Durability::kBatched);
   if (!st) return st;
   st = store_->begin();
   if (!st) return st;
@@ -281,6 +298,10 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
   }
   for (auto& m : marks_) {
     st = write_mark(m, done);
+    if (!st) return st;
+  }
+  for (auto& w : writes_) {
+    st = w.apply(*store_);
     if (!st) return st;
   }
   return store_->commit();

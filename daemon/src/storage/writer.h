@@ -73,6 +73,18 @@ struct MarkOp {
   std::function<std::string(const RunRecord&)> clocks;
 };
 
+// A write other than samples and marks (the sweep verbs). `apply` runs on
+// the writer thread inside the transaction of everything queued before it,
+// after that transaction's marks; an error it returns is the database's and
+// fails the whole transaction (marks and writes in it are refused), so
+// `apply` must check before it writes and keep refusals to itself. `done`
+// runs on the writer thread after the commit, which is synced as a mark's
+// is, with ok, or with the error that failed it.
+struct StoreWrite {
+  std::function<Status(Store&)> apply;
+  std::function<void(const Status&)> done;
+};
+
 struct RetentionStats {
   int64_t passes = 0;                  // retention passes completed
   int64_t steps = 0;                   // transactions of retention work
@@ -149,10 +161,11 @@ class StorageWriter final : public SampleSink, public ContextSink {
   // commit holds every row pushed before the mark).
   void push_context(std::vector<ContextChange> changes) override;
   void push_mark(MarkOp op);
+  void push_write(StoreWrite write);
   WriterStats stats() const;
 
  private:
-  using Item = std::variant<Sample, MarkOp, std::vector<ContextChange>>;
+  using Item = std::variant<Sample, MarkOp, std::vector<ContextChange>, StoreWrite>;
   void loop();
   std::deque<Item> drain();
   void absorb_again();
@@ -187,6 +200,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   int consecutive_failures_ = 0;
   std::vector<Chunk> pending_;      // closed chunks not yet committed (writer thread only)
   std::deque<MarkOp> marks_;        // marks not yet committed (writer thread only)
+  std::deque<StoreWrite> writes_;   // other writes not yet committed (writer thread only)
   ContextLog context_{50'000};      // board context rows not yet committed (writer thread only)
   int64_t uncommitted_sweeps_ = 0;  // writer thread only
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();

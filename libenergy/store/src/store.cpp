@@ -121,7 +121,11 @@ Status Store::migrate() {
     auto st = migrate_v5_to_v6();
     if (!st) return st;
   }
-  if (*version < 7) return migrate_v6_to_v7();
+  if (*version < 7) {
+    auto st = migrate_v6_to_v7();
+    if (!st) return st;
+  }
+  if (*version < 8) return migrate_v7_to_v8();
   return ok_status();
 }
 

@@ -79,6 +79,20 @@ ALTER TABLE runs ADD COLUMN items REAL;
 PRAGMA user_version=7;
 )sql";
 
+// Sweeps (sweep_records.h): the spec is JSON text kept verbatim; sweep_runs
+// keeps the order runs were added in (seq), a run in one sweep at most
+// (run_id UNIQUE) and one measure run per (point, repeat) of a sweep.
+constexpr const char* kSchemaV8 = R"sql(
+CREATE TABLE sweeps(id INTEGER PRIMARY KEY, name TEXT NOT NULL, state TEXT NOT NULL,
+                    created_wall_ns INTEGER NOT NULL, updated_wall_ns INTEGER NOT NULL, spec TEXT NOT NULL);
+CREATE TABLE sweep_runs(seq INTEGER PRIMARY KEY, sweep_id INTEGER NOT NULL REFERENCES sweeps(id),
+                        run_id INTEGER NOT NULL UNIQUE REFERENCES runs(id), point INTEGER NOT NULL,
+                        repeat INTEGER NOT NULL, role TEXT NOT NULL, cooldown_ms INTEGER);
+CREATE INDEX sweep_runs_by_sweep ON sweep_runs(sweep_id, seq);
+CREATE UNIQUE INDEX sweep_measure_once ON sweep_runs(sweep_id, point, repeat) WHERE role = 'measure';
+PRAGMA user_version=8;
+)sql";
+
 // A migration that is one SQL script, in one transaction.
 Status run_migration_script(sql::Db& db, int from, const char* script) {
   auto st = db.exec(std::string("BEGIN;") + script + "COMMIT;");
@@ -194,5 +208,7 @@ Status Store::migrate_v4_to_v5() { return run_migration_script(*db_, 4, kSchemaV
 Status Store::migrate_v5_to_v6() { return run_migration_script(*db_, 5, kSchemaV6); }
 
 Status Store::migrate_v6_to_v7() { return run_migration_script(*db_, 6, kSchemaV7); }
+
+Status Store::migrate_v7_to_v8() { return run_migration_script(*db_, 7, kSchemaV8); }
 
 }  // namespace energy

@@ -33,6 +33,7 @@
 #include "energy/result.h"
 #include "energy/sample.h"
 #include "energy/store_guard.h"
+#include "energy/sweep_records.h"
 #include "energy/tiers.h"
 
 namespace energy {
@@ -179,7 +180,7 @@ Status validate_counters(const StoredCounters& c, const std::string& where);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
 
   // The writer checks the file (PRAGMA quick_check) before migrating; a
   // damaged file gives ErrorCode::kCorrupt. Before SQLite sees the files,
@@ -251,6 +252,22 @@ class Store {
                                                         const std::string& tag_value);
   // Runs of `boot` other than `except_id` open at any time in (begin, end).
   Result<std::vector<RunRecord>> runs_overlapping(int64_t boot, EnergyWindow window, int64_t except_id);
+
+  // Sweeps (sweep_records.h). The writing calls check everything before
+  // they write, so a refusal leaves the open transaction untouched:
+  // kNotFound for an unknown sweep or run, kState for a run still open or
+  // already in a sweep, a complete sweep, a second measure run at the same
+  // (point, repeat) and a transition sweep_transition_allowed refuses.
+  // Other errors are the database's (kStorage, kCorrupt).
+  Result<SweepRecord> create_sweep(const std::string& name, const std::string& spec_json, int64_t wall_ns);
+  Result<SweepRecord> add_sweep_run(const SweepRunRecord& run, int64_t wall_ns);
+  Result<SweepRecord> set_sweep_state(int64_t sweep_id, SweepState state, int64_t wall_ns);
+  // With its spec; nullopt for an unknown id.
+  Result<std::optional<SweepRecord>> sweep_by_id(int64_t sweep_id);
+  // Without specs, newest first, at most filter.limit.
+  Result<std::vector<SweepRecord>> find_sweeps(const SweepFilter& filter);
+  // A sweep's runs in the order they were added.
+  Result<std::vector<SweepRunRecord>> sweep_runs(int64_t sweep_id);
 
   Result<std::vector<StoredRail>> rails();
   // Readings of one rail in [begin, end] plus the nearest valid reading on
@@ -365,6 +382,9 @@ class Store {
   Status migrate_v4_to_v5();
   Status migrate_v5_to_v6();
   Status migrate_v6_to_v7();
+  Status migrate_v7_to_v8();
+  Status check_sweep_run(const SweepRunRecord& run);
+  Result<SweepRecord> update_sweep(int64_t sweep_id, std::optional<SweepState> state, int64_t wall_ns);
   struct ContextRetention {
     int64_t rows_deleted = 0;
     bool more = false;

@@ -1,0 +1,103 @@
+// `energyctl sweep` arguments: what the user typed, checked, and the spec a
+// sweep is stored with (sweep.create's `spec`, read back on --resume).
+//
+//   energyctl sweep [--cpu L] [--gpu L] [--emc L] [--param NAME=v1,...]...
+//       [--dvfs] [--repeat K | --ci PCT [--max-repeat K]] [--warmup N]
+//       [--cooldown auto|DURATION|off] [--baseline DURATION]
+//       [--items N|{NAME}] [--seed S] [--name N] -- CMD [ARGS...]
+//   energyctl sweep --resume ID
+//
+// The clock lists are resolved against the board's clock tables
+// (resolve_clock_axes, from the daemon's `clocks` reply) by libenergy's
+// sweep module, so the stored spec holds frequencies in Hz and a resumed
+// sweep never depends on how the lists were spelt. Every bad value is an
+// error naming the option and the value.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "energy/result.h"
+#include "energy/sweep_plan.h"
+
+namespace energy::cli {
+
+enum class CooldownMode { kOff, kFixed, kAuto };
+
+// The --cooldown auto timeout, and the defaults of --repeat, --max-repeat.
+constexpr int64_t kAutoCooldownTimeoutMs = 60'000;
+constexpr int kDefaultRepeat = 3;
+constexpr int kDefaultMaxRepeat = 10;
+
+struct Cooldown {
+  CooldownMode mode = CooldownMode::kAuto;
+  int64_t ms = kAutoCooldownTimeoutMs;  // kFixed: the wait; kAuto: the longest wait (the timeout)
+};
+
+// How many items a run does: a fixed count, or a parameter's value.
+struct ItemsRule {
+  std::optional<double> count;
+  std::string param;  // --items {NAME}
+};
+
+// NOLINTNEXTLINE(bugprone-exception-escape): strings and vectors; their moves do not throw
+struct SweepArgs {
+  std::vector<std::pair<std::string, std::string>> clocks;  // (domain, list) in cpu, gpu, emc order
+  std::vector<ParamAxis> params;
+  bool dvfs = false;
+  int repeat = kDefaultRepeat;
+  std::optional<double> ci_pct;  // --ci: target half-width, % of the mean
+  int max_repeat = kDefaultMaxRepeat;
+  int warmup = 0;
+  Cooldown cooldown;
+  std::optional<int64_t> baseline_ms;
+  ItemsRule items;
+  std::optional<uint64_t> seed;
+  std::string name;
+  std::optional<int64_t> resume;  // --resume ID
+  bool json = false;              // --json: the results at the end as JSON
+  std::vector<std::string> command;
+};
+
+Result<SweepArgs> parse_sweep_args(const Args& args);
+
+// A sweep as stored (sweep.create's spec): everything the run loop needs.
+// NOLINTNEXTLINE(bugprone-exception-escape): strings and vectors; their moves do not throw
+struct SweepSpec {
+  std::vector<std::string> command;
+  SweepAxes axes;  // clock axes in Hz (index: positions in the resolved list)
+  bool dvfs = false;
+  int repeat = kDefaultRepeat;  // with ci_pct: the most rounds (--max-repeat)
+  std::optional<double> ci_pct;
+  int warmup = 0;
+  Cooldown cooldown;
+  std::optional<int64_t> baseline_ms;
+  ItemsRule items;
+  uint64_t seed = 0;
+};
+
+// The clock axes of `args` against the `clocks` reply: a domain kind's table
+// is the frequencies every domain of that kind lists (a pin of "cpu" sets
+// them all). Errors: no domain of that kind, no common frequency, and the
+// sweep module's errors (an unlisted frequency names its neighbours).
+Result<std::vector<ClockAxis>> resolve_clock_axes(const SweepArgs& args, const nlohmann::json& clocks);
+
+// The spec of a new sweep (the seed drawn by the caller when not given).
+SweepSpec make_spec(const SweepArgs& args, std::vector<ClockAxis> clocks, uint64_t seed);
+
+nlohmann::json spec_to_json(const SweepSpec& spec);
+// Errors name the field that is missing or wrong (a spec not written by this energyctl).
+Result<SweepSpec> spec_from_json(const nlohmann::json& j);
+
+// The items a run of `point` does (nullopt: no items rule).
+std::optional<double> point_items(const SweepSpec& spec, const SweepPoint& point);
+
+}  // namespace energy::cli

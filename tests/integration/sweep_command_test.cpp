@@ -1,0 +1,201 @@
+// `energyctl sweep` on a simulated Orin Nano: a 2 x 2 clock grid plus DVFS,
+// 2 repeats of a short command, completes and stores every run with its
+// point; SIGINT and SIGKILL of energyctl mid-sweep, then --resume, finish it
+// without repeating finished runs; no clock stays pinned and no run open.
+// Also mark.start's end_with_connection, which the SIGKILL case rests on.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+
+#include "board_fixture.h"
+#include "energy/client.h"
+#include "raw_client.h"
+
+namespace energy::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr size_t kPoints = 5;  // cpu {min, max} x gpu {min, max} + dvfs
+constexpr size_t kRepeats = 2;
+
+class SweepCommand : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { daemon_ = std::make_unique<SimulatedDaemon>(constant_orin_nano()); }
+  static void TearDownTestSuite() { daemon_.reset(); }
+  void SetUp() override { ASSERT_TRUE(daemon_->started()) << daemon_->setup_error(); }
+
+  SimulatedDaemon& d() { return *daemon_; }
+
+  nlohmann::json call(const std::string& verb, const nlohmann::json& args = nlohmann::json::object()) {
+    auto client = Client::connect(d().socket());
+    EXPECT_TRUE(client) << client.error().describe();
+    if (!client) return nullptr;
+    auto reply = client->call(verb, args);
+    EXPECT_TRUE(reply) << verb << ": " << reply.error().describe();
+    return reply ? *reply : nlohmann::json();
+  }
+
+  std::vector<std::string> sweep_argv(const std::string& name, const std::vector<std::string>& command) {
+    std::vector<std::string> argv = {ENERGYCTL_BIN,
+                                     "--socket",
+                                     d().socket(),
+                                     "sweep",
+                                     "--cpu",
+                                     "min,max",
+                                     "--gpu",
+                                     "min,max",
+                                     "--dvfs",
+                                     "--repeat",
+                                     std::to_string(kRepeats),
+                                     "--cooldown",
+                                     "off",
+                                     "--seed",
+                                     "7",
+                                     "--name",
+                                     name,
+                                     "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return argv;
+  }
+
+  // The sweep id energyctl announced ("energyctl: sweep N (NAME): ..."), or 0.
+  static int64_t announced_id(const std::string& text) {
+    std::smatch m;
+    if (!std::regex_search(text, m, std::regex("energyctl: sweep ([0-9]+) \\("))) return 0;
+    return std::stoll(m[1]);
+  }
+
+  bool no_lease_and_no_open_run() {
+    return eventually([&] { return call("clocks.leases")["leases"].empty() && call("status")["open_runs"].empty(); },
+                      seconds(5));
+  }
+
+  // Every measured run once per (point, repeat); the set of their run ids.
+  std::set<int64_t> check_complete(int64_t id) {
+    auto sweep = call("sweep.show", {{"sweep", id}})["sweep"];
+    EXPECT_EQ(sweep["state"], "complete");
+    std::set<std::pair<int, int>> pairs;
+    std::set<int64_t> ids;
+    for (const auto& r : sweep["runs"]) {
+      if (r["role"] != "measure") continue;
+      pairs.insert({r["point"].get<int>(), r["repeat"].get<int>()});
+      ids.insert(r["run_id"].get<int64_t>());
+      EXPECT_EQ(r["run"]["tags"]["exit_status"], "0") << r.dump();
+      EXPECT_EQ(r["run"]["tags"]["sweep_point"], std::to_string(r["point"].get<int>())) << r.dump();
+    }
+    EXPECT_EQ(pairs.size(), kPoints * kRepeats) << sweep.dump();
+    EXPECT_EQ(ids.size(), kPoints * kRepeats) << "a (point, repeat) measured twice";
+    return ids;
+  }
+
+  // Starts a sweep in the background and waits until it has `runs` measured
+  // runs and the next one is open.
+  std::pair<std::unique_ptr<ChildProcess>, int64_t> sweep_until(const std::string& name, size_t runs) {
+    std::string log = tmp_.path() + "/" + name + ".log";
+    auto child = std::make_unique<ChildProcess>(sweep_argv(name, {"sleep", "0.1"}), log);
+    int64_t id = 0;
+    bool started = eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20));
+    EXPECT_TRUE(started) << read_file(log);
+    eventually(
+        [&] {
+          return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= runs;
+        },
+        seconds(20), milliseconds(20));
+    // Then while a run is open (its command running), so the signal lands in a run.
+    bool open = eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
+    EXPECT_TRUE(open);
+    return {std::move(child), id};
+  }
+
+  TempDir tmp_;
+  // NOLINTNEXTLINE(readability-identifier-naming): a fixture's member, named as members are
+  static std::unique_ptr<SimulatedDaemon> daemon_;
+};
+
+std::unique_ptr<SimulatedDaemon> SweepCommand::daemon_;
+
+TEST_F(SweepCommand, GridWithDvfsCompletesAndStoresEveryRunWithItsPoint) {
+  auto r = d().ctl({"sweep",   "--cpu",    "min,max", "--gpu",      "min,max",
+                    "--dvfs",  "--repeat", "2",       "--cooldown", "off",
+                    "--param", "n=3",      "--items", "{n}",        "--name",
+                    "grid",    "--",       "sh",      "-c",         "test \"$ENERGY_SWEEP_n\" = {n}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int64_t id = announced_id(r.err);
+  ASSERT_NE(id, 0) << r.err;
+  EXPECT_NE(r.err.find("sweep " + std::to_string(id) + " complete"), std::string::npos) << r.err;
+  check_complete(id);
+  auto sweep = call("sweep.show", {{"sweep", id}})["sweep"];
+  std::map<std::string, int> gpu_tags;
+  for (const auto& run : sweep["runs"]) {
+    EXPECT_EQ(run["run"]["items"], 3.0) << "--items {n}";
+    gpu_tags[run["run"]["tags"]["gpu"].get<std::string>()]++;
+  }
+  EXPECT_EQ(gpu_tags.size(), 3u) << "min, max and dvfs";
+  EXPECT_EQ(gpu_tags["dvfs"], 2) << "the DVFS point, twice";
+  EXPECT_TRUE(no_lease_and_no_open_run()) << "a clock stayed pinned or a run open";
+}
+
+TEST_F(SweepCommand, SigintMidSweepThenResumeFinishesWithoutRepeatingRuns) {
+  auto [child, id] = sweep_until("sigint", 3);
+  ASSERT_NE(id, 0);
+  EXPECT_EQ(child->stop(SIGINT), 130);
+  auto before = call("sweep.show", {{"sweep", id}})["sweep"];
+  EXPECT_EQ(before["state"], "interrupted");
+  std::set<int64_t> kept;
+  for (const auto& r : before["runs"]) kept.insert(r["run_id"].get<int64_t>());
+  EXPECT_GE(kept.size(), 3u);
+  EXPECT_TRUE(no_lease_and_no_open_run()) << "clocks restored, the running run closed";
+  auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  auto after = check_complete(id);
+  for (int64_t k : kept) EXPECT_EQ(after.count(k), 1u) << "run " << k << " was finished before and is kept";
+  EXPECT_TRUE(no_lease_and_no_open_run());
+}
+
+// The run open when energyctl died is stopped by energyd (end_with_connection)
+// and never added; killed between a run's stop and its sweep.add_run, that
+// run is a stopped run outside the sweep. Either way at most one run of the
+// sweep's tag is outside it, and none is measured twice.
+TEST_F(SweepCommand, SigkillMidSweepLeavesNoPinAndResumeFinishes) {
+  auto [child, id] = sweep_until("sigkill", 3);
+  ASSERT_NE(id, 0);
+  child->stop(SIGKILL);
+  EXPECT_TRUE(no_lease_and_no_open_run())
+      << "energyd ends the killed energyctl's run and its pin: " << call("status")["open_runs"].dump()
+      << call("clocks.leases").dump();
+  auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err << d().log();
+  auto in_sweep = check_complete(id);
+  size_t outside = 0;
+  for (const auto& run : call("runs.list", {{"tags", {{"sweep", std::to_string(id)}}}})["runs"]) {
+    if (in_sweep.count(run["id"].get<int64_t>()) != 0) continue;
+    ++outside;
+    EXPECT_EQ(run["state"], "stopped") << run.dump();
+    EXPECT_EQ(run["tags"]["sweep_role"], "measure") << run.dump();
+  }
+  EXPECT_LE(outside, 1u) << "only the run cut by the kill is outside the sweep";
+}
+
+TEST_F(SweepCommand, ARunThatEndsWithItsConnectionIsStoppedWhenTheConnectionCloses) {
+  int fd = connect_to(d().socket());
+  ASSERT_GE(fd, 0);
+  auto started = nlohmann::json::parse(energy::testing::call(
+      fd, "mark.start", {{"name", "held"}, {"end_with_connection", true}, {"pin", {{"domains", {{"gpu", "max"}}}}}}));
+  ASSERT_TRUE(started.value("ok", false)) << started.dump();
+  int64_t run = started["result"]["id"].get<int64_t>();
+  EXPECT_EQ(call("clocks.leases")["leases"].size(), 1u);
+  ::close(fd);
+  EXPECT_TRUE(no_lease_and_no_open_run());
+  auto shown = call("runs.show", {{"run", run}});
+  EXPECT_EQ(shown["run"]["tags"]["energyd.interrupted"], "connection-closed") << shown.dump();
+}
+
+}  // namespace
+}  // namespace energy::testing
