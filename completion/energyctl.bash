@@ -19,7 +19,7 @@ _energyctl_options() {
     export) echo "--since --until --rail --format --csv --json --help" ;;
     baseline) echo "--duration --name --show --json --help" ;;
     sweeps) echo "--state --limit --json --help" ;;
-    sweep) echo "--csv --json --help" ;;
+    sweep) echo "--csv --json --out --format --help" ;;
     live) echo "--interval --count --json --help" ;;
     pin) echo "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold --json --help" ;;
     unpin) echo "--all --json --help" ;;
@@ -35,7 +35,12 @@ _energyctl() {
   }
   case "$prev" in
     --socket | --output | -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --format) COMPREPLY=($(compgen -W "csv json" -- "$cur")); return ;;
+    --format) if [[ " ${COMP_WORDS[*]} " == *" plot "* ]]; then
+        COMPREPLY=($(compgen -W "png svg pdf" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "csv json" -- "$cur"))
+      fi; return ;;
+    --out) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --since | --until) COMPREPLY=($(compgen -W "now -15m -1h -1d" -- "$cur")); return ;;
     --state) if [[ " ${COMP_WORDS[*]} " == *" sweeps "* ]]; then
         COMPREPLY=($(compgen -W "running interrupted complete" -- "$cur"))
@@ -60,7 +65,7 @@ _energyctl() {
   elif [[ "$command" == mark && -z "$sub" ]]; then
     COMPREPLY=($(compgen -W "start stop" -- "$cur"))
   elif [[ "$command" == sweep && -z "$sub" && "$cur" != -* ]]; then
-    COMPREPLY=($(compgen -W "show export" -- "$cur"))
+    COMPREPLY=($(compgen -W "show export plot" -- "$cur"))
   elif [[ "$command" == help && -z "$sub" ]]; then
     COMPREPLY=($(compgen -W "$_energyctl_commands" -- "$cur"))
   elif [[ "$command" == run && -n "$sub" ]]; then

@@ -3,7 +3,7 @@
 // Every subcommand is a function taking its own arguments and a Context; it
 // prints either a human table or, with --json, the daemon's JSON unchanged.
 // Exit codes: 0 success, 1 the daemon refused or failed, 2 bad usage,
-// 3 energyd unreachable.
+// 3 energyd unreachable, 4 a plot was asked for and gnuplot is not installed.
 #pragma once
 
 #include <functional>
@@ -23,6 +23,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitUnreachable = 3;
+constexpr int kExitNoGnuplot = 4;
 
 struct Context {
   std::string socket_path;
@@ -100,6 +101,8 @@ int cmd_sweeps(const Context& ctx, const Args& args);
 // form goes to cmd_sweep_run (running a sweep, cmd_sweep_run.cpp).
 int cmd_sweep(const Context& ctx, const Args& args);
 int cmd_sweep_run(const Context& ctx, const Args& args);
+// `energyctl sweep plot ID`: the sweep's plots drawn by gnuplot (cmd_sweep_plot.cpp).
+int cmd_sweep_plot(const Context& ctx, const Args& args);
 // `energyctl help [COMMAND]`: energyctl's or the command's help on stdout.
 int cmd_help(const Context& ctx, const Args& args);
 

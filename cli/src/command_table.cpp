@@ -90,16 +90,20 @@ CommandSpec sweeps_spec() {
 // (cmd_sweep_run) takes the options before its first word.
 CommandSpec sweep_spec() {
   return {"sweep",
-          {"show ID [--json]", "export ID [--csv | --json]"},
+          {"show ID [--json]", "export ID [--csv | --json]", "plot ID [--out DIR] [--format png|svg|pdf]"},
           "a stored sweep's results per point, or its runs as CSV or JSON",
           {{"--csv", "", "sweep export: one row per run with its point's clocks and params (the default)"},
-           {"--json", "", "sweep show: the results as JSON; sweep export: runs and results as JSON"}},
+           {"--json", "", "sweep show: the results as JSON; sweep export: runs and results as JSON"},
+           {"--out", "DIR", "sweep plot: the directory the images are written to (default: the current one)"},
+           {"--format", "png|svg|pdf", "sweep plot: the image format (default png)"}},
           cmd_sweep,
           true,
           {"show: per point energy, net energy and time per item and power with 95% CIs; the",
            "minimum-energy point and those indistinguishable from it, the fastest point, the",
            "Pareto front, the EDP minimum, the saving against DVFS; a CPU x GPU table coloured",
-           "as a heatmap on a terminal. An interrupted or incomplete sweep says so."}};
+           "as a heatmap on a terminal. An interrupted or incomplete sweep says so.",
+           "plot: the heatmap, energy against time with the Pareto front, and energy against",
+           "GPU frequency, drawn by gnuplot (apt install gnuplot-nox) into DIR; prints the files."}};
 }
 
 CommandSpec baseline_spec() {
