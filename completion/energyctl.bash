@@ -2,7 +2,7 @@
 # The commands and options below are energyctl's command table
 # (cli/src/command_table.cpp); tests/cli/command_table_test.cpp checks that
 # they match it exactly.
-_energyctl_commands="status rails clocks mark run runs show compare export baseline sweeps sweep live pin unpin help"
+_energyctl_commands="status rails clocks mark run runs show compare export plot baseline sweeps sweep live pin unpin help"
 _energyctl_global_options="--socket --json --timeout --connect-timeout --help --version"
 
 # A command's options (its own, then the common --json and --help).
@@ -17,6 +17,7 @@ _energyctl_options() {
     show) echo "--json --help" ;;
     compare) echo "--by --name --tag --limit --json --help" ;;
     export) echo "--since --until --rail --format --csv --json --help" ;;
+    plot) echo "--out --json --help" ;;
     baseline) echo "--duration --name --show --json --help" ;;
     sweeps) echo "--state --limit --json --help" ;;
     sweep) echo "--csv --json --out --format --help" ;;
@@ -40,7 +41,11 @@ _energyctl() {
       else
         COMPREPLY=($(compgen -W "csv json" -- "$cur"))
       fi; return ;;
-    --out) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --out) if [[ " ${COMP_WORDS[*]} " == *" sweep "* ]]; then
+        COMPREPLY=($(compgen -d -- "$cur"))
+      else
+        COMPREPLY=($(compgen -f -- "$cur"))
+      fi; return ;;
     --since | --until) COMPREPLY=($(compgen -W "now -15m -1h -1d" -- "$cur")); return ;;
     --state) if [[ " ${COMP_WORDS[*]} " == *" sweeps "* ]]; then
         COMPREPLY=($(compgen -W "running interrupted complete" -- "$cur"))

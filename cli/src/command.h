@@ -103,6 +103,8 @@ int cmd_sweep(const Context& ctx, const Args& args);
 int cmd_sweep_run(const Context& ctx, const Args& args);
 // `energyctl sweep plot ID`: the sweep's plots drawn by gnuplot (cmd_sweep_plot.cpp).
 int cmd_sweep_plot(const Context& ctx, const Args& args);
+// `energyctl plot RUN`: the run's power per rail drawn by gnuplot (cmd_plot.cpp).
+int cmd_plot(const Context& ctx, const Args& args);
 // `energyctl help [COMMAND]`: energyctl's or the command's help on stdout.
 int cmd_help(const Context& ctx, const Args& args);
 

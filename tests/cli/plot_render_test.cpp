@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gnuplot_render.h"
+#include "run_plot.h"
 #include "sweep_fixture.h"
 #include "sweep_plot.h"
 
@@ -129,6 +130,26 @@ TEST_F(PlotRender, SweepPngsHaveTheSizeAskedForAndContent) {
     EXPECT_GE(img.saturated, 1u) << p.output;
   }
   EXPECT_GE(read_png(plots.plots[0].output).saturated, 4u) << "heatmap cells of one colour";
+}
+
+TEST_F(PlotRender, RunPowerPngHasTheSizeAskedForAndContent) {
+  nlohmann::json report = {{"run", {{"id", 3}, {"name", "r"}, {"start_ns", 0}}},
+                           {"clock_events", {{{"boot_ns", 500'000'000}, {"kind", "pinned"}, {"domain", "gpu"}}}}};
+  std::vector<nlohmann::json> rows;
+  for (int64_t i = 0; i < 10; ++i) {
+    rows.push_back({{"rail", "VDD_IN"}, {"t_ns", i * 100'000'000}, {"power_uw", 4'000'000 + i * 100'000}});
+    rows.push_back({{"rail", "VDD_GPU"}, {"t_ns", i * 100'000'000}, {"power_uw", 1'000'000 + (i % 3) * 300'000}});
+  }
+  PlotOptions o;
+  o.width = 400, o.height = 300;
+  auto p = run_power_plot(report, rows, o, dir_ + "/run.png");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto st = render_plot(gnuplot_, *p);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  Image img = read_png(dir_ + "/run.png");
+  EXPECT_EQ(img.width, 400u);
+  EXPECT_EQ(img.height, 300u);
+  EXPECT_GE(img.saturated, 2u) << "two rails' lines";
 }
 
 TEST_F(PlotRender, GnuplotFailureCarriesItsStderr) {
