@@ -69,7 +69,7 @@ Result<Plot> run_power_plot(const json& report, const std::vector<json>& rows, c
   if (readings == 0) return make_error(ErrorCode::kNotFound, "the run has no stored power readings to plot");
   Plot p{path, plot_header(options, path), {}};
   p.script += "set title " + gnuplot_string(run_title(report)) + "\nset xlabel 'time since the run''s start (s)'\n";
-  p.script += "set ylabel 'power (W)'\nset key outside right\n" + event_lines(report, start.get<int64_t>());
+  p.script += "set ylabel 'power (W)'\nset yrange [0:*]\nset key outside right\n" + event_lines(report, start.get<int64_t>());
   std::string plots;
   for (const auto& [rail, text] : series) {
     std::string name = "rail-" + std::to_string(p.data.size()) + ".dat";
