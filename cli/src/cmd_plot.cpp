@@ -62,7 +62,7 @@ int draw(const std::string& gnuplot, const json& report, const std::vector<json>
   o.format = *format;
   auto plot = run_power_plot(report, rows, o, path);
   if (!plot) return report_failure(plot.error());
-  if (auto st = render_plot(gnuplot, *plot); !st) return report_failure(st.error());
+  if (auto st = render_plot(gnuplot, *plot); !st) return report_failure_lines(st.error());
   std::cout << path << "\n";
   return kExitOk;
 }

@@ -64,7 +64,7 @@ Result<PlotArgs> parse_plot_args(const Args& args) {
 int render_all(const std::string& gnuplot, const SweepPlots& plots) {
   for (const auto& note : plots.skipped) std::cerr << "energyctl: not drawn: " << note << "\n";
   for (const auto& plot : plots.plots) {
-    if (auto st = render_plot(gnuplot, plot); !st) return report_failure(st.error());
+    if (auto st = render_plot(gnuplot, plot); !st) return report_failure_lines(st.error());
     std::cout << plot.output << "\n";
   }
   return plots.plots.empty() ? kExitFailed : kExitOk;

@@ -64,6 +64,10 @@ int report_failure(const Error& error);
 const nlohmann::json& member(const nlohmann::json& j, const char* key);
 // The string j[key] (`fallback` when absent) through terminal_safe(), for text output.
 std::string safe_text(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+// For an error whose message has several lines (a child program's stderr,
+// e.g. gnuplot's): the first after "energyctl: ", the rest indented, each
+// through terminal_safe(); returns kExitFailed.
+int report_failure_lines(const Error& error);
 // Prints "energyctl: <message>" on stderr, the message through terminal_safe().
 void print_error(const std::string& message);
 void print_json(const nlohmann::json& j);

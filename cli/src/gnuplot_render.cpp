@@ -1,7 +1,6 @@
 #include "gnuplot_render.h"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <spawn.h>
 
 extern char** environ;
 
@@ -120,8 +121,8 @@ Result<std::string> find_gnuplot() {
     std::string candidate = (dir.empty() ? std::string(".") : dir) + "/gnuplot";
     if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
   }
-  return make_error(ErrorCode::kNotFound, std::string("gnuplot not found on PATH; plots need it: apt install ") +
-                                              kGnuplotPackage);
+  return make_error(ErrorCode::kNotFound,
+                    std::string("gnuplot not found on PATH; plots need it: apt install ") + kGnuplotPackage);
 }
 
 Status render_plot(const std::string& gnuplot, const Plot& plot) {

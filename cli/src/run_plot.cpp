@@ -39,7 +39,8 @@ std::string event_lines(const json& report, int64_t start_ns) {
     if (!e.contains("boot_ns") || !e["boot_ns"].is_number_integer()) continue;
     std::string t = seconds_since(e["boot_ns"].get<int64_t>(), start_ns);
     std::string what = e.value("kind", std::string("event")) + " " + e.value("domain", std::string());
-    out += "set arrow from first " + t + ", graph 0 to first " + t + ", graph 1 nohead dt 2 lc 'gray40'\n";
+    out.append("set arrow from first ").append(t).append(", graph 0 to first ").append(t);
+    out.append(", graph 1 nohead dt 2 lc 'gray40'\n");
     out += "set label " + gnuplot_string(what) + " at first " + t + ", graph 0.98 rotate by 90 right offset 1,0\n";
   }
   return out;
@@ -69,7 +70,8 @@ Result<Plot> run_power_plot(const json& report, const std::vector<json>& rows, c
   if (readings == 0) return make_error(ErrorCode::kNotFound, "the run has no stored power readings to plot");
   Plot p{path, plot_header(options, path), {}};
   p.script += "set title " + gnuplot_string(run_title(report)) + "\nset xlabel 'time since the run''s start (s)'\n";
-  p.script += "set ylabel 'power (W)'\nset yrange [0:*]\nset key outside right\n" + event_lines(report, start.get<int64_t>());
+  p.script +=
+      "set ylabel 'power (W)'\nset yrange [0:*]\nset key outside right\n" + event_lines(report, start.get<int64_t>());
   std::string plots;
   for (const auto& [rail, text] : series) {
     std::string name = "rail-" + std::to_string(p.data.size()) + ".dat";

@@ -67,11 +67,13 @@ std::string heatmap_cells(const HeatmapGrid& g, std::string& data) {
   std::string labels;
   for (const auto& [k, v] : g.cells) {
     std::string col = std::to_string(index_of(g.cols, k.second)), row = std::to_string(index_of(g.rows, k.first));
-    data += col + " " + row + " " + plot_number(v) + "\n";
+    data.append(col).append(" ").append(row).append(" ").append(plot_number(v)).append("\n");
+    std::string at = col;
+    at.append(",").append(row);
     bool lowest = v == lo;
-    labels += "set label " + gp_str(plot_number(v) + (lowest ? " minimum" : "")) + " at " + col + "," + row +
-              " center front\n";
-    if (lowest) labels += "set object rectangle center " + col + "," + row + " size 1,1 " + kOutline;
+    labels.append("set label ").append(gp_str(plot_number(v) + (lowest ? " minimum" : ""))).append(" at ");
+    labels.append(at).append(" center front\n");
+    if (lowest) labels.append("set object rectangle center ").append(at).append(" size 1,1 ").append(kOutline);
   }
   return labels;
 }
@@ -132,8 +134,8 @@ Plot energy_time_plot(const SweepResults& r, const PlotOptions& o) {
     points.text += point_row(s);
     std::string names = names_of(r, i);
     if (!names.empty())
-      p.script += "set label " + gp_str(names) + " at " + plot_number(s.time.mean) + "," +
-                  plot_number(s.energy.mean) + " offset 1,1 front\n";
+      p.script += "set label " + gp_str(names) + " at " + plot_number(s.time.mean) + "," + plot_number(s.energy.mean) +
+                  " offset 1,1 front\n";
   }
   for (size_t i : r.pareto) front.text += point_row(r.points[i].stats);
   p.script += "set title " + gp_str(sweep_title(r) + ": energy against time per " + r.unit + ", 95% CI") + "\n";

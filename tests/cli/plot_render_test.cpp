@@ -8,7 +8,6 @@
 // one colour, and for the heatmap several saturated colours (its cells and
 // colour box), which a blank or grey-only image cannot have.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,6 +15,8 @@
 #include <fstream>
 #include <set>
 #include <vector>
+
+#include <zlib.h>
 
 #include "gnuplot_render.h"
 #include "run_plot.h"
@@ -79,7 +80,7 @@ Image read_png(const std::string& path) {
   EXPECT_EQ(s.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << path;
   EXPECT_EQ(s.substr(12, 4), "IHDR");
   img.width = be32(s, 16), img.height = be32(s, 20);
-  int depth = s[24], type = s[25];
+  int depth = static_cast<unsigned char>(s[24]), type = static_cast<unsigned char>(s[25]);
   EXPECT_EQ(depth, 8);
   EXPECT_TRUE(type == 2 || type == 6) << "colour type " << type;
   std::string idat;
@@ -153,7 +154,8 @@ TEST_F(PlotRender, RunPowerPngHasTheSizeAskedForAndContent) {
 }
 
 TEST_F(PlotRender, GnuplotFailureCarriesItsStderr) {
-  Plot p{dir_ + "/bad.png", "set terminal pngcairo size 100,100\nset output '" + dir_ + "/bad.png'\nplot no_such(x)\n",
+  Plot p{dir_ + "/bad.png",
+         "set terminal pngcairo size 100,100\nset output '" + dir_ + "/bad.png'\nplot no_such(x)\n",
          {}};
   auto st = render_plot(gnuplot_, p);
   ASSERT_FALSE(st.ok());
@@ -163,7 +165,8 @@ TEST_F(PlotRender, GnuplotFailureCarriesItsStderr) {
 
 TEST_F(PlotRender, TemporaryDirectoryIsRemoved) {
   ::setenv("TMPDIR", dir_.c_str(), 1);
-  Plot p{dir_ + "/ok.svg", "set terminal svg size 100,100\nset output '" + dir_ + "/ok.svg'\nplot 'd.dat' with lines\n",
+  Plot p{dir_ + "/ok.svg",
+         "set terminal svg size 100,100\nset output '" + dir_ + "/ok.svg'\nplot 'd.dat' with lines\n",
          {{"d.dat", "1 1\n2 2\n"}}};
   auto st = render_plot(gnuplot_, p);
   ::unsetenv("TMPDIR");

@@ -13,8 +13,8 @@ namespace energy::cli {
 
 using nlohmann::json;
 
-inline json run_entry(int64_t id, int64_t point, int64_t repeat, const std::string& role, double energy, double duration,
-               const json& items = 10) {
+inline json run_entry(int64_t id, int64_t point, int64_t repeat, const std::string& role, double energy,
+                      double duration, const json& items = 10) {
   json run = {{"id", id},
               {"name", "w"},
               {"state", "stopped"},

@@ -26,12 +26,13 @@ bool has(const std::string& text, const std::string& what) { return text.find(wh
 
 const Plot& plot_named(const SweepPlots& plots, const std::string& suffix) {
   for (const auto& p : plots.plots) {
-    if (p.output.size() >= suffix.size() && p.output.compare(p.output.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (p.output.size() >= suffix.size() &&
+        p.output.compare(p.output.size() - suffix.size(), suffix.size(), suffix) == 0)
       return p;
   }
   ADD_FAILURE() << "no plot ending " << suffix;
-  static const Plot none;
-  return none;
+  static const Plot kNone;
+  return kNone;
 }
 
 const std::string& data_named(const Plot& p, const std::string& name) {
@@ -39,8 +40,8 @@ const std::string& data_named(const Plot& p, const std::string& name) {
     if (d.name == name) return d.text;
   }
   ADD_FAILURE() << "no data file " << name;
-  static const std::string none;
-  return none;
+  static const std::string kNone;
+  return kNone;
 }
 
 PlotOptions options() {
