@@ -63,6 +63,14 @@ CommandSpec export_spec() {
           cmd_export};
 }
 
+CommandSpec plot_spec() {
+  return {"plot",
+          {"RUN [--out FILE]"},
+          "a run's power per rail over time with its clock events marked, drawn by gnuplot",
+          {{"--out", "FILE", "the image: .png, .svg or .pdf (default run-ID-power.png)"}},
+          cmd_plot};
+}
+
 CommandSpec runs_spec() {
   return {"runs",
           {"[--name N] [--tag K=V]... [--since T] [--until T] [--state S] [--limit N]"},
@@ -139,11 +147,7 @@ std::vector<CommandSpec> make_table() {
         {"--limit", "N", "with --by: the newest N stopped runs (default 1000, at most 10000)"}},
        cmd_compare},
       export_spec(),
-      {"plot",
-       {"RUN [--out FILE]"},
-       "a run's power per rail over time with its clock events marked, drawn by gnuplot",
-       {{"--out", "FILE", "the image: .png, .svg or .pdf (default run-ID-power.png)"}},
-       cmd_plot},
+      plot_spec(),
       baseline_spec(),
       sweeps_spec(),
       sweep_spec(),
