@@ -26,6 +26,9 @@ set(CPACK_DEBIAN_ENERGYD_DESCRIPTION
   "energy measurement daemon for NVIDIA Jetson boards\nenergyd samples the board's power monitors (INA3221, INA238) through sysfs,\nstores the readings and serves energyctl: live power, marked runs with their\nenergy per rail, raw exports and clock pinning under leases.")
 # systemd-sysusers/-tmpfiles and deb-systemd-helper/-invoke in the maintainer scripts.
 set(CPACK_DEBIAN_ENERGYD_PACKAGE_DEPENDS "systemd (>= 245), init-system-helpers (>= 1.52)")
+# energyctl draws plots (`sweep plot`, `plot RUN`) with gnuplot when it is
+# installed; without it, it says to install gnuplot-nox.
+set(CPACK_DEBIAN_ENERGYD_PACKAGE_RECOMMENDS "gnuplot-nox | gnuplot")
 set(CPACK_DEBIAN_ENERGYD_PACKAGE_CONTROL_EXTRA
   ${PROJECT_SOURCE_DIR}/packaging/deb/postinst
   ${PROJECT_SOURCE_DIR}/packaging/deb/prerm

@@ -2,7 +2,7 @@
 # The commands and options below are energyctl's command table
 # (cli/src/command_table.cpp); tests/cli/command_table_test.cpp checks that
 # they match it exactly.
-_energyctl_commands="status rails clocks mark run runs show compare export baseline sweeps sweep live pin unpin help"
+_energyctl_commands="status rails clocks mark run runs show compare export plot baseline sweeps sweep live pin unpin help"
 _energyctl_global_options="--socket --json --timeout --connect-timeout --help --version"
 
 # A command's options (its own, then the common --json and --help).
@@ -17,9 +17,10 @@ _energyctl_options() {
     show) echo "--json --help" ;;
     compare) echo "--by --name --tag --limit --json --help" ;;
     export) echo "--since --until --rail --format --csv --json --help" ;;
+    plot) echo "--out --json --help" ;;
     baseline) echo "--duration --name --show --json --help" ;;
     sweeps) echo "--state --limit --json --help" ;;
-    sweep) echo "--cpu --gpu --emc --param --dvfs --repeat --ci --max-repeat --warmup --cooldown --baseline --items --seed --name --resume --csv --json --help" ;;
+    sweep) echo "--cpu --gpu --emc --param --dvfs --repeat --ci --max-repeat --warmup --cooldown --baseline --items --seed --name --resume --csv --json --out --format --help" ;;
     live) echo "--interval --count --json --help" ;;
     pin) echo "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold --json --help" ;;
     unpin) echo "--all --json --help" ;;
@@ -35,7 +36,16 @@ _energyctl() {
   }
   case "$prev" in
     --socket | --output | -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --format) COMPREPLY=($(compgen -W "csv json" -- "$cur")); return ;;
+    --format) if [[ " ${COMP_WORDS[*]} " == *" plot "* ]]; then
+        COMPREPLY=($(compgen -W "png svg pdf" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "csv json" -- "$cur"))
+      fi; return ;;
+    --out) if [[ " ${COMP_WORDS[*]} " == *" sweep "* ]]; then
+        COMPREPLY=($(compgen -d -- "$cur"))
+      else
+        COMPREPLY=($(compgen -f -- "$cur"))
+      fi; return ;;
     --since | --until) COMPREPLY=($(compgen -W "now -15m -1h -1d" -- "$cur")); return ;;
     --state) if [[ " ${COMP_WORDS[*]} " == *" sweeps "* ]]; then
         COMPREPLY=($(compgen -W "running interrupted complete" -- "$cur"))
@@ -61,7 +71,7 @@ _energyctl() {
   elif [[ "$command" == mark && -z "$sub" ]]; then
     COMPREPLY=($(compgen -W "start stop" -- "$cur"))
   elif [[ "$command" == sweep && -z "$sub" && "$cur" != -* ]]; then
-    COMPREPLY=($(compgen -W "show export" -- "$cur"))
+    COMPREPLY=($(compgen -W "show export plot" -- "$cur"))
   elif [[ "$command" == help && -z "$sub" ]]; then
     COMPREPLY=($(compgen -W "$_energyctl_commands" -- "$cur"))
   elif [[ ("$command" == run || "$command" == sweep) && -n "$sub" ]]; then

@@ -24,6 +24,9 @@ PACKAGES=(
   systemd
   libmicrohttpd-dev prometheus
 )
+# energyctl's plots: gnuplot runs in CTest plot_render_test (label render),
+# which decodes the PNGs with zlib.
+PACKAGES+=(gnuplot-nox zlib1g-dev)
 # pip install of clients/python in CTest python_client_py36 (issue 18).
 PACKAGES+=(python3-pip python3-setuptools python3-wheel)
 PACKAGES+=("$@")

@@ -123,11 +123,12 @@ int cmd_sweeps(const Context& ctx, const Args& args) {
   return kExitOk;
 }
 
-// The dispatch hook: `show` and `export` are read here; anything else
+// The dispatch hook: `show`, `export` and `plot` are read here; anything else
 // (options, `--resume ID`, `-- CMD ...`) runs a sweep.
 int cmd_sweep(const Context& ctx, const Args& args) {
   if (!args.words.empty() && args.words.front() == "show") return sweep_show(ctx, args);
   if (!args.words.empty() && args.words.front() == "export") return sweep_export(ctx, args);
+  if (!args.words.empty() && args.words.front() == "plot") return cmd_sweep_plot(ctx, args);
   return cmd_sweep_run(ctx, args);
 }
 

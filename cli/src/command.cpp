@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "command_table.h"
 
@@ -47,6 +48,15 @@ std::string safe_text(const nlohmann::json& j, const char* key, const std::strin
 
 void print_error(const std::string& message) {
   std::fprintf(stderr, "energyctl: %s\n", terminal_safe(message).c_str());
+}
+
+int report_failure_lines(const Error& error) {
+  std::istringstream lines(error.describe());
+  std::string line;
+  std::getline(lines, line);
+  print_error(line);
+  while (std::getline(lines, line)) std::fprintf(stderr, "  %s\n", terminal_safe(line).c_str());
+  return kExitFailed;
 }
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }

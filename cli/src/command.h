@@ -3,7 +3,7 @@
 // Every subcommand is a function taking its own arguments and a Context; it
 // prints either a human table or, with --json, the daemon's JSON unchanged.
 // Exit codes: 0 success, 1 the daemon refused or failed, 2 bad usage,
-// 3 energyd unreachable.
+// 3 energyd unreachable, 4 a plot was asked for and gnuplot is not installed.
 #pragma once
 
 #include <functional>
@@ -23,6 +23,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitUnreachable = 3;
+constexpr int kExitNoGnuplot = 4;
 
 struct Context {
   std::string socket_path;
@@ -63,6 +64,10 @@ int report_failure(const Error& error);
 const nlohmann::json& member(const nlohmann::json& j, const char* key);
 // The string j[key] (`fallback` when absent) through terminal_safe(), for text output.
 std::string safe_text(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+// For an error whose message has several lines (a child program's stderr,
+// e.g. gnuplot's): the first after "energyctl: ", the rest indented, each
+// through terminal_safe(); returns kExitFailed.
+int report_failure_lines(const Error& error);
 // Prints "energyctl: <message>" on stderr, the message through terminal_safe().
 void print_error(const std::string& message);
 void print_json(const nlohmann::json& j);
@@ -102,6 +107,10 @@ int cmd_sweeps(const Context& ctx, const Args& args);
 // form goes to cmd_sweep_run (running a sweep, cmd_sweep_run.cpp).
 int cmd_sweep(const Context& ctx, const Args& args);
 int cmd_sweep_run(const Context& ctx, const Args& args);
+// `energyctl sweep plot ID`: the sweep's plots drawn by gnuplot (cmd_sweep_plot.cpp).
+int cmd_sweep_plot(const Context& ctx, const Args& args);
+// `energyctl plot RUN`: the run's power per rail drawn by gnuplot (cmd_plot.cpp).
+int cmd_plot(const Context& ctx, const Args& args);
 // `energyctl help [COMMAND]`: energyctl's or the command's help on stdout.
 int cmd_help(const Context& ctx, const Args& args);
 

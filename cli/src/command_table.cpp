@@ -63,6 +63,14 @@ CommandSpec export_spec() {
           cmd_export};
 }
 
+CommandSpec plot_spec() {
+  return {"plot",
+          {"RUN [--out FILE]"},
+          "a run's power per rail over time with its clock events marked, drawn by gnuplot",
+          {{"--out", "FILE", "the image: .png, .svg or .pdf (default run-ID-power.png)"}},
+          cmd_plot};
+}
+
 CommandSpec runs_spec() {
   return {"runs",
           {"[--name N] [--tag K=V]... [--since T] [--until T] [--state S] [--limit N]"},
@@ -109,11 +117,14 @@ std::vector<OptionSpec> sweep_run_options() {
 // read their options after the ID.
 CommandSpec sweep_spec() {
   return {"sweep",
-          {"[AXES] [OPTIONS] [--] CMD [ARGS...]", "--resume ID", "show ID [--json]", "export ID [--csv | --json]"},
+          {"[AXES] [OPTIONS] [--] CMD [ARGS...]", "--resume ID", "show ID [--json]", "export ID [--csv | --json]",
+           "plot ID [--out DIR] [--format png|svg|pdf]"},
           "run CMD under many clock settings and parameter values, each repeated; a stored sweep's results",
           with(sweep_run_options(),
                {{"--csv", "", "sweep export: one row per run with its point's clocks and params (the default)"},
-                {"--json", "", "sweep show, and a sweep's end: the results as JSON; sweep export: runs and results"}}),
+                {"--json", "", "sweep show, and a sweep's end: the results as JSON; sweep export: runs and results"},
+                {"--out", "DIR", "sweep plot: the directory the images are written to (default: the current one)"},
+                {"--format", "png|svg|pdf", "sweep plot: the image format (default png)"}}),
           cmd_sweep,
           true,
           {"Running: each run pins the point's clocks before it opens (DVFS points pin nothing), runs",
@@ -122,7 +133,9 @@ CommandSpec sweep_spec() {
            "130; --resume ID goes on. show: per point energy, net energy and time per item and power",
            "with 95% CIs; the minimum-energy point and those indistinguishable from it, the fastest",
            "point, the Pareto front, the EDP minimum, the saving against DVFS; a CPU x GPU table",
-           "coloured as a heatmap on a terminal. An interrupted or incomplete sweep says so."}};
+           "coloured as a heatmap on a terminal. An interrupted or incomplete sweep says so.",
+           "plot: the heatmap, energy against time with the Pareto front, and energy against",
+           "GPU frequency, drawn by gnuplot (apt install gnuplot-nox) into DIR; prints the files."}};
 }
 
 CommandSpec baseline_spec() {
@@ -158,6 +171,7 @@ std::vector<CommandSpec> make_table() {
         {"--limit", "N", "with --by: the newest N stopped runs (default 1000, at most 10000)"}},
        cmd_compare},
       export_spec(),
+      plot_spec(),
       baseline_spec(),
       sweeps_spec(),
       sweep_spec(),

@@ -17,22 +17,21 @@ namespace {
 constexpr int kScale[] = {46, 82, 118, 154, 190, 226, 220, 214, 208, 202, 196};
 constexpr int kScaleSteps = sizeof kScale / sizeof kScale[0];
 
-struct Axes {
-  size_t row = 0;  // domain indices in the layout
-  size_t col = 1;
-};
+}  // namespace
 
-Axes pick_axes(const SweepLayout& l) {
+HeatmapAxes heatmap_axes(const SweepLayout& l) {
   auto find = [&](const char* d) { return std::find(l.domains.begin(), l.domains.end(), d) - l.domains.begin(); };
-  Axes a;
+  HeatmapAxes a;
   a.row = static_cast<size_t>(find("cpu")) < l.domains.size() ? static_cast<size_t>(find("cpu")) : 0;
   a.col = static_cast<size_t>(find("gpu")) < l.domains.size() ? static_cast<size_t>(find("gpu")) : 0;
   if (a.col == a.row) a.col = a.row == 0 ? 1 : 0;
   return a;
 }
 
+namespace {
+
 // The other axes' values of a point: the table it belongs to.
-std::string rest_label(const SweepLayout& l, const LayoutPoint& p, Axes a) {
+std::string heatmap_rest_label(const SweepLayout& l, const LayoutPoint& p, HeatmapAxes a) {
   std::string out;
   for (size_t i = 0; i < p.hz.size(); ++i) {
     if (i != a.row && i != a.col) out += (out.empty() ? "" : ", ") + l.domains[i] + " " + exact_mhz(p.hz[i]) + " MHz";
@@ -41,29 +40,27 @@ std::string rest_label(const SweepLayout& l, const LayoutPoint& p, Axes a) {
   return out;
 }
 
-struct Grid {
-  std::set<int64_t> rows, cols;
-  std::map<std::pair<int64_t, int64_t>, double> cells;  // mean energy per item
-  std::vector<std::string> params;
-};
+}  // namespace
 
-std::map<std::string, Grid> grids_of(const SweepResults& r, Axes a) {
-  std::map<std::string, Grid> grids;
+std::map<std::string, HeatmapGrid> heatmap_grids(const SweepResults& r, HeatmapAxes a) {
+  std::map<std::string, HeatmapGrid> grids;
   const SweepLayout& l = *r.layout;
   for (size_t i = 0; i < l.points.size(); ++i) {
     const LayoutPoint& p = l.points[i];
     if (p.dvfs) continue;
-    Grid& g = grids[rest_label(l, p, a)];
+    HeatmapGrid& g = grids[heatmap_rest_label(l, p, a)];
     g.rows.insert(p.hz[a.row]);
     g.cols.insert(p.hz[a.col]);
     g.params = p.params;
   }
   for (const auto& pr : r.points) {
     const LayoutPoint& p = l.points[pr.point];
-    if (!p.dvfs) grids[rest_label(l, p, a)].cells[{p.hz[a.row], p.hz[a.col]}] = pr.stats.energy.mean;
+    if (!p.dvfs) grids[heatmap_rest_label(l, p, a)].cells[{p.hz[a.row], p.hz[a.col]}] = pr.stats.energy.mean;
   }
   return grids;
 }
+
+namespace {
 
 std::string pad(const std::string& s, size_t width) { return std::string(width - std::min(width, s.size()), ' ') + s; }
 
@@ -79,7 +76,7 @@ std::string cell_text(double v, bool lowest) {
   return std::string(buf) + (lowest ? "*" : " ");
 }
 
-std::string render_grid(const Grid& g, const std::string& row_name, const std::string& col_name, Colour colour) {
+std::string render_grid(const HeatmapGrid& g, const std::string& row_name, const std::string& col_name, Colour colour) {
   double lo = 1e300, hi = -1e300;
   for (const auto& [k, v] : g.cells) lo = std::min(lo, v), hi = std::max(hi, v);
   size_t w = 10;
@@ -112,11 +109,11 @@ std::string dvfs_line(const SweepResults& r, const std::vector<std::string>& par
 
 std::string render_heatmaps(const SweepResults& r, Colour colour) {
   if (!r.layout || r.layout->domains.size() < 2) return "";
-  Axes a = pick_axes(*r.layout);
+  HeatmapAxes a = heatmap_axes(*r.layout);
   const std::string& row_name = r.layout->domains[a.row];
   const std::string& col_name = r.layout->domains[a.col];
   std::string out;
-  for (const auto& [rest, grid] : grids_of(r, a)) {
+  for (const auto& [rest, grid] : heatmap_grids(r, a)) {
     out.append("Energy J/").append(r.unit).append(", ").append(row_name).append(" (down) x ");
     out.append(col_name).append(" (across)");
     if (!rest.empty()) out += ", " + terminal_safe(rest);
