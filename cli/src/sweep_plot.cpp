@@ -56,7 +56,7 @@ size_t index_of(const Set& set, int64_t v) {
 
 std::string panel_title(const SweepResults& r, const std::string& rest, const HeatmapGrid& g) {
   auto dvfs = dvfs_mean(r, g.params);
-  std::string dvfs_text = dvfs ? "DVFS " + plot_number(*dvfs) + " J/" + r.unit : "DVFS not measured";
+  std::string dvfs_text = dvfs ? "DVFS " + label_number(*dvfs) + " J/" + r.unit : "DVFS not measured";
   return rest.empty() ? dvfs_text : rest + "; " + dvfs_text;
 }
 
@@ -71,7 +71,7 @@ std::string heatmap_cells(const HeatmapGrid& g, std::string& data) {
     std::string at = col;
     at.append(",").append(row);
     bool lowest = v == lo;
-    labels.append("set label ").append(gp_str(plot_number(v) + (lowest ? " minimum" : ""))).append(" at ");
+    labels.append("set label ").append(gp_str(label_number(v) + (lowest ? " minimum" : ""))).append(" at ");
     labels.append(at).append(" center front\n");
     if (lowest) labels.append("set object rectangle center ").append(at).append(" size 1,1 ").append(kOutline);
   }
@@ -225,6 +225,12 @@ std::string plot_header(const PlotOptions& o, const std::string& path) {
 std::string plot_number(double value) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", value);
+  return buf;
+}
+
+std::string label_number(double value) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.4g", value);
   return buf;
 }
 

@@ -51,5 +51,8 @@ std::string plot_extension(PlotFormat format);
 std::string plot_header(const PlotOptions& options, const std::string& path);
 // A number for a gnuplot script or data file ("%.9g").
 std::string plot_number(double value);
+// A number for a reader, in a label or title: four significant digits, as
+// `sweep show` prints means.
+std::string label_number(double value);
 
 }  // namespace energy::cli

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""A grid sweep against the simulator's ground truth (issue 15's acceptance).
+
+On a live simulated board (energyd-sim run, FUSE) with energyd on it, runs
+`energyctl sweep` over a CPU x GPU grid plus DVFS with a study workload
+(`energyd-sim workload --preset P --batch B`, whose phases follow the
+board's clocks), then asks the simulator for the exact energy of every
+counted run over the run's own span (`energyd-sim ctl energy rail=total`).
+Per point it prints the measured and the true energy per item; then the
+two acceptance checks:
+
+  minimum: the reported minimum is the point whose true energy per item is
+           lowest, or its 95 % CI contains that lowest true value;
+  saving:  the reported saving against DVFS (of the reported minimum) is
+           within 1 percentage point of the true saving (of the true minimum).
+
+Usage: bench/sweep_truth.py BUILD_DIR [--board ID --l4t GEN --preset P
+       --batch B --items N --cpu LIST --gpu LIST --repeat K --seed S]
+Exits 1 when a measurement fails (energyd, the sweep or a truth query);
+prints "meets" or "misses" per check and exits 0 otherwise, so that a
+figure is never lost to a judgement.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(message):
+    print("sweep_truth.py: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def wait_for_socket(path, seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            try:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(path)
+                return
+            except OSError:
+                pass
+        time.sleep(0.05)
+    fail(what + " did not come up at " + path)
+
+
+class Board:
+    """energyd-sim run + energyd on it, in a temporary directory."""
+
+    def __init__(self, build, board, l4t):
+        self.build = build
+        self.dir = tempfile.mkdtemp(prefix="energyd-sweep-truth-")
+        self.ctl = os.path.join(self.dir, "sim.ctl")
+        self.sock = os.path.join(self.dir, "energyd.sock")
+        sim = os.path.join(build, "sim", "energyd-sim")
+        self.sim_log = open(os.path.join(self.dir, "sim.log"), "w")
+        self.sim = subprocess.Popen([sim, "run", "--board", board, "--l4t", str(l4t), "--mount",
+                                     os.path.join(self.dir, "b"), "--control", self.ctl, "--cpu-load", "0"],
+                                    stdout=self.sim_log, stderr=subprocess.STDOUT)
+        wait_for_socket(self.ctl, 20, "energyd-sim")
+        config = os.path.join(self.dir, "energyd.yaml")
+        with open(config, "w") as f:
+            f.write("log_level: warn\n")
+        self.daemon_log = open(os.path.join(self.dir, "energyd.log"), "w")
+        self.daemon = subprocess.Popen([os.path.join(build, "daemon", "energyd"), "--root",
+                                        os.path.join(self.dir, "b"), "--state-dir", os.path.join(self.dir, "state"),
+                                        "--socket", self.sock, "--config", config],
+                                       stdout=self.daemon_log, stderr=subprocess.STDOUT)
+        wait_for_socket(self.sock, 20, "energyd")
+
+    def ctl_cmd(self, *args):
+        return [os.path.join(self.build, "cli", "energyctl"), "--socket", self.sock] + list(args)
+
+    def energyctl_json(self, *args):
+        out = subprocess.run(self.ctl_cmd(*args), capture_output=True, text=True)
+        if out.returncode != 0:
+            fail("energyctl " + " ".join(args) + " failed: " + out.stderr.strip())
+        return json.loads(out.stdout)
+
+    def truth_j(self, start_ns, stop_ns):
+        sim = os.path.join(self.build, "sim", "energyd-sim")
+        out = subprocess.run([sim, "ctl", "--control", self.ctl, "energy", "rail=total", "from_ns=%d" % start_ns,
+                              "to_ns=%d" % stop_ns], capture_output=True, text=True)
+        if out.returncode != 0:
+            fail("energyd-sim ctl energy failed: " + out.stderr.strip())
+        reply = json.loads(out.stdout)
+        if not reply.get("ok") or "energy_uj" not in reply:
+            fail("no ground truth for [%d, %d]: %s" % (start_ns, stop_ns, out.stdout.strip()))
+        return reply["energy_uj"] / 1e6
+
+    def close(self):
+        for p in (self.daemon, self.sim):
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_sweep(board, a):
+    sim = os.path.join(a.build, "sim", "energyd-sim")
+    workload = [sim, "workload", "--control", board.ctl, "--preset", a.preset, "--batch", str(a.batch), "--items",
+                str(a.items)]
+    cmd = board.ctl_cmd("sweep", "--cpu", a.cpu, "--gpu", a.gpu, "--dvfs", "--repeat", str(a.repeat), "--cooldown",
+                        "off", "--seed", str(a.seed), "--items", str(a.items), "--name", "truth",
+                        "--") + workload
+    started = time.monotonic()
+    # stdout: the workload's own lines and the results table; the sweep's id is on stderr.
+    out = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        fail("energyctl sweep failed (%d): %s" % (out.returncode, out.stderr.strip()[-2000:]))
+    found = re.search(r"energyctl: sweep (\d+) complete", out.stderr)
+    if not found:
+        fail("energyctl sweep did not say it completed: " + out.stderr.strip()[-2000:])
+    return int(found.group(1)), time.monotonic() - started
+
+
+def true_per_item(board, export):
+    """point -> [true J per item of each counted run] over each run's own span."""
+    per_point = {}
+    for row in export["runs"]:
+        if not row.get("counted"):
+            continue
+        run = board.energyctl_json("show", str(row["run_id"]), "--json")["run"]
+        truth = board.truth_j(run["start_ns"], run["stop_ns"])
+        per_point.setdefault(row["point"], []).append(truth / row["items"])
+    return per_point
+
+
+def mean(values):
+    return sum(values) / len(values)
+
+
+def report(results, truth, a, seconds):
+    points = {p["point"]: p for p in results["points"]}
+    true_mean = {p: mean(v) for p, v in truth.items()}
+    print("%s L4T %s, preset %s, batch %d, %d items per run, %d repeats, cpu %s x gpu %s + DVFS (%.0f s)" %
+          (a.board, a.l4t, a.preset, a.batch, a.items, a.repeat, a.cpu, a.gpu, seconds))
+    print("%-34s %14s %12s %12s %9s" % ("point", "measured J/it", "+-95% CI", "true J/it", "diff"))
+    for p in sorted(points):
+        e = points[p]["energy_j"]
+        t = true_mean.get(p)
+        diff = "%+8.3f%%" % (100 * (e["mean"] - t) / t) if t else "n/a"
+        print("%-34s %14.5f %12.5f %12.5f %9s" % (points[p]["label"], e["mean"], e["ci95_half"], t or 0, diff))
+    clock_points = [p for p in true_mean if not points[p]["dvfs"]]
+    true_min = min(clock_points, key=lambda p: true_mean[p])
+    dvfs = [p for p in true_mean if points[p]["dvfs"]][0]
+    reported = results["minimum"]["point"]
+    e = points[reported]["energy_j"]
+    contains = abs(e["mean"] - true_mean[true_min]) <= e["ci95_half"]
+    ok_min = reported == true_min or contains
+    print("minimum: reported %s, true %s (%.5f J/item)%s: %s" %
+          (points[reported]["label"], points[true_min]["label"], true_mean[true_min],
+           "" if reported == true_min else ", in the reported CI" if contains else ", outside the reported CI",
+           "meets" if ok_min else "misses"))
+    saving = [s for s in results["dvfs"] if s["point"] == reported]
+    true_saving = (true_mean[dvfs] - true_mean[true_min]) / true_mean[dvfs]
+    if not saving:
+        print("saving: the results give no saving for the reported minimum: misses")
+        return
+    gap_pp = 100 * (saving[0]["saving_relative"] - true_saving)
+    print("saving against DVFS: reported %.2f %% (CI +-%.2f), true %.2f %%, %+.2f pp: %s" %
+          (100 * saving[0]["saving_relative"], 100 * saving[0]["saving_relative_ci95_half"], 100 * true_saving,
+           gap_pp, "meets" if abs(gap_pp) <= 1.0 else "misses"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--board", default="jetson-orin-nano")
+    ap.add_argument("--l4t", default="36")
+    ap.add_argument("--preset", default="gpu-bound")
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--items", type=int, default=32)
+    ap.add_argument("--cpu", default="min..max/4")
+    ap.add_argument("--gpu", default="min..max/4")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    a.build = os.path.abspath(a.build)
+    board = Board(a.build, a.board, a.l4t)
+    try:
+        sweep_id, seconds = run_sweep(board, a)
+        export = board.energyctl_json("sweep", "export", str(sweep_id), "--json")
+        report(export["results"], true_per_item(board, export), a, seconds)
+    finally:
+        board.close()
+
+
+if __name__ == "__main__":
+    main()
