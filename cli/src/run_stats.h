@@ -4,7 +4,11 @@
 // freedom), and the difference of two means with its 95% interval (Welch:
 // unequal variances, Welch-Satterthwaite degrees of freedom).
 //
-// Units are the caller's (J, s, W, J/item); the functions are pure.
+// The statistics themselves are libenergy's (energy/sweep_stats.h: exact
+// Student t quantiles for any degrees of freedom), so that a sweep, `run
+// --repeat` and `compare --by` give the same interval for the same values;
+// this adds the extremes `run` prints. Units are the caller's (J, s, W,
+// J/item).
 // Thread-safety: pure functions on values.
 #pragma once
 
@@ -26,14 +30,6 @@ struct Summary {
   double ci95_low() const { return mean - ci95_half.value_or(0.0); }
   double ci95_high() const { return mean + ci95_half.value_or(0.0); }
 };
-
-// The two-sided 95% critical value of Student's t distribution, t(0.975, df),
-// exact to the 3 decimals of the usual tables; df must be >= 1.
-double student_t95(size_t degrees_of_freedom);
-
-// t(0.975, df) for a real df >= 1 (Welch's df is not whole): linear in 1/df
-// between the neighbouring whole df.
-double student_t95_real(double degrees_of_freedom);
 
 // Summary of `values`; an empty list or a non-finite value is an error.
 Result<Summary> summarize(const std::vector<double>& values);

@@ -7,22 +7,6 @@
 namespace energy::cli {
 namespace {
 
-TEST(StudentT95, MatchesTheTablesForSmallSamples) {
-  EXPECT_DOUBLE_EQ(student_t95(1), 12.706);
-  EXPECT_DOUBLE_EQ(student_t95(2), 4.303);
-  EXPECT_DOUBLE_EQ(student_t95(4), 2.776);
-  EXPECT_DOUBLE_EQ(student_t95(9), 2.262);
-  EXPECT_DOUBLE_EQ(student_t95(30), 2.042);
-}
-
-TEST(StudentT95, InterpolatesBeyondTheTableTowardsTheNormalQuantile) {
-  EXPECT_NEAR(student_t95(50), 2.009, 0.001);
-  EXPECT_NEAR(student_t95(100), 1.984, 0.001);
-  EXPECT_NEAR(student_t95(1000000), 1.960, 0.001);
-  EXPECT_GT(student_t95(31), student_t95(32));
-  EXPECT_LT(student_t95(31), student_t95(30));
-}
-
 TEST(Summarize, GivesMeanSampleStddevAndStudentInterval) {
   // mean 5, squared deviations 9+1+1+9 = 20, s = sqrt(20/3)
   auto s = summarize({2.0, 4.0, 6.0, 8.0});
@@ -31,9 +15,9 @@ TEST(Summarize, GivesMeanSampleStddevAndStudentInterval) {
   EXPECT_DOUBLE_EQ(s->mean, 5.0);
   ASSERT_TRUE(s->stddev.has_value());
   EXPECT_DOUBLE_EQ(*s->stddev, std::sqrt(20.0 / 3.0));
-  double half = 3.182 * std::sqrt(20.0 / 3.0) / 2.0;
-  EXPECT_DOUBLE_EQ(s->ci95_low(), 5.0 - half);
-  EXPECT_DOUBLE_EQ(s->ci95_high(), 5.0 + half);
+  double half = 3.182446 * std::sqrt(20.0 / 3.0) / 2.0;  // t(0.975, 3) = 3.182446 (exact to 6 places)
+  EXPECT_NEAR(s->ci95_low(), 5.0 - half, 1e-5);
+  EXPECT_NEAR(s->ci95_high(), 5.0 + half, 1e-5);
   EXPECT_DOUBLE_EQ(s->min, 2.0);
   EXPECT_DOUBLE_EQ(s->max, 8.0);
 }
@@ -54,8 +38,10 @@ TEST(Summarize, SingleValueHasNoSpreadOrInterval) {
 }
 
 // Worked by hand: {10, 12, 14} (s^2/n = 4/3) against {20, 24, 28, 32}
-// (s^2/n = 20/3): se^2 = 8, Welch df = 64 / (16/9/2 + 400/9/3) = 4.0755,
-// t(0.975, 4.0755) = 2.776 - 0.0926 x 0.205 = 2.7570, half-width 7.798.
+// (s^2/n = 20/3): se^2 = 8, Welch df = 64 / (16/9/2 + 400/9/3) = 4.0755;
+// t(0.975, 4.0755) = 2.75628 (the t density integrated numerically,
+// independently of libenergy's incomplete beta), half-width 7.7960. The
+// statistics are libenergy's (sweep_stats.h), shared with sweeps.
 TEST(WelchDifference, GivesTheDifferenceOfMeansAndItsWelchInterval) {
   auto ref = summarize({10, 12, 14});
   auto other = summarize({20, 24, 28, 32});
@@ -64,10 +50,7 @@ TEST(WelchDifference, GivesTheDifferenceOfMeansAndItsWelchInterval) {
   EXPECT_DOUBLE_EQ(d.diff, 14.0);
   ASSERT_TRUE(d.df && d.ci95_half);
   EXPECT_NEAR(*d.df, 4.0755, 1e-4);
-  EXPECT_NEAR(*d.ci95_half, 7.798, 1e-3);
-  EXPECT_DOUBLE_EQ(student_t95_real(4.0), 2.776);
-  EXPECT_LT(student_t95_real(4.5), 2.776);
-  EXPECT_GT(student_t95_real(4.5), 2.571);
+  EXPECT_NEAR(*d.ci95_half, 7.7960, 2e-4);
 }
 
 TEST(WelchDifference, NoIntervalWithASingleValueAndZeroWithoutSpread) {
@@ -83,7 +66,7 @@ TEST(Summarize, EmptyOrNonFiniteInputIsAnError) {
   EXPECT_FALSE(summarize({}).ok());
   auto nan = summarize({1.0, std::nan("")});
   ASSERT_FALSE(nan.ok());
-  EXPECT_NE(nan.error().message.find("non-finite"), std::string::npos);
+  EXPECT_NE(nan.error().message.find("not finite"), std::string::npos) << nan.error().message;
 }
 
 }  // namespace
