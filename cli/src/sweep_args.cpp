@@ -200,8 +200,9 @@ Status check_search(const Args& args, SweepArgs& a) {
     return ok_status();
   }
   if (!a.params.empty())
-    return invalid("--param does not go with --search: it searches the clock axes only, one search, not one per "
-                   "parameter value; run one --search per value instead");
+    return invalid(
+        "--param does not go with --search: it searches the clock axes only, one search, not one per "
+        "parameter value; run one --search per value instead");
   if (a.ci_pct) return invalid("--ci does not go with --search: the search decides how often to run a point");
   if (a.warmup > 0) return invalid("--warmup does not go with --search");
   if (a.repeat < 2) return invalid("--search compares points by their CI: --repeat must be at least 2");

@@ -235,8 +235,8 @@ void account(Sweep& s, const ScheduledRun& run, const Repeat& r, Loop& loop, Pro
   auto e = energy_per_item(member(*r.report, "total").value("energy_j", json()), items ? json(*items) : json());
   if (e) s.store.samples[run.point].push_back(*e);
   const json& total = member(*r.report, "total");
-  auto sample = run_sample(total.value("energy_j", json()), r.report->value("duration_s", json()),
-                           items ? json(*items) : json());
+  auto sample =
+      run_sample(total.value("energy_j", json()), r.report->value("duration_s", json()), items ? json(*items) : json());
   if (sample) s.store.runs[{run.point, run.repeat}] = *sample;
 }
 
@@ -369,8 +369,8 @@ void print_search_end(const Sweep& s, const SearchResult& r) {
                "energyctl: the search assumed energy per item is unimodal along each clock axis; it measured %zu "
                "points in %zu runs against the full grid's %zu runs (%s%%)%s; %d fallback(s) (a neighbour of the "
                "result was better, against the assumption)%s; best: %s\n",
-               r.points, r.runs, r.grid_runs, fixed(pct, 1).c_str(),
-               s.spec.dvfs ? ", plus the DVFS reference" : "", r.fallbacks,
+               r.points, r.runs, r.grid_runs, fixed(pct, 1).c_str(), s.spec.dvfs ? ", plus the DVFS reference" : "",
+               r.fallbacks,
                r.budget_exhausted ? "; the --max-runs budget ran out, the best point so far is reported" : "",
                point_label(s.spec, s.points[grid_index(s, r.best)]).c_str());
 }

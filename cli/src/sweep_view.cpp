@@ -41,8 +41,9 @@ std::string header(const SweepResults& r) {
          (r.planned_points > 0 ? std::to_string(r.planned_points) : std::string("?")) + " points measured, " +
          std::to_string(counted) + " counted run(s) of " + std::to_string(r.runs.size()) + "\n";
   if (r.search)
-    out += "A --search sweep: it measured only the points its search needed (assuming energy per item is unimodal "
-           "along each clock axis); the others were never planned to run\n";
+    out +=
+        "A --search sweep: it measured only the points its search needed (assuming energy per item is unimodal "
+        "along each clock axis); the others were never planned to run\n";
   return out;
 }
 

@@ -115,15 +115,19 @@ class SweepCommand : public ::testing::Test {
   }
 
   // A --search over cpu {min, max} x gpu {min, mid, max}, 2 runs per point.
-  std::vector<std::string> search_argv(const std::string& name, const std::string& sleep_s) {
-    return {ENERGYCTL_BIN, "--socket", d().socket(), "sweep",  "--search", "--cpu",  "min,max", "--gpu", "min,mid,max",
-            "--repeat",    "2",        "--max-repeat", "2",    "--cooldown", "off",  "--name", name,  "--",
-            "sleep",       sleep_s};
+  std::vector<std::string> search_argv(const std::string& name, const std::string& sleep_s, bool dvfs = false) {
+    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket",   d().socket(),  "sweep",    "--search", "--cpu",
+                                     "min,max",     "--gpu",      "min,mid,max", "--repeat", "2",        "--max-repeat",
+                                     "2",           "--cooldown", "off",         "--name",   name};
+    if (dvfs) argv.emplace_back("--dvfs");
+    argv.insert(argv.end(), {"--", "sleep", sleep_s});
+    return argv;
   }
 
   // A search sweep's measured runs: each (point, repeat) once, every point a
-  // clock point (< 6), repeats numbered from 0 without gaps; the run ids.
-  std::set<int64_t> check_search(int64_t id) {
+  // clock point (< 6) or the DVFS point (6, `dvfs` times), repeats numbered
+  // from 0 without gaps; the run ids.
+  std::set<int64_t> check_search(int64_t id, size_t dvfs = 0) {
     auto sweep = call("sweep.show", {{"sweep", id}})["sweep"];
     EXPECT_EQ(sweep["state"], "complete");
     EXPECT_TRUE(sweep["spec"]["search"].is_object()) << sweep["spec"].dump();
@@ -131,12 +135,14 @@ class SweepCommand : public ::testing::Test {
     std::set<int64_t> ids;
     for (const auto& r : sweep["runs"]) {
       if (r["role"] != "measure") continue;
-      EXPECT_LT(r["point"].get<int>(), 6) << r.dump();
-      EXPECT_TRUE(repeats[r["point"].get<int>()].insert(r["repeat"].get<int>()).second) << "measured twice: " << r.dump();
+      EXPECT_LT(r["point"].get<int>(), dvfs > 0 ? 7 : 6) << r.dump();
+      EXPECT_TRUE(repeats[r["point"].get<int>()].insert(r["repeat"].get<int>()).second)
+          << "measured twice: " << r.dump();
       ids.insert(r["run_id"].get<int64_t>());
       EXPECT_EQ(r["run"]["tags"]["sweep_point"], std::to_string(r["point"].get<int>())) << r.dump();
     }
     for (const auto& [point, set] : repeats) EXPECT_EQ(*set.rbegin() + 1, static_cast<int>(set.size())) << point;
+    EXPECT_EQ(repeats[6].size(), dvfs) << "the DVFS reference, with the search's repeats";
     EXPECT_GE(ids.size(), 2u);
     return ids;
   }
@@ -225,14 +231,15 @@ TEST_F(SweepCommand, ARunThatEndsWithItsConnectionIsStoppedWhenTheConnectionClos
 }
 
 TEST_F(SweepCommand, TinySearchCompletesStoresItsRunsAndReportsRunsAgainstTheGrid) {
-  auto argv = search_argv("search", "0.02");
+  auto argv = search_argv("search", "0.02", true);
   auto r = d().ctl(std::vector<std::string>(argv.begin() + 3, argv.end()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int64_t id = announced_id(r.err);
   ASSERT_NE(id, 0) << r.err;
-  auto ids = check_search(id);
+  auto ids = check_search(id, 2);
   EXPECT_NE(r.err.find("against the full grid's 12 runs"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("in " + std::to_string(ids.size()) + " runs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("in " + std::to_string(ids.size() - 2) + " runs"), std::string::npos)
+      << "without DVFS's 2" << r.err;
   EXPECT_NE(r.err.find("unimodal"), std::string::npos) << r.err;
   auto shown = d().ctl({"sweep", "show", std::to_string(id)});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
@@ -247,8 +254,11 @@ TEST_F(SweepCommand, SigintMidSearchThenResumeRetracesWithoutRepeatingRuns) {
   int64_t id = 0;
   ASSERT_TRUE(eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20)))
       << read_file(log);
-  eventually([&] { return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= 3; }, seconds(20),
-             milliseconds(20));
+  eventually(
+      [&] {
+        return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= 3;
+      },
+      seconds(20), milliseconds(20));
   eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
   EXPECT_EQ(child.stop(SIGINT), 130) << read_file(log);
   auto before = call("sweep.show", {{"sweep", id}})["sweep"];
