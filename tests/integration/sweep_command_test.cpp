@@ -2,7 +2,8 @@
 // 2 repeats of a short command, completes and stores every run with its
 // point; SIGINT and SIGKILL of energyctl mid-sweep, then --resume, finish it
 // without repeating finished runs; no clock stays pinned and no run open.
-// Also mark.start's end_with_connection, which the SIGKILL case rests on.
+// A tiny --search (2 x 3, 2 repeats, DVFS) and its resume after SIGINT and
+// SIGKILL. Also mark.start's end_with_connection, which the SIGKILL case rests on.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -271,6 +272,24 @@ TEST_F(SweepCommand, SigintMidSearchThenResumeRetracesWithoutRepeatingRuns) {
   auto after = check_search(id);
   for (int64_t k : kept) EXPECT_EQ(after.count(k), 1u) << "run " << k << " was finished before and is kept";
   EXPECT_TRUE(no_lease_and_no_open_run());
+}
+
+TEST_F(SweepCommand, SigkillMidSearchThenResumeFinishesWithoutRepeatingRuns) {
+  std::string log = tmp_.path() + "/search-kill.log";
+  ChildProcess child(search_argv("search-kill", "0.1"), log);
+  int64_t id = 0;
+  ASSERT_TRUE(eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20)))
+      << read_file(log);
+  eventually(
+      [&] {
+        return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= 3;
+      },
+      seconds(20), milliseconds(20));
+  child.stop(SIGKILL);
+  EXPECT_TRUE(no_lease_and_no_open_run()) << "energyd ends the killed energyctl's run and its pin";
+  auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  check_search(id);
 }
 
 }  // namespace
