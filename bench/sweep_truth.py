@@ -14,8 +14,19 @@ two acceptance checks:
   saving:  the reported saving against DVFS (of the reported minimum) is
            within 1 percentage point of the true saving (of the true minimum).
 
+With --search it runs `energyctl sweep --search --cpu all --gpu all`
+instead and compares the true energy per item of the point the search
+reports (the simulator's exact energy over that point's runs) with the true
+grid minimum from `energyd-sim study` (model time; the script first says
+how well the study's figure agrees with live runs at the same point, when
+the search measured it), and prints the runs used against the grid's:
+
+  search:  within 2 % of the ground-truth minimum with at most 35 % of the
+           grid's runs.
+
 Usage: bench/sweep_truth.py BUILD_DIR [--board ID --l4t GEN --preset P
        --batch B --items N --cpu LIST --gpu LIST --repeat K --seed S]
+       [--search]
 Exits 1 when a measurement fails (energyd, the sweep or a truth query);
 prints "meets" or "misses" per check and exits 0 otherwise, so that a
 figure is never lost to a judgement.
@@ -125,6 +136,67 @@ def run_sweep(board, a):
     return int(found.group(1)), time.monotonic() - started
 
 
+def run_search(board, a):
+    sim = os.path.join(a.build, "sim", "energyd-sim")
+    workload = [sim, "workload", "--control", board.ctl, "--preset", a.preset, "--batch", str(a.batch), "--items",
+                str(a.items)]
+    cmd = board.ctl_cmd("sweep", "--search", "--cpu", "all", "--gpu", "all", "--repeat", str(a.repeat),
+                        "--cooldown", "off", "--items", str(a.items), "--name", "truth-search", "--") + workload
+    started = time.monotonic()
+    out = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        fail("energyctl sweep --search failed (%d): %s" % (out.returncode, out.stderr.strip()[-2000:]))
+    found = re.search(r"energyctl: sweep (\d+) complete", out.stderr)
+    used = re.search(r"in (\d+) runs against the full grid's (\d+) runs", out.stderr)
+    if not found or not used:
+        fail("energyctl sweep --search did not report its end: " + out.stderr.strip()[-2000:])
+    return int(found.group(1)), int(used.group(1)), int(used.group(2)), time.monotonic() - started
+
+
+def study_minimum(a):
+    """(cpu MHz, gpu MHz, J per item) of the true grid minimum, model time."""
+    sim = os.path.join(a.build, "sim", "energyd-sim")
+    out = subprocess.run([sim, "study", "--board", a.board, "--l4t", str(a.l4t), "--preset", a.preset, "--batch",
+                          str(a.batch)], capture_output=True, text=True)
+    m = re.search(r"grid minimum\s+CPU ([\d.]+) GPU ([\d.]+) MHz\s+([\d.]+) mJ/item", out.stdout)
+    if out.returncode != 0 or not m:
+        fail("energyd-sim study failed: " + (out.stderr or out.stdout).strip())
+    return float(m.group(1)), float(m.group(2)), float(m.group(3)) / 1000.0
+
+
+def label_clocks(label):
+    """(cpu MHz, gpu MHz) from a point label such as 'cpu 652.8MHz, gpu 408MHz'."""
+    cpu = re.search(r"cpu ([\d.]+) ?MHz", label)
+    gpu = re.search(r"gpu ([\d.]+) ?MHz", label)
+    return (float(cpu.group(1)) if cpu else None, float(gpu.group(1)) if gpu else None)
+
+
+def report_search(results, truth, a, used, seconds):
+    points = {p["point"]: p for p in results["points"]}
+    cpu, gpu, study_j = study_minimum(a)
+    live_min = None
+    print("%s L4T %s, preset %s, batch %d, %d items per run, search over all x all, repeat %d (%.0f s)" %
+          (a.board, a.l4t, a.preset, a.batch, a.items, a.repeat, seconds))
+    for p, v in truth.items():
+        c = label_clocks(points[p]["label"])
+        if abs((c[0] or 0) - cpu) < 0.05 and abs((c[1] or 0) - gpu) < 0.05:
+            print("study minimum CPU %.1f GPU %.1f MHz: study %.5f J/item, live true %.5f J/item (%+.2f %%)" %
+                  (cpu, gpu, study_j, mean(v), 100 * (mean(v) - study_j) / study_j))
+            live_min = mean(v)
+            break
+    else:
+        print("study minimum CPU %.1f GPU %.1f MHz (%.5f J/item): not measured by the search" % (cpu, gpu, study_j))
+    reported = results["minimum"]["point"]
+    true_j = mean(truth[reported])
+    gap = 100 * (true_j - study_j) / study_j
+    share = 100.0 * used[0] / used[1]
+    print("search: reported %s, true %.5f J/item, %+.2f %% from the true minimum; %d runs of the grid's %d (%.1f %%): %s" %
+          (points[reported]["label"], true_j, gap, used[0], used[1], share,
+           "meets" if gap <= 2.0 and share <= 35.0 else "misses"))
+    if live_min:
+        print("  against the live truth at the study minimum: %+.2f %%" % (100 * (true_j - live_min) / live_min))
+
+
 def true_per_item(board, export):
     """point -> [true J per item of each counted run] over each run's own span."""
     per_point = {}
@@ -186,10 +258,16 @@ def main():
     ap.add_argument("--gpu", default="min..max/4")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--search", action="store_true", help="energyctl sweep --search over all x all")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
     board = Board(a.build, a.board, a.l4t)
     try:
+        if a.search:
+            sweep_id, runs, grid_runs, seconds = run_search(board, a)
+            export = board.energyctl_json("sweep", "export", str(sweep_id), "--json")
+            report_search(export["results"], true_per_item(board, export), a, (runs, grid_runs), seconds)
+            return
         sweep_id, seconds = run_sweep(board, a)
         export = board.energyctl_json("sweep", "export", str(sweep_id), "--json")
         report(export["results"], true_per_item(board, export), a, seconds)

@@ -13,6 +13,7 @@ namespace {
 
 constexpr int kMaxRepeat = 1000;
 constexpr int kMaxWarmup = 100;
+constexpr int64_t kMaxSearchRuns = 1'000'000;
 constexpr int64_t kMaxWaitMs = 3'600'000;
 constexpr size_t kMaxNameChars = 200;  // the daemon's limit for run and sweep names
 
@@ -114,6 +115,12 @@ Status set_whole(const std::string& flag, const std::string& value, int64_t lo, 
 Status apply_number(const std::string& flag, const std::string& value, SweepArgs& out) {
   if (flag == "--repeat") return set_whole(flag, value, 1, kMaxRepeat, out.repeat);
   if (flag == "--max-repeat") return set_whole(flag, value, 2, kMaxRepeat, out.max_repeat);
+  if (flag == "--max-runs") {
+    auto n = parse_whole_option(flag, value, 1, kMaxSearchRuns);
+    if (!n) return n.take_error();
+    out.max_runs = static_cast<size_t>(*n);
+    return ok_status();
+  }
   if (flag == "--warmup") return set_whole(flag, value, 0, kMaxWarmup, out.warmup);
   auto pct = parse_positive_option("--ci", value);
   if (!pct) return pct.take_error();
@@ -155,13 +162,13 @@ Status apply_timing(const std::string& flag, const std::string& value, SweepArgs
 Status apply_option(const std::string& flag, const std::string& value, SweepArgs& out) {
   if (flag == "--cpu" || flag == "--gpu" || flag == "--emc") return add_clock(flag, value, out);
   if (flag == "--param") return add_param(value, out);
-  if (flag == "--dvfs" || flag == "--json") {
-    (flag == "--dvfs" ? out.dvfs : out.json) = true;
+  if (flag == "--dvfs" || flag == "--json" || flag == "--search") {
+    (flag == "--dvfs" ? out.dvfs : flag == "--json" ? out.json : out.search) = true;
     return ok_status();
   }
   if (flag == "--csv") return invalid("--csv goes with sweep export ID, not with running a sweep");
   if (flag == "--items") return parse_items(value, out.items);
-  if (flag == "--repeat" || flag == "--max-repeat" || flag == "--warmup" || flag == "--ci")
+  if (flag == "--repeat" || flag == "--max-repeat" || flag == "--max-runs" || flag == "--warmup" || flag == "--ci")
     return apply_number(flag, value, out);
   if (flag == "--name" || flag == "--resume" || flag == "--seed") return apply_text(flag, value, out);
   if (flag == "--cooldown" || flag == "--baseline") return apply_timing(flag, value, out);
@@ -184,7 +191,28 @@ Status check_items_param(const SweepArgs& a) {
   return ok_status();
 }
 
-Status check_combination(const Args& args, const SweepArgs& a) {
+// --search drives one search over the clock axes: a parameter would need one
+// search per combination (not done: run one --search per value), --ci and
+// --warmup have no meaning for it, and it compares points from 2 runs each.
+Status check_search(const Args& args, SweepArgs& a) {
+  if (!a.search) {
+    if (given(args, "--max-runs")) return invalid("--max-runs needs --search");
+    return ok_status();
+  }
+  if (!a.params.empty())
+    return invalid(
+        "--param does not go with --search: it searches the clock axes only, one search, not one per "
+        "parameter value; run one --search per value instead");
+  if (a.ci_pct) return invalid("--ci does not go with --search: the search decides how often to run a point");
+  if (a.warmup > 0) return invalid("--warmup does not go with --search");
+  if (a.repeat < 2) return invalid("--search compares points by their CI: --repeat must be at least 2");
+  if (!given(args, "--max-repeat")) a.max_repeat = std::max(a.repeat, kSearchDefaultMaxRepeat);
+  if (a.max_repeat < a.repeat) return invalid("--max-repeat must be at least --repeat");
+  if (a.clocks.empty()) a.clocks = {{"cpu", "all"}, {"gpu", "all"}};
+  return ok_status();
+}
+
+Status check_combination(const Args& args, SweepArgs& a) {
   if (a.resume) {
     auto others = std::count_if(args.options.begin(), args.options.end(),
                                 [](const auto& o) { return o.first != "--resume" && o.first != "--json"; });
@@ -193,8 +221,9 @@ Status check_combination(const Args& args, const SweepArgs& a) {
     return ok_status();
   }
   if (a.command.empty()) return invalid("sweep needs a command: energyctl sweep [OPTIONS] -- CMD [ARGS...]");
+  if (auto st = check_search(args, a); !st) return st;
   if (a.ci_pct && given(args, "--repeat")) return invalid("--repeat and --ci exclude each other");
-  if (!a.ci_pct && given(args, "--max-repeat")) return invalid("--max-repeat needs --ci");
+  if (!a.ci_pct && !a.search && given(args, "--max-repeat")) return invalid("--max-repeat needs --ci or --search");
   if (a.clocks.empty() && a.params.empty())
     return invalid("sweep needs at least one axis: --cpu, --gpu, --emc or --param");
   return check_items_param(a);
@@ -262,6 +291,7 @@ SweepSpec make_spec(const SweepArgs& args, std::vector<ClockAxis> clocks, uint64
   s.baseline_ms = args.baseline_ms;
   s.items = args.items;
   s.seed = seed;
+  if (args.search) s.search = SearchSpec{args.repeat, args.max_repeat, args.max_runs};
   return s;
 }
 

@@ -5,6 +5,8 @@
 //       [--dvfs] [--repeat K | --ci PCT [--max-repeat K]] [--warmup N]
 //       [--cooldown auto|DURATION|off] [--baseline DURATION]
 //       [--items N|{NAME}] [--seed S] [--name N] -- CMD [ARGS...]
+//   energyctl sweep --search [--cpu L] [--gpu L] [--emc L] [--dvfs]
+//       [--repeat K] [--max-repeat K] [--max-runs N] ... -- CMD [ARGS...]
 //   energyctl sweep --resume ID
 //
 // The clock lists are resolved against the board's clock tables
@@ -37,6 +39,15 @@ constexpr int64_t kAutoCooldownTimeoutMs = 60'000;
 constexpr int kDefaultRepeat = 3;
 constexpr int kDefaultMaxRepeat = 10;
 
+// --search: runs per point before comparing (--repeat, >= 2), the most per
+// point (--max-repeat, default max(K, 6)), and the budget (--max-runs, 0: none).
+constexpr int kSearchDefaultMaxRepeat = 6;
+struct SearchSpec {
+  int repeats = kDefaultRepeat;
+  int max_repeats = kSearchDefaultMaxRepeat;
+  size_t max_runs = 0;
+};
+
 struct Cooldown {
   CooldownMode mode = CooldownMode::kAuto;
   int64_t ms = kAutoCooldownTimeoutMs;  // kFixed: the wait; kAuto: the longest wait (the timeout)
@@ -63,6 +74,8 @@ struct SweepArgs {
   std::optional<uint64_t> seed;
   std::string name;
   std::optional<int64_t> resume;  // --resume ID
+  bool search = false;            // --search (default axes: cpu all, gpu all)
+  size_t max_runs = 0;            // --max-runs N (with --search)
   bool json = false;              // --json: the results at the end as JSON
   std::vector<std::string> command;
 };
@@ -82,6 +95,7 @@ struct SweepSpec {
   std::optional<int64_t> baseline_ms;
   ItemsRule items;
   uint64_t seed = 0;
+  std::optional<SearchSpec> search;  // a --search sweep: only the points the search measures are run
 };
 
 // The clock axes of `args` against the `clocks` reply: a domain kind's table

@@ -58,8 +58,14 @@ int create_and_run(const Context& ctx, const SweepArgs& a) {
   auto created = call(ctx, "sweep.create", {{"name", s.name}, {"spec", spec_to_json(s.spec)}});
   if (!created) return report_failure(created.error());
   s.id = member(*created, "sweep").value("id", int64_t{0});
-  std::fprintf(stderr, "energyctl: sweep %lld (%s): %zu points x %d repeats, seed %llu\n", static_cast<long long>(s.id),
-               s.name.c_str(), s.points.size(), s.spec.repeat, static_cast<unsigned long long>(s.spec.seed));
+  if (s.spec.search)
+    std::fprintf(stderr, "energyctl: sweep %lld (%s): a search over %zu points, %d to %d runs per point measured\n",
+                 static_cast<long long>(s.id), s.name.c_str(), s.points.size(), s.spec.search->repeats,
+                 s.spec.search->max_repeats);
+  else
+    std::fprintf(stderr, "energyctl: sweep %lld (%s): %zu points x %d repeats, seed %llu\n",
+                 static_cast<long long>(s.id), s.name.c_str(), s.points.size(), s.spec.repeat,
+                 static_cast<unsigned long long>(s.spec.seed));
   return run_sweep(ctx, s);
 }
 

@@ -160,6 +160,8 @@ Result<SweepResults> sweep_results_from(const json& show_reply) {
   SweepResults out;
   out.sweep = sweep;
   out.sweep.erase("runs");
+  const json spec = sweep.value("spec", json());
+  out.search = spec.is_object() && spec.value("search", json()).is_object();
   auto layout = sweep_layout(sweep.value("spec", json()));
   if (layout) {
     out.planned_points = layout->points.size();

@@ -65,6 +65,7 @@ struct SweepResults {
   std::optional<size_t> edp;
   std::vector<DvfsComparison> dvfs;
   size_t planned_points = 0;  // in the layout (0 when unknown)
+  bool search = false;        // a --search sweep: the points it did not need are not run, not missing
   std::vector<std::string> notes;
 };
 

@@ -135,6 +135,7 @@ json sweep_results_json(const SweepResults& r) {
   return {{"sweep", r.sweep},
           {"unit", r.unit},
           {"planned_points", r.planned_points},
+          {"search", r.search},
           {"points", points},
           {"minimum", minimum_json(r, r.minimum)},
           {"minimum_net", minimum_json(r, r.minimum_net)},

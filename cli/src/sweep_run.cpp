@@ -7,6 +7,7 @@
 #include <random>
 
 #include "baseline_measure.h"
+#include "energy/sweep_search.h"
 #include "energy/sweep_stats.h"
 #include "measured_run.h"
 #include "pin_args.h"
@@ -104,6 +105,17 @@ std::optional<double> energy_per_item(const json& energy_j, const json& items) {
   return energy_j.get<double>() / per;
 }
 
+// A run's RunSample (for --search) from its energy, duration and items.
+std::optional<RunSample> run_sample(const json& energy_j, const json& duration_s, const json& items) {
+  if (!energy_j.is_number() || !duration_s.is_number()) return std::nullopt;
+  double per = items.is_number() && items.get<double>() >= 1 ? items.get<double>() : 1.0;
+  auto sample = make_run_sample(energy_j.get<double>(), std::nullopt, duration_s.get<double>(), 1);
+  if (!sample) return std::nullopt;
+  sample->energy_per_item_j /= per;
+  sample->time_per_item_s /= per;
+  return *sample;
+}
+
 Status call_status(const Context& ctx, const std::string& verb, const json& args) {
   auto client = connect_daemon(ctx);
   if (!client) return client.take_error();
@@ -165,6 +177,9 @@ SweepProgressStore progress_from_show(const json& sweep) {
     if (member(run, "tags").value("exit_status", "") != "0") continue;
     auto e = energy_per_item(member(member(run, "summary"), "energy_j"), member(run, "items"));
     if (e) out.samples[point].push_back(*e);
+    const json& summary = member(run, "summary");
+    auto sample = run_sample(member(summary, "energy_j"), member(summary, "duration_s"), member(run, "items"));
+    if (sample) out.runs[{point, r.value("repeat", 0)}] = *sample;
   }
   return out;
 }
@@ -219,6 +234,10 @@ void account(Sweep& s, const ScheduledRun& run, const Repeat& r, Loop& loop, Pro
   if (run.warmup() || !r.report) return;
   auto e = energy_per_item(member(*r.report, "total").value("energy_j", json()), items ? json(*items) : json());
   if (e) s.store.samples[run.point].push_back(*e);
+  const json& total = member(*r.report, "total");
+  auto sample =
+      run_sample(total.value("energy_j", json()), r.report->value("duration_s", json()), items ? json(*items) : json());
+  if (sample) s.store.runs[{run.point, run.repeat}] = *sample;
 }
 
 int interrupted(const Context& ctx, const Sweep& s, int code, const std::string& why, Progress& progress) {
@@ -235,12 +254,11 @@ int interrupted(const Context& ctx, const Sweep& s, int code, const std::string&
 // One scheduled run: cooldown, the measured run, sweep.add_run. Returns
 // kExitOk to go on, or the exit code to stop with.
 int one_run(const Context& ctx, Sweep& s, const ScheduledRun& run, int warmup_index, const SignalBlock& block,
-            Loop& loop, Progress& progress) {
+            Loop& loop, Progress& progress, Repeat& r) {
   auto began = SteadyClock::now();
   CooldownOutcome cool = cool_down(ctx, s.spec.cooldown, s.idle, block);
   if (cool.signal != 0) return interrupted(ctx, s, 128 + cool.signal, "by " + signal_name(cool.signal), progress);
   if (cool.timed_out) progress.note("the board did not cool down to idle in time; running anyway");
-  Repeat r;
   MeasuredStep step = measure_run(ctx, run_request(s, run), block, r);
   if (step.signal != 0) return interrupted(ctx, s, 128 + step.signal, "by " + signal_name(step.signal), progress);
   if (step.exit_code != kExitOk) return interrupted(ctx, s, step.exit_code, "a request failed", progress);
@@ -281,19 +299,13 @@ void print_end(const Sweep& s, const Loop& loop) {
                machinery.c_str());
 }
 
-}  // namespace
-
-int run_sweep(const Context& ctx, Sweep& s) {
+// The grid's schedule, without the finished runs; kExitOk when done.
+int run_grid(const Context& ctx, Sweep& s, const SignalBlock& block, Loop& loop, Progress& progress) {
   PlanOptions plan{s.spec.repeat, s.spec.warmup, s.spec.seed,
                    s.spec.dvfs ? DvfsReference::kPerParamValue : DvfsReference::kNone};
   auto schedule = remaining_schedule(s.points.size(), plan, s.store.finished);
   if (!schedule) return report_failure(schedule.error());
-  SignalBlock block;
-  Progress progress(::isatty(STDERR_FILENO) == 1);
-  Loop loop;
   loop.total = schedule->size();
-  if (int code = refresh_idle(ctx, s, loop, progress); code != kExitOk)
-    return interrupted(ctx, s, code, baseline_failure(code), progress);
   int warmup_index = 0;
   for (const ScheduledRun& run : *schedule) {
     if (!run.warmup() && run.repeat >= 2 && ci_met(s, run.point)) {
@@ -304,11 +316,97 @@ int run_sweep(const Context& ctx, Sweep& s) {
       if (int code = refresh_idle(ctx, s, loop, progress); code != kExitOk)
         return interrupted(ctx, s, code, baseline_failure(code), progress);
     }
-    if (int code = one_run(ctx, s, run, run.warmup() ? warmup_index++ : 0, block, loop, progress); code != kExitOk)
+    Repeat r;
+    if (int code = one_run(ctx, s, run, run.warmup() ? warmup_index++ : 0, block, loop, progress, r); code != kExitOk)
       return code;
     ++loop.done;
     progress.show(progress_state(s, run, loop));
   }
+  return kExitOk;
+}
+
+// --search: measure(point) is the point's next repeat, a stored run first (a
+// resumed search retraces its steps without running anything twice), else a
+// new run. `code` is what stopped it (the sweep then is interrupted).
+struct SearchRun {
+  const Context& ctx;
+  Sweep& s;
+  const SignalBlock& block;
+  Loop& loop;
+  Progress& progress;
+  std::map<size_t, int> calls;
+  int code = kExitOk;
+};
+
+// A clock point's index in plan_points' layout (the last axis varying fastest).
+size_t grid_index(const Sweep& s, const GridIndex& point) {
+  size_t index = 0;
+  for (size_t k = 0; k < point.size(); ++k) index = index * s.spec.axes.clocks[k].hz.size() + point[k];
+  return index;
+}
+
+Result<RunSample> next_sample(SearchRun& sr, size_t index) {
+  int repeat = sr.calls[index]++;
+  std::pair<size_t, int> key{index, repeat};
+  if (sr.s.store.finished.count(key) == 0) {
+    Repeat r;
+    sr.code = one_run(sr.ctx, sr.s, ScheduledRun{index, repeat}, 0, sr.block, sr.loop, sr.progress, r);
+    if (sr.code != kExitOk) return make_error(ErrorCode::kState, "the sweep stopped");
+    ++sr.loop.done;
+    sr.progress.show(progress_state(sr.s, ScheduledRun{index, repeat}, sr.loop));
+  }
+  auto stored = sr.s.store.runs.find(key);
+  if (stored != sr.s.store.runs.end()) return stored->second;
+  std::string why = "run " + std::to_string(repeat + 1) + " of " + point_label(sr.s.spec, sr.s.points[index]) +
+                    " failed or has no energy; the search needs every measurement";
+  sr.code = interrupted(sr.ctx, sr.s, kExitFailed, why, sr.progress);
+  return make_error(ErrorCode::kState, why);
+}
+
+void print_search_end(const Sweep& s, const SearchResult& r) {
+  double pct = r.grid_runs > 0 ? 100.0 * static_cast<double>(r.runs) / static_cast<double>(r.grid_runs) : 0.0;
+  std::fprintf(stderr,
+               "energyctl: the search assumed energy per item is unimodal along each clock axis; it measured %zu "
+               "points in %zu runs against the full grid's %zu runs (%s%%)%s; %d fallback(s) (a neighbour of the "
+               "result was better, against the assumption)%s; best: %s\n",
+               r.points, r.runs, r.grid_runs, fixed(pct, 1).c_str(), s.spec.dvfs ? ", plus the DVFS reference" : "",
+               r.fallbacks,
+               r.budget_exhausted ? "; the --max-runs budget ran out, the best point so far is reported" : "",
+               point_label(s.spec, s.points[grid_index(s, r.best)]).c_str());
+}
+
+int run_search(const Context& ctx, Sweep& s, const SignalBlock& block, Loop& loop, Progress& progress) {
+  const SearchSpec& spec = *s.spec.search;
+  SearchOptions options;
+  for (const auto& axis : s.spec.axes.clocks) options.axis_sizes.push_back(axis.hz.size());
+  options.repeats = spec.repeats;
+  options.max_repeats = spec.max_repeats;
+  options.max_runs = spec.max_runs;
+  size_t grid = grid_index(s, {}) + 1;
+  for (size_t n : options.axis_sizes) grid *= n;
+  loop.total = spec.max_runs > 0 ? spec.max_runs : grid * static_cast<size_t>(spec.repeats);
+  SearchRun sr{ctx, s, block, loop, progress, {}, kExitOk};
+  auto found = search_minimum(options, [&](const GridIndex& p) { return next_sample(sr, grid_index(s, p)); });
+  if (sr.code != kExitOk) return sr.code;
+  if (!found) return interrupted(ctx, s, report_failure(found.error()), "the search failed", progress);
+  for (int k = 0; s.spec.dvfs && k < spec.repeats; ++k) {
+    if (!next_sample(sr, grid)) return sr.code;  // the DVFS point follows the grid
+  }
+  progress.finish();
+  print_search_end(s, *found);
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_sweep(const Context& ctx, Sweep& s) {
+  SignalBlock block;
+  Progress progress(::isatty(STDERR_FILENO) == 1);
+  Loop loop;
+  if (int code = refresh_idle(ctx, s, loop, progress); code != kExitOk)
+    return interrupted(ctx, s, code, baseline_failure(code), progress);
+  int code = s.spec.search ? run_search(ctx, s, block, loop, progress) : run_grid(ctx, s, block, loop, progress);
+  if (code != kExitOk) return code;
   progress.finish();
   if (auto st = set_state(ctx, s.id, "complete"); !st) return report_failure(st.error());
   print_end(s, loop);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "command.h"
+#include "energy/sweep_results.h"
 #include "sweep_args.h"
 #include "sweep_cooldown.h"
 
@@ -28,9 +29,10 @@ constexpr int kMaxConsecutiveFailures = 3;
 
 // What a sweep has stored so far (sweep.show), for resuming.
 struct SweepProgressStore {
-  FinishedRuns finished;                          // (point, repeat) of role "measure"
-  std::map<size_t, std::vector<double>> samples;  // per point: energy per item of good measured runs
-  std::optional<int64_t> baseline_run;            // the newest role "baseline" run
+  FinishedRuns finished;                             // (point, repeat) of role "measure"
+  std::map<size_t, std::vector<double>> samples;     // per point: energy per item of good measured runs
+  std::optional<int64_t> baseline_run;               // the newest role "baseline" run
+  std::map<std::pair<size_t, int>, RunSample> runs;  // --search: (point, repeat) of good measured runs
 };
 
 // sweep.show's reply read into the finished pairs and the samples.

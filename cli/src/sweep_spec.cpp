@@ -112,6 +112,22 @@ Status read_counts(const json& j, SweepSpec& s) {
   return ok_status();
 }
 
+json search_json(const std::optional<SearchSpec>& search) {
+  if (!search) return json();
+  return {{"repeats", search->repeats}, {"max_repeats", search->max_repeats}, {"max_runs", search->max_runs}};
+}
+
+// "search": null (a grid) or the --search options.
+Status read_search(const json& j, SweepSpec& s) {
+  if (j.is_null()) return ok_status();
+  if (!j.is_object() || !is_whole(j.value("repeats", json()), 2, 1000) ||
+      !is_whole(j.value("max_repeats", json()), 2, 1000) || !is_whole(j.value("max_runs", json()), 0, 1'000'000) ||
+      j["max_repeats"].get<int>() < j["repeats"].get<int>())
+    return bad_spec("\"search\"");
+  s.search = SearchSpec{j["repeats"].get<int>(), j["max_repeats"].get<int>(), j["max_runs"].get<size_t>()};
+  return ok_status();
+}
+
 Status read_command(const json& j, SweepSpec& s) {
   if (!j.value("command", json()).is_array() || j["command"].empty()) return bad_spec("\"command\"");
   for (const auto& w : j["command"]) {
@@ -136,7 +152,8 @@ json spec_to_json(const SweepSpec& s) {
           {"cooldown", {{"mode", mode_name(s.cooldown.mode)}, {"ms", s.cooldown.ms}}},
           {"baseline_ms", base},
           {"items", items_json(s.items)},
-          {"seed", std::to_string(s.seed)}};
+          {"seed", std::to_string(s.seed)},
+          {"search", search_json(s.search)}};
 }
 
 Result<SweepSpec> spec_from_json(const json& j) {
@@ -147,7 +164,7 @@ Result<SweepSpec> spec_from_json(const json& j) {
   for (const Status& st :
        {read_command(j, s), read_clocks(axes.value("clocks", json()), s.axes),
         read_params(axes.value("params", json()), s.axes), read_cooldown(j.value("cooldown", json()), s.cooldown),
-        read_items(j.value("items", json()), s.items), read_counts(j, s)}) {
+        read_items(j.value("items", json()), s.items), read_counts(j, s), read_search(j.value("search", json()), s)}) {
     if (!st) return st.error();
   }
   return s;

@@ -40,6 +40,10 @@ std::string header(const SweepResults& r) {
   out += std::to_string(r.points.size()) + " of " +
          (r.planned_points > 0 ? std::to_string(r.planned_points) : std::string("?")) + " points measured, " +
          std::to_string(counted) + " counted run(s) of " + std::to_string(r.runs.size()) + "\n";
+  if (r.search)
+    out +=
+        "A --search sweep: it measured only the points its search needed (assuming energy per item is unimodal "
+        "along each clock axis); the others were never planned to run\n";
   return out;
 }
 
@@ -51,7 +55,7 @@ std::string state_warning(const SweepResults& r) {
            "`energyctl sweep --resume " +
            id + "`\n";
   if (state == "running") return "STILL RUNNING (or its energyctl was killed): the results are partial\n";
-  if (r.planned_points > 0 && r.points.size() < r.planned_points)
+  if (!r.search && r.planned_points > 0 && r.points.size() < r.planned_points)
     return "INCOMPLETE: " + std::to_string(r.planned_points - r.points.size()) + " point(s) have no counted run\n";
   return "";
 }

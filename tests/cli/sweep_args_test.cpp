@@ -201,6 +201,46 @@ TEST(SweepCommandResume, StoredRunsGiveTheFinishedPairsAndTheGoodSamples) {
   EXPECT_EQ(store.baseline_run, 10);
 }
 
+TEST(SweepArgs, SearchDefaultsToAllCpuAndGpuClocksAndChecksItsOptions) {
+  auto a = parse({"--search", "--repeat", "2", "--max-runs", "40", "--", "x"});
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_TRUE(a->search);
+  EXPECT_EQ(a->clocks, (std::vector<std::pair<std::string, std::string>>{{"cpu", "all"}, {"gpu", "all"}}));
+  EXPECT_EQ(a->max_repeat, 6) << "max(--repeat, 6) unless given";
+  EXPECT_EQ(a->max_runs, 40u);
+  auto own = parse({"--search", "--gpu", "min,max", "--max-repeat", "3", "--", "x"});
+  ASSERT_TRUE(own) << own.error().message;
+  EXPECT_EQ(own->clocks.size(), 1u) << "axes given: only those";
+  EXPECT_EQ(own->max_repeat, 3);
+  EXPECT_NE(error_of({"--search", "--param", "n=1,2", "--", "x"}).find("one --search per value"), std::string::npos);
+  EXPECT_NE(error_of({"--search", "--ci", "2", "--", "x"}).find("--ci does not go with --search"), std::string::npos);
+  EXPECT_NE(error_of({"--search", "--repeat", "1", "--", "x"}).find("at least 2"), std::string::npos);
+  EXPECT_NE(error_of({"--search", "--repeat", "4", "--max-repeat", "3", "--", "x"}).find("at least --repeat"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--search", "--warmup", "1", "--", "x"}).find("--warmup"), std::string::npos);
+  EXPECT_NE(error_of({"--gpu", "max", "--max-runs", "5", "--", "x"}).find("--max-runs needs --search"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--search", "--max-runs", "0", "--", "x"}).find("--max-runs"), std::string::npos);
+  EXPECT_NE(error_of({"--resume", "3", "--search"}).find("--resume ID takes no other option"), std::string::npos);
+}
+
+TEST(SweepArgs, SearchOptionsRoundTripThroughTheStoredSpec) {
+  auto a = parse({"--search", "--gpu", "max", "--repeat", "3", "--max-repeat", "5", "--max-runs", "9", "--", "x"});
+  ASSERT_TRUE(a) << a.error().message;
+  auto back = spec_from_json(nlohmann::json::parse(spec_to_json(make_spec(*a, {}, 1)).dump()));
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_TRUE(back->search);
+  EXPECT_EQ(back->search->repeats, 3);
+  EXPECT_EQ(back->search->max_repeats, 5);
+  EXPECT_EQ(back->search->max_runs, 9u);
+  auto grid = spec_from_json(spec_to_json(make_spec(*parse({"--gpu", "max", "--", "x"}), {}, 1)));
+  ASSERT_TRUE(grid) << grid.error().message;
+  EXPECT_FALSE(grid->search) << "a grid stores \"search\": null";
+  auto bad = spec_to_json(make_spec(*a, {}, 1));
+  bad["search"]["max_repeats"] = 2;
+  EXPECT_NE(spec_from_json(bad).error().message.find("\"search\""), std::string::npos) << "max_repeats < repeats";
+}
+
 TEST(SweepProgress, TheLineSaysPointRepeatElapsedFinishAndLast) {
   ProgressState s;
   s.done = 3;

@@ -2,7 +2,8 @@
 // 2 repeats of a short command, completes and stores every run with its
 // point; SIGINT and SIGKILL of energyctl mid-sweep, then --resume, finish it
 // without repeating finished runs; no clock stays pinned and no run open.
-// Also mark.start's end_with_connection, which the SIGKILL case rests on.
+// A tiny --search (2 x 3, 2 repeats, DVFS) and its resume after SIGINT and
+// SIGKILL. Also mark.start's end_with_connection, which the SIGKILL case rests on.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -114,6 +115,39 @@ class SweepCommand : public ::testing::Test {
     return {std::move(child), id};
   }
 
+  // A --search over cpu {min, max} x gpu {min, mid, max}, 2 runs per point.
+  std::vector<std::string> search_argv(const std::string& name, const std::string& sleep_s, bool dvfs = false) {
+    std::vector<std::string> argv = {ENERGYCTL_BIN, "--socket",   d().socket(),  "sweep",    "--search", "--cpu",
+                                     "min,max",     "--gpu",      "min,mid,max", "--repeat", "2",        "--max-repeat",
+                                     "2",           "--cooldown", "off",         "--name",   name};
+    if (dvfs) argv.emplace_back("--dvfs");
+    argv.insert(argv.end(), {"--", "sleep", sleep_s});
+    return argv;
+  }
+
+  // A search sweep's measured runs: each (point, repeat) once, every point a
+  // clock point (< 6) or the DVFS point (6, `dvfs` times), repeats numbered
+  // from 0 without gaps; the run ids.
+  std::set<int64_t> check_search(int64_t id, size_t dvfs = 0) {
+    auto sweep = call("sweep.show", {{"sweep", id}})["sweep"];
+    EXPECT_EQ(sweep["state"], "complete");
+    EXPECT_TRUE(sweep["spec"]["search"].is_object()) << sweep["spec"].dump();
+    std::map<int, std::set<int>> repeats;
+    std::set<int64_t> ids;
+    for (const auto& r : sweep["runs"]) {
+      if (r["role"] != "measure") continue;
+      EXPECT_LT(r["point"].get<int>(), dvfs > 0 ? 7 : 6) << r.dump();
+      EXPECT_TRUE(repeats[r["point"].get<int>()].insert(r["repeat"].get<int>()).second)
+          << "measured twice: " << r.dump();
+      ids.insert(r["run_id"].get<int64_t>());
+      EXPECT_EQ(r["run"]["tags"]["sweep_point"], std::to_string(r["point"].get<int>())) << r.dump();
+    }
+    for (const auto& [point, set] : repeats) EXPECT_EQ(*set.rbegin() + 1, static_cast<int>(set.size())) << point;
+    EXPECT_EQ(repeats[6].size(), dvfs) << "the DVFS reference, with the search's repeats";
+    EXPECT_GE(ids.size(), 2u);
+    return ids;
+  }
+
   TempDir tmp_;
   // NOLINTNEXTLINE(readability-identifier-naming): a fixture's member, named as members are
   static std::unique_ptr<SimulatedDaemon> daemon_;
@@ -195,6 +229,67 @@ TEST_F(SweepCommand, ARunThatEndsWithItsConnectionIsStoppedWhenTheConnectionClos
   EXPECT_TRUE(no_lease_and_no_open_run());
   auto shown = call("runs.show", {{"run", run}});
   EXPECT_EQ(shown["run"]["tags"]["energyd.interrupted"], "connection-closed") << shown.dump();
+}
+
+TEST_F(SweepCommand, TinySearchCompletesStoresItsRunsAndReportsRunsAgainstTheGrid) {
+  auto argv = search_argv("search", "0.02", true);
+  auto r = d().ctl(std::vector<std::string>(argv.begin() + 3, argv.end()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int64_t id = announced_id(r.err);
+  ASSERT_NE(id, 0) << r.err;
+  auto ids = check_search(id, 2);
+  EXPECT_NE(r.err.find("against the full grid's 12 runs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("in " + std::to_string(ids.size() - 2) + " runs"), std::string::npos)
+      << "without DVFS's 2" << r.err;
+  EXPECT_NE(r.err.find("unimodal"), std::string::npos) << r.err;
+  auto shown = d().ctl({"sweep", "show", std::to_string(id)});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("A --search sweep"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("INCOMPLETE"), std::string::npos) << "unneeded points are not missing: " << shown.out;
+  EXPECT_TRUE(no_lease_and_no_open_run());
+}
+
+TEST_F(SweepCommand, SigintMidSearchThenResumeRetracesWithoutRepeatingRuns) {
+  std::string log = tmp_.path() + "/search-int.log";
+  ChildProcess child(search_argv("search-int", "0.1"), log);
+  int64_t id = 0;
+  ASSERT_TRUE(eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20)))
+      << read_file(log);
+  eventually(
+      [&] {
+        return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= 3;
+      },
+      seconds(20), milliseconds(20));
+  eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
+  EXPECT_EQ(child.stop(SIGINT), 130) << read_file(log);
+  auto before = call("sweep.show", {{"sweep", id}})["sweep"];
+  EXPECT_EQ(before["state"], "interrupted");
+  std::set<int64_t> kept;
+  for (const auto& r : before["runs"]) kept.insert(r["run_id"].get<int64_t>());
+  EXPECT_GE(kept.size(), 3u) << read_file(log);
+  auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  auto after = check_search(id);
+  for (int64_t k : kept) EXPECT_EQ(after.count(k), 1u) << "run " << k << " was finished before and is kept";
+  EXPECT_TRUE(no_lease_and_no_open_run());
+}
+
+TEST_F(SweepCommand, SigkillMidSearchThenResumeFinishesWithoutRepeatingRuns) {
+  std::string log = tmp_.path() + "/search-kill.log";
+  ChildProcess child(search_argv("search-kill", "0.1"), log);
+  int64_t id = 0;
+  ASSERT_TRUE(eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20)))
+      << read_file(log);
+  eventually(
+      [&] {
+        return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= 3;
+      },
+      seconds(20), milliseconds(20));
+  child.stop(SIGKILL);
+  EXPECT_TRUE(no_lease_and_no_open_run()) << "energyd ends the killed energyctl's run and its pin";
+  auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  check_search(id);
 }
 
 }  // namespace
