@@ -35,14 +35,19 @@ int64_t ms_since(SteadyClock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - t).count();
 }
 
-// Polls until near idle, the timeout, a signal or a failed read (then it stops waiting).
+// Polls until near idle, the timeout, a signal or a failed read (then it
+// stops waiting and says why in the outcome).
 CooldownOutcome wait_for_idle(const Context& ctx, int64_t timeout_ms, const IdleReference& idle,
                               const SignalBlock& block) {
   CooldownOutcome out;
   auto began = SteadyClock::now();
   for (;;) {
     auto now = read_board(ctx);
-    if (!now || near_idle(*now, idle)) break;
+    if (!now) {
+      out.read_error = now.error().describe();
+      break;
+    }
+    if (near_idle(*now, idle)) break;
     if (ms_since(began) >= timeout_ms) {
       out.timed_out = true;
       break;

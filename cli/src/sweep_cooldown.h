@@ -41,7 +41,8 @@ bool near_idle(const IdleReference& now, const IdleReference& idle);
 struct CooldownOutcome {
   int64_t waited_ms = 0;
   bool timed_out = false;
-  int signal = 0;  // a forwarded-kind signal arrived: stop
+  int signal = 0;          // a forwarded-kind signal arrived: stop
+  std::string read_error;  // the board could not be read: the wait ended without knowing (auto)
 };
 
 CooldownOutcome cool_down(const Context& ctx, const Cooldown& rule, const IdleReference& idle,

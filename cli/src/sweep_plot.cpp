@@ -163,13 +163,19 @@ std::string group_label(const SweepLayout& l, const LayoutPoint& p, size_t axis)
   return out.empty() ? "all points" : out;
 }
 
-using Lines = std::map<std::string, std::map<int64_t, const SampleSummary*>>;
+using Line = std::pair<std::string, std::map<int64_t, const SampleSummary*>>;
 
-Lines freq_lines(const SweepResults& r, size_t axis) {
-  Lines lines;
+// One line per value of the other axes, in the layout's order (ascending
+// clocks, parameters as given), not sorted as text ("1510.4" before "806.4").
+std::vector<Line> freq_lines(const SweepResults& r, size_t axis) {
+  std::vector<Line> lines;
   for (const auto& pr : r.points) {
     const LayoutPoint& p = r.layout->points[pr.point];
-    if (!p.dvfs) lines[group_label(*r.layout, p, axis)][p.hz[axis]] = &pr.stats.energy;
+    if (p.dvfs) continue;
+    std::string label = group_label(*r.layout, p, axis);
+    auto it = std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.first == label; });
+    if (it == lines.end()) it = lines.insert(lines.end(), Line{label, {}});
+    it->second[p.hz[axis]] = &pr.stats.energy;
   }
   return lines;
 }

@@ -108,7 +108,7 @@ std::optional<double> energy_per_item(const json& energy_j, const json& items) {
 // A run's RunSample (for --search) from its energy, duration and items.
 std::optional<RunSample> run_sample(const json& energy_j, const json& duration_s, const json& items) {
   if (!energy_j.is_number() || !duration_s.is_number()) return std::nullopt;
-  double per = items.is_number() && items.get<double>() >= 1 ? items.get<double>() : 1.0;
+  double per = items.is_number() && items.get<double>() > 0 ? items.get<double>() : 1.0;
   auto sample = make_run_sample(energy_j.get<double>(), std::nullopt, duration_s.get<double>(), 1);
   if (!sample) return std::nullopt;
   sample->energy_per_item_j /= per;
@@ -259,6 +259,8 @@ int one_run(const Context& ctx, Sweep& s, const ScheduledRun& run, int warmup_in
   CooldownOutcome cool = cool_down(ctx, s.spec.cooldown, s.idle, block);
   if (cool.signal != 0) return interrupted(ctx, s, 128 + cool.signal, "by " + signal_name(cool.signal), progress);
   if (cool.timed_out) progress.note("the board did not cool down to idle in time; running anyway");
+  if (!cool.read_error.empty())
+    progress.note("cannot tell whether the board is idle (" + cool.read_error + "); running anyway");
   MeasuredStep step = measure_run(ctx, run_request(s, run), block, r);
   if (step.signal != 0) return interrupted(ctx, s, 128 + step.signal, "by " + signal_name(step.signal), progress);
   if (step.exit_code != kExitOk) return interrupted(ctx, s, step.exit_code, "a request failed", progress);

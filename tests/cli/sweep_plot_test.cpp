@@ -117,6 +117,16 @@ TEST(SweepPlot, EnergyAgainstGpuOneLinePerOtherValue) {
   EXPECT_TRUE(has(p.script, "index 1 using 1:2:3 with yerrorlines lw 2 title 'cpu 2000 MHz'"));
 }
 
+// The lines come in the axis's order, not sorted as text ("cpu 1510.4 MHz"
+// would come before "cpu 806.4 MHz").
+TEST(SweepPlot, LinesFollowTheAxisOrderNotTheTextOrder) {
+  json sweep = fixture();
+  sweep["sweep"]["spec"]["axes"]["clocks"][0]["hz"] = {806400000, 1510400000};
+  const Plot& p = plot_named(sweep_plots(results_of(sweep), options()), "-energy-gpu.png");
+  EXPECT_TRUE(has(p.script, "index 0 using 1:2:3 with yerrorlines lw 2 title 'cpu 806.4 MHz'")) << p.script;
+  EXPECT_TRUE(has(p.script, "index 1 using 1:2:3 with yerrorlines lw 2 title 'cpu 1510.4 MHz'")) << p.script;
+}
+
 TEST(SweepPlot, NameFromTheSweepIsQuoted) {
   json reply = fixture();
   reply["sweep"]["name"] = "it's\n'; system('rm x')";
