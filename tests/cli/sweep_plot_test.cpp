@@ -122,7 +122,8 @@ TEST(SweepPlot, EnergyAgainstGpuOneLinePerOtherValue) {
 TEST(SweepPlot, LinesFollowTheAxisOrderNotTheTextOrder) {
   json sweep = fixture();
   sweep["sweep"]["spec"]["axes"]["clocks"][0]["hz"] = {806400000, 1510400000};
-  const Plot& p = plot_named(sweep_plots(results_of(sweep), options()), "-energy-gpu.png");
+  auto plots = sweep_plots(results_of(sweep), options());  // kept alive: p refers into it
+  const Plot& p = plot_named(plots, "-energy-gpu.png");
   EXPECT_TRUE(has(p.script, "index 0 using 1:2:3 with yerrorlines lw 2 title 'cpu 806.4 MHz'")) << p.script;
   EXPECT_TRUE(has(p.script, "index 1 using 1:2:3 with yerrorlines lw 2 title 'cpu 1510.4 MHz'")) << p.script;
 }

@@ -208,7 +208,8 @@ TEST_F(SweepCommand, SigkillMidSweepLeavesNoPinAndResumeFinishes) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err << d().log();
   auto in_sweep = check_complete(id);
   size_t outside = 0;
-  for (const auto& run : call("runs.list", {{"tags", {{"sweep", std::to_string(id)}}}})["runs"]) {
+  const auto listed = call("runs.list", {{"tags", {{"sweep", std::to_string(id)}}}});  // kept alive for the loop
+  for (const auto& run : listed["runs"]) {
     if (in_sweep.count(run["id"].get<int64_t>()) != 0) continue;
     ++outside;
     EXPECT_EQ(run["state"], "stopped") << run.dump();
