@@ -98,9 +98,11 @@ class SweepCommand : public ::testing::Test {
 
   // Starts a sweep in the background and waits until it has `runs` measured
   // runs and the next one is open.
-  std::pair<std::unique_ptr<ChildProcess>, int64_t> sweep_until(const std::string& name, size_t runs) {
-    std::string log = tmp_.path() + "/" + name + ".log";
-    auto child = std::make_unique<ChildProcess>(sweep_argv(name, {"sleep", "0.1"}), log);
+  // Starts `argv` (logging to LOG) and waits until it has announced its
+  // sweep and added `runs` runs to it; the sweep's id (0: never announced).
+  int64_t start_and_wait(std::unique_ptr<ChildProcess>& child, const std::vector<std::string>& argv,
+                         const std::string& log, size_t runs) {
+    child = std::make_unique<ChildProcess>(argv, log);
     int64_t id = 0;
     bool started = eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20));
     EXPECT_TRUE(started) << read_file(log);
@@ -109,6 +111,12 @@ class SweepCommand : public ::testing::Test {
           return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= runs;
         },
         seconds(20), milliseconds(20));
+    return id;
+  }
+
+  std::pair<std::unique_ptr<ChildProcess>, int64_t> sweep_until(const std::string& name, size_t runs) {
+    std::unique_ptr<ChildProcess> child;
+    int64_t id = start_and_wait(child, sweep_argv(name, {"sleep", "0.1"}), tmp_.path() + "/" + name + ".log", runs);
     // Then while a run is open (its command running), so the signal lands in a run.
     bool open = eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
     EXPECT_TRUE(open);
@@ -252,17 +260,11 @@ TEST_F(SweepCommand, TinySearchCompletesStoresItsRunsAndReportsRunsAgainstTheGri
 
 TEST_F(SweepCommand, SigintMidSearchThenResumeRetracesWithoutRepeatingRuns) {
   std::string log = tmp_.path() + "/search-int.log";
-  ChildProcess child(search_argv("search-int", "0.1"), log);
-  int64_t id = 0;
-  ASSERT_TRUE(eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20)))
-      << read_file(log);
-  eventually(
-      [&] {
-        return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= 3;
-      },
-      seconds(20), milliseconds(20));
+  std::unique_ptr<ChildProcess> child;
+  int64_t id = start_and_wait(child, search_argv("search-int", "0.1"), log, 3);
+  ASSERT_NE(id, 0) << read_file(log);
   eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
-  EXPECT_EQ(child.stop(SIGINT), 130) << read_file(log);
+  EXPECT_EQ(child->stop(SIGINT), 130) << read_file(log);
   auto before = call("sweep.show", {{"sweep", id}})["sweep"];
   EXPECT_EQ(before["state"], "interrupted");
   std::set<int64_t> kept;
@@ -277,16 +279,10 @@ TEST_F(SweepCommand, SigintMidSearchThenResumeRetracesWithoutRepeatingRuns) {
 
 TEST_F(SweepCommand, SigkillMidSearchThenResumeFinishesWithoutRepeatingRuns) {
   std::string log = tmp_.path() + "/search-kill.log";
-  ChildProcess child(search_argv("search-kill", "0.1"), log);
-  int64_t id = 0;
-  ASSERT_TRUE(eventually([&] { return (id = announced_id(read_file(log))) != 0; }, seconds(10), milliseconds(20)))
-      << read_file(log);
-  eventually(
-      [&] {
-        return call("sweep.show", {{"sweep", id}})["sweep"]["runs"].size() >= 3;
-      },
-      seconds(20), milliseconds(20));
-  child.stop(SIGKILL);
+  std::unique_ptr<ChildProcess> child;
+  int64_t id = start_and_wait(child, search_argv("search-kill", "0.1"), log, 3);
+  ASSERT_NE(id, 0) << read_file(log);
+  child->stop(SIGKILL);
   EXPECT_TRUE(no_lease_and_no_open_run()) << "energyd ends the killed energyctl's run and its pin";
   auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
