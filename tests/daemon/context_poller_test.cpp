@@ -64,8 +64,9 @@ class ContextPollerTest : public StaticBoardTest {
   // sweep_period 0: polls never wait for sweeps.
   std::unique_ptr<ContextPoller> poller(milliseconds clock_period, milliseconds thermal_period,
                                         milliseconds sweep_period = milliseconds(0),
-                                        milliseconds sweep_wait = milliseconds(20)) {
+                                        milliseconds sweep_wait = milliseconds(20), bool inline_reads = false) {
     ContextPollerOptions o;
+    o.inline_reads = inline_reads;
     o.clock_period = clock_period;
     o.thermal_period = thermal_period;
     o.sweep_period = sweep_period;
@@ -93,7 +94,7 @@ class ContextPollerTest : public StaticBoardTest {
 
 TEST_F(ContextPollerTest, EverySourceAtStartThenOnlyChangesAndAPollOnRequest) {
   auto p = poller(milliseconds(10'000), milliseconds(10'000));  // the periods never come: polls are asked for
-  p->start();
+  ASSERT_TRUE(p->start());
   auto rows = sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
   ASSERT_EQ(rows.size(), sources());
   EXPECT_EQ(count(rows, ContextKind::kThermal), inv_.thermal.size());
@@ -109,7 +110,7 @@ TEST_F(ContextPollerTest, EverySourceAtStartThenOnlyChangesAndAPollOnRequest) {
 
 TEST_F(ContextPollerTest, StoppingMakesEverySourceUnknown) {
   auto p = poller(milliseconds(10'000), milliseconds(10'000));  // one poll (at start): no late-poll gaps on a slow host
-  p->start();
+  ASSERT_TRUE(p->start());
   sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
   p->stop(milliseconds(2000));
   auto rows = sink_.rows();
@@ -122,7 +123,7 @@ TEST_F(ContextPollerTest, StoppingMakesEverySourceUnknown) {
 
 TEST_F(ContextPollerTest, AScheduleThatIsOffAnnouncesItsSourcesAsUnknown) {
   auto p = poller(milliseconds(0), milliseconds(10'000));
-  p->start();
+  ASSERT_TRUE(p->start());
   auto rows = sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
   ASSERT_EQ(rows.size(), sources());
   for (const auto& r : rows) {
@@ -134,7 +135,7 @@ TEST_F(ContextPollerTest, AScheduleThatIsOffAnnouncesItsSourcesAsUnknown) {
 
 TEST_F(ContextPollerTest, WithBothSchedulesOffEverySourceIsUnknownAndStopStillEnds) {
   auto p = poller(milliseconds(0), milliseconds(0));
-  p->start();
+  ASSERT_TRUE(p->start());
   auto rows = sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
   ASSERT_EQ(rows.size(), sources());
   for (const auto& r : rows) EXPECT_EQ(r.v, ContextValue::unknown()) << r.name;
@@ -148,7 +149,7 @@ TEST_F(ContextPollerTest, WithBothSchedulesOffEverySourceIsUnknownAndStopStillEn
 TEST_F(ContextPollerTest, ADuePollWaitsForASweepAndRidesOnIt) {
   // Sweeps every 100 ms; the poller's own timer would fire 10 s after a poll is due.
   auto p = poller(milliseconds(100), milliseconds(10'000), milliseconds(100), milliseconds(10'000));
-  p->start();
+  ASSERT_TRUE(p->start());
   ASSERT_TRUE(eventually([&] { return p->stats().clock_polls == 1; }));
   p->on_sweep();                                   // nothing due yet
   std::this_thread::sleep_for(milliseconds(250));  // the next poll is due after 100 ms
@@ -163,15 +164,80 @@ TEST_F(ContextPollerTest, ADuePollWaitsForASweepAndRidesOnIt) {
 
 TEST_F(ContextPollerTest, WhenNoSweepComesAPollStartsOnItsOwnTimer) {
   auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(10), milliseconds(5));
-  p->start();
+  ASSERT_TRUE(p->start());
   EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= 5; }));
 }
 
 TEST_F(ContextPollerTest, PollsMoreFrequentThanSweepsDoNotWaitForThem) {
   // Sampling every second, clocks every 20 ms: waiting for sweeps would stretch the polls.
   auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(1000), milliseconds(10'000));
-  p->start();
+  ASSERT_TRUE(p->start());
   EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= 5; }));
+}
+
+TEST_F(ContextPollerTest, InlinePollsRunOnTheSweepingThreadAndThePollersThreadSleeps) {
+  // Sweeps every 100 ms (this test's thread); the poller's own timer would fire 10 s after a due poll.
+  auto p = poller(milliseconds(100), milliseconds(10'000), milliseconds(100), milliseconds(10'000), true);
+  ASSERT_TRUE(p->start());
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls == 1; }));
+  const int64_t woke = p->stats().thread_wakeups;
+  for (int i = 1; i <= 5; ++i) {
+    std::this_thread::sleep_for(milliseconds(100));
+    std::ofstream(root_->resolve(gpu_dir_ + "/cur_freq").value()) << 100'000'000 + i << "\n";  // a new value each poll
+    p->on_sweep();
+    auto st = p->stats();  // no waiting: the poll ran inside on_sweep
+    EXPECT_EQ(st.clock_polls, 1 + i);
+    EXPECT_EQ(st.inline_polls, i);
+  }
+  EXPECT_EQ(p->stats().thread_wakeups, woke) << "the poller's thread woke although every poll rode inline";
+  auto rows = sink_.rows();
+  size_t gpu_rows = 0;
+  for (const auto& r : rows) gpu_rows += r.kind == ContextKind::kClock && r.name == "gpu" ? 1u : 0u;
+  EXPECT_EQ(gpu_rows, 1u + 5u) << "every inline poll's change reached the sink";
+  p->on_sweep();  // not due again for ~100 ms
+  EXPECT_EQ(p->stats().inline_polls, 5);
+}
+
+TEST_F(ContextPollerTest, WithInlineReadsAndNoSweepThePollersThreadStillPolls) {
+  auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(10), milliseconds(5), true);
+  ASSERT_TRUE(p->start());
+  EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= 5; }));
+  EXPECT_EQ(p->stats().inline_polls, 0);
+  EXPECT_GE(p->stats().thread_wakeups, 5);
+}
+
+TEST_F(ContextPollerTest, ARequestedPollStillRunsOnThePollersThreadWithInlineReads) {
+  auto p = poller(milliseconds(10'000), milliseconds(10'000), milliseconds(100), milliseconds(10'000), true);
+  ASSERT_TRUE(p->start());
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls == 1; }));
+  std::mutex mu;
+  std::condition_variable cv;
+  bool polled = false;
+  p->poll_now([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    polled = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(mu);
+  EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return polled; }));
+  EXPECT_EQ(p->stats().clock_polls, 2);
+  EXPECT_EQ(p->stats().inline_polls, 0);
+}
+
+TEST(InlineReads, OnlyIdentifiedBoardsBeforeThor) {
+  BoardIdentity b;
+  EXPECT_FALSE(inline_reads_safe(b)) << "a board that was not identified";
+  b.known = true;
+  b.compatible = {"nvidia,p3768-0000+p3767-0005", "nvidia,tegra234"};
+  b.l4t_release = "36.4.3";
+  EXPECT_TRUE(inline_reads_safe(b));
+  b.l4t_release = "";
+  EXPECT_TRUE(inline_reads_safe(b)) << "no release file: the device tree decides";
+  b.l4t_release = "38.2.0";
+  EXPECT_FALSE(inline_reads_safe(b)) << "L4T 38 (JetPack 7)";
+  b.l4t_release = "32.7.4";
+  b.compatible = {"nvidia,p3834-0008", "nvidia,tegra264"};
+  EXPECT_FALSE(inline_reads_safe(b)) << "Thor by its device tree";
 }
 
 }  // namespace

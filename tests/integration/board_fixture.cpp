@@ -102,6 +102,8 @@ SimulatedDaemon::~SimulatedDaemon() {
   ::umount2((tmp_.path() + "/board").c_str(), MNT_DETACH);  // in case the simulator could not unmount
 }
 
+pid_t SimulatedDaemon::pid() const { return daemon_ ? daemon_->pid() : -1; }
+
 std::string SimulatedDaemon::log() const { return read_file(tmp_.path() + "/energyd.log"); }
 
 CommandResult SimulatedDaemon::ctl(const std::vector<std::string>& args) const {

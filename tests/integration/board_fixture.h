@@ -43,6 +43,8 @@ class SimulatedDaemon {
   const std::string& socket() const { return socket_; }
   std::string log() const;
   std::string dir() const { return tmp_.path(); }
+  // energyd's process id (-1 when it is not running).
+  pid_t pid() const;
 
   // The live board's control socket (BoardSpec::live).
   std::string sim_control() const { return tmp_.path() + "/sim.ctl"; }

@@ -37,13 +37,21 @@ PinManager::PinManager(sd_event* loop, Poster& poster, const SysRoot& root, cons
   shared_->snapshot = {{"leases", json::array()}, {"events", json::array()}};
 }
 
-PinManager::~PinManager() { timer_.reset(); }
+PinManager::~PinManager() {
+  shared_->closed = true;
+  timer_.reset();
+}
 
 void PinManager::run(std::function<Reply(PinEngine&)> task) {
-  worker_.post([engine = engine_, shared = shared_, clock = &clock_, poster = &poster_, task = std::move(task)] {
+  worker_.post([this, engine = engine_, shared = shared_, clock = &clock_, poster = &poster_, task = std::move(task)] {
     Reply reply = task(*engine);
-    shared->leases = engine->lease_count();
+    size_t leases = engine->lease_count();
+    bool first = shared->leases.exchange(leases) == 0 && leases > 0;
     publish(*engine, shared->history, *clock, shared->mu, shared->snapshot);
+    // The watch timer sleeps while there is no lease (on_timer): the first one wakes it.
+    if (first) poster->post([this, shared] {
+        if (!shared->closed) wake_timer();
+      });
     if (reply) poster->post(std::move(reply));
   });
 }
@@ -77,9 +85,15 @@ Status PinManager::arm_timer() {
   return ok_status();
 }
 
+// Without a lease there is nothing to watch: the timer goes to sleep (no
+// wake-ups of an idle daemon) until run() sees the first lease again.
 int PinManager::on_timer(sd_event_source* s, uint64_t usec, void* self) {
   auto* m = static_cast<PinManager*>(self);
-  if (m->shared_->leases > 0 && !m->shared_->tick_busy.exchange(true)) {
+  if (m->shared_->leases == 0) {
+    sd_event_source_set_enabled(s, SD_EVENT_OFF);
+    return 0;
+  }
+  if (!m->shared_->tick_busy.exchange(true)) {
     m->run([shared = m->shared_](PinEngine& e) {
       e.tick();
       shared->tick_busy = false;
@@ -89,6 +103,15 @@ int PinManager::on_timer(sd_event_source* s, uint64_t usec, void* self) {
   sd_event_source_set_time(s, usec + static_cast<uint64_t>(std::chrono::microseconds(kWatchPeriod).count()));
   sd_event_source_set_enabled(s, SD_EVENT_ON);
   return 0;
+}
+
+void PinManager::wake_timer() {
+  int enabled = SD_EVENT_ON;
+  if (!timer_ || sd_event_source_get_enabled(timer_.get(), &enabled) < 0 || enabled != SD_EVENT_OFF) return;
+  uint64_t now = 0;
+  sd_event_now(loop_, CLOCK_MONOTONIC, &now);
+  sd_event_source_set_time(timer_.get(), now + static_cast<uint64_t>(std::chrono::microseconds(kWatchPeriod).count()));
+  sd_event_source_set_enabled(timer_.get(), SD_EVENT_ON);
 }
 
 void PinManager::pin(PinOrder order, Done done) {
@@ -137,6 +160,7 @@ void PinManager::run_stopped(int64_t run_id) {
 }
 
 void PinManager::stop(std::chrono::milliseconds wait) {
+  shared_->closed = true;  // a wake posted by the worker no longer touches the timer
   timer_.reset();
   if (!wait_for([](PinEngine& e) { e.release_all("energyd is stopping"); }, wait)) {
     spdlog::error(

@@ -5,9 +5,10 @@
 // thread (a PinEngine there), so a hung devfreq file or a slow fsync never
 // stalls the loop; operations run one at a time in arrival order, so a
 // connection that closes right after its pin releases it after the pin.
-// A loop timer ticks the engine every kWatchPeriod: duration leases expire,
-// failed restores are retried and pinned files are re-read for external
-// writers (skipped while the previous tick still runs).
+// A loop timer ticks the engine every kWatchPeriod while a lease exists:
+// duration leases expire, failed restores are retried and pinned files are
+// re-read for external writers (skipped while the previous tick still runs).
+// Without a lease the timer sleeps, so an idle daemon's loop does not wake.
 //
 // Thread-safety: every method on the loop thread, except events_between
 // and pins_for_run, which any thread may call. Completions run on the loop thread.
@@ -63,6 +64,7 @@ class PinManager {
  private:
   static int on_timer(sd_event_source* s, uint64_t usec, void* self);
   Status arm_timer();
+  void wake_timer();  // on the loop thread: the timer again, if it sleeps
   // A task's reply is posted to the loop after the leases view is published,
   // so a client holding its reply sees the leases it changed.
   using Reply = std::function<void()>;
@@ -76,6 +78,7 @@ class PinManager {
     PinHistory history;
     std::atomic<bool> tick_busy{false};
     std::atomic<size_t> leases{0};  // lease records after the last task: no tick work without one
+    std::atomic<bool> closed{false};  // stop() or destruction began: posted wakes do nothing
     std::mutex mu;
     nlohmann::json snapshot = nlohmann::json::object();
   };

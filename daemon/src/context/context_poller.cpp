@@ -1,38 +1,27 @@
 #include "context_poller.h"
 
 #include <algorithm>
+#include <charconv>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 
+#include <poll.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+
+#include <spdlog/spdlog.h>
 
 #include "context_tracker.h"
 #include "energy/context_probe.h"
 #include "energy/histogram.h"
+#include "energy/unique_fd.h"
 
 namespace energy::daemon {
 
 using SteadyClock = std::chrono::steady_clock;
-
-struct ContextPoller::Shared {
-  std::atomic<bool> stopping{false};  // also read without the mutex, right after a read returns
-  // on_sweep() wakes the poller once the steady clock (ns) reaches this: the
-  // next poll is due (within sweep_early). INT64_MAX: not waiting for a sweep.
-  std::atomic<int64_t> nudge_from_ns{INT64_MAX};
-  mutable std::mutex mu;  // guards the members below
-  std::condition_variable cv;
-  bool requested = false;
-  std::vector<std::function<void()>> waiting;  // poll_now(polled): called once the asked poll is delivered
-  bool nudged = false;                         // a sweep came when a poll was due
-  bool finished = false;
-  std::condition_variable finished_cv;
-  ContextSink* sink = nullptr;  // null once stop() has returned
-  ContextPollerStats stats;
-  LatencyHistogram clock_poll_ns;
-  LatencyHistogram thermal_poll_ns;
-};
 
 namespace {
 
@@ -63,8 +52,15 @@ struct PollOutcome {
   int64_t gaps = 0;
 };
 
-// Everything the polling thread owns; moved into it, so a thread left
-// behind in a blocked read still owns what it touches.
+// When each schedule's next poll is due.
+struct Schedule {
+  SteadyClock::time_point clock_at;
+  SteadyClock::time_point thermal_at;
+};
+
+// Everything a poll touches, owned through Shared (so a thread left behind
+// in a blocked read still owns it) and used under Shared::work_mu by the
+// polling thread or, inline, by the sampler's.
 class PollWork {
  public:
   PollWork(const SysRoot& root, const ClockInventory& inv, ContextPollerOptions o, const Clock& clock)
@@ -90,6 +86,8 @@ class PollWork {
   bool poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns);
   bool poll_thermal(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns);
   void forget_all(std::vector<ContextChange>& out);
+
+  Schedule schedule;
 
  private:
   ContextProbe probe_;
@@ -164,8 +162,48 @@ void PollWork::forget_all(std::vector<ContextChange>& out) {
   thermal_.forget_all(t, out);
 }
 
+
+}  // namespace
+
+struct ContextPoller::Shared {
+  std::atomic<bool> stopping{false};  // also read without the mutex, right after a read returns
+  // on_sweep() polls (or wakes the thread) once the steady clock (ns) reaches
+  // this: the next poll is due (within sweep_early). INT64_MAX: not waiting for a sweep.
+  std::atomic<int64_t> nudge_from_ns{INT64_MAX};
+  std::atomic<bool> inline_polls{false};  // due polls run on the sweeping thread (ContextPollerOptions::inline_reads)
+  UniqueFd wake_fd;                       // eventfd: a request, a nudge or stop
+  UniqueFd timer_fd;                      // timerfd: when the thread polls on its own (absolute, CLOCK_MONOTONIC)
+  std::mutex work_mu;                     // guards `work` (and its schedule); held for a whole poll
+  std::unique_ptr<PollWork> work;
+  mutable std::mutex mu;  // guards the members below
+  bool requested = false;
+  std::vector<std::function<void()>> waiting;  // poll_now(polled): called once the asked poll is delivered
+  bool nudged = false;                         // a sweep came when a poll was due
+  bool finished = false;
+  std::condition_variable finished_cv;
+  ContextSink* sink = nullptr;  // null once stop() has returned
+  ContextPollerStats stats;
+  LatencyHistogram clock_poll_ns;
+  LatencyHistogram thermal_poll_ns;
+};
+
+namespace {
+
+using Shared = ContextPoller::Shared;
+
+void drain(int fd) {
+  uint64_t v = 0;
+  while (::read(fd, &v, sizeof v) > 0) {
+  }
+}
+
+void wake(const Shared& s) {
+  uint64_t one = 1;
+  (void)!::write(s.wake_fd.get(), &one, sizeof one);
+}
+
 // Under the lock: rows to the sink (unless stop() has returned), figures to the stats.
-void deliver(ContextPoller::Shared& s, PollOutcome& out) {
+void deliver(Shared& s, PollOutcome& out) {
   s.stats.rows += static_cast<int64_t>(out.rows.size());
   s.stats.stalls += out.stalls;
   s.stats.gaps += out.gaps;
@@ -173,9 +211,14 @@ void deliver(ContextPoller::Shared& s, PollOutcome& out) {
   out = PollOutcome{};
 }
 
-void advance(SteadyClock::time_point& next, std::chrono::milliseconds period, SteadyClock::time_point now) {
-  next += period;
-  if (next <= now) next = now + period;  // held up: skip the missed polls rather than catch up
+// A schedule's next due time after a poll at `now`: one period on (skipping
+// missed polls rather than catching up), or, when the poll rode on a sweep
+// at `real`, one period after that sweep.
+SteadyClock::time_point next_due(SteadyClock::time_point due, std::chrono::milliseconds period,
+                                 SteadyClock::time_point now, bool nudged, SteadyClock::time_point real) {
+  if (nudged) return real + period;
+  due += period;
+  return due <= now ? now + period : due;
 }
 
 struct Wake {
@@ -184,79 +227,128 @@ struct Wake {
 };
 
 // When the next poll is due, and whether it waits for a sweep; none when both schedules are off.
-std::optional<Wake> next_wake(const PollWork& w, SteadyClock::time_point clock_at, SteadyClock::time_point thermal_at) {
-  bool clock_first = w.clocks_on() && (!w.thermal_on() || clock_at <= thermal_at);
-  if (clock_first) return Wake{clock_at, w.rides(w.clock_period())};
-  if (w.thermal_on()) return Wake{thermal_at, w.rides(w.thermal_period())};
+std::optional<Wake> next_wake(const PollWork& w) {
+  const Schedule& at = w.schedule;
+  bool clock_first = w.clocks_on() && (!w.thermal_on() || at.clock_at <= at.thermal_at);
+  if (clock_first) return Wake{at.clock_at, w.rides(w.clock_period())};
+  if (w.thermal_on()) return Wake{at.thermal_at, w.rides(w.thermal_period())};
   return std::nullopt;
 }
 
-// One turn: the polls that are due (or asked for). False when stopping.
-bool poll_due(ContextPoller::Shared& s, PollWork& w, bool asked, bool nudged, SteadyClock::time_point& clock_at,
-              SteadyClock::time_point& thermal_at) {
-  auto now = SteadyClock::now() + (nudged ? w.sweep_early() : SteadyClock::duration::zero());
+// Caller holds work_mu. Arms the thread's own timer for the next poll (a
+// poll that rides on sweeps: sweep_wait after it is due, in case no sweep
+// comes) and tells on_sweep when a sweep is early enough to take it.
+// Re-arming a timerfd does not wake the thread that sleeps on it.
+void arm_next(Shared& s, const PollWork& w) {
+  auto next = next_wake(w);
+  SteadyClock::time_point fire{};
+  if (next && next->rides) {
+    s.nudge_from_ns = steady_ns(next->due - w.sweep_early());
+    fire = next->due + w.sweep_wait();
+  } else {
+    s.nudge_from_ns = INT64_MAX;
+    if (next) fire = next->due;
+  }
+  int64_t ns = next ? std::max<int64_t>(steady_ns(fire), 1) : 0;  // 0 disarms
+  itimerspec spec{timespec{0, 0}, timespec{static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)}};
+  (void)::timerfd_settime(s.timer_fd.get(), TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+struct PollResult {
+  bool going_on = true;  // false when stopping
+  int64_t stalls = 0;    // reads of this poll longer than the stall limit
+};
+
+// Caller holds work_mu. The polls that are due (or asked for).
+// A poll that rides on a sweep sets its schedule's phase to the sweep's, so
+// the next one is due at a sweep too (the sampler's deadlines are absolute).
+PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nudged) {
+  const auto real = SteadyClock::now();
+  const auto now = real + (nudged ? w.sweep_early() : SteadyClock::duration::zero());
+  Schedule& at = w.schedule;
   PollOutcome out;
   int64_t took = 0;
-  if (w.clocks_on() && (asked || now >= clock_at)) {
-    if (!w.poll_clocks(s.stopping, out, took)) return false;
-    if (now >= clock_at) advance(clock_at, w.clock_period(), now);
+  if (w.clocks_on() && (asked || now >= at.clock_at)) {
+    if (!w.poll_clocks(s.stopping, out, took)) return {false, out.stalls};
+    if (now >= at.clock_at) at.clock_at = next_due(at.clock_at, w.clock_period(), now, nudged, real);
     std::lock_guard<std::mutex> lock(s.mu);
     ++s.stats.clock_polls;
     s.clock_poll_ns.record(took);
   }
-  if (w.thermal_on() && (asked || now >= thermal_at)) {
-    if (!w.poll_thermal(s.stopping, out, took)) return false;
-    if (now >= thermal_at) advance(thermal_at, w.thermal_period(), now);
+  if (w.thermal_on() && (asked || now >= at.thermal_at)) {
+    if (!w.poll_thermal(s.stopping, out, took)) return {false, out.stalls};
+    if (now >= at.thermal_at) at.thermal_at = next_due(at.thermal_at, w.thermal_period(), now, nudged, real);
     std::lock_guard<std::mutex> lock(s.mu);
     ++s.stats.thermal_polls;
     s.thermal_poll_ns.record(took);
   }
+  PollResult result{true, out.stalls};
   std::lock_guard<std::mutex> lock(s.mu);
   deliver(s, out);
-  return true;
+  return result;
 }
 
-void poll_loop(ContextPoller::Shared& s, PollWork& w) {
-  auto clock_at = SteadyClock::now();
-  auto thermal_at = clock_at;
-  std::unique_lock<std::mutex> lock(s.mu);
-  while (!s.stopping) {
-    auto woken = [&] { return s.stopping || s.requested || s.nudged; };
-    auto wake = next_wake(w, clock_at, thermal_at);
-    if (wake && wake->rides) {
-      s.nudge_from_ns = steady_ns(wake->due - w.sweep_early());
-      s.cv.wait_until(lock, wake->due + w.sweep_wait(), woken);
-    } else if (wake) {
-      s.cv.wait_until(lock, wake->due, woken);
-    } else {
-      s.cv.wait(lock, woken);  // nothing to poll: only a stop ends the wait
-    }
-    if (s.stopping) break;
-    bool asked = s.requested;
-    bool nudged = s.nudged;
-    s.requested = s.nudged = false;
-    s.nudge_from_ns = INT64_MAX;
-    auto waiting = std::move(s.waiting);
-    s.waiting.clear();
-    lock.unlock();
-    bool going_on = poll_due(s, w, asked, nudged, clock_at, thermal_at);
-    for (auto& polled : waiting) polled();
-    lock.lock();
-    if (!going_on) return;
+// Sleeps until a request, a nudge, stop or the own timer.
+void sleep_until_woken(const Shared& s) {
+  pollfd fds[2] = {{s.wake_fd.get(), POLLIN, 0}, {s.timer_fd.get(), POLLIN, 0}};
+  if (::poll(fds, 2, -1) < 0) return;  // EINTR: the loop looks again
+  if ((fds[0].revents & POLLIN) != 0) drain(s.wake_fd.get());
+  if ((fds[1].revents & POLLIN) != 0) drain(s.timer_fd.get());
+}
+
+struct Turn {
+  bool asked = false;
+  bool nudged = false;
+  std::vector<std::function<void()>> waiting;
+};
+
+Turn take_turn(Shared& s) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  ++s.stats.thread_wakeups;
+  Turn t{s.requested, s.nudged, std::move(s.waiting)};
+  s.requested = s.nudged = false;
+  s.waiting.clear();
+  return t;
+}
+
+void poll_loop(Shared& s) {
+  PollWork& w = *s.work;
+  {
+    std::lock_guard<std::mutex> work(s.work_mu);
+    w.schedule.clock_at = w.schedule.thermal_at = SteadyClock::now();
+    arm_next(s, w);
   }
+  while (!s.stopping) {
+    sleep_until_woken(s);
+    if (s.stopping) break;
+    Turn turn = take_turn(s);
+    PollResult r;
+    {
+      std::lock_guard<std::mutex> work(s.work_mu);
+      r = poll_due(s, w, turn.asked, turn.nudged);
+      if (r.going_on) arm_next(s, w);
+    }
+    for (auto& polled : turn.waiting) polled();
+    if (!r.going_on) return;
+  }
+  std::lock_guard<std::mutex> work(s.work_mu);
   PollOutcome out;
   w.forget_all(out.rows);
+  std::lock_guard<std::mutex> lock(s.mu);
   deliver(s, out);
 }
 
-void run_thread(const std::shared_ptr<ContextPoller::Shared>& s, PollWork& w) {
+void run_thread(const std::shared_ptr<Shared>& s) {
   PollOutcome first;
-  w.announce_off(first);
+  {
+    std::lock_guard<std::mutex> work(s->work_mu);
+    s->work->announce_off(first);
+  }
   {
     std::lock_guard<std::mutex> lock(s->mu);
     deliver(*s, first);
   }
-  poll_loop(*s, w);
+  poll_loop(*s);
   std::lock_guard<std::mutex> lock(s->mu);
   for (auto& polled : s->waiting) polled();  // stopping: nobody waits for a poll that will not come
   s->waiting.clear();
@@ -264,35 +356,79 @@ void run_thread(const std::shared_ptr<ContextPoller::Shared>& s, PollWork& w) {
   s->finished_cv.notify_all();
 }
 
+// On the sweeping thread: the due poll, unless the polling thread is inside
+// one (then that poll serves). A read that took longer than the stall limit
+// ends inline polling for good: a board whose files can be that slow must
+// not hold up the sampler again.
+void poll_inline(Shared& s) {
+  std::unique_lock<std::mutex> work(s.work_mu, std::try_to_lock);
+  if (!work.owns_lock() || s.stopping) return;
+  PollResult r = poll_due(s, *s.work, false, true);
+  if (!r.going_on) return;
+  arm_next(s, *s.work);
+  work.unlock();
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    ++s.stats.inline_polls;
+  }
+  if (r.stalls > 0 && s.inline_polls.exchange(false)) {
+    spdlog::warn("a clock or thermal read took longer than the stall limit on the sampler's thread; "
+                 "the context is polled on its own thread from now on");
+  }
+}
+
 }  // namespace
+
+bool inline_reads_safe(const BoardIdentity& board) {
+  if (!board.known) return false;
+  for (const auto& c : board.compatible) {
+    if (c == "nvidia,tegra264") return false;
+  }
+  int major = 0;
+  auto [end, ec] = std::from_chars(board.l4t_release.data(), board.l4t_release.data() + board.l4t_release.size(), major);
+  (void)end;
+  return ec != std::errc() || major < 38;  // an unknown release: the device tree decides
+}
 
 ContextPoller::ContextPoller(const SysRoot& root, const ClockInventory& inventory, ContextPollerOptions options,
                              const Clock& clock, ContextSink& sink)
     : shared_(std::make_shared<Shared>()) {
   shared_->sink = &sink;
-  auto work = std::make_shared<PollWork>(root, inventory, options, clock);
-  thread_ = std::thread([s = shared_, work]() mutable {
-    pthread_setname_np(pthread_self(), "context");
-    std::unique_lock<std::mutex> lock(s->mu);
-    s->cv.wait(lock, [&] { return s->requested || s->stopping; });  // start() asks the first poll
-    lock.unlock();
-    run_thread(s, *work);
-  });
+  shared_->inline_polls = options.inline_reads;
+  shared_->work = std::make_unique<PollWork>(root, inventory, options, clock);
+  shared_->wake_fd.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  shared_->timer_fd.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
 }
 
 ContextPoller::~ContextPoller() { stop(std::chrono::milliseconds(1000)); }
 
-void ContextPoller::start() { poll_now(); }
-
-void ContextPoller::on_sweep() {
-  if (steady_ns(SteadyClock::now()) < shared_->nudge_from_ns.load(std::memory_order_relaxed)) return;
+Status ContextPoller::start() {
+  if (thread_.joinable()) return ok_status();
+  if (!shared_->wake_fd || !shared_->timer_fd) return errno_error("cannot create the context poller's timers");
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
-    if (shared_->nudged || shared_->nudge_from_ns == INT64_MAX) return;
-    shared_->nudged = true;
-    shared_->nudge_from_ns = INT64_MAX;
+    shared_->requested = true;  // every source's first value at once
+    ++shared_->stats.requested_polls;
   }
-  shared_->cv.notify_one();
+  thread_ = std::thread([s = shared_] {
+    pthread_setname_np(pthread_self(), "context");
+    run_thread(s);
+  });
+  wake(*shared_);
+  return ok_status();
+}
+
+void ContextPoller::on_sweep() {
+  Shared& s = *shared_;
+  if (steady_ns(SteadyClock::now()) < s.nudge_from_ns.load(std::memory_order_relaxed)) return;
+  if (s.inline_polls) return poll_inline(s);
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.nudged || s.nudge_from_ns == INT64_MAX) return;
+    s.nudged = true;
+    s.nudge_from_ns = INT64_MAX;
+  }
+  wake(s);
 }
 
 void ContextPoller::poll_now() { poll_now(nullptr); }
@@ -304,14 +440,16 @@ void ContextPoller::poll_now(std::function<void()> polled) {
     ++shared_->stats.requested_polls;
     if (polled) shared_->waiting.push_back(std::move(polled));
   }
-  shared_->cv.notify_one();
+  wake(*shared_);
 }
 
 void ContextPoller::stop(std::chrono::milliseconds grace) {
+  shared_->inline_polls = false;
+  shared_->nudge_from_ns = INT64_MAX;
   if (!thread_.joinable()) return;
   std::unique_lock<std::mutex> lock(shared_->mu);
   shared_->stopping = true;
-  shared_->cv.notify_all();
+  wake(*shared_);
   bool done = shared_->finished_cv.wait_for(lock, grace, [&] { return shared_->finished; });
   shared_->sink = nullptr;
   lock.unlock();

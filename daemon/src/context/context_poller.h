@@ -1,19 +1,27 @@
-// ContextPoller: polls the board context (energy/context.h) on its own
-// thread ("context"): every clock domain's current frequency and governor
-// every clock_poll_ms, every thermal zone every thermal_poll_ms, and both
-// once more when asked (at a mark, so a run's edges are fresh). Changed
-// values go to a ContextSink (the storage writer), which commits them with
-// its next transaction.
+// ContextPoller: polls the board context (energy/context.h): every clock
+// domain's current frequency and governor every clock_poll_ms, every thermal
+// zone every thermal_poll_ms, and both once more when asked (at a mark, so a
+// run's edges are fresh). Changed values go to a ContextSink (the storage
+// writer), which commits them with its next transaction.
 //
-// A clock file can hang (Thor's devfreq): only this thread waits on it. The
-// sampler, the event loop and the writer never do; a mark asks for a poll
-// and does not wait for it. A read that hangs, or a poll held up past the
-// gap limit, makes the sources unknown for that stretch (ContextTracker).
+// Where the polls run: a due poll rides on the sampler's sweep (on_sweep),
+// while the CPU is awake anyway. With inline_reads it runs on the sampler's
+// thread right after the sweep was handed on, and the poller's own thread
+// ("context") sleeps on a timer that each poll pushes back: it wakes only
+// for requests (marks), stop, or when no sweep comes. Without inline_reads
+// the sweep wakes that thread, which polls.
+//
+// A clock file can hang (Thor's devfreq): there, only the poller's thread
+// reads (the daemon leaves inline_reads off), and the sampler, the event
+// loop and the writer never wait on a read; a mark asks for a poll and does
+// not wait for it. A read that hangs, or a poll held up past the gap limit,
+// makes the sources unknown for that stretch (ContextTracker).
 // A schedule whose period is 0 is off: its sources get one unknown row at
 // start, so run reports list them as unknown rather than leaving them out.
 //
-// Thread-safety: poll_now and stats from any thread; start/stop from the
-// owner. The sink is called on the poller's thread, never after stop().
+// Thread-safety: poll_now, on_sweep and stats from any thread; start/stop
+// from the owner. The sink is called on the poller's thread or the sweeping
+// thread (one poll at a time), never after stop().
 #pragma once
 
 #include <atomic>
@@ -24,8 +32,10 @@
 #include <thread>
 #include <vector>
 
+#include "energy/board.h"
 #include "energy/clocks.h"
 #include "energy/context.h"
+#include "energy/result.h"
 #include "energy/sysroot.h"
 #include "energy/time_source.h"
 #include "sampler.h"
@@ -50,6 +60,11 @@ struct ContextPollerOptions {
   // Without a sweep (no rails, a stalled sampler, a long sampling period) a
   // poll starts on the poller's own timer this long after it was due.
   std::chrono::milliseconds sweep_wait{20};
+  // A due poll runs on the sweeping (sampler's) thread itself, in on_sweep,
+  // so the poller's thread does not wake at all while sweeps come. Only for
+  // boards whose clock and thermal files do not hang (the daemon leaves it
+  // off on Thor); a read slower than 20 ms ends it for good.
+  bool inline_reads = false;
 };
 
 struct ContextPollerStats {
@@ -59,12 +74,20 @@ struct ContextPollerStats {
   int64_t rows = 0;               // change rows handed to the sink
   int64_t stalls = 0;             // reads longer than the stall limit
   int64_t gaps = 0;               // polls that came later than the gap limit
+  int64_t inline_polls = 0;       // polls run on the sweeping thread (inline_reads)
+  int64_t thread_wakeups = 0;     // times the poller's own thread woke (requests, its timer, nudges)
   int64_t clock_poll_p50_ns = 0;  // time one clock poll takes (all domains)
   int64_t clock_poll_p99_ns = 0;
   int64_t clock_poll_max_ns = 0;
   int64_t thermal_poll_p50_ns = 0;
   int64_t thermal_poll_max_ns = 0;
 };
+
+// Whether the board's clock and thermal files may be read on the sampler's
+// thread (ContextPollerOptions::inline_reads): not on Thor (tegra264, L4T 38
+// and later), whose devfreq reads have been seen to hang, and not on a board
+// that was not identified.
+bool inline_reads_safe(const BoardIdentity& board);
 
 class ContextPoller {
  public:
@@ -74,7 +97,8 @@ class ContextPoller {
   ContextPoller(const ContextPoller&) = delete;
   ContextPoller& operator=(const ContextPoller&) = delete;
 
-  void start();
+  // Starts the thread and asks for the first poll (every source's value).
+  Status start();
   // Stops polling; every source is then unknown from now. A thread still
   // inside a blocked read after `grace` is left behind (it exits when the
   // read returns, without touching the sink).
@@ -89,7 +113,10 @@ class ContextPoller {
   // From the sampler's thread after each sweep: a poll that is due (or due
   // within sweep_early) starts now, while the CPU is awake anyway, rather
   // than on the poller's own timer (which still fires sweep_wait after a
-  // poll is due when no sweep comes). Cheap when nothing is due: one atomic load.
+  // poll is due when no sweep comes). With inline_reads the poll runs right
+  // here, on the caller's thread (skipped if the poller's thread is inside a
+  // poll); otherwise the poller's thread is woken for it. Cheap when nothing
+  // is due: one atomic load.
   void on_sweep();
   ContextPollerStats stats() const;
 

@@ -173,7 +173,7 @@ class DaemonImpl {
   void clocks_unpin(const UnpinArgs& args, const Responder& r);
   Caller caller(const Responder& r) const { return make_caller(r.caller().uid, policy_.daemon_uid); }
   Status start_pins();
-  void start_context();
+  Status start_context();
   void export_readings(const ExportArgs& args, const Responder& r);
   nlohmann::json run_clocks(int64_t run_id, int64_t start_ns, int64_t end_ns) const;
   Result<nlohmann::json> start_tags(const MarkStartArgs& args, const Responder& r);
@@ -264,7 +264,8 @@ Status DaemonImpl::setup() {
   st = start_pins();  // pinned clocks of a crashed daemon are restored before clients connect
   if (!st) return st;
   writer_->start();
-  start_context();
+  st = start_context();
+  if (!st) return st;
   st = sampler_->start();
   if (!st) return st;
   wait_for_first_sweep();
@@ -737,17 +738,19 @@ Status DaemonImpl::start_pins() {
   return pins_->start(open, kLeaseRecoveryWait);
 }
 
-// Board context for run reports: polled on its own thread, pushed to the
-// writer; a mark asks for a fresh poll (not waiting for it).
-void DaemonImpl::start_context() {
+// Board context for run reports: polled on the sampler's wake-ups (on its
+// thread where the board's files do not hang), pushed to the writer; a mark
+// asks for a fresh poll (not waiting for it).
+Status DaemonImpl::start_context() {
   ContextPollerOptions o;
   o.clock_period = std::chrono::milliseconds(config_.clock_poll_ms);
   o.thermal_period = std::chrono::milliseconds(config_.thermal_poll_ms);
   o.sweep_period = std::chrono::milliseconds(config_.sample_period_ms);
+  o.inline_reads = inline_reads_safe(status_.board);
   context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
   runs_->set_mark_hook([this] { context_->poll_now(); });
   sweep_relay_->set_poller(context_.get());  // polls ride on the sampler's wake-ups
-  context_->start();
+  return context_->start();
 }
 
 // Clock-changing verbs all start with "clocks.pin" / "clocks.unpin" (the
