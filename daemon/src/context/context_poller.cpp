@@ -76,7 +76,9 @@ class PollWork {
   bool thermal_on() const { return options_.thermal_period.count() > 0; }
   std::chrono::milliseconds clock_period() const { return options_.clock_period; }
   std::chrono::milliseconds thermal_period() const { return options_.thermal_period; }
-  std::chrono::milliseconds sweep_early() const { return options_.sweep_early; }
+  // At least half the sampling period: a sweep a little earlier than the one
+  // the poll took its phase from (the previous one was late) still takes it.
+  std::chrono::milliseconds sweep_early() const { return std::max(options_.sweep_early, options_.sweep_period / 2); }
   std::chrono::milliseconds sweep_wait() const { return options_.sweep_wait; }
   bool rides(std::chrono::milliseconds period) const { return rides_sweeps(options_, period); }
 

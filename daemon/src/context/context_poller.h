@@ -55,7 +55,8 @@ struct ContextPollerOptions {
   // sampler's sweeps (on_sweep) to start its polls; 0: never waits.
   std::chrono::milliseconds sweep_period{0};
   // A sweep this much before a poll is due counts as due, so the poll rides
-  // on the sampler's wake-up rather than waking the CPU again.
+  // on the sampler's wake-up rather than waking the CPU again; at least half
+  // of sweep_period is used, so sweeps that jitter never miss their poll.
   std::chrono::milliseconds sweep_early{5};
   // Without a sweep (no rails, a stalled sampler, a long sampling period) a
   // poll starts on the poller's own timer this long after it was due.
