@@ -111,7 +111,8 @@ std::vector<OptionSpec> sweep_run_options() {
           {"--items", "N|{NAME}", "work items per run, or a parameter's value: energy per item"},
           {"--seed", "S", "the seed of the run order (default random; stored with the sweep)"},
           {"--name", "N", "the sweep's and its runs' name (default: CMD's file name)"},
-          {"--resume", "ID", "finish an interrupted sweep without repeating its finished runs"}};
+          {"--resume", "ID", "finish an interrupted sweep without repeating its finished runs"},
+          {"--progress", "text|json", "progress on stderr as text (default) or one JSON object a line, for programs"}};
 }
 
 // Running a sweep takes its options before CMD (cmd_sweep_run); `sweep

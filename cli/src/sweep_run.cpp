@@ -190,7 +190,7 @@ ProgressState progress_state(const Sweep& s, const ScheduledRun& run, const Loop
   ProgressState st;
   st.done = loop.done;
   st.total = loop.total;
-  st.point = run.point + 1;
+  st.point = run.point;
   st.points = s.points.size();
   st.repeat = run.warmup() ? 0 : run.repeat + 1;
   st.repeats = s.spec.repeat;
@@ -399,11 +399,27 @@ int run_search(const Context& ctx, Sweep& s, const SignalBlock& block, Loop& loo
   return kExitOk;
 }
 
+ProgressStyle progress_style(const Sweep& s) {
+  if (s.progress_json) return ProgressStyle::kJson;
+  return ::isatty(STDERR_FILENO) == 1 ? ProgressStyle::kRedraw : ProgressStyle::kLines;
+}
+
+// --progress json: which sweep this is, first, so a program can resume it.
+json sweep_event(const Sweep& s) {
+  return {{"event", "sweep"},
+          {"sweep", s.id},
+          {"name", s.name},
+          {"points", s.points.size()},
+          {"search", s.spec.search.has_value()},
+          {"resumed_runs", s.store.finished.size()}};
+}
+
 }  // namespace
 
 int run_sweep(const Context& ctx, Sweep& s) {
   SignalBlock block;
-  Progress progress(::isatty(STDERR_FILENO) == 1);
+  Progress progress(progress_style(s));
+  progress.event(sweep_event(s));
   Loop loop;
   if (int code = refresh_idle(ctx, s, loop, progress); code != kExitOk)
     return interrupted(ctx, s, code, baseline_failure(code), progress);
