@@ -1,5 +1,6 @@
 #include "sweep_run_step.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "measured_run.h"
@@ -156,15 +157,17 @@ Status set_state(const Context& ctx, int64_t id, const std::string& state) {
 ProgressState progress_state(const Sweep& s, const ScheduledRun& run, const SweepLoop& loop) {
   ProgressState st;
   st.done = loop.done;
-  st.total = loop.total;
+  // An estimate stays ahead of the runs made: the search is not over until it says so.
+  st.total = loop.total_estimated ? std::max(loop.total, loop.done + 1) : loop.total;
+  st.total_estimated = loop.total_estimated;
   st.point = run.point;
-  st.points = s.points.size();
+  st.points = s.spec.search ? 0 : s.points.size();  // a search visits only some, in no set order
   st.repeat = run.warmup() ? 0 : run.repeat + 1;
-  st.repeats = s.spec.repeat;
+  st.repeats = s.spec.search ? 0 : s.spec.repeat;  // a search decides each point's runs
   st.label = point_label(s.spec, s.points[run.point]);
   st.elapsed_s = seconds_since(loop.started);
   if (loop.done > 0)
-    st.eta_s = st.elapsed_s / static_cast<double>(loop.done) * static_cast<double>(loop.total - loop.done);
+    st.eta_s = st.elapsed_s / static_cast<double>(loop.done) * static_cast<double>(st.total - loop.done);
   st.last = loop.last;
   return st;
 }

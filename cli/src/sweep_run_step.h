@@ -26,7 +26,8 @@ using SteadyClock = std::chrono::steady_clock;
 // One invocation's tally: runs made and planned, failures, its own time.
 struct SweepLoop {
   size_t done = 0;
-  size_t total = 0;  // planned; for a search its estimate (sweep_search_run.h)
+  size_t total = 0;              // planned; while a search runs, its estimate (sweep_search_run.h)
+  bool total_estimated = false;  // `total` is an estimate
   int failures_in_row = 0;
   size_t failed = 0;
   SteadyClock::time_point started = SteadyClock::now();
