@@ -282,6 +282,10 @@ TEST_F(SweepCommand, SigkillMidSearchThenResumeFinishesWithoutRepeatingRuns) {
   std::unique_ptr<ChildProcess> child;
   int64_t id = start_and_wait(child, search_argv("search-kill", "0.1"), log, 3);
   ASSERT_NE(id, 0) << read_file(log);
+  // While a run is open, as in the grid's SIGKILL test: a kill that lands while
+  // mark.start is still pinning leaves the pin's lease to energyd for a moment
+  // after the check below can see it, and the resume then finds the clock taken.
+  eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
   child->stop(SIGKILL);
   EXPECT_TRUE(no_lease_and_no_open_run()) << "energyd ends the killed energyctl's run and its pin";
   auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});
