@@ -195,18 +195,14 @@ Status check_items_param(const SweepArgs& a) {
   return ok_status();
 }
 
-// --search drives one search over the clock axes: a parameter would need one
-// search per combination (not done: run one --search per value), --ci and
-// --warmup have no meaning for it, and it compares points from 2 runs each.
+// --search drives one search over the clock axes per combination of
+// parameter values; --ci and --warmup have no meaning for it, and it
+// compares points from 2 runs each.
 Status check_search(const Args& args, SweepArgs& a) {
   if (!a.search) {
     if (given(args, "--max-runs")) return invalid("--max-runs needs --search");
     return ok_status();
   }
-  if (!a.params.empty())
-    return invalid(
-        "--param does not go with --search: it searches the clock axes only, one search, not one per "
-        "parameter value; run one --search per value instead");
   if (a.ci_pct) return invalid("--ci does not go with --search: the search decides how often to run a point");
   if (a.warmup > 0) return invalid("--warmup does not go with --search");
   if (a.repeat < 2) return invalid("--search compares points by their CI: --repeat must be at least 2");

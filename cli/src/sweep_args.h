@@ -6,7 +6,7 @@
 //       [--cooldown auto|DURATION|off] [--baseline DURATION]
 //       [--items N|{NAME}] [--seed S] [--name N] [--progress text|json]
 //       -- CMD [ARGS...]
-//   energyctl sweep --search [--cpu L] [--gpu L] [--emc L] [--dvfs]
+//   energyctl sweep --search [--cpu L] [--gpu L] [--emc L] [--param ...]... [--dvfs]
 //       [--repeat K] [--max-repeat K] [--max-runs N] ... -- CMD [ARGS...]
 //   energyctl sweep --resume ID [--progress text|json] [--json]
 //

@@ -24,11 +24,29 @@ struct SearchRun {
   int code = kExitOk;
 };
 
-// A clock point's index in plan_points' layout (the last axis varying fastest).
-size_t grid_index(const Sweep& s, const GridIndex& point) {
+// A point's index in plan_points' layout: the clock axes, then the
+// parameter axes, the last varying fastest.
+size_t point_index(const Sweep& s, const GridIndex& clock, const std::vector<size_t>& params) {
   size_t index = 0;
-  for (size_t k = 0; k < point.size(); ++k) index = index * s.spec.axes.clocks[k].hz.size() + point[k];
+  for (size_t k = 0; k < clock.size(); ++k) index = index * s.spec.axes.clocks[k].hz.size() + clock[k];
+  for (size_t k = 0; k < params.size(); ++k) index = index * s.spec.axes.params[k].values.size() + params[k];
   return index;
+}
+
+// Each combination of parameter values, in plan_points' order (one, empty,
+// without --param): the clock points of each are searched on their own.
+std::vector<std::vector<size_t>> param_combos(const Sweep& s) {
+  std::vector<std::vector<size_t>> out;
+  for (const SweepPoint& p : s.points) {
+    bool first_clock = std::all_of(p.clock.begin(), p.clock.end(), [](size_t i) { return i == 0; });
+    if (!p.dvfs && first_clock) out.push_back(p.param);
+  }
+  return out;
+}
+
+size_t clock_points(const Sweep& s) {
+  return static_cast<size_t>(
+      std::count_if(s.points.begin(), s.points.end(), [](const SweepPoint& p) { return !p.dvfs; }));
 }
 
 Result<RunSample> next_sample(SearchRun& sr, size_t index) {
@@ -56,14 +74,33 @@ size_t line_search_points(size_t n) {
   return std::min(points, n);
 }
 
-// The DVFS reference's runs not yet stored (it follows the grid's points).
-size_t dvfs_runs_left(const Sweep& s, size_t dvfs_point) {
+// The DVFS references' runs not yet stored (they follow the clock points, one per combination).
+size_t dvfs_runs_left(const Sweep& s) {
   size_t left = 0;
-  for (int k = 0; s.spec.dvfs && k < s.spec.search->repeats; ++k) left += s.store.finished.count({dvfs_point, k}) == 0;
+  for (size_t point = clock_points(s); s.spec.dvfs && point < s.points.size(); ++point) {
+    for (int k = 0; k < s.spec.search->repeats; ++k) left += s.store.finished.count({point, k}) == 0;
+  }
   return left;
 }
 
-void print_search_end(const Sweep& s, const SearchResult& r) {
+SearchOptions search_options(const Sweep& s) {
+  SearchOptions options;
+  for (const auto& axis : s.spec.axes.clocks) options.axis_sizes.push_back(axis.hz.size());
+  options.repeats = s.spec.search->repeats;
+  options.max_repeats = s.spec.search->max_repeats;
+  options.max_runs = s.spec.search->max_runs;
+  return options;
+}
+
+// The progress total: every search's estimate and the DVFS runs, less what
+// a resumed sweep has stored (progress_state keeps it above the runs made).
+size_t expected_runs(const Sweep& s, const SearchOptions& options, size_t searches) {
+  size_t expected =
+      searches * estimated_search_runs(options.axis_sizes, options.repeats, options.max_runs) + dvfs_runs_left(s);
+  return expected > s.store.finished.size() ? expected - s.store.finished.size() : 0;
+}
+
+void print_search_end(const Sweep& s, const SearchResult& r, const std::vector<size_t>& params) {
   double pct = r.grid_runs > 0 ? 100.0 * static_cast<double>(r.runs) / static_cast<double>(r.grid_runs) : 0.0;
   std::fprintf(stderr,
                "energyctl: the search assumed energy per item is unimodal along each clock axis; it measured %zu "
@@ -72,7 +109,7 @@ void print_search_end(const Sweep& s, const SearchResult& r) {
                r.points, r.runs, r.grid_runs, fixed(pct, 1).c_str(), s.spec.dvfs ? ", plus the DVFS reference" : "",
                r.fallbacks,
                r.budget_exhausted ? "; the --max-runs budget ran out, the best point so far is reported" : "",
-               point_label(s.spec, s.points[grid_index(s, r.best)]).c_str());
+               point_label(s.spec, s.points[point_index(s, r.best, params)]).c_str());
 }
 
 }  // namespace
@@ -95,29 +132,27 @@ size_t estimated_search_runs(const std::vector<size_t>& axis_sizes, int repeats,
 }
 
 int run_search(const Context& ctx, Sweep& s, const SignalBlock& block, SweepLoop& loop, Progress& progress) {
-  const SearchSpec& spec = *s.spec.search;
-  SearchOptions options;
-  for (const auto& axis : s.spec.axes.clocks) options.axis_sizes.push_back(axis.hz.size());
-  options.repeats = spec.repeats;
-  options.max_repeats = spec.max_repeats;
-  options.max_runs = spec.max_runs;
-  size_t grid = grid_index(s, {}) + 1;
-  for (size_t n : options.axis_sizes) grid *= n;
-  // An estimate, less the runs a resumed search takes from the store (progress_state keeps it above `done`).
-  size_t expected = estimated_search_runs(options.axis_sizes, spec.repeats, spec.max_runs) + dvfs_runs_left(s, grid);
-  loop.total = expected > s.store.finished.size() ? expected - s.store.finished.size() : 0;
+  const SearchOptions options = search_options(s);
+  const auto combos = param_combos(s);
+  loop.total = expected_runs(s, options, combos.size());
   loop.total_estimated = true;
   SearchRun sr{ctx, s, block, loop, progress, {}, kExitOk};
-  auto found = search_minimum(options, [&](const GridIndex& p) { return next_sample(sr, grid_index(s, p)); });
-  if (sr.code != kExitOk) return sr.code;
-  if (!found) return interrupted(ctx, s, report_failure(found.error()), "the search failed", progress);
-  loop.total = loop.done + dvfs_runs_left(s, grid);  // exact from here on
+  std::vector<SearchResult> found;
+  for (const auto& params : combos) {
+    auto one = search_minimum(options, [&](const GridIndex& p) { return next_sample(sr, point_index(s, p, params)); });
+    if (sr.code != kExitOk) return sr.code;
+    if (!one) return interrupted(ctx, s, report_failure(one.error()), "the search failed", progress);
+    found.push_back(std::move(one).value());
+  }
+  loop.total = loop.done + dvfs_runs_left(s);  // exact from here on
   loop.total_estimated = false;
-  for (int k = 0; s.spec.dvfs && k < spec.repeats; ++k) {
-    if (!next_sample(sr, grid)) return sr.code;  // the DVFS point follows the grid
+  for (size_t point = clock_points(s); s.spec.dvfs && point < s.points.size(); ++point) {
+    for (int k = 0; k < options.repeats; ++k) {
+      if (!next_sample(sr, point)) return sr.code;
+    }
   }
   progress.finish();
-  print_search_end(s, *found);
+  for (size_t c = 0; c < combos.size(); ++c) print_search_end(s, found[c], combos[c]);
   return kExitOk;
 }
 

@@ -1,9 +1,10 @@
 // `energyctl sweep --search` on a live board: libenergy's search_minimum
-// (energy/sweep_search.h) with each measurement it asks for made as one run
-// of the sweep (sweep_run_step.h), or taken from the sweep's stored runs
-// when resuming (the search then retraces its steps without running
-// anything twice); then the DVFS reference, and the search's summary on
-// stderr. Its progress total is an estimate (estimated_search_runs).
+// (energy/sweep_search.h), once per combination of --param values, with
+// each measurement it asks for made as one run of the sweep
+// (sweep_run_step.h), or taken from the sweep's stored runs when resuming
+// (the search then retraces its steps without running anything twice);
+// then the DVFS references, and each search's summary on stderr. Its
+// progress total is an estimate (estimated_search_runs).
 //
 // Thread-safety: for single-threaded programs (signal mask, run_child.h).
 #pragma once

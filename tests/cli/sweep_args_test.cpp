@@ -212,7 +212,9 @@ TEST(SweepArgs, SearchDefaultsToAllCpuAndGpuClocksAndChecksItsOptions) {
   ASSERT_TRUE(own) << own.error().message;
   EXPECT_EQ(own->clocks.size(), 1u) << "axes given: only those";
   EXPECT_EQ(own->max_repeat, 3);
-  EXPECT_NE(error_of({"--search", "--param", "n=1,2", "--", "x"}).find("one --search per value"), std::string::npos);
+  auto per_value = parse({"--search", "--param", "n=1,2", "--items", "{n}", "--", "x"});
+  ASSERT_TRUE(per_value) << per_value.error().message << " (one search per parameter value)";
+  EXPECT_EQ(per_value->params.size(), 1u);
   EXPECT_NE(error_of({"--search", "--ci", "2", "--", "x"}).find("--ci does not go with --search"), std::string::npos);
   EXPECT_NE(error_of({"--search", "--repeat", "1", "--", "x"}).find("at least 2"), std::string::npos);
   EXPECT_NE(error_of({"--search", "--repeat", "4", "--max-repeat", "3", "--", "x"}).find("at least --repeat"),
