@@ -20,7 +20,7 @@ _energyctl_options() {
     plot) echo "--out --json --help" ;;
     baseline) echo "--duration --name --show --json --help" ;;
     sweeps) echo "--state --limit --json --help" ;;
-    sweep) echo "--cpu --gpu --emc --param --dvfs --repeat --ci --max-repeat --search --max-runs --warmup --cooldown --baseline --items --seed --name --resume --csv --json --out --format --help" ;;
+    sweep) echo "--cpu --gpu --emc --param --dvfs --repeat --ci --max-repeat --search --max-runs --warmup --cooldown --baseline --items --seed --name --resume --progress --csv --json --out --format --help" ;;
     live) echo "--interval --count --json --help" ;;
     pin) echo "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold --json --help" ;;
     unpin) echo "--all --json --help" ;;
@@ -57,6 +57,7 @@ _energyctl() {
     --interval) COMPREPLY=($(compgen -W "500ms 1s 2s" -- "$cur")); return ;;
     --cpu | --gpu | --emc) COMPREPLY=($(compgen -W "min max mid all" -- "$cur")); return ;;
     --cooldown) COMPREPLY=($(compgen -W "auto off 30s" -- "$cur")); return ;;
+    --progress) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
   esac
   local i command="" sub=""
   for ((i = 1; i < cword; i++)); do

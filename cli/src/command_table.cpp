@@ -95,23 +95,25 @@ CommandSpec sweeps_spec() {
 
 // The options of running a sweep (sweep_args.h checks their values).
 std::vector<OptionSpec> sweep_run_options() {
-  return {{"--cpu", "LIST", "CPU clocks: 1.2G,min,max,mid,all,every:N,LO..HI,LO..HI/K (docs/SWEEPS.md)"},
-          {"--gpu", "LIST", "GPU clocks, as --cpu"},
-          {"--emc", "LIST", "memory (EMC) clocks, as --cpu"},
-          {"--param", "NAME=V1,V2", "a parameter: {NAME} in CMD, ENERGY_SWEEP_NAME in its environment; repeatable"},
-          {"--dvfs", "", "add the default governors (no pin) as a reference point per parameter value"},
-          {"--repeat", "K", "measured runs per point (default 3, 1-1000)"},
-          {"--ci", "PCT", "repeat a point until its 95% CI half-width is under PCT % of its mean"},
-          {"--max-repeat", "K", "with --ci: runs per point at most (default 10, 2-1000); --search: default max(K,6)"},
-          {"--search", "", "search for the minimum-energy clocks with a fraction of the grid's runs (no --param)"},
-          {"--max-runs", "N", "with --search: stop after N measured runs, reporting the best point so far"},
-          {"--warmup", "N", "uncounted runs first (0-100)"},
-          {"--cooldown", "auto|D|off", "before each run: wait for idle power/temperature (auto), D, or not"},
-          {"--baseline", "D", "an idle baseline of D at the start (and every 30 min): net energy"},
-          {"--items", "N|{NAME}", "work items per run, or a parameter's value: energy per item"},
-          {"--seed", "S", "the seed of the run order (default random; stored with the sweep)"},
-          {"--name", "N", "the sweep's and its runs' name (default: CMD's file name)"},
-          {"--resume", "ID", "finish an interrupted sweep without repeating its finished runs"}};
+  return {
+      {"--cpu", "LIST", "CPU clocks: 1.2G,min,max,mid,all,every:N,LO..HI,LO..HI/K (docs/SWEEPS.md)"},
+      {"--gpu", "LIST", "GPU clocks, as --cpu"},
+      {"--emc", "LIST", "memory (EMC) clocks, as --cpu"},
+      {"--param", "NAME=V1,V2", "a parameter: {NAME} in CMD, ENERGY_SWEEP_NAME in its environment; repeatable"},
+      {"--dvfs", "", "add the default governors (no pin) as a reference point per parameter value"},
+      {"--repeat", "K", "measured runs per point (default 3, 1-1000)"},
+      {"--ci", "PCT", "repeat a point until its 95% CI half-width is under PCT % of its mean"},
+      {"--max-repeat", "K", "with --ci: runs per point at most (default 10, 2-1000); --search: default max(K,6)"},
+      {"--search", "", "search for the minimum-energy clocks with a fraction of the grid's runs, per --param value"},
+      {"--max-runs", "N", "with --search: stop after N measured runs, reporting the best point so far"},
+      {"--warmup", "N", "uncounted runs first (0-100)"},
+      {"--cooldown", "auto|D|off", "before each run: wait for idle power/temperature (auto), D, or not"},
+      {"--baseline", "D", "an idle baseline of D at the start (and every 30 min): net energy"},
+      {"--items", "N|{NAME}", "work items per run, or a parameter's value: energy per item"},
+      {"--seed", "S", "the seed of the run order (default random; stored with the sweep)"},
+      {"--name", "N", "the sweep's and its runs' name (default: CMD's file name)"},
+      {"--resume", "ID", "finish an interrupted sweep without repeating its finished runs"},
+      {"--progress", "text|json", "progress on stderr as text (default) or one JSON object a line, for programs"}};
 }
 
 // Running a sweep takes its options before CMD (cmd_sweep_run); `sweep

@@ -134,6 +134,9 @@ Status apply_text(const std::string& flag, const std::string& value, SweepArgs& 
     if (value.empty() || value.size() > kMaxNameChars)
       return invalid("--name must be 1 to 200 characters, got " + std::to_string(value.size()));
     out.name = value;
+  } else if (flag == "--progress") {
+    if (value != "text" && value != "json") return invalid("--progress must be text or json, got '" + value + "'");
+    out.progress_json = value == "json";
   } else if (flag == "--resume") {
     auto id = parse_whole_option("--resume", value, 1, INT64_MAX);
     if (!id) return id.take_error();
@@ -170,7 +173,8 @@ Status apply_option(const std::string& flag, const std::string& value, SweepArgs
   if (flag == "--items") return parse_items(value, out.items);
   if (flag == "--repeat" || flag == "--max-repeat" || flag == "--max-runs" || flag == "--warmup" || flag == "--ci")
     return apply_number(flag, value, out);
-  if (flag == "--name" || flag == "--resume" || flag == "--seed") return apply_text(flag, value, out);
+  if (flag == "--name" || flag == "--resume" || flag == "--seed" || flag == "--progress")
+    return apply_text(flag, value, out);
   if (flag == "--cooldown" || flag == "--baseline") return apply_timing(flag, value, out);
   return invalid("unknown option '" + flag + "' for sweep");
 }
@@ -191,18 +195,14 @@ Status check_items_param(const SweepArgs& a) {
   return ok_status();
 }
 
-// --search drives one search over the clock axes: a parameter would need one
-// search per combination (not done: run one --search per value), --ci and
-// --warmup have no meaning for it, and it compares points from 2 runs each.
+// --search drives one search over the clock axes per combination of
+// parameter values; --ci and --warmup have no meaning for it, and it
+// compares points from 2 runs each.
 Status check_search(const Args& args, SweepArgs& a) {
   if (!a.search) {
     if (given(args, "--max-runs")) return invalid("--max-runs needs --search");
     return ok_status();
   }
-  if (!a.params.empty())
-    return invalid(
-        "--param does not go with --search: it searches the clock axes only, one search, not one per "
-        "parameter value; run one --search per value instead");
   if (a.ci_pct) return invalid("--ci does not go with --search: the search decides how often to run a point");
   if (a.warmup > 0) return invalid("--warmup does not go with --search");
   if (a.repeat < 2) return invalid("--search compares points by their CI: --repeat must be at least 2");
@@ -214,10 +214,12 @@ Status check_search(const Args& args, SweepArgs& a) {
 
 Status check_combination(const Args& args, SweepArgs& a) {
   if (a.resume) {
-    auto others = std::count_if(args.options.begin(), args.options.end(),
-                                [](const auto& o) { return o.first != "--resume" && o.first != "--json"; });
+    auto others = std::count_if(args.options.begin(), args.options.end(), [](const auto& o) {
+      return o.first != "--resume" && o.first != "--json" && o.first != "--progress";
+    });
     if (others > 0 || !a.command.empty())
-      return invalid("--resume ID takes no other option and no command: the sweep's own are used");
+      return invalid(
+          "--resume ID takes no other option and no command (only --json and --progress): the sweep's own are used");
     return ok_status();
   }
   if (a.command.empty()) return invalid("sweep needs a command: energyctl sweep [OPTIONS] -- CMD [ARGS...]");

@@ -4,10 +4,11 @@
 //   energyctl sweep [--cpu L] [--gpu L] [--emc L] [--param NAME=v1,...]...
 //       [--dvfs] [--repeat K | --ci PCT [--max-repeat K]] [--warmup N]
 //       [--cooldown auto|DURATION|off] [--baseline DURATION]
-//       [--items N|{NAME}] [--seed S] [--name N] -- CMD [ARGS...]
-//   energyctl sweep --search [--cpu L] [--gpu L] [--emc L] [--dvfs]
+//       [--items N|{NAME}] [--seed S] [--name N] [--progress text|json]
+//       -- CMD [ARGS...]
+//   energyctl sweep --search [--cpu L] [--gpu L] [--emc L] [--param ...]... [--dvfs]
 //       [--repeat K] [--max-repeat K] [--max-runs N] ... -- CMD [ARGS...]
-//   energyctl sweep --resume ID
+//   energyctl sweep --resume ID [--progress text|json] [--json]
 //
 // The clock lists are resolved against the board's clock tables
 // (resolve_clock_axes, from the daemon's `clocks` reply) by libenergy's
@@ -29,6 +30,7 @@
 #include "command.h"
 #include "energy/result.h"
 #include "energy/sweep_plan.h"
+#include "sweep_progress.h"
 
 namespace energy::cli {
 
@@ -77,6 +79,9 @@ struct SweepArgs {
   bool search = false;            // --search (default axes: cpu all, gpu all)
   size_t max_runs = 0;            // --max-runs N (with --search)
   bool json = false;              // --json: the results at the end as JSON
+  // --progress text|json: json for programs (one JSON object a line on stderr;
+  // sweep_progress.h); text is redrawn on a terminal, one line a run otherwise.
+  bool progress_json = false;
   std::vector<std::string> command;
 };
 

@@ -50,6 +50,7 @@ int create_and_run(const Context& ctx, const SweepArgs& a) {
   if (!axes) return fail(ctx, axes.error());
   Sweep s;
   s.json = a.json;
+  s.progress_json = a.progress_json;
   s.spec = make_spec(a, std::move(axes).value(), a.seed ? *a.seed : draw_seed());
   auto points = points_of(s.spec);
   if (!points) return fail(ctx, points.error());
@@ -83,7 +84,7 @@ Status close_left_open(const Context& ctx, int64_t id) {
   return ok_status();
 }
 
-int resume(const Context& ctx, int64_t id, bool json_results) {
+int resume(const Context& ctx, int64_t id, const SweepArgs& a) {
   auto shown = call(ctx, "sweep.show", {{"sweep", id}});
   if (!shown) return report_failure(shown.error());
   const json& sweep = member(*shown, "sweep");
@@ -94,7 +95,8 @@ int resume(const Context& ctx, int64_t id, bool json_results) {
   auto spec = spec_from_json(member(sweep, "spec"));
   if (!spec) return report_failure(spec.error());
   Sweep s;
-  s.json = json_results;
+  s.json = a.json;
+  s.progress_json = a.progress_json;
   s.id = id;
   s.name = sweep.value("name", "sweep");
   s.spec = std::move(spec).value();
@@ -115,7 +117,7 @@ int resume(const Context& ctx, int64_t id, bool json_results) {
 int cmd_sweep_run(const Context& ctx, const Args& args) {
   auto a = parse_sweep_args(args);
   if (!a) return usage_error(ctx, a.error().message);
-  return a->resume ? resume(ctx, *a->resume, a->json) : create_and_run(ctx, *a);
+  return a->resume ? resume(ctx, *a->resume, *a) : create_and_run(ctx, *a);
 }
 
 }  // namespace energy::cli

@@ -46,7 +46,8 @@ struct Sweep {
   std::vector<SweepPoint> points;
   SweepProgressStore store;
   IdleReference idle;
-  bool json = false;  // the results at the end as JSON
+  bool json = false;           // the results at the end as JSON
+  bool progress_json = false;  // --progress json (sweep_progress.h)
 };
 
 // Runs what is left of the sweep (its spec's schedule without store.finished),

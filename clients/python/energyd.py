@@ -21,10 +21,18 @@ next to your code, put its folder on PYTHONPATH, or `pip install` the folder.
         print(r["id"], r["summary"]["energy_j"])
     print(c.show("resnet50")["total"]["net_j"])  # newest run of that name
 
+    # A sweep, run by energyctl on this client's socket (it owns the sweep's
+    # driver and statistics); results as `energyctl sweep export ID --json`:
+    out = c.run_sweep(["infer", "--batch", "{batch}"], gpu="min,mid,max",
+                      params={"batch": [1, 8]}, dvfs=True, repeat=3, items=64)
+    print(out["results"]["minimum"], out["results"]["dvfs"])
+    c.sweep_results(4); c.resume_sweep(4)
+
 Every failure raises EnergydError with the daemon's error code ("not_found",
 "state", "invalid", "denied", ...) or a transport code ("io", "timeout",
-"protocol"). The wire protocol is documented in energyd's docs/PROTOCOL.md:
-4-byte big-endian length, then a UTF-8 JSON object; requests up to 64 KiB,
+"protocol"); sweeps run through energyctl add "energyctl" (SweepError).
+The wire protocol is documented in energyd's docs/PROTOCOL.md: 4-byte
+big-endian length, then a UTF-8 JSON object; requests up to 64 KiB,
 replies up to 64 MiB.
 
 Thread-safety: a Client may be shared between threads; calls are serialised.
@@ -33,18 +41,26 @@ Thread-safety: a Client may be shared between threads; calls are serialised.
 import errno as _errno
 import json
 import os
+import re
+import shutil
+import signal
 import socket as _socket
 import struct
+import subprocess
+import sys
 import threading
 import time
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 __all__ = [
     "Client",
     "EnergydError",
+    "SweepError",
     "Run",
     "run",
     "default_socket_path",
+    "find_energyctl",
+    "print_progress",
     "DEFAULT_SOCKET",
     "MAX_REQUEST_BYTES",
     "MAX_REPLY_BYTES",
@@ -80,6 +96,24 @@ class EnergydError(Exception):
 def default_socket_path() -> str:
     """$ENERGYD_SOCKET when set and not empty, else /run/energyd/energyd.sock."""
     return os.environ.get("ENERGYD_SOCKET") or DEFAULT_SOCKET
+
+
+def print_progress(event: Dict[str, Any]) -> None:
+    """The default progress callback: one line per event on stderr."""
+    kind = event.get("event")
+    if kind == "run":
+        of = "/~" if event.get("runs_estimated") else "/"
+        text = "sweep: run {}{}{} ({})".format(event.get("run"), of, event.get("runs"), event.get("label"))
+        if "eta_s" in event:
+            text += ", finish in ~{:.0f} s".format(event["eta_s"])
+        if "last" in event:
+            text += "; last: {}".format(event["last"])
+    elif kind == "sweep":
+        text = "sweep {} ({})".format(event.get("sweep"), event.get("name"))
+    else:
+        text = str(event.get("message", event.get("text", event)))
+    sys.stderr.write("energyctl: {}\n".format(text) if not text.startswith("energyctl") else text + "\n")
+    sys.stderr.flush()
 
 
 def encode_frame(message: Mapping[str, Any]) -> bytes:
@@ -349,6 +383,67 @@ class Client:
         """
         return self.call("sweep.set_state", sweep=_sweep_id(sweep_id), state=state)
 
+    def sweep_results(self, sweep_id: Union[int, Mapping[str, Any]], energyctl: Optional[str] = None) -> Dict[str, Any]:
+        """A stored sweep's runs and results, as `energyctl sweep export ID --json` gives them.
+
+        Returns {"sweep", "runs", "results"}: "results" has the per-point
+        means and 95% CIs (energy, net energy and time per item, power), the
+        minimum-energy point, the fastest, the Pareto front, the
+        energy-delay-product minimum and the saving against DVFS (see
+        docs/SWEEPS.md). energyctl computes them (it owns a sweep's meaning);
+        it is run on this client's socket, found as find_energyctl() says.
+        Raises EnergydError: "not_found" when energyctl is missing, "invalid"
+        for a bad id, else energyctl's error with its message.
+        """
+        sweep = str(_sweep_id(sweep_id))
+        return _export_json([find_energyctl(energyctl), "--socket", self.socket_path, "sweep", "export", sweep, "--json"])
+
+    def run_sweep(self, command: Sequence[str], progress: Optional[Callable[[Dict[str, Any]], None]] = print_progress,
+                  energyctl: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+        """Runs `energyctl sweep` on this client's socket and returns its results (sweep_results()).
+
+        `command`: the workload as a list of strings (no shell); "{NAME}" in
+        it is replaced by a parameter's value. Options, each checked here
+        (type and value named in the error) and again by energyctl:
+        cpu, gpu, emc (a list string such as "min,mid,max" or "600M..1.2G/4",
+        or a list of items: strings, or ints in Hz), params ({"batch": [1, 8]}),
+        dvfs (bool), repeat, ci (%), max_repeat, warmup, search (bool),
+        max_runs, cooldown ("auto", "off", seconds or "30s"), baseline
+        (seconds or "2s"), items (a number or "{NAME}"), seed, name. See
+        docs/SWEEPS.md for what each means.
+
+        `progress(event)` is called with each of energyctl's progress events
+        (dicts; "event" is "sweep" with the sweep's id first, then "run" per
+        run, "note", or "message" with a plain line of energyctl's in "text");
+        the default print_progress writes them to stderr, None is silent.
+
+        Ctrl-C (KeyboardInterrupt) is passed to energyctl as SIGINT: the
+        running command gets it, the clocks are restored and the sweep is
+        marked interrupted; then the KeyboardInterrupt propagates. Resume with
+        resume_sweep(id). A sweep that fails raises SweepError (its
+        sweep_id, exit_status and energyctl's last lines).
+        """
+        tail = _sweep_options(options) + ["--"] + _command(command)
+        return self._drive_sweep(tail, progress, energyctl)
+
+    def resume_sweep(self, sweep_id: Union[int, Mapping[str, Any]],
+                     progress: Optional[Callable[[Dict[str, Any]], None]] = print_progress,
+                     energyctl: Optional[str] = None) -> Dict[str, Any]:
+        """Finishes an interrupted sweep (`energyctl sweep --resume ID`) without
+        repeating its finished runs; returns its results as run_sweep does."""
+        return self._drive_sweep(["--resume", str(_sweep_id(sweep_id))], progress, energyctl)
+
+    def _drive_sweep(self, tail: List[str], progress: Optional[Callable[[Dict[str, Any]], None]],
+                     energyctl: Optional[str]) -> Dict[str, Any]:
+        exe = find_energyctl(energyctl)
+        argv = [exe, "--socket", self.socket_path, "sweep", "--progress", "json"] + tail
+        status, sweep_id, lines = _follow_sweep(argv, progress)
+        if status != 0:
+            raise _sweep_failure(status, sweep_id, lines)
+        if sweep_id is None:
+            raise EnergydError("protocol", "energyctl sweep ended without naming its sweep: " + " | ".join(lines))
+        return self.sweep_results(sweep_id, energyctl=exe)
+
     def baseline(self, duration_s: float = 10.0, name: str = "baseline") -> Dict[str, Any]:
         """Measures the idle power: a run that energyd tags
         energyd.kind=baseline ("baseline_run": true; needs the clock
@@ -470,6 +565,239 @@ class Client:
             chunks.append(chunk)
             n -= len(chunk)
         return b"".join(chunks)
+
+
+# Running sweeps: energyctl owns a sweep's driver and statistics, so the
+# client runs it as a child process (an argument list, never a shell) and
+# reads its `--progress json` lines and `sweep export --json`.
+
+ENERGYCTL_ENV = "ENERGYCTL"
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+_EXIT_CODES = {2: "invalid", 3: "io"}  # energyctl's usage error, energyd unreachable
+_KEPT_LINES = 20
+
+
+class SweepError(EnergydError):
+    """A sweep that energyctl did not complete.
+
+    Attributes (beside EnergydError's): sweep_id (None when it was never
+    created), exit_status (energyctl's; 130 after Ctrl-C, negative for a
+    signal that killed it), lines (energyctl's last plain lines).
+    """
+
+    def __init__(self, code: str, message: str, sweep_id: Optional[int], exit_status: int,
+                 lines: List[str]) -> None:
+        super().__init__(code, message)
+        self.sweep_id = sweep_id
+        self.exit_status = exit_status
+        self.lines = lines
+
+
+def find_energyctl(energyctl: Optional[str] = None) -> str:
+    """energyctl's path: `energyctl` when given, else $ENERGYCTL, else the
+    first `energyctl` on PATH. Raises EnergydError("not_found") naming where
+    it looked."""
+    if energyctl is not None:
+        where, name = "energyctl={!r}".format(energyctl), energyctl
+    elif os.environ.get(ENERGYCTL_ENV):
+        where, name = "${}={!r}".format(ENERGYCTL_ENV, os.environ[ENERGYCTL_ENV]), os.environ[ENERGYCTL_ENV]
+    else:
+        where, name = "PATH", "energyctl"
+    if not isinstance(name, str) or not name:
+        raise EnergydError("invalid", "energyctl must be a path (a non-empty string), not {!r}".format(name))
+    path = shutil.which(name)
+    if path is None:
+        raise EnergydError("not_found", "energyctl not found ({}: no executable file); sweeps need energyctl "
+                           "(the energyd package), or pass energyctl= or set ${}".format(where, ENERGYCTL_ENV))
+    return path
+
+
+def _whole(name: str, value: Any, low: int) -> str:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise EnergydError("invalid", "{} must be a whole number of at least {}, not {!r}".format(name, low, value))
+    return str(value)
+
+
+def _positive(name: str, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise EnergydError("invalid", "{} must be a positive number, not {!r}".format(name, value))
+    return repr(value)
+
+
+def _duration(name: str, value: Any, words: Sequence[str]) -> str:
+    """Seconds (a number, as whole milliseconds) or energyctl's own spelling
+    ("30s", "auto"); 0 is words[0] ("off") when the option has one."""
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+        raise EnergydError("invalid", "{} must be seconds (a number){}, not {!r}".format(
+            name, "".join(" or " + repr(w) for w in words), value))
+    if value == 0 and words:
+        return words[-1]
+    ms = int(round(value * 1000))
+    if ms < 1:
+        raise EnergydError("invalid", "{} must be at least 0.001 s (energyctl counts whole milliseconds), "
+                           "not {!r}".format(name, value))
+    return "{}ms".format(ms)
+
+
+def _clock_list(name: str, value: Any) -> str:
+    """A clock axis: energyctl's list string, or a list of items (strings, or ints in Hz)."""
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, (list, tuple)) and value and all(
+            (isinstance(v, str) and v and "," not in v) or (isinstance(v, int) and not isinstance(v, bool) and v > 0)
+            for v in value):
+        return ",".join(str(v) for v in value)
+    raise EnergydError("invalid", "{} must be a list string (\"min,mid,max\") or a non-empty list of frequencies "
+                       "(\"624.75M\", or Hz as an int), not {!r}".format(name, value))
+
+
+def _param(name: Any, values: Any) -> str:
+    if not isinstance(name, str) or not _PARAM_NAME.match(name):
+        raise EnergydError("invalid", "params: {!r} is not a parameter name (a letter or _, then letters, digits "
+                           "or _; at most 64)".format(name))
+    ok = isinstance(values, (list, tuple)) and values and all(
+        not isinstance(v, bool) and isinstance(v, (str, int, float)) and str(v) and "," not in str(v) for v in values)
+    if not ok:
+        raise EnergydError("invalid", "params[{!r}] must be a non-empty list of strings or numbers without commas, "
+                           "not {!r}".format(name, values))
+    return "{}={}".format(name, ",".join(str(v) for v in values))
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise EnergydError("invalid", "{} must be True or False, not {!r}".format(name, value))
+    return value
+
+
+def _items_option(value: Any) -> str:
+    if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+        return value
+    return _positive("items", value)
+
+
+def _text(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise EnergydError("invalid", "{} must be a non-empty string, not {!r}".format(name, value))
+    return value
+
+
+# run_sweep's options: name -> (energyctl's flag, its value's check).
+_SWEEP_OPTIONS = {
+    "cpu": ("--cpu", lambda v: _clock_list("cpu", v)),
+    "gpu": ("--gpu", lambda v: _clock_list("gpu", v)),
+    "emc": ("--emc", lambda v: _clock_list("emc", v)),
+    "repeat": ("--repeat", lambda v: _whole("repeat", v, 1)),
+    "ci": ("--ci", lambda v: _positive("ci", v)),
+    "max_repeat": ("--max-repeat", lambda v: _whole("max_repeat", v, 2)),
+    "max_runs": ("--max-runs", lambda v: _whole("max_runs", v, 1)),
+    "warmup": ("--warmup", lambda v: _whole("warmup", v, 0)),
+    "cooldown": ("--cooldown", lambda v: _duration("cooldown", v, ("auto", "off"))),
+    "baseline": ("--baseline", lambda v: _duration("baseline", v, ())),
+    "items": ("--items", _items_option),
+    "seed": ("--seed", lambda v: _whole("seed", v, 0)),
+    "name": ("--name", lambda v: _text("name", v)),
+}
+
+
+def _sweep_options(options: Mapping[str, Any]) -> List[str]:
+    """energyctl sweep's options from run_sweep's keyword arguments (None: not given)."""
+    out = []  # type: List[str]
+    for key, value in options.items():
+        if value is None:
+            continue
+        if key in ("dvfs", "search"):
+            out += ["--" + key] if _flag(key, value) else []
+        elif key == "params":
+            if not isinstance(value, Mapping):
+                raise EnergydError("invalid", "params must be a dict {{name: [values]}}, not {!r}".format(value))
+            for name, values in value.items():
+                out += ["--param", _param(name, values)]
+        elif key in _SWEEP_OPTIONS:
+            flag, check = _SWEEP_OPTIONS[key]
+            out += [flag, check(value)]
+        else:
+            raise EnergydError("invalid", "run_sweep() got an unknown option {!r} (options: {})".format(
+                key, ", ".join(sorted(list(_SWEEP_OPTIONS) + ["dvfs", "search", "params"]))))
+    return out
+
+
+def _command(command: Any) -> List[str]:
+    if isinstance(command, (str, bytes)) or not isinstance(command, (list, tuple)) or not command or not all(
+            isinstance(w, str) for w in command):
+        raise EnergydError("invalid", "command must be a non-empty list of strings (it is run without a shell), "
+                           "e.g. [\"infer\", \"--batch\", \"{{batch}}\"], not {!r}".format(command))
+    return list(command)
+
+
+def _event_of(line: str) -> Dict[str, Any]:
+    """A `--progress json` line as its event; any other line as {"event": "message", "text"}."""
+    if line.startswith("{"):
+        try:
+            event = json.loads(line)
+        except ValueError:
+            event = None
+        if isinstance(event, dict) and isinstance(event.get("event"), str):
+            return event
+    return {"event": "message", "text": line}
+
+
+def _follow_sweep(argv: List[str], progress: Optional[Callable[[Dict[str, Any]], None]]):
+    """Runs energyctl sweep; returns (exit status, sweep id or None, its last plain lines).
+
+    energyctl runs in its own session, so a Ctrl-C at the terminal reaches
+    only Python, which passes it on once (a second SIGINT would reach the
+    command twice)."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            universal_newlines=True, encoding="utf-8", errors="replace", start_new_session=True)
+    seen = {"sweep": None, "lines": []}  # type: Dict[str, Any]
+    try:
+        for line in proc.stderr:
+            _take_line(line.rstrip("\n"), seen, progress)
+    except BaseException:
+        proc.send_signal(signal.SIGINT)  # the sweep is marked interrupted, the clocks restored
+        proc.stderr.read()
+        proc.wait()
+        raise
+    finally:
+        proc.stderr.close()
+    return proc.wait(), seen["sweep"], seen["lines"]
+
+
+def _take_line(line: str, seen: Dict[str, Any], progress: Optional[Callable[[Dict[str, Any]], None]]) -> None:
+    event = _event_of(line)
+    if event["event"] == "sweep" and isinstance(event.get("sweep"), int):
+        seen["sweep"] = event["sweep"]
+    if event["event"] in ("message", "note"):
+        seen["lines"] = (seen["lines"] + [event.get("text", event.get("message", ""))])[-_KEPT_LINES:]
+    if progress is not None:
+        progress(event)
+
+
+def _sweep_failure(status: int, sweep_id: Optional[int], lines: List[str]) -> SweepError:
+    what = "killed by signal {}".format(-status) if status < 0 else "exit status {}".format(status)
+    resume = "" if sweep_id is None else " (sweep {}; resume it with resume_sweep({}))".format(sweep_id, sweep_id)
+    said = [line for line in lines if not line.startswith(("Usage: ", "Try '"))]  # energyctl's own words
+    message = "energyctl sweep failed with {}{}: {}".format(what, resume, " | ".join(said[-5:]) or "no message")
+    return SweepError(_EXIT_CODES.get(status, "energyctl"), message, sweep_id, status, lines)
+
+
+def _export_json(argv: List[str]) -> Dict[str, Any]:
+    """Runs `energyctl ... sweep export ID --json` and returns its JSON object."""
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, encoding="utf-8", errors="replace")
+    if done.returncode != 0:
+        code = _EXIT_CODES.get(done.returncode, "energyctl")
+        raise EnergydError(code, "{} failed with exit status {}: {}".format(
+            " ".join(argv[3:]), done.returncode, done.stderr.strip() or "no message"))
+    try:
+        result = json.loads(done.stdout)
+    except ValueError as e:
+        raise EnergydError("protocol", "energyctl sweep export --json printed no JSON: {}".format(e)) from None
+    if not isinstance(result, dict):
+        raise EnergydError("protocol", "energyctl sweep export --json printed no JSON object")
+    return result
 
 
 def _result_of(reply: Dict[str, Any], request_id: int) -> Dict[str, Any]:

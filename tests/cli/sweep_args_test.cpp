@@ -212,7 +212,9 @@ TEST(SweepArgs, SearchDefaultsToAllCpuAndGpuClocksAndChecksItsOptions) {
   ASSERT_TRUE(own) << own.error().message;
   EXPECT_EQ(own->clocks.size(), 1u) << "axes given: only those";
   EXPECT_EQ(own->max_repeat, 3);
-  EXPECT_NE(error_of({"--search", "--param", "n=1,2", "--", "x"}).find("one --search per value"), std::string::npos);
+  auto per_value = parse({"--search", "--param", "n=1,2", "--items", "{n}", "--", "x"});
+  ASSERT_TRUE(per_value) << per_value.error().message << " (one search per parameter value)";
+  EXPECT_EQ(per_value->params.size(), 1u);
   EXPECT_NE(error_of({"--search", "--ci", "2", "--", "x"}).find("--ci does not go with --search"), std::string::npos);
   EXPECT_NE(error_of({"--search", "--repeat", "1", "--", "x"}).find("at least 2"), std::string::npos);
   EXPECT_NE(error_of({"--search", "--repeat", "4", "--max-repeat", "3", "--", "x"}).find("at least --repeat"),
@@ -245,7 +247,7 @@ TEST(SweepProgress, TheLineSaysPointRepeatElapsedFinishAndLast) {
   ProgressState s;
   s.done = 3;
   s.total = 10;
-  s.point = 2;
+  s.point = 1;  // 0-based
   s.points = 5;
   s.repeat = 1;
   s.repeats = 2;
@@ -259,6 +261,50 @@ TEST(SweepProgress, TheLineSaysPointRepeatElapsedFinishAndLast) {
     EXPECT_NE(line.find(part), std::string::npos) << part << " missing from " << line;
   s.repeat = 0;
   EXPECT_NE(progress_text(s).find("warm-up"), std::string::npos);
+}
+
+TEST(SweepArgs, ProgressIsTextOrJsonAlsoOnResume) {
+  EXPECT_FALSE(parse({"--gpu", "max", "--", "x"})->progress_json) << "text by default";
+  auto a = parse({"--gpu", "max", "--progress", "json", "--", "x"});
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_TRUE(a->progress_json);
+  auto resume = parse({"--resume", "3", "--progress", "json"});
+  ASSERT_TRUE(resume) << resume.error().message;
+  EXPECT_TRUE(resume->progress_json);
+  EXPECT_EQ(error_of({"--gpu", "max", "--progress", "xml", "--", "x"}), "--progress must be text or json, got 'xml'");
+}
+
+TEST(SweepProgress, JsonEventCarriesTheLinesFigures) {
+  ProgressState s;
+  s.done = 3;
+  s.total = 10;
+  s.point = 1;
+  s.points = 5;
+  s.repeat = 2;
+  s.repeats = 3;
+  s.label = "gpu 624.75MHz";
+  s.elapsed_s = 6;
+  s.eta_s = 14;
+  s.last = "1.000 J in 2.0 s";
+  auto j = progress_json(s);
+  EXPECT_EQ(j["event"], "run");
+  EXPECT_EQ(j["run"], 3);
+  EXPECT_EQ(j["runs"], 10);
+  EXPECT_EQ(j["runs_estimated"], false);
+  EXPECT_EQ(j["point"], 1) << "0-based, as sweep export numbers points";
+  EXPECT_EQ(j["points"], 5);
+  EXPECT_EQ(j["repeat"], 2);
+  EXPECT_EQ(j["repeats"], 3);
+  EXPECT_EQ(j["label"], "gpu 624.75MHz");
+  EXPECT_EQ(j["elapsed_s"], 6.0);
+  EXPECT_EQ(j["eta_s"], 14.0);
+  EXPECT_EQ(j["last"], "1.000 J in 2.0 s");
+  s.eta_s.reset();
+  s.last.clear();
+  s.points = 0;
+  s.repeats = 0;
+  j = progress_json(s);
+  for (const char* absent : {"eta_s", "last", "points", "repeats"}) EXPECT_FALSE(j.contains(absent)) << absent;
 }
 
 TEST(SweepCooldown, NearIdleWithinTheStatedMargins) {

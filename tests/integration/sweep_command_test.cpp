@@ -258,6 +258,48 @@ TEST_F(SweepCommand, TinySearchCompletesStoresItsRunsAndReportsRunsAgainstTheGri
   EXPECT_TRUE(no_lease_and_no_open_run());
 }
 
+TEST_F(SweepCommand, SearchWithAParameterSearchesEachValueOnItsOwn) {
+  // gpu {min, max} x n {1, 2} plus DVFS per value: points 0-3 (gpu, n; n fastest), DVFS 4 (n=1) and 5 (n=2).
+  auto r = d().ctl({"sweep",
+                    "--search",
+                    "--gpu",
+                    "min,max",
+                    "--param",
+                    "n=1,2",
+                    "--items",
+                    "{n}",
+                    "--dvfs",
+                    "--repeat",
+                    "2",
+                    "--max-repeat",
+                    "2",
+                    "--cooldown",
+                    "off",
+                    "--name",
+                    "search-param",
+                    "--",
+                    "sh",
+                    "-c",
+                    "test \"$ENERGY_SWEEP_n\" = {n} && sleep 0.02"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int64_t id = announced_id(r.err);
+  ASSERT_NE(id, 0) << r.err;
+  auto sweep = call("sweep.show", {{"sweep", id}})["sweep"];
+  EXPECT_EQ(sweep["state"], "complete");
+  std::map<std::string, std::set<int>> points_of_n;
+  for (const auto& run : sweep["runs"]) {
+    if (run["role"] != "measure") continue;
+    EXPECT_EQ(run["run"]["tags"]["exit_status"], "0") << "{n} substituted and exported: " << run.dump();
+    EXPECT_EQ(run["run"]["items"], std::stod(run["run"]["tags"]["n"].get<std::string>())) << "--items {n}";
+    points_of_n[run["run"]["tags"]["n"].get<std::string>()].insert(run["point"].get<int>());
+  }
+  EXPECT_EQ(points_of_n["1"], (std::set<int>{0, 2, 4})) << "n=1: both clocks and its DVFS point";
+  EXPECT_EQ(points_of_n["2"], (std::set<int>{1, 3, 5})) << "n=2: both clocks and its DVFS point";
+  for (const char* best : {"n=1\n", "n=2\n"})
+    EXPECT_NE(r.err.find(best), std::string::npos) << "one search summary per value: " << r.err;
+  EXPECT_TRUE(no_lease_and_no_open_run());
+}
+
 TEST_F(SweepCommand, SigintMidSearchThenResumeRetracesWithoutRepeatingRuns) {
   std::string log = tmp_.path() + "/search-int.log";
   std::unique_ptr<ChildProcess> child;
@@ -282,6 +324,10 @@ TEST_F(SweepCommand, SigkillMidSearchThenResumeFinishesWithoutRepeatingRuns) {
   std::unique_ptr<ChildProcess> child;
   int64_t id = start_and_wait(child, search_argv("search-kill", "0.1"), log, 3);
   ASSERT_NE(id, 0) << read_file(log);
+  // While a run is open, as in the grid's SIGKILL test: a kill that lands while
+  // mark.start is still pinning leaves the pin's lease to energyd for a moment
+  // after the check below can see it, and the resume then finds the clock taken.
+  eventually([&] { return !call("status")["open_runs"].empty(); }, seconds(10), milliseconds(5));
   child->stop(SIGKILL);
   EXPECT_TRUE(no_lease_and_no_open_run()) << "energyd ends the killed energyctl's run and its pin";
   auto resumed = d().ctl({"sweep", "--resume", std::to_string(id)});

@@ -84,6 +84,40 @@ class FakeDaemon:
                 return
 
 
+class patched_environ:
+    """os.environ with `changes` applied inside the block, restored after it."""
+
+    def __init__(self, changes):
+        self.changes, self.saved = changes, {}
+
+    def __enter__(self):
+        self.saved = {k: os.environ.get(k) for k in self.changes}
+        os.environ.update(self.changes)
+
+    def __exit__(self, *exc):
+        for k, v in self.saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def fake_energyctl(test, body):
+    """An executable sh script standing in for energyctl; it writes its arguments to PATH.argv, one a line."""
+    d = tempfile.mkdtemp(prefix="energyd-py-ctl-")
+    test.addCleanup(shutil.rmtree, d, True)
+    path = os.path.join(d, "energyctl")
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nprintf "%s\\n" "$@" > "$0.argv"\n' + body)
+    os.chmod(path, 0o755)
+    return path
+
+
+def read_argv(ctl):
+    with open(ctl + ".argv") as f:
+        return f.read().splitlines()
+
+
 class FakeDaemonTest(unittest.TestCase):
     def serve(self, handler):
         d = FakeDaemon(handler)
@@ -364,6 +398,132 @@ class FakeDaemonTest(unittest.TestCase):
             c.sweep_create("grid", [1, 2])
         self.assertEqual(d.requests, [])
 
+    def test_sweeps_need_energyctl_and_say_where_they_looked(self):
+        c = energyd.Client(self.serve(lambda r: ok_reply(r, {})).path)
+        self.addCleanup(c.close)
+        for given, env, words in (
+            ("/nonexistent/energyctl", {}, "energyctl='/nonexistent/energyctl'"),
+            (None, {"ENERGYCTL": "/nonexistent/ctl"}, "$ENERGYCTL='/nonexistent/ctl'"),
+            (None, {"ENERGYCTL": "", "PATH": ""}, "PATH"),
+        ):
+            with self.subTest(given=given, env=env), patched_environ(env):
+                for call in (lambda: c.sweep_results(1, energyctl=given),
+                             lambda: c.run_sweep(["true"], gpu="max", energyctl=given)):
+                    with self.assertRaises(energyd.EnergydError) as caught:
+                        call()
+                    self.assertEqual(caught.exception.code, "not_found")
+                    self.assertIn(words, caught.exception.message)
+                    self.assertIn("energyctl not found", caught.exception.message)
+
+    def test_bad_sweep_arguments_are_named_before_energyctl_runs(self):
+        c = energyd.Client(self.serve(lambda r: ok_reply(r, {})).path)
+        self.addCleanup(c.close)
+        for command, options, words in (
+            ("sleep 1", {"gpu": "max"}, "command must be a non-empty list of strings"),
+            ([], {"gpu": "max"}, "command must be"),
+            (["x", 3], {"gpu": "max"}, "command must be"),
+            (["x"], {"gpu": ""}, "gpu must be a list string"),
+            (["x"], {"cpu": [True]}, "cpu must be"),
+            (["x"], {"emc": ["1.2G,2G"]}, "emc must be"),
+            (["x"], {"repeat": 0}, "repeat must be a whole number of at least 1, not 0"),
+            (["x"], {"repeat": 2.5}, "repeat must be a whole number"),
+            (["x"], {"ci": -1}, "ci must be a positive number"),
+            (["x"], {"items": "batch"}, "items must be a positive number"),
+            (["x"], {"cooldown": -2}, "cooldown must be seconds (a number) or 'auto' or 'off', not -2"),
+            (["x"], {"baseline": 0}, "baseline must be at least 0.001 s"),
+            (["x"], {"dvfs": "yes"}, "dvfs must be True or False"),
+            (["x"], {"params": [("n", [1])]}, "params must be a dict"),
+            (["x"], {"params": {"bad name": [1]}}, "'bad name' is not a parameter name"),
+            (["x"], {"params": {"n": []}}, "params['n'] must be a non-empty list"),
+            (["x"], {"params": {"n": ["1,2"]}}, "params['n'] must be"),
+            (["x"], {"seed": -1}, "seed must be a whole number of at least 0"),
+            (["x"], {"colour": "red"}, "unknown option 'colour'"),
+        ):
+            with self.subTest(command=command, options=options):
+                with self.assertRaises(energyd.EnergydError) as caught:
+                    c.run_sweep(command, energyctl="/nonexistent/energyctl", **options)
+                self.assertEqual(caught.exception.code, "invalid")
+                self.assertIn(words, caught.exception.message)
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.sweep_results(0, energyctl="/nonexistent/energyctl")
+        self.assertEqual(caught.exception.code, "invalid")
+
+    def test_energyctl_gets_the_clients_socket_and_the_options_as_arguments(self):
+        d = self.serve(lambda r: ok_reply(r, {}))
+        c = energyd.Client(d.path)
+        self.addCleanup(c.close)
+        ctl = fake_energyctl(self, 'echo \'{"event": "sweep", "sweep": 5}\' >&2\n'
+                                   'echo "energyctl: error: mark.start failed" >&2\nexit 1\n')
+        events = []
+        with self.assertRaises(energyd.SweepError) as caught:
+            c.run_sweep(["infer", "--batch", "{b}"], gpu=["min", 624750000], params={"b": [1, 8]}, dvfs=True,
+                        repeat=2, cooldown=0.5, baseline="2s", items="{b}", seed=7, progress=events.append,
+                        energyctl=ctl)
+        self.assertEqual(read_argv(ctl), [
+            "--socket", d.path, "sweep", "--progress", "json", "--gpu", "min,624750000", "--param", "b=1,8",
+            "--dvfs", "--repeat", "2", "--cooldown", "500ms", "--baseline", "2s", "--items", "{b}", "--seed", "7",
+            "--", "infer", "--batch", "{b}"])
+        e = caught.exception
+        self.assertEqual((e.code, e.sweep_id, e.exit_status), ("energyctl", 5, 1))
+        self.assertIn("mark.start failed", e.message)
+        self.assertIn("resume_sweep(5)", e.message)
+        self.assertEqual(events, [{"event": "sweep", "sweep": 5},
+                                  {"event": "message", "text": "energyctl: error: mark.start failed"}])
+
+    def test_energyctls_usage_error_is_invalid_and_sweep_results_parse_its_json(self):
+        c = energyd.Client(self.serve(lambda r: ok_reply(r, {})).path)
+        self.addCleanup(c.close)
+        usage = fake_energyctl(self, 'echo "energyctl: --gpu: 600 MHz is not in the clock table" >&2\n'
+                                     'echo "Usage: energyctl sweep --resume ID" >&2\nexit 2\n')
+        with self.assertRaises(energyd.SweepError) as caught:
+            c.run_sweep(["x"], gpu="600M", energyctl=usage, progress=None)
+        self.assertEqual((caught.exception.code, caught.exception.sweep_id), ("invalid", None))
+        self.assertIn("600 MHz is not in the clock table", caught.exception.message)
+        self.assertNotIn("Usage:", caught.exception.message, "the usage lines are in .lines, not the message")
+        self.assertEqual(len(caught.exception.lines), 2)
+        exported = fake_energyctl(self, 'echo \'{"sweep": {"id": 3}, "runs": [], "results": {}}\'\n')
+        self.assertEqual(c.sweep_results({"id": 3}, energyctl=exported), {"sweep": {"id": 3}, "runs": [], "results": {}})
+        self.assertEqual(read_argv(exported), ["--socket", c.socket_path, "sweep", "export", "3", "--json"])
+        garbled = fake_energyctl(self, 'echo "not json"\n')
+        with self.assertRaises(energyd.EnergydError) as caught:
+            c.sweep_results(3, energyctl=garbled)
+        self.assertEqual(caught.exception.code, "protocol")
+
+    def test_an_exception_in_the_progress_callback_interrupts_energyctl(self):
+        c = energyd.Client(self.serve(lambda r: ok_reply(r, {})).path)
+        self.addCleanup(c.close)
+        ctl = fake_energyctl(self, 'trap \'echo INT >> "$0.signals"; exit 130\' INT\n'
+                                   'echo \'{"event": "sweep", "sweep": 2}\' >&2\n'
+                                   'while :; do sleep 0.01; done\n')
+
+        def stop(event):
+            raise KeyboardInterrupt
+
+        started = time.monotonic()
+        with self.assertRaises(KeyboardInterrupt):
+            c.run_sweep(["x"], gpu="max", energyctl=ctl, progress=stop)
+        self.assertLess(time.monotonic() - started, 5)
+        with open(ctl + ".signals") as f:
+            self.assertEqual(f.read(), "INT\n", "energyctl got one SIGINT")
+
+    def test_print_progress_writes_one_line_per_event(self):
+        import io
+        err, saved = io.StringIO(), sys.stderr
+        sys.stderr = err
+        try:
+            energyd.print_progress({"event": "sweep", "sweep": 4, "name": "study"})
+            energyd.print_progress({"event": "run", "run": 3, "runs": 40, "runs_estimated": True,
+                                    "label": "gpu 306MHz", "eta_s": 61.4, "last": "0.25 J in 51 ms"})
+            energyd.print_progress({"event": "note", "message": "running anyway"})
+            energyd.print_progress({"event": "message", "text": "energyctl: sweep 4 complete"})
+        finally:
+            sys.stderr = saved
+        self.assertEqual(err.getvalue().splitlines(), [
+            "energyctl: sweep 4 (study)",
+            "energyctl: sweep: run 3/~40 (gpu 306MHz), finish in ~61 s; last: 0.25 J in 51 ms",
+            "energyctl: running anyway",
+            "energyctl: sweep 4 complete"])
+
     def test_run_block_that_raises_is_tagged_with_the_exception(self):
         d = self.serve(lambda r: ok_reply(r, {"id": 4, "name": "w"}))
         with self.assertRaises(KeyError):
@@ -583,6 +743,59 @@ class LiveDaemonTest(unittest.TestCase):
         self.assertAlmostEqual(r.report["total"]["idle_j"], 5.0 * r.duration_s, delta=1e-6 * 5.0 * r.duration_s)
         self.assertAlmostEqual(r.net_energy_j, r.energy_j - r.report["total"]["idle_j"], places=9)
         self.assertAlmostEqual(r.net_energy_j, 0.0, delta=0.01)  # the board stayed at 5 W
+
+    @unittest.skipUnless(os.environ.get("ENERGYCTL"), "needs $ENERGYCTL (ctest sets it)")
+    def test_a_sweep_runs_from_python_and_its_results_are_read(self):
+        c = self.client()
+        events = []
+        out = c.run_sweep(["sleep", "0.05"], gpu=["min", "max"], params={"n": [4]}, items="{n}", repeat=1,
+                          cooldown="off", name="py-grid", progress=events.append)
+        sweep = [e for e in events if e["event"] == "sweep"]
+        runs = [e for e in events if e["event"] == "run"]
+        self.assertEqual(len(sweep), 1)
+        self.assertEqual(([e["run"] for e in runs], {e["runs"] for e in runs}), ([1, 2], {2}))
+        self.assertFalse(any(e["runs_estimated"] for e in runs))
+        self.assertEqual(sorted(e["label"] for e in runs), ["gpu 306MHz, n=4", "gpu 624.75MHz, n=4"])
+        results = out["results"]
+        self.assertEqual((results["sweep"]["id"], results["sweep"]["state"]), (sweep[0]["sweep"], "complete"))
+        self.assertEqual(results["unit"], "item")
+        self.assertEqual([p["clocks"] for p in results["points"]], [{"gpu": 306000000}, {"gpu": 624750000}])
+        for p, run in zip(results["points"], sorted(out["runs"], key=lambda r: r["point"])):
+            self.assertEqual(p["energy_j"]["n"], 1)
+            self.assertAlmostEqual(p["power_w"]["mean"], 5.0, places=3)
+            self.assertAlmostEqual(p["energy_j"]["mean"], run["energy_j"] / 4, places=9)  # per item
+        self.assertIn(results["minimum"]["point"], (0, 1))
+        self.assertEqual(c.sweep_results(sweep[0]["sweep"]), out)
+
+    @unittest.skipUnless(os.environ.get("ENERGYCTL"), "needs $ENERGYCTL (ctest sets it)")
+    def test_ctrl_c_interrupts_the_sweep_and_resume_finishes_it(self):
+        c = self.client()
+        events = []
+
+        def interrupt_after_the_first_run(event):
+            events.append(event)
+            if event["event"] == "run":
+                raise KeyboardInterrupt
+
+        with self.assertRaises(KeyboardInterrupt):
+            c.run_sweep(["sleep", "0.05"], gpu="min,max", repeat=2, cooldown=0, name="py-interrupted",
+                        progress=interrupt_after_the_first_run)
+        sweep_id = [e["sweep"] for e in events if e["event"] == "sweep"][0]
+        self.assertEqual(c.sweep(sweep_id)["sweep"]["state"], "interrupted")
+        # energyd ends the interrupted run's pin when energyctl's connection closes: soon, not at once.
+        deadline = time.monotonic() + 5
+        while (c.call("clocks.leases")["leases"] or self.open_run_names()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(c.call("clocks.leases")["leases"], [], "a clock stayed pinned")
+        self.assertEqual(self.open_run_names(), [])
+        kept = {(r["point"], r["repeat"]) for r in c.sweep(sweep_id)["sweep"]["runs"] if r["role"] == "measure"}
+        self.assertGreaterEqual(len(kept), 1)
+        resumed = []
+        out = c.resume_sweep(sweep_id, progress=resumed.append)
+        self.assertEqual(len([e for e in resumed if e["event"] == "run"]), 4 - len(kept), "finished runs not repeated")
+        measured = [(r["point"], r["repeat"]) for r in out["runs"] if r["role"] == "measure"]
+        self.assertEqual(sorted(measured), [(0, 0), (0, 1), (1, 0), (1, 1)])
+        self.assertEqual(out["results"]["sweep"]["state"], "complete")
 
     def test_status_shows_the_board_rails_and_total(self):
         st = self.client().status()

@@ -33,24 +33,29 @@ TARGET = (3, 6)
 # it (docs.python.org "New in version"; 3.0 = present since Python 3 began).
 STDLIB = {
     "modules": {
-        "errno": (3, 0), "json": (3, 0), "os": (3, 0), "socket": (3, 0), "struct": (3, 0),
-        "threading": (3, 0), "time": (3, 0), "typing": (3, 5),
+        "errno": (3, 0), "json": (3, 0), "os": (3, 0), "re": (3, 0), "shutil": (3, 0), "signal": (3, 0),
+        "socket": (3, 0), "struct": (3, 0), "subprocess": (3, 0), "sys": (3, 0), "threading": (3, 0),
+        "time": (3, 0), "typing": (3, 5),
     },
     "attributes": {
         "errno.EAGAIN": (3, 0), "json.dumps": (3, 0), "json.loads": (3, 0), "os.environ": (3, 0),
+        "re.compile": (3, 0), "shutil.which": (3, 3), "signal.SIGINT": (3, 0), "sys.stderr": (3, 0),
+        # Popen's encoding= and errors= are 3.6; start_new_session= 3.2.
+        "subprocess.DEVNULL": (3, 3), "subprocess.PIPE": (3, 0), "subprocess.Popen": (3, 0),
+        "subprocess.run": (3, 5),
         "socket.AF_UNIX": (3, 0), "socket.SOCK_STREAM": (3, 0), "socket.socket": (3, 0),
         "socket.timeout": (3, 0), "struct.Struct": (3, 0), "threading.Lock": (3, 0),
         "time.monotonic": (3, 3), "time.sleep": (3, 0),
-        "typing.Any": (3, 5), "typing.Dict": (3, 5), "typing.Mapping": (3, 5), "typing.Optional": (3, 5),
-        "typing.Union": (3, 5),
+        "typing.Any": (3, 5), "typing.Callable": (3, 5), "typing.Dict": (3, 5), "typing.List": (3, 5),
+        "typing.Mapping": (3, 5), "typing.Optional": (3, 5), "typing.Sequence": (3, 5), "typing.Union": (3, 5),
     },
     "builtins": {
         "BaseException": (3, 0), "BlockingIOError": (3, 3), "BrokenPipeError": (3, 3),
         "ConnectionRefusedError": (3, 3), "ConnectionResetError": (3, 3), "Exception": (3, 0),
         "FileNotFoundError": (3, 3), "OSError": (3, 0), "UnicodeDecodeError": (3, 0), "ValueError": (3, 0),
-        "bool": (3, 0), "bytes": (3, 0), "dict": (3, 0), "float": (3, 0), "int": (3, 0),
-        "isinstance": (3, 0), "len": (3, 0), "min": (3, 0), "property": (3, 0), "str": (3, 0),
-        "super": (3, 0),
+        "all": (3, 0), "bool": (3, 0), "bytes": (3, 0), "dict": (3, 0), "float": (3, 0), "int": (3, 0),
+        "isinstance": (3, 0), "len": (3, 0), "list": (3, 0), "min": (3, 0), "property": (3, 0),
+        "repr": (3, 0), "round": (3, 0), "sorted": (3, 0), "str": (3, 0), "super": (3, 0), "tuple": (3, 0),
     },
 }
 BUILTIN_NAMES = set(dir(builtins))
