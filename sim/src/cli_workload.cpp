@@ -256,12 +256,11 @@ Result<RunContext> run_context(ControlClient& client, const WorkloadParams& para
 }
 
 // Sets the phase's loads; the CPU load only for a mix with a CPU part.
-Status set_loads(ControlClient& client, const WorkloadParams& params, std::uint32_t gpu_permille,
-                 std::uint32_t threads) {
-  Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(params, gpu_permille));
+Status set_loads(ControlClient& client, const WorkloadParams& params, const Phase& phase) {
+  Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(params, phase.gpu_permille));
   if (!gpu) return gpu.take_error();
   if (!mix_uses_cpu(params.mix)) return ok_status();
-  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"threads", threads}});
+  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"threads", phase.busy_threads}, {"spinning", phase.spinning_threads}});
   if (!cpu) return cpu.take_error();
   return ok_status();
 }
@@ -286,7 +285,7 @@ using Deadline = std::chrono::steady_clock::time_point;
 
 Status run_phase(ControlClient& client, const RunContext& run, const Phase& phase, Deadline& deadline,
                  std::int64_t items, Progress& progress) {
-  Status loaded = set_loads(client, run.params, phase.gpu_permille, phase.busy_threads);
+  Status loaded = set_loads(client, run.params, phase);
   if (!loaded) return loaded;
   Result<StudyClocks> clocks = phase_clocks(client, run.params, phase);
   if (!clocks) return clocks.take_error();
@@ -313,7 +312,7 @@ Status busy(ControlClient& client, const RunContext& run, std::int64_t units, Pr
 }
 
 Status idle(ControlClient& client, const WorkloadParams& params, std::int64_t idle_ns) {
-  Status unloaded = set_loads(client, params, 0, 0);
+  Status unloaded = set_loads(client, params, Phase{});
   if (!unloaded) return unloaded;
   std::this_thread::sleep_for(std::chrono::nanoseconds(idle_ns));
   return ok_status();
