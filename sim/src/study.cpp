@@ -20,11 +20,12 @@ struct NamedMix {
 };
 
 // Shapes, in Jetson Nano units; the derivation is in sim/ASSUMPTIONS.md.
-// {gpu_megacycles, memory_us, cpu_megacycles, cpu_threads, host_threads, batch_fixed_us}
+// {gpu_megacycles, memory_us, cpu_megacycles, cpu_threads, host_threads, batch_fixed_us,
+//  batch_fixed_gpu_permille, memory_gpu_permille}
 const NamedMix kPresets[] = {
-    {"gpu-bound", {14.0, 1000, 2.0, 1, 1, 100000, kGpuBusyPermille}},
-    {"memory-bound", {4.0, 9000, 1.0, 1, 1, 100000}},
-    {"cpu-heavy", {3.0, 2000, 40.0, 4, 1, 100000}},
+    {"gpu-bound", {14.0, 1000, 2.0, 1, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
+    {"memory-bound", {4.0, 9000, 1.0, 1, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
+    {"cpu-heavy", {3.0, 2000, 40.0, 4, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
 };
 
 // Time of `megacycles` on `threads` threads at `hz` cycles/s x `throughput`.
@@ -107,11 +108,14 @@ std::vector<Phase> batch_phases(const WorkloadMix& mix, std::int64_t items, cons
   if (mix.batch_fixed_us > 0)
     out.push_back(Phase{"fixed", 0, 0, 1, mix.batch_fixed_us * kNsPerUs / cal.batch_speed, 1, 0,
                         std::max(kGpuWaitPermille, std::min(kGpuBusyPermille, mix.batch_fixed_gpu_permille))});
-  if (mix.gpu_megacycles > 0)
-    out.push_back(Phase{"gpu", mix.gpu_megacycles * n, 0, 1, 0, 0, mix.host_threads, kGpuBusyPermille});
-  if (mix.memory_us > 0)
-    out.push_back(Phase{"memory", 0, 0, 1, mix.memory_us * n * kNsPerUs / cal.memory_speed, 0, mix.host_threads,
-                        kGpuMemoryPermille});
+  const double memory_ns = mix.memory_us * n * kNsPerUs / cal.memory_speed;
+  const std::uint32_t memory_permille = std::max(kGpuWaitPermille, std::min(kGpuBusyPermille, mix.memory_gpu_permille));
+  const bool own_phase = memory_permille < kGpuBusyPermille;
+  if (mix.gpu_megacycles > 0 || (mix.memory_us > 0 && !own_phase))
+    out.push_back(Phase{"gpu", mix.gpu_megacycles * n, 0, 1, own_phase ? 0.0 : memory_ns, 0, mix.host_threads,
+                        kGpuBusyPermille});
+  if (mix.memory_us > 0 && own_phase)
+    out.push_back(Phase{"memory", 0, 0, 1, memory_ns, 0, mix.host_threads, memory_permille});
   return out;
 }
 

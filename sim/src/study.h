@@ -44,8 +44,8 @@ namespace energy::sim {
 inline constexpr std::uint32_t kGpuWaitPermille = 1;
 inline constexpr std::uint32_t kGpuBusyPermille = 1000;
 // While an item's memory part runs the GPU's cores mostly stall on DRAM:
-// the model's one GPU load (power and podgov alike) reads this share
-// (assumed and fitted, sim/ASSUMPTIONS.md A50).
+// the presets' memory phase runs at this GPU load, which the model's power
+// and podgov alike read (assumed and fitted, sim/ASSUMPTIONS.md A50).
 inline constexpr std::uint32_t kGpuMemoryPermille = 300;
 
 struct WorkloadMix {
@@ -56,6 +56,9 @@ struct WorkloadMix {
   std::uint32_t host_threads = 0;                             // CPU threads busy while the GPU works (launch, wait)
   double batch_fixed_us = 0;                                  // per batch: launch and copies
   std::uint32_t batch_fixed_gpu_permille = kGpuBusyPermille;  // GPU load during them
+  // GPU load during the memory part: below kGpuBusyPermille it is a phase of
+  // its own after the compute; at it (the plain mix), one phase with the compute.
+  std::uint32_t memory_gpu_permille = kGpuBusyPermille;
 };
 
 // Named mixes shaped like the published workload families (sim/README.md):

@@ -342,7 +342,7 @@ TEST(Study, RejectsClocksOutsideTheTableAndEmptyBatches) {
 // A batch's phases: fixed costs once per batch, the rest per item; the
 // memory part is its own phase at the stalled GPU's load.
 TEST(Study, BatchPhasesScaleWithItemsButNotTheFixedCost) {
-  WorkloadMix mix{2.0, 1000, 3.0, 2, 1, 500, 300};
+  WorkloadMix mix{2.0, 1000, 3.0, 2, 1, 500, 300, 200};
   const StudyCalibration cal{2, 1, 4, 4};
   const std::vector<Phase> one = batch_phases(mix, 1, StudyCalibration{});
   const std::vector<Phase> ten = batch_phases(mix, 10, cal);
@@ -359,12 +359,19 @@ TEST(Study, BatchPhasesScaleWithItemsButNotTheFixedCost) {
   EXPECT_EQ(ten[2].busy_threads, 0u);
   EXPECT_EQ(ten[2].spinning_threads, 1u);  // the host thread waits for the GPU
   EXPECT_DOUBLE_EQ(ten[3].fixed_ns, 10 * 1000000 / 4.0);
-  EXPECT_EQ(ten[3].gpu_permille, kGpuMemoryPermille);
+  EXPECT_EQ(ten[3].gpu_permille, 200u);
   EXPECT_EQ(ten[3].spinning_threads, 1u);
+  EXPECT_EQ(preset_mix("memory-bound")->memory_gpu_permille, kGpuMemoryPermille);
   // 20 Mcycles at 500 MHz x throughput 2 = 20 ms; the memory part 2.5 ms whatever the clocks.
   EXPECT_NEAR(*phase_duration_ns(ten[2], {1000000, 500000000}, cal), 20e6, 1);
   EXPECT_NEAR(*phase_duration_ns(ten[3], {1000000, 76800000}, cal), 2.5e6, 1);
   EXPECT_FALSE(phase_duration_ns(ten[2], {1000000, 0}, StudyCalibration{}));
+  // The plain mix keeps its memory time in the GPU phase at load 1000, as before A50.
+  const std::vector<Phase> plain = batch_phases(WorkloadMix{}, 2, StudyCalibration{});
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].gpu_permille, kGpuBusyPermille);
+  EXPECT_DOUBLE_EQ(plain[0].fixed_ns, 2 * 4000 * 1000.0);
+  EXPECT_DOUBLE_EQ(plain[0].gpu_megacycles, 8);
 }
 
 // A spinning thread is busy for the governor and draws kSpinActivity of a computing one.
