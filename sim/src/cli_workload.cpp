@@ -22,8 +22,10 @@ constexpr const char* kWorkloadHelp =
     "GPU, and CPU megacycles on a number of threads (time cycles / (threads x f_cpu)); a\n"
     "batch adds a fixed launch-and-copy time. A batch runs as phases: CPU pre-processing\n"
     "(CPU_THREADS busy), launch and copies (1 thread busy, GPU busy), GPU (GPU load 1000,\n"
-    "HOST_THREADS busy). Each phase sets the simulated loads through the control socket and\n"
-    "asks the board's effective clocks first, so it follows max_freq and the governors. A mix\n"
+    "HOST_THREADS spin-waiting: busy for the governor, a quarter of the power), and in the\n"
+    "presets memory (GPU load 300: cores stalled on DRAM). Each phase sets the simulated\n"
+    "loads through the control socket and asks the board's effective clocks first, so it\n"
+    "follows max_freq and the governors. A mix\n"
     "with a CPU part pins the simulated CPU load (busy threads) while it runs, instead of the\n"
     "host's load, and puts the load source back as it was (host or pinned) at the end. Mixes are in Jetson Nano\n"
     "units; the board's speed factors scale them (sim/README.md, \"Study workloads\").\n"
@@ -42,7 +44,7 @@ constexpr const char* kWorkloadHelp =
     "  --memory-us X          memory-bound microseconds per item\n"
     "  --cpu-megacycles X     CPU megacycles per item (pre-processing)\n"
     "  --cpu-threads N        threads the pre-processing runs on (1..64)\n"
-    "  --host-threads N       CPU threads busy while the GPU works (0..64)\n"
+    "  --host-threads N       CPU threads spin-waiting while the GPU works (0..64)\n"
     "  --batch-fixed-us X     launch and copy microseconds per batch\n";
 
 std::atomic<bool> g_stop{false};
