@@ -22,8 +22,10 @@ constexpr const char* kWorkloadHelp =
     "GPU, and CPU megacycles on a number of threads (time cycles / (threads x f_cpu)); a\n"
     "batch adds a fixed launch-and-copy time. A batch runs as phases: CPU pre-processing\n"
     "(CPU_THREADS busy), launch and copies (1 thread busy, GPU busy), GPU (GPU load 1000,\n"
-    "HOST_THREADS busy). Each phase sets the simulated loads through the control socket and\n"
-    "asks the board's effective clocks first, so it follows max_freq and the governors. A mix\n"
+    "HOST_THREADS spin-waiting: busy for the governor, a quarter of the power), and in the\n"
+    "presets memory (GPU load 300: cores stalled on DRAM). Each phase sets the simulated\n"
+    "loads through the control socket and asks the board's effective clocks first, so it\n"
+    "follows max_freq and the governors. A mix\n"
     "with a CPU part pins the simulated CPU load (busy threads) while it runs, instead of the\n"
     "host's load, and puts the load source back as it was (host or pinned) at the end. Mixes are in Jetson Nano\n"
     "units; the board's speed factors scale them (sim/README.md, \"Study workloads\").\n"
@@ -42,7 +44,7 @@ constexpr const char* kWorkloadHelp =
     "  --memory-us X          memory-bound microseconds per item\n"
     "  --cpu-megacycles X     CPU megacycles per item (pre-processing)\n"
     "  --cpu-threads N        threads the pre-processing runs on (1..64)\n"
-    "  --host-threads N       CPU threads busy while the GPU works (0..64)\n"
+    "  --host-threads N       CPU threads spin-waiting while the GPU works (0..64)\n"
     "  --batch-fixed-us X     launch and copy microseconds per batch\n";
 
 std::atomic<bool> g_stop{false};
@@ -256,12 +258,11 @@ Result<RunContext> run_context(ControlClient& client, const WorkloadParams& para
 }
 
 // Sets the phase's loads; the CPU load only for a mix with a CPU part.
-Status set_loads(ControlClient& client, const WorkloadParams& params, std::uint32_t gpu_permille,
-                 std::uint32_t threads) {
-  Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(params, gpu_permille));
+Status set_loads(ControlClient& client, const WorkloadParams& params, const Phase& phase) {
+  Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(params, phase.gpu_permille));
   if (!gpu) return gpu.take_error();
   if (!mix_uses_cpu(params.mix)) return ok_status();
-  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"threads", threads}});
+  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"threads", phase.busy_threads}, {"spinning", phase.spinning_threads}});
   if (!cpu) return cpu.take_error();
   return ok_status();
 }
@@ -286,7 +287,7 @@ using Deadline = std::chrono::steady_clock::time_point;
 
 Status run_phase(ControlClient& client, const RunContext& run, const Phase& phase, Deadline& deadline,
                  std::int64_t items, Progress& progress) {
-  Status loaded = set_loads(client, run.params, phase.gpu_permille, phase.busy_threads);
+  Status loaded = set_loads(client, run.params, phase);
   if (!loaded) return loaded;
   Result<StudyClocks> clocks = phase_clocks(client, run.params, phase);
   if (!clocks) return clocks.take_error();
@@ -313,7 +314,7 @@ Status busy(ControlClient& client, const RunContext& run, std::int64_t units, Pr
 }
 
 Status idle(ControlClient& client, const WorkloadParams& params, std::int64_t idle_ns) {
-  Status unloaded = set_loads(client, params, 0, 0);
+  Status unloaded = set_loads(client, params, Phase{});
   if (!unloaded) return unloaded;
   std::this_thread::sleep_for(std::chrono::nanoseconds(idle_ns));
   return ok_status();

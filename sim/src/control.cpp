@@ -201,17 +201,27 @@ Result<json> cmd_set_gpu_load(Board& b, const json& args) {
   return json{{"permille", *permille}};
 }
 
-// {"threads": N}: N busy threads among the board's CPUs (a study workload's
-// phase), pinned as N x 1000 / CPUs per-mille, at most 1000, with the
-// busiest CPU at 1000 when N >= 1 (what the sampled CPU governor follows).
+// {"threads": N, "spinning": S?}: N computing and S spin-waiting threads
+// among the board's CPUs (a study workload's phase), pinned as their power
+// load (a spinning thread counts kSpinActivity, study.h), at most 1000, with
+// the busiest CPU at 1000 when N + S >= 1 (what the sampled CPU governor follows).
 Result<json> pin_cpu_threads(Board& b, const json& args) {
   Result<std::int64_t> threads = int_in(args, "threads", 0, 1024);
   if (!threads) return threads.take_error();
+  std::int64_t spinning = 0;
+  if (args.contains("spinning")) {
+    Result<std::int64_t> s = int_in(args, "spinning", 0, 1024);
+    if (!s) return s.take_error();
+    spinning = *s;
+  }
   const std::size_t cpus = std::max<std::size_t>(1, b.board.spec().cpu.all_cpus().size());
-  const std::uint32_t permille = busy_permille(static_cast<std::uint32_t>(*threads), cpus);
-  const std::uint32_t peak = *threads > 0 ? 1000 : 0;  // a busy thread keeps its CPU busy
+  const auto busy = static_cast<std::uint32_t>(*threads);
+  const auto spin = static_cast<std::uint32_t>(spinning);
+  const std::uint32_t permille = cpu_power_permille(busy, spin, cpus);
+  const std::uint32_t peak = cpu_peak_permille(busy, spin);
   b.board.pin_cpu_load(permille, peak);
-  return json{{"source", "pinned"}, {"permille", permille}, {"peak_permille", peak}, {"threads", *threads}};
+  return json{{"source", "pinned"},   {"permille", permille}, {"peak_permille", peak},
+              {"threads", *threads}, {"spinning", spinning}};
 }
 
 // {"permille": N} pins the CPU load; no permille (or null, or "host") follows the host again.

@@ -2,6 +2,7 @@
 #include "study.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "energysim/board_state.h"
 #include "model_power.h"
@@ -19,11 +20,12 @@ struct NamedMix {
 };
 
 // Shapes, in Jetson Nano units; the derivation is in sim/ASSUMPTIONS.md.
-// {gpu_megacycles, memory_us, cpu_megacycles, cpu_threads, host_threads, batch_fixed_us}
+// {gpu_megacycles, memory_us, cpu_megacycles, cpu_threads, host_threads, batch_fixed_us,
+//  batch_fixed_gpu_permille, memory_gpu_permille}
 const NamedMix kPresets[] = {
-    {"gpu-bound", {14.0, 1000, 2.0, 1, 1, 100000, kGpuBusyPermille}},
-    {"memory-bound", {4.0, 9000, 1.0, 1, 1, 100000}},
-    {"cpu-heavy", {3.0, 2000, 40.0, 4, 1, 100000}},
+    {"gpu-bound", {14.0, 1000, 2.0, 1, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
+    {"memory-bound", {4.0, 9000, 1.0, 1, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
+    {"cpu-heavy", {3.0, 2000, 40.0, 4, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
 };
 
 // Time of `megacycles` on `threads` threads at `hz` cycles/s x `throughput`.
@@ -46,7 +48,8 @@ Status check_clocks(const BoardSpec& spec, const StudyClocks& clocks) {
 // The idle board with both clocks pinned (min = max) and the phase's loads.
 ModelControls phase_controls(const BoardSpec& spec, const Phase& phase, const StudyClocks& clocks,
                              std::size_t cpu_count) {
-  ModelControls c{idle_state(spec), busy_permille(phase.busy_threads, cpu_count), {}};
+  ModelControls c{idle_state(spec), cpu_power_permille(phase.busy_threads, phase.spinning_threads, cpu_count), {}};
+  c.cpu_peak_permille = cpu_peak_permille(phase.busy_threads, phase.spinning_threads);
   for (auto& [policy, p] : c.board.policies) p.min_khz = p.max_khz = clocks.cpu_khz;
   GpuState& gpu = c.board.gpus.at(spec.gpus.front().devfreq_name);
   gpu.min_hz = gpu.max_hz = clocks.gpu_hz;
@@ -101,13 +104,18 @@ std::vector<Phase> batch_phases(const WorkloadMix& mix, std::int64_t items, cons
   const double n = static_cast<double>(std::max<std::int64_t>(1, items));
   std::vector<Phase> out;
   if (mix.cpu_megacycles > 0)
-    out.push_back(Phase{"cpu", 0, mix.cpu_megacycles * n, mix.cpu_threads, 0, mix.cpu_threads, kGpuWaitPermille});
+    out.push_back(Phase{"cpu", 0, mix.cpu_megacycles * n, mix.cpu_threads, 0, mix.cpu_threads, 0, kGpuWaitPermille});
   if (mix.batch_fixed_us > 0)
-    out.push_back(Phase{"fixed", 0, 0, 1, mix.batch_fixed_us * kNsPerUs / cal.batch_speed, 1,
+    out.push_back(Phase{"fixed", 0, 0, 1, mix.batch_fixed_us * kNsPerUs / cal.batch_speed, 1, 0,
                         std::max(kGpuWaitPermille, std::min(kGpuBusyPermille, mix.batch_fixed_gpu_permille))});
-  if (mix.gpu_megacycles > 0 || mix.memory_us > 0)
-    out.push_back(Phase{"gpu", mix.gpu_megacycles * n, 0, 1, mix.memory_us * n * kNsPerUs / cal.memory_speed,
-                        mix.host_threads, kGpuBusyPermille});
+  const double memory_ns = mix.memory_us * n * kNsPerUs / cal.memory_speed;
+  const std::uint32_t memory_permille = std::max(kGpuWaitPermille, std::min(kGpuBusyPermille, mix.memory_gpu_permille));
+  const bool own_phase = memory_permille < kGpuBusyPermille;
+  if (mix.gpu_megacycles > 0 || (mix.memory_us > 0 && !own_phase))
+    out.push_back(Phase{"gpu", mix.gpu_megacycles * n, 0, 1, own_phase ? 0.0 : memory_ns, 0, mix.host_threads,
+                        kGpuBusyPermille});
+  if (mix.memory_us > 0 && own_phase)
+    out.push_back(Phase{"memory", 0, 0, 1, memory_ns, 0, mix.host_threads, memory_permille});
   return out;
 }
 
@@ -129,6 +137,16 @@ std::uint32_t busy_permille(std::uint32_t threads, std::size_t cpu_count) {
   return static_cast<std::uint32_t>(std::min<std::size_t>(1000, std::size_t{threads} * 1000 / cpu_count));
 }
 
+std::uint32_t cpu_power_permille(std::uint32_t busy, std::uint32_t spinning, std::size_t cpu_count) {
+  if (cpu_count == 0) return 0;
+  const double threads = static_cast<double>(busy) + kSpinActivity * static_cast<double>(spinning);
+  return static_cast<std::uint32_t>(std::min(1000.0, std::floor(threads * 1000.0 / static_cast<double>(cpu_count))));
+}
+
+std::uint32_t cpu_peak_permille(std::uint32_t busy, std::uint32_t spinning) {
+  return busy + spinning > 0 ? 1000 : 0;
+}
+
 ClockPolicy fixed_clocks(StudyClocks clocks) {
   return [clocks](const Phase&) { return clocks; };
 }
@@ -136,7 +154,8 @@ ClockPolicy fixed_clocks(StudyClocks clocks) {
 ClockPolicy default_governors(const BoardSpec& spec) {
   const std::size_t cpus = std::max<std::size_t>(1, spec.cpu.all_cpus().size());
   return [spec, cpus](const Phase& phase) {
-    ModelControls c{idle_state(spec), busy_permille(phase.busy_threads, cpus), {}};
+    ModelControls c{idle_state(spec), cpu_power_permille(phase.busy_threads, phase.spinning_threads, cpus), {}};
+    c.cpu_peak_permille = cpu_peak_permille(phase.busy_threads, phase.spinning_threads);
     const std::string& gpu = spec.gpus.front().devfreq_name;
     c.board.gpus.at(gpu).load_permille = phase.gpu_permille;
     const BoardState governed = governed_state(spec, c);

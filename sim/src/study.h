@@ -43,6 +43,10 @@ namespace energy::sim {
 // rail-gated.
 inline constexpr std::uint32_t kGpuWaitPermille = 1;
 inline constexpr std::uint32_t kGpuBusyPermille = 1000;
+// While an item's memory part runs the GPU's cores mostly stall on DRAM:
+// the presets' memory phase runs at this GPU load, which the model's power
+// and podgov alike read (assumed and fitted, sim/ASSUMPTIONS.md A50).
+inline constexpr std::uint32_t kGpuMemoryPermille = 300;
 
 struct WorkloadMix {
   double gpu_megacycles = 4.0;                                // per item
@@ -52,6 +56,9 @@ struct WorkloadMix {
   std::uint32_t host_threads = 0;                             // CPU threads busy while the GPU works (launch, wait)
   double batch_fixed_us = 0;                                  // per batch: launch and copies
   std::uint32_t batch_fixed_gpu_permille = kGpuBusyPermille;  // GPU load during them
+  // GPU load during the memory part: below kGpuBusyPermille it is a phase of
+  // its own after the compute; at it (the plain mix), one phase with the compute.
+  std::uint32_t memory_gpu_permille = kGpuBusyPermille;
 };
 
 // Named mixes shaped like the published workload families (sim/README.md):
@@ -70,7 +77,8 @@ struct Phase {
   double cpu_megacycles = 0;
   std::uint32_t cpu_threads = 1;   // threads sharing cpu_megacycles
   double fixed_ns = 0;             // time no clock changes
-  std::uint32_t busy_threads = 0;  // CPU threads busy
+  std::uint32_t busy_threads = 0;      // CPU threads computing
+  std::uint32_t spinning_threads = 0;  // CPU threads spin-waiting for the GPU (kSpinActivity)
   std::uint32_t gpu_permille = 0;
 };
 
@@ -85,8 +93,19 @@ struct StudyClocks {
 // kInvalid when a clock the phase needs is 0.
 Result<double> phase_duration_ns(const Phase& phase, const StudyClocks& clocks, const StudyCalibration& cal);
 
+// A host thread waiting for the GPU spins (CUDA's default on a board with
+// more cores than contexts): busy for the CPU governor, but a spin loop
+// switches a share of what a computing thread does, so it draws that share
+// of a busy CPU's dynamic power (assumed and fitted, sim/ASSUMPTIONS.md A49).
+inline constexpr double kSpinActivity = 0.25;
+
 // CPU load per-mille of `threads` busy threads on `cpu_count` CPUs (capped at 1000).
 std::uint32_t busy_permille(std::uint32_t threads, std::size_t cpu_count);
+// The power load of `busy` computing and `spinning` waiting threads (each
+// spinning one counts kSpinActivity of a busy one), capped at 1000.
+std::uint32_t cpu_power_permille(std::uint32_t busy, std::uint32_t spinning, std::size_t cpu_count);
+// The busiest CPU's load the governor sees: 1000 with any thread busy or spinning.
+std::uint32_t cpu_peak_permille(std::uint32_t busy, std::uint32_t spinning);
 
 // The clocks a phase runs at: fixed clocks ignore the phase; a governor
 // policy (the DVFS comparison) may choose by the phase's loads.

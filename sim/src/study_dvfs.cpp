@@ -22,8 +22,8 @@ constexpr std::int64_t kGridNs = std::gcd(std::gcd(kCpuSampleNs, kGpuSampleNs), 
 // The idle board under its default governors, limits over the whole table,
 // with the phase's loads.
 ModelControls dvfs_controls(const BoardSpec& spec, const Phase& phase, std::size_t cpu_count) {
-  ModelControls c{idle_state(spec), busy_permille(phase.busy_threads, cpu_count), {}};
-  c.cpu_peak_permille = phase.busy_threads > 0 ? 1000 : 0;
+  ModelControls c{idle_state(spec), cpu_power_permille(phase.busy_threads, phase.spinning_threads, cpu_count), {}};
+  c.cpu_peak_permille = cpu_peak_permille(phase.busy_threads, phase.spinning_threads);
   for (auto& [policy, p] : c.board.policies) {
     p.min_khz = spec.cpu.available_khz.front();
     p.max_khz = spec.cpu.available_khz.back();

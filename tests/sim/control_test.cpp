@@ -108,6 +108,19 @@ TEST_F(ControlTest, CpuLoadCanBePinnedAsBusyThreads) {
   EXPECT_EQ(code(call({{"cmd", "set_cpu_load"}, {"threads", "two"}})), "invalid");
 }
 
+// A spin-waiting host thread holds the governor up (peak 1000) but draws
+// kSpinActivity of a busy thread: 1 busy + 2 spinning on 6 CPUs = 1.5 / 6.
+TEST_F(ControlTest, SpinningThreadsCountAShareOfABusyOne) {
+  const json spin = call({{"cmd", "set_cpu_load"}, {"threads", 1}, {"spinning", 2}});
+  ASSERT_TRUE(spin.at("ok").get<bool>()) << spin.dump();
+  EXPECT_EQ(spin.at("permille"), 250);
+  EXPECT_EQ(spin.at("peak_permille"), 1000);
+  EXPECT_EQ(spin.at("spinning"), 2);
+  EXPECT_EQ(call({{"cmd", "set_cpu_load"}, {"threads", 0}, {"spinning", 1}}).at("peak_permille"), 1000);
+  EXPECT_EQ(code(call({{"cmd", "set_cpu_load"}, {"threads", 1}, {"spinning", -1}})), "invalid");
+  EXPECT_EQ(code(call({{"cmd", "set_cpu_load"}, {"threads", 1}, {"spinning", 2000}})), "invalid");
+}
+
 TEST_F(ControlTest, FaultsAndVanishedDevicesShowInStatus) {
   ASSERT_TRUE(call({{"cmd", "fault"}, {"rail", "VDD_IN"}, {"kind", "block"}, {"ms", 50}}).at("ok").get<bool>());
   ASSERT_TRUE(call({{"cmd", "vanish"}, {"device", "1-0040"}}).at("ok").get<bool>());
