@@ -49,9 +49,12 @@ def fail(message):
     sys.exit(1)
 
 
-def wait_for_socket(path, seconds, what):
+def wait_for_socket(path, seconds, what, log=None, child=None):
+    """Waits for a listening socket; on failure says why, with the end of the child's log."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        if child is not None and child.poll() is not None:
+            break
         if os.path.exists(path):
             try:
                 with socket.socket(socket.AF_UNIX) as s:
@@ -60,7 +63,12 @@ def wait_for_socket(path, seconds, what):
             except OSError:
                 pass
         time.sleep(0.05)
-    fail(what + " did not come up at " + path)
+    tail = ""
+    if log is not None:
+        log.flush()
+        with open(log.name) as f:
+            tail = ": " + " | ".join(f.read().strip().splitlines()[-3:])
+    fail(what + " did not come up at " + path + tail)
 
 
 class Board:
@@ -76,7 +84,7 @@ class Board:
         self.sim = subprocess.Popen([sim, "run", "--board", board, "--l4t", str(l4t), "--mount",
                                      os.path.join(self.dir, "b"), "--control", self.ctl, "--cpu-load", "0"],
                                     stdout=self.sim_log, stderr=subprocess.STDOUT)
-        wait_for_socket(self.ctl, 20, "energyd-sim")
+        wait_for_socket(self.ctl, 20, "energyd-sim", self.sim_log, self.sim)
         config = os.path.join(self.dir, "energyd.yaml")
         with open(config, "w") as f:
             f.write("log_level: warn\n")

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
+#include "raw_client.h"
 
 namespace energy::testing {
 namespace {
@@ -381,6 +382,25 @@ TEST_F(ClockPins, ShowGivesTheClocksStoredWithTheStopAfterARestart) {
   EXPECT_EQ(shown["clock_pins"], stopped["clock_pins"]) << shown.dump(2);
   EXPECT_EQ(shown["clock_events"], stopped["clock_events"]);
   EXPECT_EQ(shown["clock_pins"][0]["domains"][0]["achieved_min_hz"], 408000000);
+}
+
+// A pinned mark.start whose client leaves before the reply (an energyctl
+// sweep killed while its run was opening) opens no run and gives the pin
+// back at once, so the clocks are the board's again and the next client
+// (the sweep resumed) can pin them.
+TEST_F(ClockPins, APinnedMarkStartWhoseClientLeftOpensNoRunAndGivesThePinBack) {
+  int fd = connect_to(sock());
+  ASSERT_GE(fd, 0);
+  nlohmann::json args = {{"name", "orphan"}, {"pin", {{"domains", {{"gpu", "max"}}}}}};
+  ASSERT_TRUE(send_all(fd, protocol::encode_frame(protocol::make_request(1, "mark.start", args))));
+  ::close(fd);
+  EXPECT_TRUE(eventually([&] { return leases().empty() && restored(); }, milliseconds(5000)))
+      << leases().dump() << "\n" << log();
+  std::this_thread::sleep_for(milliseconds(300));  // a run opened late would show by now
+  EXPECT_TRUE(ctl({"status"})["open_runs"].empty()) << "a run nobody knows of was opened";
+  EXPECT_TRUE(leases().empty());
+  auto again = run_ctl({"pin", "--gpu", "max", "--for", "1m"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
 }  // namespace

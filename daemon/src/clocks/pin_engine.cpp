@@ -337,9 +337,15 @@ void PinEngine::release_matching(const std::function<bool(const LeaseRecord&)>& 
   for (int64_t id : ids) release(id, reason);
 }
 
+// A connection's own leases, and the run leases it asked for whose run has
+// not opened yet (a pinned mark.start whose client left before the reply:
+// nobody would know that run, or stop it).
 void PinEngine::release_connection(uint64_t connection) {
   release_matching(
-      [connection](const LeaseRecord& l) { return l.kind == LeaseKind::kConnection && l.connection == connection; },
+      [connection](const LeaseRecord& l) {
+        bool opening = l.kind == LeaseKind::kRun && l.run_id == 0;
+        return (l.kind == LeaseKind::kConnection || opening) && l.connection == connection;
+      },
       "its client's connection closed");
 }
 

@@ -115,7 +115,8 @@ void PinManager::wake_timer() {
 }
 
 void PinManager::pin(PinOrder order, Done done) {
-  if (order.kind == LeaseKind::kConnection) lease_connections_.insert(order.connection);
+  bool opening_run = order.kind == LeaseKind::kRun && order.run_id == 0;
+  if (order.kind == LeaseKind::kConnection || opening_run) lease_connections_.insert(order.connection);
   const Clock* clock = &clock_;
   run([order = std::move(order), done = std::move(done), clock, shared = shared_](PinEngine& e) {
     auto result = e.pin(order);

@@ -86,7 +86,7 @@ class PinManager {
   sd_event* loop_;
   Poster& poster_;
   const Clock& clock_;
-  std::set<uint64_t> lease_connections_;  // connections that asked for a connection lease
+  std::set<uint64_t> lease_connections_;  // connections that asked for a connection lease or a pinned mark.start
   std::shared_ptr<Shared> shared_;
   std::shared_ptr<PinEngine> engine_;
   TaskRunner worker_;

@@ -161,6 +161,7 @@ class DaemonImpl {
   void status(const Responder& r);
   void mark_start(const MarkStartArgs& args, const Responder& r);
   void pin_then_start(const MarkStartArgs& args, nlohmann::json tags, const Responder& r);
+  void drop_pinned_start(const MarkStartArgs& args, int64_t lease, const Responder& r);
   void open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease, const Responder& r);
   void bind_lease(const MarkStartArgs& args, const RunRecord& run, int64_t lease, const Responder& r);
   void mark_stop(const MarkStopArgs& args, const Responder& r);
@@ -648,15 +649,25 @@ void DaemonImpl::pin_then_start(const MarkStartArgs& args, nlohmann::json tags, 
       return r.fail(pinned.error());
     }
     int64_t lease = (*pinned)["lease"].value("id", int64_t{0});
+    if (r.cancelled()) return drop_pinned_start(args, lease, r);
     context_->poll_now([this, args, tags, lease, r] {
       poster_.post([this, args, tags, lease, r] { open_pinned_run(args, tags, lease, r); });
     });
   });
 }
 
+// The client left before its pinned run opened: nobody would learn of the
+// run or stop it, so it does not open and the pin is given back (the lease
+// is also released when the connection's close reaches the pin worker).
+void DaemonImpl::drop_pinned_start(const MarkStartArgs& args, int64_t lease, const Responder& r) {
+  started(args, std::nullopt, r);
+  pins_->unpin({lease}, daemon_itself(), [](const Result<nlohmann::json>&) {});
+}
+
 // A run that cannot open gives its lease back.
 void DaemonImpl::open_pinned_run(const MarkStartArgs& args, const nlohmann::json& tags, int64_t lease,
                                  const Responder& r) {
+  if (r.cancelled()) return drop_pinned_start(args, lease, r);
   runs_->start(args.name, tags, args.items, [this, args, r, lease](const Result<RunRecord>& rec) {
     if (rec) return bind_lease(args, *rec, lease, r);
     started(args, std::nullopt, r);
