@@ -24,7 +24,8 @@
 #   BULLSEYE_CHROOT  chroot directory (default /var/tmp/energyd-ci/bullseye;
 #                    must be outside the source tree)
 #   BULLSEYE_MIRROR  Debian mirror (default http://deb.debian.org/debian)
-#   BULLSEYE_FRESH=1 delete and re-create the chroot first
+#   BULLSEYE_FRESH=1 delete and re-create the chroot first (and its pristine
+#                    copy $BULLSEYE_CHROOT.minbase, made after each debootstrap)
 # Needs root (re-runs itself through sudo otherwise).
 set -euo pipefail
 
@@ -134,6 +135,12 @@ if [[ "${BULLSEYE_FRESH:-0}" == 1 ]] || ! chroot_complete; then
     unmount_all
     die "debootstrap of $SUITE failed (full log: $log)"
   fi
+  # A pristine copy (nothing installed, nothing configured) for the install
+  # test of the release packages: scripts/ci-release.sh hands it to
+  # scripts/ci-package.sh as PACKAGE_SEED, which saves a second debootstrap.
+  unmount_all
+  rm -rf --one-file-system -- "$CHROOT.minbase"
+  cp -ax -- "$CHROOT" "$CHROOT.minbase" || die "copying the fresh chroot to $CHROOT.minbase failed"
   # Chroot housekeeping: no services started by package scripts; apt retries.
   printf '#!/bin/sh\nexit 101\n' >"$CHROOT/usr/sbin/policy-rc.d"
   chmod 755 "$CHROOT/usr/sbin/policy-rc.d"

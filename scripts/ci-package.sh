@@ -26,6 +26,9 @@
 #   PACKAGE_FRESH=1  re-create the pristine chroot
 #   PACKAGE_SUITE    Debian release of the chroot (default bookworm; bullseye
 #                    for the release packages, scripts/ci-release.sh)
+#   PACKAGE_SEED     a pristine `debootstrap --variant=minbase $PACKAGE_SUITE`
+#                    root, copied instead of running debootstrap when the
+#                    pristine chroot has to be made (must be that release)
 #   PACKAGE_DEBS     "ENERGYD_DEB SIM_DEB": test these prebuilt packages (the
 #                    release build's) instead of building them: steps 1-2 are
 #                    skipped but for the file-list checks, and the Depends are
@@ -50,6 +53,16 @@ case "$SUITE" in
   *) echo "ci-package.sh: error: PACKAGE_SUITE must be bookworm or bullseye (got '$SUITE')" >&2; exit 1 ;;
 esac
 PREBUILT="${PACKAGE_DEBS:-}"
+# A pristine minbase root of $SUITE to copy instead of running debootstrap
+# (scripts/ci-bullseye.sh leaves one); ignored unless it is that release.
+SEED="${PACKAGE_SEED:-}"
+if [[ -n "$SEED" ]]; then
+  declare -A SUITE_MAJOR=([bullseye]=11 [bookworm]=12)
+  if ! grep -q "^${SUITE_MAJOR[$SUITE]}\." "$SEED/etc/debian_version" 2>/dev/null || [[ ! -x "$SEED/usr/bin/apt-get" ]]; then
+    echo "ci-package.sh: PACKAGE_SEED $SEED is not a Debian ${SUITE_MAJOR[$SUITE]} root; running debootstrap instead"
+    SEED=""
+  fi
+fi
 
 die() { echo "ci-package.sh: error: $*" >&2; exit 1; }
 banner() { printf '\n== package: %s\n' "$*"; }
@@ -150,11 +163,16 @@ phase_done "cpack"
 
 # --- 3. install, use, purge in a fresh Debian chroot --------------------------------
 if [[ "${PACKAGE_FRESH:-0}" == 1 || ! -f "$BASE/.energyd-ci-complete" ]]; then
-  banner "debootstrap --variant=minbase $SUITE $BASE"
   rm -rf --one-file-system -- "$BASE"
-  mkdir -p "$BASE"
-  debootstrap --variant=minbase "$SUITE" "$BASE" "$MIRROR" >"$BASE.debootstrap.log" 2>&1 \
-    || { tail -n 30 "$BASE.debootstrap.log" >&2; die "debootstrap failed (log: $BASE.debootstrap.log)"; }
+  if [[ -n "$SEED" ]]; then
+    banner "copying the pristine $SUITE root $SEED to $BASE (instead of debootstrap)"
+    cp -ax -- "$SEED" "$BASE" || die "copying $SEED to $BASE failed"
+  else
+    banner "debootstrap --variant=minbase $SUITE $BASE"
+    mkdir -p "$BASE"
+    debootstrap --variant=minbase "$SUITE" "$BASE" "$MIRROR" >"$BASE.debootstrap.log" 2>&1 \
+      || { tail -n 30 "$BASE.debootstrap.log" >&2; die "debootstrap failed (log: $BASE.debootstrap.log)"; }
+  fi
   printf 'Acquire::Retries "3";\nAPT::Install-Recommends "false";\n' >"$BASE/etc/apt/apt.conf.d/90energyd-ci"
   echo "deb $MIRROR $SUITE main" >"$BASE/etc/apt/sources.list"
   touch "$BASE/.energyd-ci-complete"

@@ -19,6 +19,10 @@
 #   RELEASE_CHROOT   the pristine Debian 11 chroot for step 2 (default
 #                    /var/tmp/energyd-ci/bullseye-pkg; made once by
 #                    debootstrap, copied for every run)
+#   BULLSEYE_CHROOT  scripts/ci-bullseye.sh's chroot (default
+#                    /var/tmp/energyd-ci/bullseye): the pristine copy it made
+#                    after debootstrap, $BULLSEYE_CHROOT.minbase, becomes the
+#                    Debian 11 root of step 2 without a second debootstrap
 #   PACKAGE_MIRROR, PACKAGE_FRESH  passed on to scripts/ci-package.sh
 # Needs root (as ci-package.sh does).
 set -euo pipefail
@@ -60,5 +64,6 @@ echo "-- check-release took $((SECONDS - t0)) s"
 banner "install, use, purge and boot the amd64 .debs in a fresh Debian 11 (scripts/ci-package.sh)"
 PACKAGE_SUITE=bullseye PACKAGE_DEBS="$DEB $SIM_DEB" BUILD_DIR="$OUT/package-test" \
   PACKAGE_CHROOT="${RELEASE_CHROOT:-/var/tmp/energyd-ci/bullseye-pkg}" \
+  PACKAGE_SEED="${BULLSEYE_CHROOT:-/var/tmp/energyd-ci/bullseye}.minbase" \
   bash "$ROOT/scripts/ci-package.sh" || die "the release packages failed in Debian 11 (see above)"
 banner "OK: release packages checked, installed, used, purged and booted on Debian 11 ($((SECONDS - t0)) s)"
