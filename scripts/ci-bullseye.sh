@@ -184,7 +184,8 @@ if [[ -n "${BULLSEYE_INNER:-}" ]]; then
   [[ -f "$ROOT/$BULLSEYE_INNER" ]] || die "BULLSEYE_INNER: no such script $ROOT/$BULLSEYE_INNER"
   TAG="bullseye ($BULLSEYE_INNER)"
   banner "bash $BULLSEYE_INNER inside the chroot"
-  in_chroot "rm -rf /build/release-arm64 && ARM64_INSIDE=1 ARM64_BUILD_DIR=/build/energyd-arm64 \
+  # From scratch, as on a fresh CI machine (the chroot outlives the run).
+  in_chroot "rm -rf /build/release-arm64 /build/energyd-arm64 && ARM64_INSIDE=1 ARM64_BUILD_DIR=/build/energyd-arm64 \
     ARM64_STAGE_DIR=/var/tmp/energyd-ci/arm64-stage ARM64_RELEASE_OUT=/build/release-arm64 \
     bash $SRC_IN/$BULLSEYE_INNER" || die "$BULLSEYE_INNER failed inside the bullseye chroot"
   shopt -s nullglob
