@@ -119,13 +119,13 @@ run_target() {
 # output is kept and printed whole, in order, once its batch has ended.
 failed=()
 run_batch() {
-  local t pids=() i
+  local t pids=() i targets=("$@")
   for t in "$@"; do
     run_target "$t" >"$WORK/$t.out" 2>&1 &
     pids+=($!)
   done
   for i in "${!pids[@]}"; do
-    t="${@:i+1:1}"
+    t="${targets[$i]}"
     wait "${pids[$i]}" || failed+=("$t")
     cat "$WORK/$t.out"
   done
