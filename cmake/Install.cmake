@@ -64,14 +64,16 @@ endforeach()
 add_custom_target(energy_man_pages ALL DEPENDS ${energy_man_outputs})
 
 # energyd-exporter (exporter/): its unit (installed disabled: the package
-# enables energyd.service only), man page and the fleet examples.
+# enables energyd.service only), man page and the fleet examples; component
+# ENERGY_EXPORTER_COMPONENT (`energyd`; not packaged in the release build).
 if(TARGET energyd-exporter)
   file(READ ${PROJECT_SOURCE_DIR}/systemd/energyd-exporter.service exporter_unit)
   string(REPLACE "/usr/sbin/energyd-exporter" "${CMAKE_INSTALL_FULL_SBINDIR}/energyd-exporter" exporter_unit
                  "${exporter_unit}")
   file(WRITE ${PROJECT_BINARY_DIR}/install/energyd-exporter.service "${exporter_unit}")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/systemd/energyd-exporter.service)
-  install(FILES ${PROJECT_BINARY_DIR}/install/energyd-exporter.service DESTINATION ${ENERGY_SYSTEMD_UNITDIR})
+  install(FILES ${PROJECT_BINARY_DIR}/install/energyd-exporter.service DESTINATION ${ENERGY_SYSTEMD_UNITDIR}
+          COMPONENT ${ENERGY_EXPORTER_COMPONENT})
 
   find_program(GZIP_EXECUTABLE gzip REQUIRED)
   set(exporter_man ${PROJECT_BINARY_DIR}/man/energyd-exporter.8.gz)
@@ -81,8 +83,8 @@ if(TARGET energyd-exporter)
     DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/energyd-exporter.8
     COMMENT "Compressing man page energyd-exporter.8")
   add_custom_target(energyd_exporter_man ALL DEPENDS ${exporter_man})
-  install(FILES ${exporter_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
-  install(FILES ${PROJECT_SOURCE_DIR}/docs/FLEET.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+  install(FILES ${exporter_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man8 COMPONENT ${ENERGY_EXPORTER_COMPONENT})
+  install(FILES ${PROJECT_SOURCE_DIR}/docs/FLEET.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT ${ENERGY_EXPORTER_COMPONENT})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/etc/prometheus ${PROJECT_SOURCE_DIR}/etc/grafana
-          DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+          DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT ${ENERGY_EXPORTER_COMPONENT})
 endif()

@@ -59,6 +59,13 @@ if(ENERGY_BUILD_SIM)
     ${fuse_a} ${CMAKE_DL_LIBS} Threads::Threads)
 endif()
 
+# energyd-exporter needs libmicrohttpd, which cannot be linked statically
+# (Debian's archive needs GnuTLS and its libraries) and whose runtime package
+# is not named alike on every JetPack (libmicrohttpd12, libmicrohttpd12t64 on
+# Ubuntu 24.04): it is built and tested here, but installed as component
+# `exporter`, which CPack does not package (docs/INSTALL.md, docs/FLEET.md).
+set(ENERGY_EXPORTER_COMPONENT exporter)
+
 add_link_options(-static-libstdc++ -static-libgcc LINKER:--as-needed)
 
 # glibc symbols newer than 2.27 that the release binaries would otherwise

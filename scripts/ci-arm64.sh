@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
-# Cross-builds energyd for arm64 (aarch64) on a Debian 12 amd64 host with
-# Debian multiarch and runs the `unit` tests under qemu-user.
+# Cross-builds energyd's release configuration for arm64 (aarch64) in the
+# Debian 11 chroot of scripts/ci-bullseye.sh (issue 18: the binaries must run
+# on JetPack 4.6's glibc 2.27), runs the `unit` tests under qemu-user against
+# that Debian 11 arm64 root, and builds and checks the arm64 release .debs.
+#
+# On the host, this script hands over to scripts/ci-bullseye.sh with
+# BULLSEYE_INNER=scripts/ci-arm64.sh: that makes or reuses the chroot, copies
+# the source in, and runs this script inside it (ARM64_INSIDE=1); the .debs
+# come back to $RELEASE_OUT (default build-release/). Everything below runs
+# inside the chroot, as root.
 #
 # Installs (through scripts/install-deps.sh) crossbuild-essential-arm64,
 # qemu-user-static and the :arm64 -dev packages, configures with
@@ -15,11 +23,16 @@
 #                    relative path is taken relative to the repo root)
 #   ARM64_STAGE_DIR  where the arm64 libyaml-cpp-dev is unpacked (default
 #                    /var/tmp/energyd-ci/arm64-stage; see below)
+#   ARM64_RELEASE_OUT  where the arm64 .debs go (inside the chroot)
+#   ARM64_INSIDE=1   set by ci-bullseye.sh: run here, do not hand over
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 cd "$ROOT"
+if [[ "${ARM64_INSIDE:-0}" != 1 ]]; then
+  exec env BULLSEYE_INNER=scripts/ci-arm64.sh bash "$ROOT/scripts/ci-bullseye.sh"
+fi
 BUILD_DIR="${ARM64_BUILD_DIR:-build-arm64}"
 readonly TOOLCHAIN="$ROOT/cmake/toolchain-aarch64.cmake"
 STAGE="${ARM64_STAGE_DIR:-/var/tmp/energyd-ci/arm64-stage}"  # see libyaml-cpp-dev below
@@ -121,7 +134,8 @@ fi
 
 banner "configure $BUILD_DIR ($(aarch64-linux-gnu-g++ --version | head -n1))"
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
-  -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON "${YAML_CMAKE_ARGS[@]}" \
+  -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON -DENERGY_RELEASE_STATIC=ON -DCMAKE_INSTALL_PREFIX=/usr \
+  "${YAML_CMAKE_ARGS[@]}" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
   || die "CMake configure failed for the arm64 cross build (toolchain: $TOOLCHAIN)"
 # Nothing may have been found in the amd64 library directories.
@@ -167,5 +181,17 @@ banner "ctest -L unit (through qemu-aarch64-static -L /)"
   || die "arm64 unit tests failed under qemu (log: $BUILD_DIR/Testing/Temporary/LastTest.log)"
 phase_done "ctest -L unit"
 
-banner "OK: arm64 build and unit tests passed"
+# --- 6. the arm64 release packages ---------------------------------------------------
+banner "cpack -G DEB and scripts/check-release.sh"
+rm -f "$BUILD_DIR"/energyd*.deb
+(cd "$BUILD_DIR" && cpack -G DEB >cpack.log 2>&1) || { tail -n 30 "$BUILD_DIR/cpack.log" >&2; die "cpack failed"; }
+bash "$ROOT/scripts/check-release.sh" "$BUILD_DIR"/energyd_*_arm64.deb "$BUILD_DIR"/energyd-sim_*_arm64.deb \
+  || die "the arm64 release packages failed scripts/check-release.sh (see above)"
+if [[ -n "${ARM64_RELEASE_OUT:-}" ]]; then
+  mkdir -p "$ARM64_RELEASE_OUT"
+  cp "$BUILD_DIR"/energyd*_arm64.deb "$ARM64_RELEASE_OUT/"
+fi
+phase_done "packages"
+
+banner "OK: arm64 release build, unit tests and packages passed"
 printf '   %s\n' "${TIMINGS[@]}"

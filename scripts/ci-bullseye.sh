@@ -6,13 +6,26 @@
 # The chroot is made once with `debootstrap --variant=minbase bullseye` from
 # deb.debian.org and reused while complete. Each run copies the work tree
 # (without .git and build*/) into it, runs scripts/install-deps.sh there (the
-# one package list), configures with -DENERGY_WERROR=ON, builds and runs ctest.
+# one package list), configures with -DENERGY_WERROR=ON and the release
+# configuration (-DENERGY_RELEASE_STATIC=ON, cmake/Release.cmake, issue 18),
+# builds and runs ctest: every test runs on the release binaries. Then cpack
+# makes the amd64 release .debs from that same build, scripts/check-release.sh
+# checks every binary in them (glibc <= 2.27, libsystemd <= 237, no C++ or
+# third-party shared library) and their Depends (Ubuntu 18.04's versions),
+# and they are copied to $RELEASE_OUT for scripts/ci-release.sh.
+#
+# With BULLSEYE_INNER=SCRIPT (scripts/ci-arm64.sh sets it), steps 3-5 are
+# replaced by running SCRIPT inside the chroot (ARM64_INSIDE=1); the arm64
+# .debs it leaves in the chroot are copied to $RELEASE_OUT.
 #
 # Environment:
+#   RELEASE_OUT      where the release .debs go (default build-release/ in
+#                    the repo root; a relative path is taken relative to it)
 #   BULLSEYE_CHROOT  chroot directory (default /var/tmp/energyd-ci/bullseye;
 #                    must be outside the source tree)
 #   BULLSEYE_MIRROR  Debian mirror (default http://deb.debian.org/debian)
-#   BULLSEYE_FRESH=1 delete and re-create the chroot first
+#   BULLSEYE_FRESH=1 delete and re-create the chroot first (and its pristine
+#                    copy $BULLSEYE_CHROOT.minbase, made after each debootstrap)
 # Needs root (re-runs itself through sudo otherwise).
 set -euo pipefail
 
@@ -30,7 +43,7 @@ banner() { printf '\n== %s: %s\n' "$TAG" "$*"; }
 
 if [[ "$(id -u)" -ne 0 ]]; then
   command -v sudo >/dev/null 2>&1 || die "must run as root (debootstrap, chroot, mount) and sudo is missing"
-  exec sudo --preserve-env=BULLSEYE_CHROOT,BULLSEYE_MIRROR,BULLSEYE_FRESH,CI bash "$0" "$@"
+  exec sudo --preserve-env=BULLSEYE_INNER,RELEASE_OUT,BULLSEYE_CHROOT,BULLSEYE_MIRROR,BULLSEYE_FRESH,CI bash "$0" "$@"
 fi
 
 # --- sanity checks on the chroot path: it gets rm -rf'ed when incomplete ----
@@ -122,6 +135,12 @@ if [[ "${BULLSEYE_FRESH:-0}" == 1 ]] || ! chroot_complete; then
     unmount_all
     die "debootstrap of $SUITE failed (full log: $log)"
   fi
+  # A pristine copy (nothing installed, nothing configured) for the install
+  # test of the release packages: scripts/ci-release.sh hands it to
+  # scripts/ci-package.sh as PACKAGE_SEED, which saves a second debootstrap.
+  unmount_all
+  rm -rf --one-file-system -- "$CHROOT.minbase"
+  cp -ax -- "$CHROOT" "$CHROOT.minbase" || die "copying the fresh chroot to $CHROOT.minbase failed"
   # Chroot housekeeping: no services started by package scripts; apt retries.
   printf '#!/bin/sh\nexit 101\n' >"$CHROOT/usr/sbin/policy-rc.d"
   chmod 755 "$CHROOT/usr/sbin/policy-rc.d"
@@ -158,6 +177,28 @@ shopt -u dotglob nullglob
 cp -a -- "${entries[@]}" "$CHROOT$SRC_IN/" || die "copying the source into the chroot failed"
 phase_done "copy source"
 
+RELEASE_OUT="${RELEASE_OUT:-$ROOT/build-release}"
+[[ "$RELEASE_OUT" == /* ]] || RELEASE_OUT="$ROOT/$RELEASE_OUT"
+readonly RELEASE_OUT
+if [[ -n "${BULLSEYE_INNER:-}" ]]; then
+  [[ -f "$ROOT/$BULLSEYE_INNER" ]] || die "BULLSEYE_INNER: no such script $ROOT/$BULLSEYE_INNER"
+  TAG="bullseye ($BULLSEYE_INNER)"
+  banner "bash $BULLSEYE_INNER inside the chroot"
+  # From scratch, as on a fresh CI machine (the chroot outlives the run).
+  in_chroot "rm -rf /build/release-arm64 /build/energyd-arm64 && ARM64_INSIDE=1 ARM64_BUILD_DIR=/build/energyd-arm64 \
+    ARM64_STAGE_DIR=/var/tmp/energyd-ci/arm64-stage ARM64_RELEASE_OUT=/build/release-arm64 \
+    bash $SRC_IN/$BULLSEYE_INNER" || die "$BULLSEYE_INNER failed inside the bullseye chroot"
+  shopt -s nullglob
+  arm64_debs=("$CHROOT"/build/release-arm64/energyd*_arm64.deb)
+  shopt -u nullglob
+  ((${#arm64_debs[@]} == 2)) || die "$BULLSEYE_INNER left ${#arm64_debs[@]} arm64 .deb(s) in $CHROOT/build/release-arm64, not 2"
+  mkdir -p "$RELEASE_OUT"
+  rm -f "$RELEASE_OUT"/energyd*_arm64.deb
+  cp "${arm64_debs[@]}" "$RELEASE_OUT/"
+  echo "ci-bullseye.sh: arm64 release packages in $RELEASE_OUT: $(cd "$RELEASE_OUT" && echo energyd*_arm64.deb)"
+  exit 0
+fi
+
 # --- 3. build dependencies, from the project's own list ----------------------
 banner "scripts/install-deps.sh inside the chroot"
 in_chroot "bash $SRC_IN/scripts/install-deps.sh" || die "scripts/install-deps.sh failed inside the bullseye chroot"
@@ -172,10 +213,12 @@ in_chroot "g++ --version | head -n1; cmake --version | head -n1
 [[ "$gxx_major" == 10 ]] || die "expected bullseye's g++ 10 in the chroot, found g++ $gxx_major"
 
 # --- 4. configure, build, test -------------------------------------------------
-banner "configure (cmake -DENERGY_WERROR=ON)"
+banner "configure (cmake -DENERGY_WERROR=ON -DENERGY_RELEASE_STATIC=ON)"
 # No debug info (-g): the leg proves g++ 10 builds and passes at -O2; debug
-# info would cost a third of its compile time.
+# info would cost a third of its compile time (and the release .debs carry
+# no debug info either: cpack installs the binaries as built).
 in_chroot "cmake -S $SRC_IN -B $BUILD_IN -DENERGY_WERROR=ON -DENERGY_BUILD_TESTS=ON -DENERGY_BUILD_BENCH=ON \
+  -DENERGY_RELEASE_STATIC=ON -DCMAKE_INSTALL_PREFIX=/usr \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG' -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O2 -DNDEBUG'" \
   || die "CMake configure failed in the bullseye chroot"
 phase_done "configure"
@@ -189,5 +232,21 @@ in_chroot "cd $BUILD_IN && ctest --output-on-failure -j2 --no-tests=error --time
   || die "ctest reported failures in the bullseye chroot (log: $CHROOT$BUILD_IN/Testing/Temporary/LastTest.log)"
 phase_done "ctest"
 
-banner "OK: all tests passed"
+# --- 5. the release packages, from the build just tested -------------------------
+banner "cpack -G DEB and scripts/check-release.sh"
+in_chroot "cd $BUILD_IN && rm -f energyd*.deb && { cpack -G DEB >cpack.log 2>&1 || { tail -n 30 cpack.log; exit 1; }; }" \
+  || die "cpack failed in the bullseye chroot ($CHROOT$BUILD_IN/cpack.log)"
+shopt -s nullglob
+debs=("$CHROOT$BUILD_IN"/energyd_*_amd64.deb "$CHROOT$BUILD_IN"/energyd-sim_*_amd64.deb)
+shopt -u nullglob
+((${#debs[@]} == 2)) || die "cpack made ${#debs[@]} of energyd_*_amd64.deb and energyd-sim_*_amd64.deb in $CHROOT$BUILD_IN"
+in_chroot "bash $SRC_IN/scripts/check-release.sh ${debs[*]#"$CHROOT"}" \
+  || die "the release packages failed scripts/check-release.sh (see above)"
+mkdir -p "$RELEASE_OUT"
+rm -f "$RELEASE_OUT"/energyd*_amd64.deb
+cp "${debs[@]}" "$RELEASE_OUT/"
+echo "ci-bullseye.sh: release packages in $RELEASE_OUT: $(cd "$RELEASE_OUT" && echo energyd*_amd64.deb)"
+phase_done "release packages"
+
+banner "OK: all tests passed on the release build; its packages built and checked"
 printf '   %s\n' "${TIMINGS[@]}"

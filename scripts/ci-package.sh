@@ -4,8 +4,8 @@
 #      `systemd-analyze verify` clean, `security --offline=yes` exposure <= 1.5
 #   2. the .deb packages from CPack (energyd, energyd-sim), with their
 #      control data, file lists and Depends (dpkg-shlibdeps) checked
-#   3. in a fresh Debian 12 chroot (debootstrap --variant=minbase, made once
-#      and copied for every run): `apt-get install ./energyd_*.deb` (Depends
+#   3. in a fresh Debian 12 chroot (Debian 11 with PACKAGE_SUITE=bullseye;
+#      debootstrap --variant=minbase, made once and copied for every run): `apt-get install ./energyd_*.deb` (Depends
 #      resolved from the mirror), the groups, files, enabled unit and man
 #      pages checked, the installed unit verified again, energyd started on a
 #      simulated board and driven with energyctl by root, a member of the
@@ -24,6 +24,18 @@
 #                    must be outside the source tree)
 #   PACKAGE_MIRROR   Debian mirror (default http://deb.debian.org/debian)
 #   PACKAGE_FRESH=1  re-create the pristine chroot
+#   PACKAGE_SUITE    Debian release of the chroot (default bookworm; bullseye
+#                    for the release packages, scripts/ci-release.sh)
+#   PACKAGE_SEED     a pristine `debootstrap --variant=minbase $PACKAGE_SUITE`
+#                    root, copied instead of running debootstrap when the
+#                    pristine chroot has to be made (must be that release)
+#   PACKAGE_DEBS     "ENERGYD_DEB SIM_DEB": test these prebuilt packages (the
+#                    release build's) instead of building them: steps 1-2 are
+#                    skipped but for the file-list checks, and the Depends are
+#                    left to scripts/check-release.sh. Systemd older than 250
+#                    (bullseye's 247) has no `security --offline`, and its
+#                    `verify` may only warn about directives it does not know
+#                    (docs/SECURITY.md lists them per JetPack).
 # Needs root (debootstrap, chroot, mount).
 set -euo pipefail
 
@@ -34,7 +46,23 @@ BUILD_DIR="${BUILD_DIR:-build}"
 [[ "$BUILD_DIR" == /* ]] || BUILD_DIR="$ROOT/$BUILD_DIR"
 BASE="${PACKAGE_CHROOT:-/var/tmp/energyd-ci/bookworm-pkg}"
 MIRROR="${PACKAGE_MIRROR:-http://deb.debian.org/debian}"
-readonly SUITE=bookworm
+SUITE="${PACKAGE_SUITE:-bookworm}"
+readonly SUITE
+case "$SUITE" in
+  bookworm | bullseye) ;;
+  *) echo "ci-package.sh: error: PACKAGE_SUITE must be bookworm or bullseye (got '$SUITE')" >&2; exit 1 ;;
+esac
+PREBUILT="${PACKAGE_DEBS:-}"
+# A pristine minbase root of $SUITE to copy instead of running debootstrap
+# (scripts/ci-bullseye.sh leaves one); ignored unless it is that release.
+SEED="${PACKAGE_SEED:-}"
+if [[ -n "$SEED" ]]; then
+  declare -A SUITE_MAJOR=([bullseye]=11 [bookworm]=12)
+  if ! grep -q "^${SUITE_MAJOR[$SUITE]}\." "$SEED/etc/debian_version" 2>/dev/null || [[ ! -x "$SEED/usr/bin/apt-get" ]]; then
+    echo "ci-package.sh: PACKAGE_SEED $SEED is not a Debian ${SUITE_MAJOR[$SUITE]} root; running debootstrap instead"
+    SEED=""
+  fi
+fi
 
 die() { echo "ci-package.sh: error: $*" >&2; exit 1; }
 banner() { printf '\n== package: %s\n' "$*"; }
@@ -90,6 +118,7 @@ bash "$ROOT/scripts/install-deps.sh" systemd systemd-container man-db dpkg-dev d
 phase_done "tools"
 
 # --- 1. the unit --------------------------------------------------------------
+if [[ -z "$PREBUILT" ]]; then
 banner "configure $BUILD_DIR with CMAKE_INSTALL_PREFIX=/usr and build what is packaged"
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null || die "CMake configure failed"
 cmake --build "$BUILD_DIR" -j "$(nproc)" --target energyd energyctl energyd-sim energy_man_pages \
@@ -113,6 +142,12 @@ depends="$(dpkg-deb -f "$DEB" Depends)"
 for need in libsystemd0 libsqlite3 libyaml-cpp systemd init-system-helpers; do
   [[ "$depends" == *"$need"* ]] || die "$DEB: Depends lacks $need (got: $depends)"
 done
+else
+  read -r DEB SIM_DEB <<<"$PREBUILT"
+  [[ -f "$DEB" && -f "$SIM_DEB" ]] || die "PACKAGE_DEBS must name two .deb files (got '$PREBUILT')"
+  mkdir -p "$BUILD_DIR"
+  dpkg-deb --info "$DEB"
+fi
 control_files="$(dpkg-deb --ctrl-tarfile "$DEB" | tar -t)"
 for f in postinst prerm postrm conffiles; do
   grep -Eqx "(\./)?$f" <<<"$control_files" || die "$DEB has no $f (control: $(echo $control_files))"
@@ -126,13 +161,18 @@ done
 grep -Eq '^\./(usr/)?lib/systemd/system/energyd\.service$' "$BUILD_DIR/energyd.files" || die "$DEB lacks the unit"
 phase_done "cpack"
 
-# --- 3. install, use, purge in a fresh Debian 12 --------------------------------
+# --- 3. install, use, purge in a fresh Debian chroot --------------------------------
 if [[ "${PACKAGE_FRESH:-0}" == 1 || ! -f "$BASE/.energyd-ci-complete" ]]; then
-  banner "debootstrap --variant=minbase $SUITE $BASE"
   rm -rf --one-file-system -- "$BASE"
-  mkdir -p "$BASE"
-  debootstrap --variant=minbase "$SUITE" "$BASE" "$MIRROR" >"$BASE.debootstrap.log" 2>&1 \
-    || { tail -n 30 "$BASE.debootstrap.log" >&2; die "debootstrap failed (log: $BASE.debootstrap.log)"; }
+  if [[ -n "$SEED" ]]; then
+    banner "copying the pristine $SUITE root $SEED to $BASE (instead of debootstrap)"
+    cp -ax -- "$SEED" "$BASE" || die "copying $SEED to $BASE failed"
+  else
+    banner "debootstrap --variant=minbase $SUITE $BASE"
+    mkdir -p "$BASE"
+    debootstrap --variant=minbase "$SUITE" "$BASE" "$MIRROR" >"$BASE.debootstrap.log" 2>&1 \
+      || { tail -n 30 "$BASE.debootstrap.log" >&2; die "debootstrap failed (log: $BASE.debootstrap.log)"; }
+  fi
   printf 'Acquire::Retries "3";\nAPT::Install-Recommends "false";\n' >"$BASE/etc/apt/apt.conf.d/90energyd-ci"
   echo "deb $MIRROR $SUITE main" >"$BASE/etc/apt/sources.list"
   touch "$BASE/.energyd-ci-complete"
@@ -145,6 +185,12 @@ cp -L /etc/resolv.conf "$WORK/etc/resolv.conf"
 mkdir -p "$WORK/proc" "$WORK/dev" "$WORK/tmp/debs"
 mount -t proc proc "$WORK/proc"
 mount --bind /dev "$WORK/dev"
+if [[ "$SUITE" != bookworm ]]; then
+  # systemd < 250's `systemd-analyze verify` needs the cgroup file system.
+  mkdir -p "$WORK/sys"
+  mount --rbind /sys "$WORK/sys"
+  mount --make-rslave "$WORK/sys"
+fi
 cp "$DEB" "$SIM_DEB" "$WORK/tmp/debs/"
 
 banner "apt-get install ./energyd_*.deb ./energyd-sim_*.deb"
@@ -159,9 +205,15 @@ in_work '
   test -d /var/lib/energyd || { echo "/var/lib/energyd missing"; exit 1; }
   test -L /etc/systemd/system/multi-user.target.wants/energyd.service || { echo "energyd.service not enabled"; exit 1; }
   energyd --version && energyctl --help >/dev/null && energyd-sim --help >/dev/null
-  out="$(systemd-analyze verify --man=no /lib/systemd/system/energyd.service 2>&1)"
+  out="$(SYSTEMD_COLORS=0 systemd-analyze verify --man=no /lib/systemd/system/energyd.service 2>&1)" \
+    || { echo "installed unit: systemd-analyze verify failed: $out"; exit 1; }
+  unknown="Unknown key name .* in section .Service., ignoring"
+  echo "$out" | grep "$unknown" || true  # directives this systemd predates: ignored
+  out="$(echo "$out" | grep -v "$unknown" || true)"
   [ -z "$out" ] || { echo "installed unit: $out"; exit 1; }
-  systemd-analyze security --offline=yes --threshold=15 /lib/systemd/system/energyd.service | tail -n1
+  if [ "$(systemd-analyze --version | sed -n "1s/^systemd \([0-9]*\).*/\1/p")" -ge 250 ]; then
+    systemd-analyze security --offline=yes --threshold=15 /lib/systemd/system/energyd.service | tail -n1
+  fi
 ' || die "the installed package is incomplete (see above)"
 
 banner "energyd on a simulated board, driven by root, a read-group member and another user"
