@@ -74,7 +74,7 @@ def wait_for_socket(path, seconds, what, log=None, child=None):
 class Board:
     """energyd-sim run + energyd on it, in a temporary directory."""
 
-    def __init__(self, build, board, l4t):
+    def __init__(self, build, board, l4t, period_ms=None):
         self.build = build
         self.dir = tempfile.mkdtemp(prefix="energyd-sweep-truth-")
         self.ctl = os.path.join(self.dir, "sim.ctl")
@@ -88,6 +88,8 @@ class Board:
         config = os.path.join(self.dir, "energyd.yaml")
         with open(config, "w") as f:
             f.write("log_level: warn\n")
+            if period_ms is not None:
+                f.write("sample_period_ms: %d\n" % period_ms)
         self.daemon_log = open(os.path.join(self.dir, "energyd.log"), "w")
         self.daemon = subprocess.Popen([os.path.join(build, "daemon", "energyd"), "--root",
                                         os.path.join(self.dir, "b"), "--state-dir", os.path.join(self.dir, "state"),
@@ -267,9 +269,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--search", action="store_true", help="energyctl sweep --search over all x all")
+    ap.add_argument("--period", type=int, default=None, help="energyd's sampling period in ms (default: its own)")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
-    board = Board(a.build, a.board, a.l4t)
+    if a.period is not None and not 1 <= a.period <= 60000:
+        fail("--period must be 1..60000 ms, got %d" % a.period)
+    board = Board(a.build, a.board, a.l4t, a.period)
     try:
         if a.search:
             sweep_id, runs, grid_runs, seconds = run_search(board, a)

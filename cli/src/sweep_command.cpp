@@ -7,6 +7,7 @@
 #include <random>
 
 #include "sweep_run.h"
+#include "sweep_sampling.h"
 
 namespace energy::cli {
 namespace {
@@ -43,7 +44,15 @@ int fail(const Context& ctx, const Error& e) {
   return e.code == ErrorCode::kInvalid ? usage_error(ctx, e.message) : report_failure(e);
 }
 
+// A warning only: the sweep still runs (the user may have chosen the period).
+void warn_about_sampling(const Context& ctx) {
+  auto status = call(ctx, "status", json::object());
+  if (!status) return;
+  if (auto w = sampling_gap_warning(*status)) std::fprintf(stderr, "energyctl: warning: %s\n", w->c_str());
+}
+
 int create_and_run(const Context& ctx, const SweepArgs& a) {
+  warn_about_sampling(ctx);
   auto clocks = call(ctx, "clocks", json::object());
   if (!clocks) return report_failure(clocks.error());
   auto axes = resolve_clock_axes(a, *clocks);
@@ -109,6 +118,7 @@ int resume(const Context& ctx, int64_t id, const SweepArgs& a) {
   if (!running) return report_failure(running.error());
   std::fprintf(stderr, "energyctl: resuming sweep %lld (%s): %zu measured runs kept\n", static_cast<long long>(id),
                s.name.c_str(), s.store.finished.size());
+  warn_about_sampling(ctx);
   return run_sweep(ctx, s);
 }
 
