@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <limits>
 
 #include "energy/codec.h"
@@ -74,17 +75,41 @@ bool put_value(std::string& out, const RailValue& v, RailPrev& prev) {
 
 Error invalid(const std::string& what) { return make_error(ErrorCode::kInvalid, "sweep tail frame: " + what); }
 
-Result<std::string> encode_payload(const TailFrame& frame) {
+void put_bytes(std::string& out, const std::string& text) {
+  put_varint(out, text.size());
+  out += text;
+}
+
+void put_counters(std::string& out, const std::optional<StoredCounters>& c) {
+  put_varint(out, c ? 1 : 0);
+  if (!c) return;
+  put_bytes(out, c->counters_id);
+  put_signed(out, c->created_wall_ns);
+  put_varint(out, c->energy_uj.size());
+  for (const auto& [label, uj] : c->energy_uj) {
+    put_bytes(out, label);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &uj, sizeof bits);
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  }
+}
+
+Status check_frame(const TailFrame& frame) {
   if (frame.boot <= 0) return invalid("boot row id must be > 0, got " + std::to_string(frame.boot));
-  size_t rails = frame.sweeps.empty() ? 0 : frame.sweeps.front().values.size();
-  std::string out;
-  put_varint(out, static_cast<uint64_t>(frame.boot));
-  put_varint(out, rails);
-  put_varint(out, frame.sweeps.size());
+  if (frame.rail_ids.size() > kMaxTailRails) return invalid("more than " + std::to_string(kMaxTailRails) + " rails");
+  for (int64_t id : frame.rail_ids) {
+    if (id <= 0) return invalid("rail row id must be > 0, got " + std::to_string(id));
+  }
+  if (frame.counters) return validate_counters(*frame.counters, "sweep tail frame");
+  return ok_status();
+}
+
+Status put_sweeps(std::string& out, const std::vector<Sample>& sweeps, size_t rails) {
+  put_varint(out, sweeps.size());
   std::vector<RailPrev> prev(rails);
   int64_t prev_t = 0, prev_offset = 0;
-  for (size_t i = 0; i < frame.sweeps.size(); ++i) {
-    const Sample& s = frame.sweeps[i];
+  for (size_t i = 0; i < sweeps.size(); ++i) {
+    const Sample& s = sweeps[i];
     int64_t dt = 0, offset = 0, doff = 0;
     if (s.values.size() != rails) return invalid("sweep " + std::to_string(i) + " has a different rail count");
     if (s.t_ns <= prev_t) return invalid("sweep " + std::to_string(i) + " is not after the previous one");
@@ -99,13 +124,26 @@ Result<std::string> encode_payload(const TailFrame& frame) {
         return invalid("sweep " + std::to_string(i) + " rail " + std::to_string(r) + " is out of range");
     }
   }
+  return ok_status();
+}
+
+Result<std::string> encode_payload(const TailFrame& frame) {
+  auto st = check_frame(frame);
+  if (!st) return make_error(ErrorCode::kInvalid, st.error().message);
+  std::string out;
+  put_varint(out, static_cast<uint64_t>(frame.boot));
+  put_varint(out, frame.rail_ids.size());
+  for (int64_t id : frame.rail_ids) put_varint(out, static_cast<uint64_t>(id));
+  put_counters(out, frame.counters);
+  st = put_sweeps(out, frame.sweeps, frame.rail_ids.size());
+  if (!st) return st.take_error();
   return out;
 }
 
 // Reads a payload; each step says what it found wrong in `problem`.
 class PayloadReader {
  public:
-  PayloadReader(const std::string& in, size_t rails) : in_(in), rails_(rails) {}
+  explicit PayloadReader(const std::string& in) : in_(in) {}
   bool read(TailFrame& frame);
   const std::string& problem() const { return problem_; }
 
@@ -121,12 +159,15 @@ class PayloadReader {
     v = unzigzag(u);
     return true;
   }
+  bool read_id(int64_t& id, const char* what);
+  bool read_text(std::string& text, const char* what);
+  bool read_counters(std::optional<StoredCounters>& out);
   bool read_header(TailFrame& frame, uint64_t& count);
   bool read_sweep(Sample& s, size_t index);
   bool read_value(RailValue& v, RailPrev& prev);
 
   const std::string& in_;
-  size_t rails_;
+  size_t rails_ = 0;
   size_t pos_ = 0;
   int64_t prev_t_ = 0;
   int64_t prev_offset_ = 0;
@@ -134,14 +175,63 @@ class PayloadReader {
   std::string problem_;
 };
 
+bool PayloadReader::read_id(int64_t& id, const char* what) {
+  uint64_t v = 0;
+  if (!get(v, what)) return false;
+  if (v == 0 || v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return fail(std::string(what) + " out of range");
+  id = static_cast<int64_t>(v);
+  return true;
+}
+
+bool PayloadReader::read_text(std::string& text, const char* what) {
+  uint64_t n = 0;
+  if (!get(n, what)) return false;
+  if (n > in_.size() - pos_) return fail(std::string(what) + " longer than the frame");
+  text = in_.substr(pos_, static_cast<size_t>(n));
+  pos_ += static_cast<size_t>(n);
+  return true;
+}
+
+bool PayloadReader::read_counters(std::optional<StoredCounters>& out) {
+  uint64_t present = 0, n = 0;
+  if (!get(present, "counters flag")) return false;
+  if (present > 1) return fail("bad counters flag");
+  if (present == 0) return true;
+  StoredCounters c;
+  int64_t created = 0;
+  if (!read_text(c.counters_id, "counters id") || !get_signed(created, "counters start") || !get(n, "counters rails"))
+    return false;
+  if (n > kMaxTailRails) return fail("too many counter rails");
+  c.created_wall_ns = created;
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string label;
+    if (!read_text(label, "counter label")) return false;
+    if (in_.size() - pos_ < 8) return fail("counter value cut short");
+    uint64_t bits = 0;
+    for (size_t b = 0; b < 8; ++b) bits |= uint64_t{static_cast<unsigned char>(in_[pos_ + b])} << (8 * b);
+    pos_ += 8;
+    double uj = 0;
+    std::memcpy(&uj, &bits, sizeof uj);
+    c.energy_uj.emplace_back(std::move(label), uj);
+  }
+  auto st = validate_counters(c, "counters");
+  if (!st) return fail(st.error().message);
+  out = std::move(c);
+  return true;
+}
+
 bool PayloadReader::read_header(TailFrame& frame, uint64_t& count) {
-  uint64_t boot = 0, rails = 0;
-  if (!get(boot, "boot id") || !get(rails, "rail count") || !get(count, "sweep count")) return false;
-  if (boot == 0 || boot > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return fail("boot id out of range");
-  if (count > 0 && rails != rails_)
-    return fail(std::to_string(rails) + " rails where the board has " + std::to_string(rails_));
+  uint64_t rails = 0;
+  if (!read_id(frame.boot, "boot id") || !get(rails, "rail count")) return false;
+  if (rails > kMaxTailRails) return fail(std::to_string(rails) + " rails is more than a board has");
+  rails_ = static_cast<size_t>(rails);
+  frame.rail_ids.resize(rails_);
+  for (auto& id : frame.rail_ids) {
+    if (!read_id(id, "rail id")) return false;
+  }
+  if (!read_counters(frame.counters) || !get(count, "sweep count")) return false;
   if (count > (in_.size() - pos_) / kMinSweepBytes) return fail("sweep count larger than the frame");
-  frame.boot = static_cast<int64_t>(boot);
   prev_.assign(rails_, RailPrev{});
   return true;
 }
@@ -203,7 +293,7 @@ bool cut_short(TailScan& scan, std::string what) {
 }
 
 // The frame at `pos`, or false with what is wrong in `scan`.
-bool decode_frame(const std::string& bytes, size_t pos, size_t rails, TailFrame& frame, TailScan& scan) {
+bool decode_frame(const std::string& bytes, size_t pos, TailFrame& frame, TailScan& scan) {
   size_t left = bytes.size() - pos;
   size_t magic = std::min<size_t>(left, 4);
   if (bytes.compare(pos, magic, kMagic, magic) != 0) return damaged(scan, "no frame magic");
@@ -215,7 +305,7 @@ bool decode_frame(const std::string& bytes, size_t pos, size_t rails, TailFrame&
                                std::to_string(length) + " bytes)");
   std::string payload = bytes.substr(pos + kHeaderBytes, length);
   if (crc32_ieee(payload.data(), payload.size()) != get_u32(bytes, pos + 8)) return damaged(scan, "checksum mismatch");
-  PayloadReader reader(payload, rails);
+  PayloadReader reader(payload);
   if (!reader.read(frame)) return damaged(scan, reader.problem());
   return true;
 }
@@ -238,11 +328,11 @@ Result<std::string> encode_tail_frame(const TailFrame& frame) {
   return out + *payload;
 }
 
-TailScan decode_tail(const std::string& bytes, size_t rails) {
+TailScan decode_tail(const std::string& bytes) {
   TailScan scan;
   while (scan.valid_bytes < bytes.size()) {
     TailFrame frame;
-    if (!decode_frame(bytes, scan.valid_bytes, rails, frame, scan)) {
+    if (!decode_frame(bytes, scan.valid_bytes, frame, scan)) {
       scan.problem = "frame " + std::to_string(scan.frames.size() + 1) + " at byte " +
                      std::to_string(scan.valid_bytes) + ": " + scan.problem;
       return scan;

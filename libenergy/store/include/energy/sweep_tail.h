@@ -8,7 +8,11 @@
 //
 // Format, little-endian: per frame the magic "ETL1", the payload's length
 // (u32) and CRC-32 (u32, IEEE), then the payload: varints of the store's
-// boot row id, the rail count and the sweep count, then per sweep the
+// boot row id, the rail count and each rail's row id; the energy counters
+// as of the frame's last sweep (a varint 0 for none, else 1, the id and
+// each label as a varint length and bytes, created_wall_ns as a zigzag
+// varint, the rail count, per rail its label and its microjoules as the
+// 8 bytes of an IEEE double); the sweep count, then per sweep the
 // zigzag deltas of t_ns (against the previous sweep of the frame, the first
 // against 0) and of wall_ns - t_ns, and per rail the errno of a failed read
 // (0: valid) followed, for a valid reading, by the zigzag deltas of power_uw,
@@ -26,19 +30,26 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "energy/result.h"
 #include "energy/sample.h"
+#include "energy/store.h"
 #include "energy/unique_fd.h"
 
 namespace energy {
 
 // One flush interval's sweeps, of one boot, each with the same rails.
 struct TailFrame {
-  int64_t boot = 0;  // the store's boot row id (> 0)
+  int64_t boot = 0;               // the store's boot row id (> 0)
+  std::vector<int64_t> rail_ids;  // the rails' row ids (> 0), parallel to each sweep's values
   std::vector<Sample> sweeps;
+  // The energy counters counting every sweep up to this frame's last (the
+  // database's and the tail's): stored when the tail is replayed, so the
+  // stored counters keep counting exactly the stored sweeps.
+  std::optional<StoredCounters> counters;
 };
 
 // Bounds the decoder holds a frame to (a flush interval of 1 ms sweeps over
@@ -47,7 +58,8 @@ inline constexpr uint32_t kMaxTailPayloadBytes = 16u << 20;
 inline constexpr uint64_t kMaxTailRails = 256;
 
 // The frame's bytes; kInvalid when a sweep's value count differs from the
-// first sweep's, a stamp is not after the previous one, or boot is not > 0.
+// rail count, a stamp is not after the previous one, a row id is not > 0 or
+// the counters fail validate_counters.
 Result<std::string> encode_tail_frame(const TailFrame& frame);
 
 struct TailScan {
@@ -61,8 +73,8 @@ struct TailScan {
   bool torn = false;
 };
 
-// Decodes a tail file's bytes; frames must have `rails` rails.
-TailScan decode_tail(const std::string& bytes, size_t rails);
+// Decodes a tail file's bytes.
+TailScan decode_tail(const std::string& bytes);
 
 // The sweeps of `boot` in `frames` stamped after `stored_up_to_ns` (the
 // newest sweep the store holds for that boot; 0 when none), in time order,
