@@ -1,6 +1,7 @@
 #include "energy/sweep_tail.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -365,6 +366,8 @@ Result<SweepTailFile> SweepTailFile::open(const std::string& path) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return errno_error("cannot stat the sweep tail " + path);
   if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kInvalid, "the sweep tail " + path + " is not a regular file");
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
+    return make_error(ErrorCode::kState, "the sweep tail " + path + " is in use by another writer", errno);
   return SweepTailFile(path, std::move(fd), static_cast<int64_t>(st.st_size));
 }
 

@@ -87,7 +87,9 @@ uint32_t crc32_ieee(const char* data, size_t size);
 // The tail file, open for appending. Errors name the path.
 class SweepTailFile {
  public:
-  // Creates the file if missing (mode 0600); never follows a symlink.
+  // Creates the file if missing (mode 0600); never follows a symlink. Holds
+  // an exclusive flock while open (kState when another holder has it), so
+  // Store::open never replays the tail of a writer that is alive.
   static Result<SweepTailFile> open(const std::string& path);
 
   // Writes the whole frame with write(2) (retried on EINTR and short
