@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -303,7 +304,8 @@ void StorageWriter::journal_marks(const std::vector<std::pair<MarkOp*, RunRecord
 
 bool StorageWriter::needs_commit(bool open_chunk) const {
   bool sweeps = open_chunk ? uncommitted_sweeps_ > 0 || (final_flush_ && !chunker_->empty()) : false;
-  return sweeps || !marks_.empty() || !writes_.empty() || !pending_.empty() || context_.pending() > 0;
+  size_t seal = tail_ && !final_flush_ ? std::max<size_t>(1, options_.seal_chunks) : 1;
+  return sweeps || !marks_.empty() || !writes_.empty() || pending_.size() >= seal || context_.pending() > 0;
 }
 
 // Samples are synced at checkpoints; a transaction that carries a mark syncs
