@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -153,6 +154,17 @@ Status Store::refresh_live() {
   if (*r == sql::StepResult::kRow) live->boot_id = boot->text_at(0);
   live_ = std::move(live).value();
   return ok_status();
+}
+
+// The counters of the tail's newest frame that has them, by label.
+Result<std::optional<StoredCounters>> Store::tail_counters() {
+  auto bytes = read_tail_file(tail_path());
+  if (!bytes) return bytes.take_error();
+  auto c = last_counters(decode_tail(*bytes).frames);
+  if (c) {
+    std::sort(c->energy_uj.begin(), c->energy_uj.end());
+  }
+  return c;
 }
 
 int Store::live_rail(int64_t boot, int64_t rail_id) const {

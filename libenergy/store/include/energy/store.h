@@ -362,7 +362,8 @@ class Store {
   // transaction that stores the sweeps they count (StorageWriter::flush).
   Status put_counters(const StoredCounters& c);
   // The stored counters, nullopt when none were ever stored; kCorrupt when
-  // the stored rows fail validate_counters.
+  // the stored rows fail validate_counters. A reader takes those of the
+  // sweep tail's newest frame when it has any (they count the tail's sweeps).
   Result<std::optional<StoredCounters>> counters();
   // Number of stored sweeps.
   Result<int64_t> sample_count();
@@ -449,6 +450,7 @@ class Store {
   void set_tail_aside(const std::string& why);
   // Reader: reloads live_ from the tail (before each public query of the raw tier).
   Status refresh_live();
+  Result<std::optional<StoredCounters>> tail_counters();
   // The position of rail_id among live_'s rails for `boot`, or -1.
   int live_rail(int64_t boot, int64_t rail_id) const;
   Status append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
