@@ -7,9 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include <atomic>
+#include <filesystem>
 #include <future>
 #include <mutex>
 

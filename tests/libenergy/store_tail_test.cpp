@@ -37,7 +37,8 @@ class StoreTail : public TempStoreTest {
   // Sweep i: 100 ms apart, power rising with i (so every window differs).
   static Sample sweep(int64_t i) {
     int32_t ma = static_cast<int32_t>(800 + 10 * i);
-    return Sample{(1000 + 100 * i) * kMs, (1000 + 100 * i) * kMs, {RailValue{0, 5000, ma, 0}, RailValue{0, 5000, 200, 0}}};
+    return Sample{
+        (1000 + 100 * i) * kMs, (1000 + 100 * i) * kMs, {RailValue{0, 5000, ma, 0}, RailValue{0, 5000, 200, 0}}};
   }
   static std::vector<Sample> sweeps(int64_t from, int64_t to) {
     std::vector<Sample> out;

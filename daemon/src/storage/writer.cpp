@@ -1,12 +1,13 @@
 #include "writer.h"
 
-#include <pthread.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include <pthread.h>
+#include <spdlog/spdlog.h>
 
 #include "energy/durable_file.h"
 
@@ -249,18 +250,7 @@ bool StorageWriter::flush() {
   std::vector<std::pair<MarkOp*, RunRecord>> done;
   Status st = write_pending(done, open_chunk);
   if (!st) {
-    (void)store_->rollback();  // ends the failed transaction; nothing of it was stored
-    note_failure(make_error(st.error().code, "cannot commit: " + st.error().describe()));
-    fail_marks(st.error());  // nobody waits on a disk that may stay full
-    if (++consecutive_failures_ >= options_.consecutive_failures_before_reopen) {
-      store_.reset();  // the file may have been replaced, remounted or damaged: open it afresh
-      consecutive_failures_ = 0;
-      std::lock_guard<std::mutex> lock(mu_);
-      stats_.open = false;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.context_rows_pending = context_.pending();
-    stats_.context_rows_dropped = context_.dropped();
+    commit_failed(st.error());
     return false;
   }
   consecutive_failures_ = 0;
@@ -302,8 +292,25 @@ void StorageWriter::journal_marks(const std::vector<std::pair<MarkOp*, RunRecord
   }
 }
 
+// The transaction was refused: nothing of it was stored. Its sweeps stay
+// (pending chunks, the chunker, the tail); its marks and writes are refused.
+void StorageWriter::commit_failed(const Error& e) {
+  (void)store_->rollback();  // ends the failed transaction
+  note_failure(make_error(e.code, "cannot commit: " + e.describe()));
+  fail_marks(e);  // nobody waits on a disk that may stay full
+  if (++consecutive_failures_ >= options_.consecutive_failures_before_reopen) {
+    store_.reset();  // the file may have been replaced, remounted or damaged: open it afresh
+    consecutive_failures_ = 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.open = false;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.context_rows_pending = context_.pending();
+  stats_.context_rows_dropped = context_.dropped();
+}
+
 bool StorageWriter::needs_commit(bool open_chunk) const {
-  bool sweeps = open_chunk ? uncommitted_sweeps_ > 0 || (final_flush_ && !chunker_->empty()) : false;
+  bool sweeps = open_chunk && (uncommitted_sweeps_ > 0 || (final_flush_ && !chunker_->empty()));
   size_t seal = tail_ && !final_flush_ ? std::max<size_t>(1, options_.seal_chunks) : 1;
   return sweeps || !marks_.empty() || !writes_.empty() || pending_.size() >= seal || context_.pending() > 0;
 }
@@ -530,7 +537,8 @@ void StorageWriter::rewrite_tail() {
   }
   tail_.reset();  // its lock goes with it; this thread is the only one to open the tail
   auto st = replace_file_durably(path, bytes);
-  if (!st) spdlog::warn("storage: cannot replace the sweep tail ({}); it keeps its older sweeps", st.error().describe());
+  if (!st)
+    spdlog::warn("storage: cannot replace the sweep tail ({}); it keeps its older sweeps", st.error().describe());
   open_tail();
   if (tail_) tail_unsynced_ = false;
 }
@@ -540,7 +548,8 @@ void StorageWriter::remove_tail() {
   std::string path = tail_->path();
   tail_.reset();
   if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-    spdlog::warn("storage: cannot remove the sweep tail {} ({}); the next start replays it", path, std::strerror(errno));
+    spdlog::warn("storage: cannot remove the sweep tail {} ({}); the next start replays it", path,
+                 std::strerror(errno));
 }
 
 }  // namespace energy::daemon

@@ -142,8 +142,8 @@ using StoreOpener = std::function<Result<StoreSession>()>;
 
 struct WriterOptions {
   std::chrono::milliseconds flush_interval{1000};
-  int64_t chunk_sweeps = 600;                            // sweeps per raw-tier chunk (1 min at 100 ms)
-  size_t max_pending_chunks = 240;                       // closed chunks kept while the database refuses writes
+  int64_t chunk_sweeps = 600;       // sweeps per raw-tier chunk (1 min at 100 ms)
+  size_t max_pending_chunks = 240;  // closed chunks kept while the database refuses writes
   // With the sweep tail: closed chunks held (in memory and in the tail)
   // before they are committed together; a mark, a write or context rows
   // take them along sooner. One commit of five chunks writes about a fifth
@@ -200,6 +200,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   void remove_tail();
   std::optional<StoredCounters> tail_counters() const;
   bool needs_commit(bool open_chunk) const;
+  void commit_failed(const Error& e);
   void absorb_sweeps();
   void maybe_retain(bool stopping);
   bool retain_step();

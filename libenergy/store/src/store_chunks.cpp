@@ -114,7 +114,8 @@ Result<std::optional<Store::Edge>> Store::chunk_at_or_before(int64_t boot, int64
   int pos = live_rail(boot, rail_id);
   for (size_t i = pos < 0 ? 0 : live_->chunks.size(); i > 0; --i) {
     const Chunk& c = live_->chunks[i - 1];
-    if (c.t_first_ns <= t_ns) return std::optional<Edge>(Edge{-static_cast<int64_t>(i), c.rails[static_cast<size_t>(pos)]});
+    if (c.t_first_ns <= t_ns)
+      return std::optional<Edge>(Edge{-static_cast<int64_t>(i), c.rails[static_cast<size_t>(pos)]});
   }
   auto st = db_->prepare(std::string("SELECT c.id, ") + kRailChunkColumns +
                          " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id AND rc.rail = ?2"
@@ -387,7 +388,8 @@ Status Store::append_live_rows(const std::function<bool(int64_t, int64_t)>& keep
       if (!rs) return rs.take_error();
       for (const auto& reading : *rs) {
         int64_t wall = reading.t_ns + c.wall_offset_ns;
-        if (keep(reading.t_ns, wall)) out.push_back(ExportRow{live_->boot_id, live_->labels[r], reading.t_ns, wall, reading.reading});
+        if (keep(reading.t_ns, wall))
+          out.push_back(ExportRow{live_->boot_id, live_->labels[r], reading.t_ns, wall, reading.reading});
       }
     }
   }

@@ -51,7 +51,8 @@ Result<Store::LiveChunks> Store::chunks_from_tail(const std::vector<TailFrame>& 
     if (!st) return st.take_error();
     auto r = st->bind(1, id).step();
     if (!r) return r.take_error();
-    if (*r != sql::StepResult::kRow) return make_error(ErrorCode::kNotFound, "rail " + std::to_string(id) + " is not in the database");
+    if (*r != sql::StepResult::kRow)
+      return make_error(ErrorCode::kNotFound, "rail " + std::to_string(id) + " is not in the database");
     out.units.push_back(st->int_at(0));
     out.labels.push_back(st->text_at(1));
   }

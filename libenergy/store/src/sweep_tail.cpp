@@ -23,10 +23,10 @@ using codec::unzigzag;
 using codec::zigzag;
 
 constexpr char kMagic[4] = {'E', 'T', 'L', '1'};
-constexpr size_t kHeaderBytes = 12;                 // magic, length, checksum
-constexpr uint64_t kMaxErrno = 4095;                // the kernel's errno range (MAX_ERRNO)
-constexpr size_t kMaxTailFileBytes = 64u << 20;     // read_tail_file's bound
-constexpr size_t kMinSweepBytes = 2;                // a sweep's two stamp deltas, at least a byte each
+constexpr size_t kHeaderBytes = 12;              // magic, length, checksum
+constexpr uint64_t kMaxErrno = 4095;             // the kernel's errno range (MAX_ERRNO)
+constexpr size_t kMaxTailFileBytes = 64u << 20;  // read_tail_file's bound
+constexpr size_t kMinSweepBytes = 2;             // a sweep's two stamp deltas, at least a byte each
 
 constexpr std::array<uint32_t, 256> make_crc_table() {
   std::array<uint32_t, 256> t{};
@@ -302,8 +302,8 @@ bool decode_frame(const std::string& bytes, size_t pos, TailFrame& frame, TailSc
   uint32_t length = get_u32(bytes, pos + 4);
   if (length > kMaxTailPayloadBytes) return damaged(scan, "frame length " + std::to_string(length) + " too large");
   if (length > left - kHeaderBytes)
-    return cut_short(scan, "frame cut short (" + std::to_string(left - kHeaderBytes) + " of " +
-                               std::to_string(length) + " bytes)");
+    return cut_short(
+        scan, "frame cut short (" + std::to_string(left - kHeaderBytes) + " of " + std::to_string(length) + " bytes)");
   std::string payload = bytes.substr(pos + kHeaderBytes, length);
   if (crc32_ieee(payload.data(), payload.size()) != get_u32(bytes, pos + 8)) return damaged(scan, "checksum mismatch");
   PayloadReader reader(payload);
@@ -322,7 +322,8 @@ uint32_t crc32_ieee(const char* data, size_t size) {
 Result<std::string> encode_tail_frame(const TailFrame& frame) {
   auto payload = encode_payload(frame);
   if (!payload) return payload.take_error();
-  if (payload->size() > kMaxTailPayloadBytes) return invalid("more than " + std::to_string(kMaxTailPayloadBytes) + " bytes");
+  if (payload->size() > kMaxTailPayloadBytes)
+    return invalid("more than " + std::to_string(kMaxTailPayloadBytes) + " bytes");
   std::string out(kMagic, 4);
   put_u32(out, static_cast<uint32_t>(payload->size()));
   put_u32(out, crc32_ieee(payload->data(), payload->size()));

@@ -104,7 +104,8 @@ class SweepTailFile {
   const std::string& path() const { return path_; }
 
  private:
-  SweepTailFile(std::string path, UniqueFd fd, int64_t size) : path_(std::move(path)), fd_(std::move(fd)), size_(size) {}
+  SweepTailFile(std::string path, UniqueFd fd, int64_t size)
+      : path_(std::move(path)), fd_(std::move(fd)), size_(size) {}
   std::string path_;
   UniqueFd fd_;
   int64_t size_ = 0;
