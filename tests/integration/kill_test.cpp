@@ -108,6 +108,7 @@ TEST_F(KillNine, RandomKillsLoseNoAcknowledgedMarkAndKeepTheDatabaseIntact) {
     d->stop(SIGKILL);
   }
   Client client;
+  int64_t newest_before_restart = 0;  // the last kill's newest reading, database or tail
   int n = iterations();
   for (int i = 0; i < n; ++i) {
     auto d = start();
@@ -135,9 +136,12 @@ TEST_F(KillNine, RandomKillsLoseNoAcknowledgedMarkAndKeepTheDatabaseIntact) {
     ASSERT_GE(lost_from, kill_t - (kFlushMs + 150) * 1'000'000LL)
         << "more than one flush interval lost at kill " << i << ": serving for " << (kill_t - ready_t) / 1'000'000
         << " ms, newest stored reading " << (kill_t - f.last_t_ns) / 1'000'000 << " ms before the kill";
+    newest_before_restart = f.last_t_ns;
     if (i % 10 == 0) std::this_thread::sleep_for(milliseconds(400));  // a restart delay, as systemd's RestartSec
   }
   auto d = start();
+  // The start replayed the killed daemon's sweep tail into the database.
+  EXPECT_GE(inspect_database(db(), DbOpen::kReadOnly).chunks_last_t_ns, newest_before_restart);
   auto st = ctl_json({"status"});
   bool still_open = false;
   for (const auto& r : st["open_runs"]) still_open = still_open || r["id"].get<int64_t>() == long_run;
