@@ -419,7 +419,6 @@ Result<std::vector<Store::ExportRow>> Store::export_boot_readings(int64_t boot, 
                                                                   size_t limit) {
   auto live = refresh_live();
   if (!live) return live.take_error();
-  if (live_ && live_->boot != boot) live_.reset();
   auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +
                          " WHERE c.boot = ?1 AND c.t_last_ns >= ?2 AND c.t_first_ns <= ?3"
                          " AND (?4 = '' OR r.label = ?4) ORDER BY c.t_first_ns, r.id");
@@ -428,7 +427,7 @@ Result<std::vector<Store::ExportRow>> Store::export_boot_readings(int64_t boot, 
   auto keep = [&](int64_t t, int64_t) { return t >= w.begin_ns && t <= w.end_ns; };
   auto out = collect_export(*st, limit, keep);
   if (!out) return out.take_error();
-  auto with_live = append_live_rows(keep, rail, limit, *out);
+  auto with_live = live_ && live_->boot == boot ? append_live_rows(keep, rail, limit, *out) : ok_status();
   if (!with_live) return with_live.take_error();
   std::stable_sort(out->begin(), out->end(), [](const ExportRow& a, const ExportRow& b) { return a.t_ns < b.t_ns; });
   return out;

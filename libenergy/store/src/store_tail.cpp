@@ -1,6 +1,7 @@
 // The sweep tail in the Store (sweep_tail.h): replayed into chunks when a
 // writer opens the database, read as live chunks by a reader's queries.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -138,9 +139,19 @@ void Store::set_tail_aside(const std::string& why) {
 // Reader: the tail as it stands, less what the database already holds.
 // Read before the database is asked what it holds, so a chunk committed in
 // between is found in the database rather than missed by both.
+// A tail unchanged since the last refresh (same inode, size and mtime: the
+// writer appends, or replaces the file after a commit) is not read again.
 Status Store::refresh_live() {
   if (!reader_) return ok_status();
+  struct stat st {};
+  std::string key;
+  if (::stat(tail_path().c_str(), &st) == 0) {
+    key = std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
+          ":" + std::to_string(st.st_mtim.tv_nsec);
+  }
+  if (!key.empty() && key == live_key_) return ok_status();
   live_.reset();
+  live_key_.clear();
   auto bytes = read_tail_file(tail_path());
   if (!bytes) return bytes.take_error();
   TailScan scan = decode_tail(*bytes);
@@ -154,6 +165,7 @@ Status Store::refresh_live() {
   if (!r) return r.take_error();
   if (*r == sql::StepResult::kRow) live->boot_id = boot->text_at(0);
   live_ = std::move(live).value();
+  live_key_ = key;
   return ok_status();
 }
 

@@ -463,6 +463,7 @@ class Store {
   bool shrinking_ = false;  // over the disk budget: retention shortens tiers until 90% of it
   bool reader_ = false;
   std::optional<LiveChunks> live_;  // reader only
+  std::string live_key_;            // the tail file live_ was read from (inode, size, mtime)
 };
 
 }  // namespace energy
