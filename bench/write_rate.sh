@@ -6,6 +6,10 @@
 # it has settled. Used for issue 16's before/after figures (docs/PERFORMANCE.md).
 #
 # Usage: bench/write_rate.sh ENERGYD ENERGYD_SIM [WINDOW_SECONDS (default 60)]
+# WRITE_RATE_BOARD="jetson-tx2 32" measures another board of the catalogue
+# (energyd-sim create --board NAME --l4t VERSION; default "jetson-orin-nano 36").
+# With the sweep tail (issue 16) the database is written once per five
+# minutes: use a window of at least 330 s for a figure that includes it.
 # Exits non-zero when energyd does not start or a counter cannot be read:
 # a measurement never reads zero silently.
 set -euo pipefail
@@ -22,7 +26,9 @@ PID=""
 cleanup() { [[ -n "$PID" ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; rm -rf -- "$DIR"; }
 trap cleanup EXIT
 
-"$SIM" create --board jetson-orin-nano --l4t 36 --root "$DIR/board" >/dev/null || die "energyd-sim create failed"
+read -r BOARD L4T <<<"${WRITE_RATE_BOARD:-jetson-orin-nano 36}"
+[[ -n "$BOARD" && "$L4T" =~ ^[0-9]+$ ]] || die "WRITE_RATE_BOARD must be 'BOARD L4T', got '${WRITE_RATE_BOARD:-}'"
+"$SIM" create --board "$BOARD" --l4t "$L4T" --root "$DIR/board" >/dev/null || die "energyd-sim create --board $BOARD --l4t $L4T failed"
 "$ENERGYD" --root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/energyd.sock" --log-level warn \
   >"$DIR/energyd.log" 2>&1 &
 PID=$!
@@ -52,6 +58,7 @@ kill -0 "$PID" 2>/dev/null || die "energyd ended during the window: $(cat "$DIR/
 
 secs="$(echo "$t1 - $t0" | bc -l)"
 echo "energyd: $ENERGYD"
+echo "board: $BOARD (L4T $L4T)"
 echo "window: $(printf %.1f "$secs") s"
 printf 'written: %d bytes, %.0f bytes/min\n' "$((w1 - w0))" "$(echo "($w1 - $w0) * 60 / $secs" | bc -l)"
 join <(echo "$s0") <(echo "$s1") | awk -v s="$secs" '

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <future>
 #include <mutex>
 
@@ -138,19 +139,25 @@ TEST_F(WriterTest, SamplesWaitForTheNextCommitAndAMarkCommitsEverySampleBeforeIt
   w->stop();
 }
 
-TEST_F(WriterTest, TheFlushIntervalCommitsWithoutAMark) {
+// Every flush interval the sweeps go to the sweep tail, where readers see
+// them; the database gets a commit only once seal_chunks chunks have closed.
+TEST_F(WriterTest, TheFlushIntervalWritesTheTailAndTheDatabaseGetsOnlyClosedChunksTogether) {
   WriterOptions o = slow_flush();
   o.flush_interval = milliseconds(5);
+  o.seal_chunks = 2;
   auto w = writer(o);
   w->start();
   push(*w, 0, 6);
   ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 6; }));
+  EXPECT_EQ(w->stats().commits, 0);  // one chunk of 4 closed: held in the tail
+  EXPECT_EQ(stored_sweeps(), 6);     // a reader sees the tail's sweeps
   push(*w, 6, 3);
-  ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 9; }));
-  EXPECT_GE(w->stats().commits, 2);  // one batch per interval, not one per sample
-  EXPECT_LE(w->stats().commits, 9);
-  w->stop();
+  ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 9 && w->stats().commits == 1; }));
   EXPECT_EQ(stored_sweeps(), 9);
+  w->stop();
+  EXPECT_EQ(w->stats().commits, 2);  // the clean stop commits the open chunk
+  EXPECT_EQ(stored_sweeps(), 9);
+  EXPECT_FALSE(std::filesystem::exists(path_ + "-tail"));
 }
 
 TEST_F(WriterTest, StopFlushesEverythingStillQueued) {
@@ -385,12 +392,12 @@ TEST_F(WriterTest, SweepsCountedBeforeTheDatabaseOpensAddToTheStoredCounters) {
   EXPECT_NE(counters.snapshot().counters_id, id);  // fresh until the database opens
   refuse_open_ = false;
   ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 11; }));
+  w->stop();  // the counters ride in the tail until a synced commit: the stop's
   auto stored = stored_counters();
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored->counters_id, id);
   EXPECT_NEAR(stored->energy_uj[0].second, 10e6, 1e-3);
   EXPECT_EQ(counters.snapshot().counters_id, id);
-  w->stop();
 }
 
 TEST_F(WriterTest, RetentionPassesRunOnTheWriterThreadAndReportTheFootprint) {

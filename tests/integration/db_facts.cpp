@@ -2,6 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
+#include "energy/chunker.h"
+#include "energy/sweep_tail.h"
+
 namespace energy::testing {
 namespace {
 
@@ -22,6 +27,24 @@ void each_row(sqlite3* db, const char* sql, DbFacts& facts, Row&& row) {
   sqlite3_finalize(st);
 }
 
+// The newest sweep of the sweep tail's valid frames; 0 with none. The
+// stored reading is in microseconds (to_stored_ns), as the chunk's would be.
+int64_t newest_tail_sweep(const std::string& path, DbFacts& f) {
+  auto bytes = read_tail_file(path);
+  if (!bytes) {
+    f.tail_problem = bytes.error().describe();
+    return 0;
+  }
+  TailScan scan = decode_tail(*bytes);
+  f.tail_problem = scan.problem;
+  f.tail_torn = scan.torn;
+  int64_t newest = 0;
+  for (const auto& frame : scan.frames) {
+    if (!frame.sweeps.empty()) newest = std::max(newest, to_stored_ns(frame.sweeps.back().t_ns));
+  }
+  return newest;
+}
+
 }  // namespace
 
 DbFacts inspect_database(const std::string& path, DbOpen mode) {
@@ -36,9 +59,10 @@ DbFacts inspect_database(const std::string& path, DbOpen mode) {
       if (column_text(st, 1) == "stopped") f.stopped.insert(sqlite3_column_int64(st, 0));
     });
     each_row(db, "SELECT coalesce(max(t_last_ns), 0) FROM chunks", f,
-             [&](sqlite3_stmt* st) { f.last_t_ns = sqlite3_column_int64(st, 0); });
+             [&](sqlite3_stmt* st) { f.chunks_last_t_ns = sqlite3_column_int64(st, 0); });
   }
   sqlite3_close(db);
+  f.last_t_ns = std::max(f.chunks_last_t_ns, newest_tail_sweep(path + "-tail", f));
   return f;
 }
 

@@ -1,6 +1,6 @@
 // What a crash test needs to know of energyd's database after a kill or a
 // power cut: whether it opens, PRAGMA integrity_check, the runs and which
-// of them are stopped, and the newest stored reading.
+// of them are stopped, and the newest stored reading (database or sweep tail).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,13 @@ struct DbFacts {
   std::string integrity;  // "ok", or what the check (or a failed query) said
   std::set<int64_t> runs;
   std::set<int64_t> stopped;
-  int64_t last_t_ns = 0;  // the newest chunk's last reading; 0 with none
+  // The newest reading energyd's next start holds: the newest chunk's last
+  // reading, or the newest sweep of the sweep tail (<db>-tail, replayed at
+  // start) when later; 0 with none.
+  int64_t last_t_ns = 0;
+  int64_t chunks_last_t_ns = 0;  // the database's alone
+  std::string tail_problem;      // what decoding the tail found wrong (a torn last frame included)
+  bool tail_torn = false;
 };
 
 enum class DbOpen {

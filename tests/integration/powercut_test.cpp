@@ -182,6 +182,7 @@ TEST_F(PowerCut, RandomCutsKeepTheDatabaseAcknowledgedMarksAndLeases) {
     for (int64_t id : ack.started) ASSERT_EQ(f.runs.count(id), 1u) << "acknowledged run " << id << " lost at cut " << i;
     for (int64_t id : ack.stopped)
       ASSERT_EQ(f.stopped.count(id), 1u) << "acknowledged stop " << id << " lost at cut " << i;
+    ASSERT_TRUE(f.tail_problem.empty() || f.tail_torn) << "sweep tail damaged at cut " << i << ": " << f.tail_problem;
     ASSERT_GE(f.last_t_ns, durable_t_ns) << "durable readings went back at cut " << i;
     ASSERT_GE(std::max(f.last_t_ns, session_start), kill_t - kLossWindowNs)
         << "more than the power-loss window lost at cut " << i << ": " << (kill_t - f.last_t_ns) / 1'000'000 << " ms";

@@ -1,7 +1,15 @@
 #include "writer.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
 #include <pthread.h>
 #include <spdlog/spdlog.h>
+
+#include "energy/durable_file.h"
 
 namespace energy::daemon {
 
@@ -82,6 +90,7 @@ void StorageWriter::loop() {
     bool was_open = store_ != nullptr;
     bool open = ensure_open();
     if (open && !was_open) absorb_again();
+    final_flush_ = last;
     if (open && flush()) {
       maybe_checkpoint(last);
       maybe_retain(last);
@@ -122,13 +131,21 @@ void StorageWriter::absorb(std::deque<Item>& batch) {
     if (auto* c = std::get_if<std::vector<ContextChange>>(&item)) context_.add(std::move(*c));
     if (auto* w = std::get_if<StoreWrite>(&item)) writes_.push_back(std::move(*w));
   }
-  if (chunker_) {
-    for (auto& s : early_) chunker_->add(s);
-    uncommitted_sweeps_ += static_cast<int64_t>(early_.size());
-    early_.clear();
-    for (auto& c : chunker_->take_closed()) pending_.push_back(std::move(c));
-  }
+  if (chunker_) absorb_sweeps();
   bound_pending();
+}
+
+// Into the chunker, and while there is a tail, into what it is owed.
+void StorageWriter::absorb_sweeps() {
+  for (auto& s : early_) {
+    if (chunker_->add(s)) open_sweeps_.clear();
+    if (!tail_) continue;
+    open_sweeps_.push_back(s);
+    tail_fresh_.push_back(std::move(s));
+  }
+  uncommitted_sweeps_ += static_cast<int64_t>(early_.size());
+  early_.clear();
+  for (auto& c : chunker_->take_closed()) pending_.push_back(std::move(c));
 }
 
 // Opens the database when it is not open (at most every reopen_interval).
@@ -163,6 +180,9 @@ std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
     chunker_.emplace(std::move(session->rails), options_.chunk_sweeps, std::move(session->resume));
     if (counters_ && session->counters) counters_->restore(*session->counters);
   }
+  // A tail needs every sweep of the open chunk: it is opened only while the
+  // chunker has none (the first open), never in the middle of a chunk.
+  if (!tail_ && chunker_->empty()) open_tail();
   auto context = context_.opened(*store_, boot_, newest_ ? newest_->t_ns : 0);
   if (!context)
     spdlog::warn("storage: cannot end the previous daemon's clock polling ({}); ignoring", context.error().describe());
@@ -219,28 +239,24 @@ void StorageWriter::bound_pending() {
   stats_.dropped_samples += dropped;
 }
 
-// One transaction: pending chunks, the open chunk, then marks in order.
+// The drained sweeps go to the tail; then, when anything needs the
+// database, one transaction: pending chunks, the open chunk (without a tail,
+// or at stop), context rows, then marks and writes in order.
 bool StorageWriter::flush() {
-  if (uncommitted_sweeps_ == 0 && marks_.empty() && writes_.empty() && pending_.empty() && context_.pending() == 0)
-    return true;
+  bool in_tail = append_tail();
+  bool open_chunk = !in_tail || final_flush_;
+  if (!needs_commit(open_chunk)) return true;
+  bool sealing = in_tail && !pending_.empty();
   std::vector<std::pair<MarkOp*, RunRecord>> done;
-  Status st = write_pending(done);
+  Status st = write_pending(done, open_chunk);
   if (!st) {
-    (void)store_->rollback();  // ends the failed transaction; nothing of it was stored
-    note_failure(make_error(st.error().code, "cannot commit: " + st.error().describe()));
-    fail_marks(st.error());  // nobody waits on a disk that may stay full
-    if (++consecutive_failures_ >= options_.consecutive_failures_before_reopen) {
-      store_.reset();  // the file may have been replaced, remounted or damaged: open it afresh
-      consecutive_failures_ = 0;
-      std::lock_guard<std::mutex> lock(mu_);
-      stats_.open = false;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.context_rows_pending = context_.pending();
-    stats_.context_rows_dropped = context_.dropped();
+    commit_failed(st.error());
     return false;
   }
   consecutive_failures_ = 0;
+  wal_unsynced_ = true;
+  if (sealing && !final_flush_) rewrite_tail();
+  if (final_flush_ && tail_) remove_tail();
   journal_marks(done);  // before mu_: an fdatasync must not hold up the sampler's push_sample
   std::lock_guard<std::mutex> lock(mu_);
   if (!stats_.last_error.empty()) spdlog::info("storage: writing again");
@@ -276,11 +292,39 @@ void StorageWriter::journal_marks(const std::vector<std::pair<MarkOp*, RunRecord
   }
 }
 
+// The transaction was refused: nothing of it was stored. Its sweeps stay
+// (pending chunks, the chunker, the tail); its marks and writes are refused.
+void StorageWriter::commit_failed(const Error& e) {
+  (void)store_->rollback();  // ends the failed transaction
+  note_failure(make_error(e.code, "cannot commit: " + e.describe()));
+  fail_marks(e);  // nobody waits on a disk that may stay full
+  if (++consecutive_failures_ >= options_.consecutive_failures_before_reopen) {
+    store_.reset();  // the file may have been replaced, remounted or damaged: open it afresh
+    consecutive_failures_ = 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.open = false;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.context_rows_pending = context_.pending();
+  stats_.context_rows_dropped = context_.dropped();
+}
+
+bool StorageWriter::needs_commit(bool open_chunk) const {
+  bool sweeps = open_chunk && (uncommitted_sweeps_ > 0 || (final_flush_ && !chunker_->empty()));
+  size_t seal = tail_ && !final_flush_ ? std::max<size_t>(1, options_.seal_chunks) : 1;
+  return sweeps || !marks_.empty() || !writes_.empty() || pending_.size() >= seal || context_.pending() > 0;
+}
+
 // Samples are synced at checkpoints; a transaction that carries a mark syncs
-// its WAL at commit, because someone is told the mark is stored.
-Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done) {
-  bool acknowledged = !marks_.empty() || !writes_.empty();
-  auto st = store_->set_durability(acknowledged ? Store::Durability::kSynced : Store::Durability::kBatched);
+// its WAL at commit, because someone is told the mark is stored, and so
+// does one that closes chunks (the tail then forgets their sweeps). With a
+// tail, the counters ride only in synced commits, after the tail is synced:
+// the database's counters then never count a sweep a power cut could take.
+Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done, bool open_chunk) {
+  bool synced = !marks_.empty() || !writes_.empty() || (tail_ && !pending_.empty()) || final_flush_;
+  auto st = synced && tail_ ? sync_tail() : ok_status();
+  if (!st) return st;
+  st = store_->set_durability(synced ? Store::Durability::kSynced : Store::Durability::kBatched);
   if (!st) return st;
   st = store_->begin();
   if (!st) return st;
@@ -288,11 +332,11 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
     st = store_->put_chunk(boot_, rail_ids_, c);
     if (!st) return st;
   }
-  st = store_->put_chunk(boot_, rail_ids_, chunker_->open_chunk());
+  if (open_chunk) st = store_->put_chunk(boot_, rail_ids_, chunker_->open_chunk());
   if (!st) return st;
   st = context_.write(*store_, boot_);
   if (!st) return st;
-  if (counted_) {
+  if (counted_ && (synced || !tail_)) {
     st = store_->put_counters(to_stored(*counted_));
     if (!st) return st;
   }
@@ -307,11 +351,20 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
   return store_->commit();
 }
 
-// A clean stop always checkpoints, so nothing waits in the WAL.
+// The power-loss window: every checkpoint_interval the tail is synced, then
+// the WAL checkpointed (when anything was committed since). A clean stop
+// always checkpoints, so nothing waits in the WAL.
 void StorageWriter::maybe_checkpoint(bool force) {
   auto now = std::chrono::steady_clock::now();
   if (now - last_checkpoint_ < options_.checkpoint_interval && !force) return;
   last_checkpoint_ = now;
+  auto synced = tail_ ? sync_tail() : ok_status();
+  if (!synced) {
+    auto v = log_limit_.allow("storage.tail");
+    if (v.log) spdlog::warn("storage: {}; will retry{}", synced.error().describe(), LogLimiter::suffix(v));
+  }
+  if (!wal_unsynced_ && !force) return;
+  wal_unsynced_ = false;
   auto st = store_->checkpoint();
   if (st) return;
   auto v = log_limit_.allow("storage.checkpoint");
@@ -348,6 +401,7 @@ bool StorageWriter::retain_step() {
     if (f) footprint = std::move(f).value();
   }
   record_retention(*step, std::move(footprint));
+  wal_unsynced_ = true;
   return step->more;
 }
 
@@ -418,6 +472,84 @@ Status StorageWriter::write_stop(const MarkOp& op, RunRecord& rec) {
   if (!op.clocks) return ok_status();
   rec.clocks_json = op.clocks(rec);
   return store_->set_run_clocks(rec.id, *rec.clocks_json);
+}
+
+}  // namespace energy::daemon
+
+namespace energy::daemon {
+
+// Opened once the database is, while the chunker has no open chunk the
+// tail would lack. Without it, the open chunk is committed every flush.
+void StorageWriter::open_tail() {
+  auto t = SweepTailFile::open(store_->tail_path());
+  if (!t) {
+    auto v = log_limit_.allow("storage.tail");
+    if (v.log)
+      spdlog::warn("storage: {}; committing the open chunk at every flush instead{}", t.error().describe(),
+                   LogLimiter::suffix(v));
+    return;
+  }
+  tail_ = std::move(t).value();
+}
+
+std::optional<StoredCounters> StorageWriter::tail_counters() const {
+  if (!counted_) return std::nullopt;
+  return to_stored(*counted_);
+}
+
+// Returns whether every absorbed sweep is in the tail (in the kernel). A
+// failed append gives the tail up: what it holds is replayed, without
+// duplicates, at the next start, and the open chunk is committed instead.
+bool StorageWriter::append_tail() {
+  if (!tail_) return false;
+  if (tail_fresh_.empty()) return true;
+  auto st = tail_->append(TailFrame{boot_, rail_ids_, tail_fresh_, tail_counters()});
+  if (!st) {
+    spdlog::warn("storage: {}; committing the open chunk at every flush instead", st.error().describe());
+    tail_.reset();
+    tail_fresh_.clear();
+    open_sweeps_.clear();
+    return false;
+  }
+  tail_fresh_.clear();
+  tail_unsynced_ = true;
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.samples_written += uncommitted_sweeps_;
+  uncommitted_sweeps_ = 0;
+  return true;
+}
+
+Status StorageWriter::sync_tail() {
+  if (!tail_unsynced_) return ok_status();
+  auto st = tail_->sync();
+  if (st) tail_unsynced_ = false;
+  return st;
+}
+
+// After a synced commit of the closed chunks the tail needs only the open
+// chunk's sweeps: a new file with them replaces it (synced and renamed, so
+// a crash leaves the old tail or the new one, each enough to replay).
+void StorageWriter::rewrite_tail() {
+  std::string path = tail_->path(), bytes;
+  if (!open_sweeps_.empty()) {
+    auto frame = encode_tail_frame(TailFrame{boot_, rail_ids_, open_sweeps_, tail_counters()});
+    if (frame) bytes = std::move(frame).value();
+  }
+  tail_.reset();  // its lock goes with it; this thread is the only one to open the tail
+  auto st = replace_file_durably(path, bytes);
+  if (!st)
+    spdlog::warn("storage: cannot replace the sweep tail ({}); it keeps its older sweeps", st.error().describe());
+  open_tail();
+  if (tail_) tail_unsynced_ = false;
+}
+
+// At a clean stop, after the open chunk's commit: nothing is left to replay.
+void StorageWriter::remove_tail() {
+  std::string path = tail_->path();
+  tail_.reset();
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    spdlog::warn("storage: cannot remove the sweep tail {} ({}); the next start replays it", path,
+                 std::strerror(errno));
 }
 
 }  // namespace energy::daemon

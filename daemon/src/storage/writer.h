@@ -2,9 +2,20 @@
 // own thread, in batched transactions, so that an fsync that takes a second
 // delays no tick.
 //
-// Samples go into a Chunker (the raw tier's format). Every flush interval one
-// transaction writes the chunks closed since the last commit and rewrites the
-// open one. A mark is committed together with every sample before it, and
+// Samples go into a Chunker (the raw tier's format). Every flush interval
+// the sweeps drained go to the sweep tail (sweep_tail.h) with one write(2):
+// from then on a kill -9 loses none of them, and readers see them
+// (store.h). The database gets a transaction only for what needs one: the
+// chunks closed since the last commit (about once a minute), marks, writes
+// and board context rows; the open chunk is not rewritten every second
+// (issue 16: that rewrite was 1.3 GB a day of writes). A commit that closes
+// chunks is synced, and the tail is then replaced by one frame of the open
+// chunk's sweeps. The tail is fdatasynced every checkpoint_interval before
+// the WAL is checkpointed (the power-loss window), and before every synced
+// commit, so the database never holds counters the tail cannot back. When
+// the tail cannot be opened or written, the writer falls back to rewriting
+// the open chunk at every flush, as before. A clean stop commits the open
+// chunk and removes the tail. A mark is committed together with every sample before it, and
 // its completion runs only after the commit and its line in the marks
 // journal (store_guard.h): an acknowledged mark is on disk twice, so its
 // loss from the database is found and undone at the next open.
@@ -50,6 +61,7 @@
 #include "context_poller.h"
 #include "energy/chunker.h"
 #include "energy/store.h"
+#include "energy/sweep_tail.h"
 #include "energy_counters.h"
 #include "log_limit.h"
 #include "sampler.h"
@@ -130,8 +142,13 @@ using StoreOpener = std::function<Result<StoreSession>()>;
 
 struct WriterOptions {
   std::chrono::milliseconds flush_interval{1000};
-  int64_t chunk_sweeps = 600;                            // sweeps per raw-tier chunk (1 min at 100 ms)
-  size_t max_pending_chunks = 240;                       // closed chunks kept while the database refuses writes
+  int64_t chunk_sweeps = 600;       // sweeps per raw-tier chunk (1 min at 100 ms)
+  size_t max_pending_chunks = 240;  // closed chunks kept while the database refuses writes
+  // With the sweep tail: closed chunks held (in memory and in the tail)
+  // before they are committed together; a mark, a write or context rows
+  // take them along sooner. One commit of five chunks writes about a fifth
+  // of the pages of five commits of one (docs/PERFORMANCE.md, issue 16).
+  size_t seal_chunks = 5;
   std::chrono::milliseconds checkpoint_interval{10000};  // the power-loss window for samples
   std::chrono::milliseconds reopen_interval{5000};       // retry period while the database cannot be opened
   int consecutive_failures_before_reopen = 5;            // failed commits before the database is reopened
@@ -171,11 +188,20 @@ class StorageWriter final : public SampleSink, public ContextSink {
   void absorb_again();
   void absorb(std::deque<Item>& batch);
   bool flush();
-  Status write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done);
+  Status write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& done, bool open_chunk);
   Status write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done);
   Status write_stop(const MarkOp& op, RunRecord& rec);
   void bound_pending();
   void maybe_checkpoint(bool force);
+  void open_tail();
+  bool append_tail();
+  Status sync_tail();
+  void rewrite_tail();
+  void remove_tail();
+  std::optional<StoredCounters> tail_counters() const;
+  bool needs_commit(bool open_chunk) const;
+  void commit_failed(const Error& e);
+  void absorb_sweeps();
   void maybe_retain(bool stopping);
   bool retain_step();
   void note_retention_error(const Error& e);
@@ -202,7 +228,15 @@ class StorageWriter final : public SampleSink, public ContextSink {
   std::deque<MarkOp> marks_;        // marks not yet committed (writer thread only)
   std::deque<StoreWrite> writes_;   // other writes not yet committed (writer thread only)
   ContextLog context_{50'000};      // board context rows not yet committed (writer thread only)
-  int64_t uncommitted_sweeps_ = 0;  // writer thread only
+  int64_t uncommitted_sweeps_ = 0;  // writer thread only: sweeps in neither the tail nor the database
+  // The sweep tail; none while it cannot be used (the open chunk is then
+  // committed at every flush). Writer thread only, as are the members to wal_unsynced_.
+  std::optional<SweepTailFile> tail_;
+  std::vector<Sample> tail_fresh_;   // absorbed sweeps not yet appended to the tail
+  std::vector<Sample> open_sweeps_;  // the open chunk's sweeps (the tail after a chunk closes)
+  bool tail_unsynced_ = false;       // appended since the last fdatasync
+  bool wal_unsynced_ = false;        // committed since the last checkpoint
+  bool final_flush_ = false;         // the flush of stop()
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point next_retention_ = std::chrono::steady_clock::now();
   bool retention_running_ = false;           // a pass has started and has steps left

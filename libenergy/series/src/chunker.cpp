@@ -33,14 +33,16 @@ void Chunker::add_value(RailBuf& b, int64_t t_ns, const RailValue& v) {
   ++b.valid;
 }
 
-void Chunker::add(const Sample& s) {
+bool Chunker::add(const Sample& s) {
   int64_t t = to_stored_ns(s.t_ns);
   int64_t offset = s.wall_ns - t;
   bool stepped = !times_us_.empty() && std::llabs(offset - wall_offset_ns_) > kWallStepNs;
-  if (!times_us_.empty() && (stepped || static_cast<int64_t>(times_us_.size()) >= max_sweeps_)) close();
+  bool closing = !times_us_.empty() && (stepped || static_cast<int64_t>(times_us_.size()) >= max_sweeps_);
+  if (closing) close();
   if (times_us_.empty()) wall_offset_ns_ = offset;
   times_us_.push_back(t / 1000);
   for (size_t i = 0; i < bufs_.size() && i < s.values.size(); ++i) add_value(bufs_[i], t, s.values[i]);
+  return closing;
 }
 
 Chunk Chunker::build() const {

@@ -271,6 +271,7 @@ int64_t wal_allowance(const RetentionPolicy& p) {
 // Rolled back on any failure.
 Status Store::retention_transaction(const RetentionPolicy& policy, const RetentionNow& now, RetentionStep& step,
                                     bool& context_more) {
+  const int64_t changes_before = sqlite3_total_changes(db_->raw());
   auto st = begin();
   if (!st) return st;
   st = Retention(*this, policy, now).run(step);
@@ -283,6 +284,11 @@ Status Store::retention_transaction(const RetentionPolicy& policy, const Retenti
       st = ctx.take_error();
     }
   }
+  auto free_pages = st ? db_->query_int("PRAGMA freelist_count") : Result<int64_t>(int64_t{0});
+  if (!free_pages) st = free_pages.take_error();
+  // A pass with nothing to do writes nothing (a commit would still put a
+  // page or two through the WAL every retention_interval: issue 16).
+  if (st && *free_pages == 0 && sqlite3_total_changes(db_->raw()) == changes_before) return rollback();
   if (st) st = db_->exec("PRAGMA incremental_vacuum");
   if (st) st = commit();
   if (st) return st;

@@ -50,6 +50,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   if (!db) return db.take_error();
   sqlite3_busy_timeout(db->raw(), busy_timeout_ms);
   std::unique_ptr<Store> store(new Store(std::make_unique<sql::Db>(std::move(db).value()), path));
+  store->reader_ = role == StoreRole::kReader;
   if (role == StoreRole::kReader) return store;
   // auto_vacuum takes effect only on a database without tables (a new one;
   // the v2 -> v3 migration converts older files). journal_size_limit: the
@@ -67,6 +68,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   if (!mig) return mig.take_error();
   auto guard = store->guard_after_open(std::move(before));
   if (!guard) return guard.take_error();
+  auto tail = store->replay_tail();
+  if (!tail) return tail.take_error();
   return store;
 }
 

@@ -108,8 +108,15 @@ Result<std::vector<RailCursor>> Store::resume_cursors(int64_t boot, const std::v
   return out;
 }
 
-// The latest chunk of the boot starting at or before t, with this rail's row.
+// The latest chunk of the boot starting at or before t, with this rail's
+// row: a live chunk (newer than any stored) when one starts at or before t.
 Result<std::optional<Store::Edge>> Store::chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  int pos = live_rail(boot, rail_id);
+  for (size_t i = pos < 0 ? 0 : live_->chunks.size(); i > 0; --i) {
+    const Chunk& c = live_->chunks[i - 1];
+    if (c.t_first_ns <= t_ns)
+      return std::optional<Edge>(Edge{-static_cast<int64_t>(i), c.rails[static_cast<size_t>(pos)]});
+  }
   auto st = db_->prepare(std::string("SELECT c.id, ") + kRailChunkColumns +
                          " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id AND rc.rail = ?2"
                          " WHERE c.boot = ?1 AND c.t_first_ns <= ?3 ORDER BY c.t_first_ns DESC LIMIT 1");
@@ -164,11 +171,23 @@ Result<std::optional<RailCursor>> Store::first_cursor_after_chunk(int64_t boot, 
   if (!st) return st.take_error();
   auto r = st->bind(1, boot).bind(2, rail_id).bind(3, t_ns).step();
   if (!r) return r.take_error();
-  if (*r != sql::StepResult::kRow) return std::optional<RailCursor>();
-  return std::optional<RailCursor>(rail_chunk_from(*st, 1).first);
+  if (*r == sql::StepResult::kRow) return std::optional<RailCursor>(rail_chunk_from(*st, 1).first);
+  int pos = live_rail(boot, rail_id);
+  for (size_t i = 0; pos >= 0 && i < live_->chunks.size(); ++i) {
+    const RailChunk& rc = live_->chunks[i].rails[static_cast<size_t>(pos)];
+    if (live_->chunks[i].t_first_ns > t_ns && rc.first.has_last) return std::optional<RailCursor>(rc.first);
+  }
+  return std::optional<RailCursor>();
 }
 
 Result<std::vector<StoredReading>> Store::decode(int64_t chunk_id, int64_t rail_id) {
+  if (chunk_id < 0) {  // a live chunk (chunk_at_or_before)
+    int pos = live_ ? live_rail(live_->boot, rail_id) : -1;
+    size_t i = static_cast<size_t>(-chunk_id - 1);
+    if (pos < 0 || i >= live_->chunks.size()) return std::vector<StoredReading>();
+    const Chunk& c = live_->chunks[i];
+    return decode_rail_chunk(c.times, c.rails[static_cast<size_t>(pos)], live_->units[static_cast<size_t>(pos)]);
+  }
   auto st = db_->prepare(std::string("SELECT c.times, r.power_unit_uw, ") + kRailChunkColumns +
                          " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id JOIN rails r ON r.id = rc.rail"
                          " WHERE c.id = ?1 AND rc.rail = ?2");
@@ -225,6 +244,8 @@ Result<std::optional<Store::RunningEnergy>> Store::running_energy_at(int64_t boo
 }
 
 Result<std::optional<double>> Store::power_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+  auto live = refresh_live();
+  if (!live) return live.take_error();
   auto e = running_energy_at(boot, rail_id, t_ns);
   if (!e) return e.take_error();
   if (!e->has_value()) return std::optional<double>();
@@ -232,6 +253,8 @@ Result<std::optional<double>> Store::power_at(int64_t boot, int64_t rail_id, int
 }
 
 Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, EnergyWindow w) {
+  auto live = refresh_live();
+  if (!live) return live.take_error();
   auto a = running_energy_at(boot, rail_id, w.begin_ns);
   if (!a) return a.take_error();
   auto b = running_energy_at(boot, rail_id, w.end_ns);
@@ -242,6 +265,8 @@ Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, En
 
 // Readings inside the window, plus the nearest valid reading on each side.
 Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id, EnergyWindow w) {
+  auto live = refresh_live();
+  if (!live) return live.take_error();
   auto first = db_->prepare(
       "SELECT coalesce(max(t_first_ns), -9223372036854775807) FROM chunks "
       "WHERE boot = ?1 AND t_first_ns <= ?2");
@@ -259,13 +284,13 @@ Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id
     auto r = st->step();
     if (!r) return r.take_error();
     if (*r == sql::StepResult::kDone) break;
-    auto readings = decode(st->int_at(0), rail_id);
-    if (!readings) return readings.take_error();
-    for (const auto& sr : *readings) {
-      if (sr.t_ns >= w.begin_ns && sr.t_ns <= w.end_ns) {
-        out.push_back({sr.t_ns, sr.reading.power_uw, sr.reading.err == 0, sr.reading.voltage_mv});
-      }
-    }
+    auto st_points = append_points(st->int_at(0), rail_id, w, out);
+    if (!st_points) return st_points.take_error();
+  }
+  for (size_t i = 0; live_rail(boot, rail_id) >= 0 && i < live_->chunks.size(); ++i) {
+    if (live_->chunks[i].t_first_ns > w.end_ns || live_->chunks[i].t_last_ns < w.begin_ns) continue;
+    auto st_points = append_points(-static_cast<int64_t>(i) - 1, rail_id, w, out);
+    if (!st_points) return st_points.take_error();
   }
   auto after = cursor_after(boot, rail_id, w.end_ns + 1);
   if (!after) return after.take_error();
@@ -273,15 +298,33 @@ Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id
   return out;
 }
 
-Result<int64_t> Store::sample_count() { return db_->query_int("SELECT coalesce(sum(sweeps), 0) FROM chunks"); }
+// The chunk's readings of the rail inside the window, appended to `out`.
+Status Store::append_points(int64_t chunk_id, int64_t rail_id, EnergyWindow w, std::vector<PowerPoint>& out) {
+  auto readings = decode(chunk_id, rail_id);
+  if (!readings) return readings.take_error();
+  for (const auto& sr : *readings) {
+    if (sr.t_ns >= w.begin_ns && sr.t_ns <= w.end_ns)
+      out.push_back({sr.t_ns, sr.reading.power_uw, sr.reading.err == 0, sr.reading.voltage_mv});
+  }
+  return ok_status();
+}
+
+Result<int64_t> Store::sample_count() {
+  auto live = refresh_live();
+  if (!live) return live.take_error();
+  auto stored = db_->query_int("SELECT coalesce(sum(sweeps), 0) FROM chunks");
+  if (!stored || !live_) return stored;
+  int64_t n = *stored;
+  for (const auto& c : live_->chunks) n += c.sweeps;
+  return n;
+}
 
 Result<std::optional<int64_t>> Store::last_sample_ns(int64_t boot) {
-  auto st = db_->prepare("SELECT max(t_last_ns) FROM chunks WHERE boot = ?1");
-  if (!st) return st.take_error();
-  auto r = st->bind(1, boot).step();
-  if (!r) return r.take_error();
-  if (*r != sql::StepResult::kRow || st->null_at(0)) return std::optional<int64_t>();
-  return std::optional<int64_t>(st->int_at(0));
+  auto live = refresh_live();
+  if (!live) return live.take_error();
+  if (live_ && live_->boot == boot && !live_->chunks.empty())
+    return std::optional<int64_t>(live_->chunks.back().t_last_ns);
+  return stored_last_ns(boot);
 }
 
 }  // namespace energy
@@ -333,15 +376,40 @@ Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit
 
 }  // namespace
 
+// The live chunks' rows that `keep(t_ns, wall_ns)` accepts, whole chunks
+// while `out` holds at most `limit` rows (as collect_export reads).
+Status Store::append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
+                               size_t limit, std::vector<ExportRow>& out) {
+  for (size_t i = 0; live_ && i < live_->chunks.size() && out.size() <= limit; ++i) {
+    const Chunk& c = live_->chunks[i];
+    for (size_t r = 0; r < live_->rail_ids.size(); ++r) {
+      if (!rail_label.empty() && live_->labels[r] != rail_label) continue;
+      auto rs = decode_rail_chunk(c.times, c.rails[r], live_->units[r]);
+      if (!rs) return rs.take_error();
+      for (const auto& reading : *rs) {
+        int64_t wall = reading.t_ns + c.wall_offset_ns;
+        if (keep(reading.t_ns, wall))
+          out.push_back(ExportRow{live_->boot_id, live_->labels[r], reading.t_ns, wall, reading.reading});
+      }
+    }
+  }
+  return ok_status();
+}
+
 Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int64_t until, const std::string& rail,
                                                              size_t limit) {
+  auto live = refresh_live();
+  if (!live) return live.take_error();
   auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +
                          " WHERE c.t_last_ns + c.wall_offset_ns >= ?1 AND c.t_first_ns + c.wall_offset_ns <= ?2"
                          " AND (?3 = '' OR r.label = ?3) ORDER BY c.t_first_ns + c.wall_offset_ns, c.id, r.id");
   if (!st) return st.take_error();
   st->bind(1, since).bind(2, until).bind(3, std::string_view(rail));
-  auto out = collect_export(*st, limit, [&](int64_t, int64_t wall) { return wall >= since && wall <= until; });
+  auto keep = [&](int64_t, int64_t wall) { return wall >= since && wall <= until; };
+  auto out = collect_export(*st, limit, keep);
   if (!out) return out.take_error();
+  auto with_live = append_live_rows(keep, rail, limit, *out);
+  if (!with_live) return with_live.take_error();
   std::stable_sort(out->begin(), out->end(),
                    [](const ExportRow& a, const ExportRow& b) { return a.wall_ns < b.wall_ns; });
   return out;
@@ -349,13 +417,18 @@ Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int6
 
 Result<std::vector<Store::ExportRow>> Store::export_boot_readings(int64_t boot, EnergyWindow w, const std::string& rail,
                                                                   size_t limit) {
+  auto live = refresh_live();
+  if (!live) return live.take_error();
   auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +
                          " WHERE c.boot = ?1 AND c.t_last_ns >= ?2 AND c.t_first_ns <= ?3"
                          " AND (?4 = '' OR r.label = ?4) ORDER BY c.t_first_ns, r.id");
   if (!st) return st.take_error();
   st->bind(1, boot).bind(2, w.begin_ns).bind(3, w.end_ns).bind(4, std::string_view(rail));
-  auto out = collect_export(*st, limit, [&](int64_t t, int64_t) { return t >= w.begin_ns && t <= w.end_ns; });
+  auto keep = [&](int64_t t, int64_t) { return t >= w.begin_ns && t <= w.end_ns; };
+  auto out = collect_export(*st, limit, keep);
   if (!out) return out.take_error();
+  auto with_live = live_ && live_->boot == boot ? append_live_rows(keep, rail, limit, *out) : ok_status();
+  if (!with_live) return with_live.take_error();
   std::stable_sort(out->begin(), out->end(), [](const ExportRow& a, const ExportRow& b) { return a.t_ns < b.t_ns; });
   return out;
 }

@@ -52,6 +52,10 @@ Status Store::put_counters(const StoredCounters& c) {
 // Every row must carry the same id and start; a record that does not is
 // damaged (kCorrupt) and the counters start again from zero.
 Result<std::optional<StoredCounters>> Store::counters() {
+  if (reader_) {  // the sweep tail's newest frame counts what the tail adds
+    auto tail = tail_counters();
+    if (!tail || tail->has_value()) return tail;
+  }
   auto sel = db_->prepare("SELECT label, counters_id, created_wall_ns, energy_uj FROM energy_counters ORDER BY label");
   if (!sel) return sel.take_error();
   std::optional<StoredCounters> out;

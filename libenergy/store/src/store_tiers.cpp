@@ -49,6 +49,8 @@ Result<std::optional<EnergyAnswer>> Store::running_energy_any(int64_t boot, int6
 }
 
 Result<std::optional<EnergyAnswer>> Store::energy(int64_t boot, int64_t rail_id, EnergyWindow w) {
+  auto live = refresh_live();
+  if (!live) return live.take_error();
   auto a = running_energy_any(boot, rail_id, w.begin_ns);
   if (!a) return a.take_error();
   auto b = running_energy_any(boot, rail_id, w.end_ns);

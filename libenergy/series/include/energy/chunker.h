@@ -67,7 +67,7 @@ class Chunker {
   // Adds one sweep (values parallel to the rails). Returns true when the sweep
   // was added to a fresh chunk because the previous one closed: that one is
   // then available from take_closed().
-  void add(const Sample& sample);
+  bool add(const Sample& sample);
   bool empty() const { return times_us_.empty(); }
   // The open chunk as it stands (rewritten at every flush).
   Chunk open_chunk() const;

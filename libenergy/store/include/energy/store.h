@@ -16,10 +16,19 @@
 // row id of the boots table); they are never compared across boots.
 // Units: uW, mV, mA as integers; err is the errno of a failed read.
 //
+// The open chunk is not in the database: the daemon's writer commits only
+// sealed chunks and keeps the newer sweeps in the sweep tail (<path>-tail,
+// sweep_tail.h). A writer's open() replays what the tail holds that the
+// database lacks (a kill -9 or a power cut stopped the daemon before it
+// committed them), unless a live writer holds the tail's lock; a reader's
+// queries of the raw tier read the tail too, so they see every sweep the
+// writer has handed to the kernel (docs/ARCHITECTURE.md "Storage").
+//
 // Thread-safety: one thread at a time per Store.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,6 +50,7 @@ namespace energy {
 namespace sql {
 class Db;
 }
+struct TailFrame;
 
 enum class StoreRole { kWriter, kReader };
 
@@ -222,6 +232,8 @@ class Store {
   // What open() found lost or damaged, and what it did about it; empty
   // when nothing was (always empty for a reader).
   const std::vector<StorageLoss>& losses() const { return losses_; }
+  // The sweep tail of this database (sweep_tail.h).
+  std::string tail_path() const { return path_ + "-tail"; }
   // Appends an acknowledged mark to the marks journal, synced: call after
   // the mark's commit and before its reply. `tags_rewritten`: a stop that
   // stored new tags. kStorage when the journal could not be opened.
@@ -350,7 +362,8 @@ class Store {
   // transaction that stores the sweeps they count (StorageWriter::flush).
   Status put_counters(const StoredCounters& c);
   // The stored counters, nullopt when none were ever stored; kCorrupt when
-  // the stored rows fail validate_counters.
+  // the stored rows fail validate_counters. A reader takes those of the
+  // sweep tail's newest frame when it has any (they count the tail's sweeps).
   Result<std::optional<StoredCounters>> counters();
   // Number of stored sweeps.
   Result<int64_t> sample_count();
@@ -417,12 +430,40 @@ class Store {
   };
   Result<Around> cursors_around(int64_t boot, int64_t rail_id, int64_t t_ns);
   Result<std::vector<StoredReading>> decode(int64_t chunk_id, int64_t rail_id);
+  Result<std::optional<int64_t>> stored_last_ns(int64_t boot);
+  Status append_points(int64_t chunk_id, int64_t rail_id, EnergyWindow w, std::vector<PowerPoint>& out);
+
+  // The sweep tail's sweeps the database lacks, as chunks (store_tail.cpp).
+  // A live chunk's id is -1 - its index; it is newer than every stored one.
+  struct LiveChunks {
+    int64_t boot = 0;
+    std::vector<int64_t> rail_ids;
+    std::vector<int64_t> units;  // power_unit_uw, parallel to rail_ids
+    std::vector<Chunk> chunks;   // oldest first
+    std::string boot_id;         // for exports
+    std::vector<std::string> labels;
+  };
+  Result<LiveChunks> chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
+                                      const std::vector<int64_t>& rail_ids);
+  Status replay_tail();
+  Status replay_frames(const std::vector<TailFrame>& frames);
+  void set_tail_aside(const std::string& why);
+  // Reader: reloads live_ from the tail (before each public query of the raw tier).
+  Status refresh_live();
+  Result<std::optional<StoredCounters>> tail_counters();
+  // The position of rail_id among live_'s rails for `boot`, or -1.
+  int live_rail(int64_t boot, int64_t rail_id) const;
+  Status append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
+                          size_t limit, std::vector<ExportRow>& out);
 
   std::unique_ptr<sql::Db> db_;
   std::string path_;
   std::vector<StorageLoss> losses_;
   std::optional<MarksJournal> journal_;
   bool shrinking_ = false;  // over the disk budget: retention shortens tiers until 90% of it
+  bool reader_ = false;
+  std::optional<LiveChunks> live_;  // reader only
+  std::string live_key_;            // the tail file live_ was read from (inode, size, mtime)
 };
 
 }  // namespace energy

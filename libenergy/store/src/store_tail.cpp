@@ -1,0 +1,191 @@
+// The sweep tail in the Store (sweep_tail.h): replayed into chunks when a
+// writer opens the database, read as live chunks by a reader's queries.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "energy/store.h"
+#include "energy/sweep_tail.h"
+#include "sqlite.h"
+
+namespace energy {
+namespace {
+
+// Replayed sweeps are grouped as the writer groups them (WriterOptions::chunk_sweeps).
+constexpr int64_t kTailChunkSweeps = 600;
+
+bool same_rails(const TailFrame& f, int64_t boot, const std::vector<int64_t>& rail_ids) {
+  return f.boot == boot && f.rail_ids == rail_ids;
+}
+
+// The counters of the last frame of the group that has them.
+std::optional<StoredCounters> last_counters(const std::vector<TailFrame>& frames) {
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    if (it->counters) return it->counters;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::optional<int64_t>> Store::stored_last_ns(int64_t boot) {
+  auto st = db_->prepare("SELECT max(t_last_ns) FROM chunks WHERE boot = ?1");
+  if (!st) return st.take_error();
+  auto r = st->bind(1, boot).step();
+  if (!r) return r.take_error();
+  if (*r != sql::StepResult::kRow || st->null_at(0)) return std::optional<int64_t>();
+  return std::optional<int64_t>(st->int_at(0));
+}
+
+// The frames' sweeps of (boot, rails) newer than the stored ones, chunked
+// from the stored running energy on, as the writer's Chunker would have.
+Result<Store::LiveChunks> Store::chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
+                                                  const std::vector<int64_t>& rail_ids) {
+  LiveChunks out{boot, rail_ids, {}, {}, {}, {}};
+  for (int64_t id : rail_ids) {
+    auto st = db_->prepare("SELECT power_unit_uw, label FROM rails WHERE id = ?1");
+    if (!st) return st.take_error();
+    auto r = st->bind(1, id).step();
+    if (!r) return r.take_error();
+    if (*r != sql::StepResult::kRow)
+      return make_error(ErrorCode::kNotFound, "rail " + std::to_string(id) + " is not in the database");
+    out.units.push_back(st->int_at(0));
+    out.labels.push_back(st->text_at(1));
+  }
+  std::vector<TailFrame> group;
+  for (const auto& f : frames) {
+    if (same_rails(f, boot, rail_ids)) group.push_back(f);
+  }
+  auto last = stored_last_ns(boot);
+  if (!last) return last.take_error();
+  auto sweeps = sweeps_to_replay(group, boot, last->value_or(0));
+  if (sweeps.empty()) return out;
+  auto resume = resume_cursors(boot, rail_ids);
+  if (!resume) return resume.take_error();
+  std::vector<ChunkRail> rails;
+  for (int64_t u : out.units) rails.push_back(ChunkRail{u});
+  Chunker chunker(std::move(rails), kTailChunkSweeps, std::move(resume).value());
+  for (const auto& s : sweeps) chunker.add(s);
+  out.chunks = chunker.take_closed();
+  if (!chunker.empty()) out.chunks.push_back(chunker.open_chunk());
+  return out;
+}
+
+// Writer, at open: the tail of a daemon that is gone goes into chunks (and
+// its counters with them) in one synced transaction, then the file is
+// removed. A tail a live writer holds (a reopen of the same daemon) is left
+// alone. A torn last frame is what a power cut leaves mid-append and is no
+// loss; damage is reported and the file kept aside.
+Status Store::replay_tail() {
+  UniqueFd fd(::open(tail_path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd && errno == ENOENT) return ok_status();
+  if (!fd) return errno_error("cannot open the sweep tail " + tail_path());
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return ok_status();  // its writer is alive
+  for (const auto& loss : losses_) {
+    if (loss.kind != "database_replaced") continue;
+    set_tail_aside("belongs to the database that is gone and was not replayed");
+    return ok_status();
+  }
+  auto bytes = read_tail_file(tail_path());
+  if (!bytes) return bytes.take_error();
+  TailScan scan = decode_tail(*bytes);
+  auto st = replay_frames(scan.frames);
+  if (!st) {
+    set_tail_aside("could not be replayed (" + st.error().describe() + ")");
+    return ok_status();
+  }
+  if (!scan.problem.empty() && !scan.torn) {
+    set_tail_aside("is damaged (" + scan.problem + "); the " + std::to_string(scan.frames.size()) +
+                   " frames before it were replayed");
+    return ok_status();
+  }
+  if (::unlink(tail_path().c_str()) != 0) return errno_error("cannot remove the replayed sweep tail " + tail_path());
+  return ok_status();
+}
+
+Status Store::replay_frames(const std::vector<TailFrame>& frames) {
+  if (frames.empty()) return ok_status();
+  auto st = set_durability(Durability::kSynced);
+  if (st) st = begin();
+  for (size_t i = 0; st && i < frames.size(); ++i) {
+    if (i > 0 && same_rails(frames[i], frames[i - 1].boot, frames[i - 1].rail_ids)) continue;
+    auto live = chunks_from_tail(frames, frames[i].boot, frames[i].rail_ids);
+    if (!live) st = live.take_error();
+    for (size_t c = 0; st && c < live->chunks.size(); ++c) st = put_chunk(live->boot, live->rail_ids, live->chunks[c]);
+  }
+  auto counters = last_counters(frames);
+  if (st && counters) st = put_counters(*counters);
+  if (st) st = commit();
+  if (!st) (void)rollback();
+  auto back = set_durability(Durability::kBatched);
+  return st ? back : st;
+}
+
+void Store::set_tail_aside(const std::string& why) {
+  auto stamp = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+  std::string aside = tail_path() + ".damaged-" + std::to_string(stamp.count());
+  bool kept = std::rename(tail_path().c_str(), aside.c_str()) == 0;
+  losses_.push_back({"tail_damaged",
+                     "the sweep tail " + tail_path() + " " + why + "; the sweeps in the rest of it are lost" +
+                         (kept ? "; kept as " + aside : "; it could not be moved aside and was left in place"),
+                     kept ? std::vector<std::string>{aside} : std::vector<std::string>{}});
+}
+
+// Reader: the tail as it stands, less what the database already holds.
+// Read before the database is asked what it holds, so a chunk committed in
+// between is found in the database rather than missed by both.
+// A tail unchanged since the last refresh (same inode, size and mtime: the
+// writer appends, or replaces the file after a commit) is not read again.
+Status Store::refresh_live() {
+  if (!reader_) return ok_status();
+  struct stat st {};
+  std::string key;
+  if (::stat(tail_path().c_str(), &st) == 0) {
+    key = std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
+          ":" + std::to_string(st.st_mtim.tv_nsec);
+  }
+  if (!key.empty() && key == live_key_) return ok_status();
+  live_.reset();
+  live_key_.clear();
+  auto bytes = read_tail_file(tail_path());
+  if (!bytes) return bytes.take_error();
+  TailScan scan = decode_tail(*bytes);
+  if (scan.frames.empty()) return ok_status();
+  const TailFrame& newest = scan.frames.back();
+  auto live = chunks_from_tail(scan.frames, newest.boot, newest.rail_ids);
+  if (!live) return live.take_error();
+  auto boot = db_->prepare("SELECT boot_id FROM boots WHERE id = ?1");
+  if (!boot) return boot.take_error();
+  auto r = boot->bind(1, live->boot).step();
+  if (!r) return r.take_error();
+  if (*r == sql::StepResult::kRow) live->boot_id = boot->text_at(0);
+  live_ = std::move(live).value();
+  live_key_ = key;
+  return ok_status();
+}
+
+// The counters of the tail's newest frame that has them, by label.
+Result<std::optional<StoredCounters>> Store::tail_counters() {
+  auto bytes = read_tail_file(tail_path());
+  if (!bytes) return bytes.take_error();
+  auto c = last_counters(decode_tail(*bytes).frames);
+  if (c) {
+    std::sort(c->energy_uj.begin(), c->energy_uj.end());
+  }
+  return c;
+}
+
+int Store::live_rail(int64_t boot, int64_t rail_id) const {
+  if (!live_ || live_->boot != boot) return -1;
+  for (size_t i = 0; i < live_->rail_ids.size(); ++i) {
+    if (live_->rail_ids[i] == rail_id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace energy

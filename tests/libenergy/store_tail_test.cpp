@@ -1,0 +1,174 @@
+// The sweep tail in the Store: a writer's open replays a dead writer's tail
+// once (sweeps and counters), leaves a live writer's alone, keeps the valid
+// prefix of a damaged one; a reader's queries see the tail's sweeps.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "energy/chunker.h"
+#include "energy/store.h"
+#include "energy/sweep_tail.h"
+#include "temp_store.h"
+
+namespace energy {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+class StoreTail : public TempStoreTest {
+ protected:
+  void SetUp() override {
+    TempStoreTest::SetUp();
+    if (HasFatalFailure()) return;
+    RailInfo a;
+    a.label = "VDD_IN";
+    a.device = "1-0040";
+    a.channel = 1;
+    RailInfo b = a;
+    b.label = "VDD_SOC";
+    b.channel = 2;
+    auto boot = store_->ensure_boot("boot-a", 0);
+    auto ids = store_->ensure_rails({a, b});
+    ASSERT_TRUE(boot.ok() && ids.ok());
+    boot_ = *boot;
+    ids_ = *ids;
+  }
+
+  // Sweep i: 100 ms apart, power rising with i (so every window differs).
+  static Sample sweep(int64_t i) {
+    int32_t ma = static_cast<int32_t>(800 + 10 * i);
+    return Sample{
+        (1000 + 100 * i) * kMs, (1000 + 100 * i) * kMs, {RailValue{0, 5000, ma, 0}, RailValue{0, 5000, 200, 0}}};
+  }
+  static std::vector<Sample> sweeps(int64_t from, int64_t to) {
+    std::vector<Sample> out;
+    for (int64_t i = from; i < to; ++i) out.push_back(sweep(i));
+    return out;
+  }
+  static StoredCounters counters(double uj) { return StoredCounters{"00000000000000aa", 1, {{"VDD_IN", uj}}}; }
+
+  // Sweeps [0, n) committed as the writer commits a closed chunk.
+  void store_chunk(int64_t n) {
+    Chunker chunker({ChunkRail{0}, ChunkRail{0}}, 600, {});
+    for (const auto& s : sweeps(0, n)) chunker.add(s);
+    ASSERT_TRUE(store_->begin().ok());
+    ASSERT_TRUE(store_->put_chunk(boot_, ids_, chunker.open_chunk()).ok());
+    ASSERT_TRUE(store_->commit().ok());
+  }
+  void append(SweepTailFile& tail, int64_t from, int64_t to, double uj) {
+    ASSERT_TRUE(tail.append(TailFrame{boot_, ids_, sweeps(from, to), counters(uj)}).ok());
+  }
+  // Energy of rail 0 over [sweep a, sweep b] from one Chunker over every sweep.
+  static double truth_uj(int64_t a, int64_t b) {
+    Chunker all({ChunkRail{0}, ChunkRail{0}}, 600, {});
+    for (const auto& s : sweeps(0, b + 1)) all.add(s);
+    auto rs = decode_rail_chunk(all.open_chunk().times, all.open_chunk().rails[0], 0);
+    return rs.ok() ? (*rs)[static_cast<size_t>(b)].cum_uj - (*rs)[static_cast<size_t>(a)].cum_uj : -1;
+  }
+  std::unique_ptr<Store> reader() {
+    auto r = Store::open(path(), StoreRole::kReader, 1000);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+
+  int64_t boot_ = 0;
+  std::vector<int64_t> ids_;
+};
+
+TEST_F(StoreTail, ReplayStoresWhatTheDatabaseLacksWithTheLastCountersOnceOnly) {
+  store_chunk(10);
+  {
+    auto tail = SweepTailFile::open(store_->tail_path());
+    ASSERT_TRUE(tail.ok());
+    append(*tail, 5, 15, 100);  // overlaps the stored chunk, as after a kill between commit and rewrite
+    append(*tail, 15, 25, 250);
+  }  // the writer is gone: no lock
+  reopen();
+  EXPECT_TRUE(store_->losses().empty());
+  EXPECT_FALSE(std::filesystem::exists(store_->tail_path()));
+  auto n = store_->sample_count();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 25);
+  auto c = store_->counters();
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->energy_uj, counters(250).energy_uj);
+  auto e = store_->energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(22).t_ns});
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_NEAR(**e, truth_uj(2, 22), 1e-6);
+  reopen();
+  auto again = store_->sample_count();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 25);
+}
+
+TEST_F(StoreTail, ALiveWritersTailIsNotReplayedButReadersSeeIt) {
+  store_chunk(10);
+  auto tail = SweepTailFile::open(store_->tail_path());
+  ASSERT_TRUE(tail.ok());
+  append(*tail, 10, 30, 100);
+  reopen();  // the live writer holds the lock: its tail stays its own
+  auto stored = store_->sample_count();
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(*stored, 10);
+  auto r = reader();
+  ASSERT_TRUE(r);
+  auto last = r->last_sample_ns(boot_);
+  ASSERT_TRUE(last.ok() && last->has_value());
+  EXPECT_EQ(**last, sweep(29).t_ns);
+  auto e = r->energy_uj(boot_, ids_[0], {sweep(3).t_ns, sweep(27).t_ns});
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_NEAR(**e, truth_uj(3, 27), 1e-6);
+  auto rows = r->export_boot_readings(boot_, {0, INT64_MAX}, "", 1000);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->size(), 60u);
+  EXPECT_EQ(rows->back().t_ns, sweep(29).t_ns);
+  auto pts = r->rail_points(boot_, ids_[1], {sweep(12).t_ns, sweep(20).t_ns});
+  ASSERT_TRUE(pts.ok());
+  EXPECT_EQ(pts->size(), 11u);  // 9 inside and one beyond each edge
+}
+
+TEST_F(StoreTail, ADamagedTailKeepsItsValidFramesAndIsReportedAndKeptAside) {
+  store_chunk(10);
+  {
+    auto tail = SweepTailFile::open(store_->tail_path());
+    ASSERT_TRUE(tail.ok());
+    append(*tail, 10, 20, 100);
+  }
+  {
+    FILE* f = std::fopen(store_->tail_path().c_str(), "ab");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not a frame at all", f);
+    std::fclose(f);
+  }
+  reopen();
+  ASSERT_EQ(store_->losses().size(), 1u);
+  EXPECT_EQ(store_->losses()[0].kind, "tail_damaged");
+  ASSERT_EQ(store_->losses()[0].evidence.size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(store_->losses()[0].evidence[0]));
+  auto n = store_->sample_count();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 20);
+}
+
+TEST_F(StoreTail, ATornLastFrameIsNoLoss) {
+  store_chunk(10);
+  {
+    auto tail = SweepTailFile::open(store_->tail_path());
+    ASSERT_TRUE(tail.ok());
+    append(*tail, 10, 20, 100);
+    append(*tail, 20, 30, 200);
+  }
+  auto size = std::filesystem::file_size(store_->tail_path());
+  std::filesystem::resize_file(store_->tail_path(), size - 5);
+  reopen();
+  EXPECT_TRUE(store_->losses().empty());
+  auto n = store_->sample_count();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 20);
+  auto c = store_->counters();
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
+}
+
+}  // namespace
+}  // namespace energy

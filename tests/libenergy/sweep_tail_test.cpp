@@ -1,0 +1,204 @@
+// The sweep tail (sweep_tail.h): frames round-trip exactly, a torn or
+// damaged file keeps its valid prefix and says what is wrong, and replay
+// adds each sweep once.
+#include "energy/sweep_tail.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+namespace energy {
+namespace {
+
+constexpr size_t kRails = 3;
+
+// A sweep on the 100 ms grid with jitter, one rail failing now and then.
+Sample sweep_at(int64_t i, std::mt19937& rng) {
+  std::uniform_int_distribution<int> noise(-40, 40);
+  Sample s{1'000'000'000 + i * 100'000'000 + noise(rng) * 1000, 1'700'000'000'000'000'000 + i * 100'000'000, {}};
+  for (size_t r = 0; r < kRails; ++r) {
+    RailValue v{int64_t{4968} * (800 + noise(rng)), 4968 + noise(rng), 800 + noise(rng), 0};
+    if (i % 7 == 3 && r == 1) v = RailValue{0, 0, 0, 5};  // EIO
+    s.values.push_back(v);
+  }
+  return s;
+}
+
+TailFrame frame_of(int64_t boot, int64_t first, int64_t count, uint32_t seed = 1) {
+  std::mt19937 rng(seed);
+  TailFrame f{boot, {11, 12, 13}, {}, StoredCounters{"0123456789abcdef", 5, {{"VDD_IN", 1.5e6}, {"VDD_SOC", 0.25}}}};
+  for (int64_t i = first; i < first + count; ++i) f.sweeps.push_back(sweep_at(i, rng));
+  return f;
+}
+
+std::string bytes_of(const TailFrame& f) {
+  auto b = encode_tail_frame(f);
+  EXPECT_TRUE(b.ok()) << b.error().describe();
+  return b.ok() ? *b : std::string();
+}
+
+void expect_same(const Sample& a, const Sample& b) {
+  EXPECT_EQ(a.t_ns, b.t_ns);
+  EXPECT_EQ(a.wall_ns, b.wall_ns);
+  ASSERT_EQ(a.values.size(), b.values.size());
+  for (size_t r = 0; r < a.values.size(); ++r) {
+    EXPECT_EQ(a.values[r].err, b.values[r].err);
+    if (a.values[r].err != 0) continue;
+    EXPECT_EQ(a.values[r].power_uw, b.values[r].power_uw);
+    EXPECT_EQ(a.values[r].voltage_mv, b.values[r].voltage_mv);
+    EXPECT_EQ(a.values[r].current_ma, b.values[r].current_ma);
+  }
+}
+
+TEST(SweepTail, Crc32MatchesTheStandardCheckValue) {
+  const std::string check = "123456789";
+  EXPECT_EQ(crc32_ieee(check.data(), check.size()), 0xCBF43926u);
+}
+
+TEST(SweepTail, FramesRoundTripExactlyIncludingFailedReadings) {
+  TailFrame a = frame_of(4, 0, 10), b = frame_of(4, 10, 10, 2);
+  TailScan scan = decode_tail(bytes_of(a) + bytes_of(b));
+  EXPECT_TRUE(scan.problem.empty()) << scan.problem;
+  ASSERT_EQ(scan.frames.size(), 2u);
+  EXPECT_EQ(scan.frames[1].boot, 4);
+  ASSERT_EQ(scan.frames[1].sweeps.size(), 10u);
+  for (size_t i = 0; i < 10; ++i) expect_same(scan.frames[1].sweeps[i], b.sweeps[i]);
+  EXPECT_EQ(scan.frames[0].sweeps[3].values[1].err, 5);
+  EXPECT_EQ(scan.frames[1].rail_ids, (std::vector<int64_t>{11, 12, 13}));
+  ASSERT_TRUE(scan.frames[1].counters.has_value());
+  EXPECT_EQ(scan.frames[1].counters->counters_id, "0123456789abcdef");
+  EXPECT_EQ(scan.frames[1].counters->energy_uj, b.counters->energy_uj);
+}
+
+TEST(SweepTail, ASecondOfThreeRailsCostsAboutThirtyBytesPerSweep) {
+  // What the tail adds to the disk each flush interval (docs/PERFORMANCE.md).
+  TailFrame f = frame_of(1, 0, 10);
+  f.counters.reset();
+  EXPECT_LT(bytes_of(f).size(), 10u * 32u);
+}
+
+TEST(SweepTail, EncodingRefusesSweepsOutOfOrderOrOfDifferentRails) {
+  TailFrame back = frame_of(1, 0, 3);
+  back.sweeps[2].t_ns = back.sweeps[1].t_ns;
+  EXPECT_EQ(encode_tail_frame(back).error().code, ErrorCode::kInvalid);
+  TailFrame ragged = frame_of(1, 0, 3);
+  ragged.sweeps[1].values.pop_back();
+  EXPECT_EQ(encode_tail_frame(ragged).error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(encode_tail_frame(frame_of(0, 0, 3)).error().code, ErrorCode::kInvalid);
+  TailFrame bad_counters = frame_of(1, 0, 3);
+  bad_counters.counters->energy_uj[0].second = -1;
+  EXPECT_EQ(encode_tail_frame(bad_counters).error().code, ErrorCode::kInvalid);
+}
+
+TEST(SweepTail, ATornLastFrameKeepsTheFramesBeforeIt) {
+  std::string whole = bytes_of(frame_of(2, 0, 10)) + bytes_of(frame_of(2, 10, 10));
+  size_t first = bytes_of(frame_of(2, 0, 10)).size();
+  for (size_t cut = first + 1; cut < whole.size(); ++cut) {
+    TailScan scan = decode_tail(whole.substr(0, cut));
+    ASSERT_EQ(scan.frames.size(), 1u) << "cut at " << cut;
+    EXPECT_EQ(scan.valid_bytes, first);
+    EXPECT_TRUE(scan.torn) << scan.problem;
+    EXPECT_NE(scan.problem.find("frame 2 at byte " + std::to_string(first)), std::string::npos) << scan.problem;
+  }
+}
+
+TEST(SweepTail, EveryFlippedByteIsFoundAndNeverDecodedAsData) {
+  TailFrame f = frame_of(3, 0, 5);
+  std::string good = bytes_of(f);
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+    TailScan scan = decode_tail(bad);
+    EXPECT_TRUE(scan.frames.empty()) << "byte " << i;
+    EXPECT_FALSE(scan.problem.empty()) << "byte " << i;
+  }
+}
+
+TEST(SweepTail, GarbageAfterValidFramesIsReportedAsDamageNotTorn) {
+  std::string good = bytes_of(frame_of(3, 0, 5));
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    std::string junk(1 + rng() % 64, '\0');
+    for (auto& c : junk) c = static_cast<char>(rng());
+    if (junk.compare(0, std::min<size_t>(junk.size(), 4), "ETL1", std::min<size_t>(junk.size(), 4)) == 0) continue;
+    TailScan scan = decode_tail(good + junk);
+    ASSERT_EQ(scan.frames.size(), 1u);
+    EXPECT_EQ(scan.valid_bytes, good.size());
+    EXPECT_FALSE(scan.torn);
+    EXPECT_NE(scan.problem.find("no frame magic"), std::string::npos) << scan.problem;
+  }
+}
+
+TEST(SweepTail, AValidChecksumOverBadContentIsStillRefused) {
+  // A frame claiming two rails whose sweeps have three, checksum recomputed.
+  std::string good = bytes_of(frame_of(3, 0, 2));
+  std::string payload = good.substr(12);
+  ASSERT_EQ(payload[1], 3);  // the rail count, after the one-byte boot id
+  payload.erase(4, 1);       // drop the third rail id
+  payload[1] = 2;
+  uint32_t crc = crc32_ieee(payload.data(), payload.size());
+  std::string bad = good.substr(0, 4);
+  for (uint32_t v : {static_cast<uint32_t>(payload.size()), crc})
+    for (int i = 0; i < 4; ++i) bad.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  TailScan scan = decode_tail(bad + payload);
+  EXPECT_TRUE(scan.frames.empty());
+  EXPECT_FALSE(scan.torn);
+  EXPECT_FALSE(scan.problem.empty());
+}
+
+TEST(SweepTail, ReplayTakesOnlyWhatTheStoreLacksAndIsIdempotent) {
+  std::vector<TailFrame> frames = {frame_of(5, 0, 10), frame_of(4, 0, 10), frame_of(5, 10, 10)};
+  frames.push_back(frames[2]);  // appended twice (a write retried after a failed commit)
+  int64_t stored = frames[0].sweeps[6].t_ns;
+  auto first = sweeps_to_replay(frames, 5, stored);
+  ASSERT_EQ(first.size(), 13u);  // sweeps 7..19 of boot 5, once each
+  EXPECT_EQ(first.front().t_ns, frames[0].sweeps[7].t_ns);
+  for (size_t i = 1; i < first.size(); ++i) EXPECT_LT(first[i - 1].t_ns, first[i].t_ns);
+  EXPECT_TRUE(sweeps_to_replay(frames, 5, first.back().t_ns).empty());
+}
+
+class SweepTailFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/energy-tail-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path() const { return dir_ + "/energyd.db-tail"; }
+  std::string dir_;
+};
+
+TEST_F(SweepTailFileTest, AppendedFramesReadBackAndResetEmptiesTheFile) {
+  auto file = SweepTailFile::open(path());
+  ASSERT_TRUE(file.ok()) << file.error().describe();
+  ASSERT_TRUE(file->append(frame_of(1, 0, 4)).ok());
+  ASSERT_TRUE(file->append(frame_of(1, 4, 4)).ok());
+  ASSERT_TRUE(file->sync().ok());
+  auto bytes = read_tail_file(path());
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(static_cast<int64_t>(bytes->size()), file->size_bytes());
+  EXPECT_EQ(decode_tail(*bytes).frames.size(), 2u);
+  ASSERT_TRUE(file->reset().ok());
+  ASSERT_TRUE(file->append(frame_of(1, 8, 1)).ok());
+  auto after = read_tail_file(path());
+  ASSERT_TRUE(after.ok());
+  TailScan scan = decode_tail(*after);
+  ASSERT_EQ(scan.frames.size(), 1u);
+  EXPECT_TRUE(scan.problem.empty());
+}
+
+TEST_F(SweepTailFileTest, AMissingFileReadsEmptyAndAFifoIsRefused) {
+  auto none = read_tail_file(path());
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  ASSERT_EQ(::mkfifo(path().c_str(), 0600), 0);
+  EXPECT_EQ(SweepTailFile::open(path()).error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(read_tail_file(path()).error().code, ErrorCode::kInvalid);
+}
+
+}  // namespace
+}  // namespace energy
