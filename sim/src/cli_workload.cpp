@@ -262,7 +262,8 @@ Status set_loads(ControlClient& client, const WorkloadParams& params, const Phas
   Result<nlohmann::json> gpu = client.call("set_gpu_load", gpu_args(params, phase.gpu_permille));
   if (!gpu) return gpu.take_error();
   if (!mix_uses_cpu(params.mix)) return ok_status();
-  Result<nlohmann::json> cpu = client.call("set_cpu_load", {{"threads", phase.busy_threads}, {"spinning", phase.spinning_threads}});
+  Result<nlohmann::json> cpu =
+      client.call("set_cpu_load", {{"threads", phase.busy_threads}, {"spinning", phase.spinning_threads}});
   if (!cpu) return cpu.take_error();
   return ok_status();
 }

@@ -220,8 +220,11 @@ Result<json> pin_cpu_threads(Board& b, const json& args) {
   const std::uint32_t permille = cpu_power_permille(busy, spin, cpus);
   const std::uint32_t peak = cpu_peak_permille(busy, spin);
   b.board.pin_cpu_load(permille, peak);
-  return json{{"source", "pinned"},   {"permille", permille}, {"peak_permille", peak},
-              {"threads", *threads}, {"spinning", spinning}};
+  return json{{"source", "pinned"},
+              {"permille", permille},
+              {"peak_permille", peak},
+              {"threads", *threads},
+              {"spinning", spinning}};
 }
 
 // {"permille": N} pins the CPU load; no permille (or null, or "host") follows the host again.

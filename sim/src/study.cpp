@@ -112,8 +112,8 @@ std::vector<Phase> batch_phases(const WorkloadMix& mix, std::int64_t items, cons
   const std::uint32_t memory_permille = std::max(kGpuWaitPermille, std::min(kGpuBusyPermille, mix.memory_gpu_permille));
   const bool own_phase = memory_permille < kGpuBusyPermille;
   if (mix.gpu_megacycles > 0 || (mix.memory_us > 0 && !own_phase))
-    out.push_back(Phase{"gpu", mix.gpu_megacycles * n, 0, 1, own_phase ? 0.0 : memory_ns, 0, mix.host_threads,
-                        kGpuBusyPermille});
+    out.push_back(
+        Phase{"gpu", mix.gpu_megacycles * n, 0, 1, own_phase ? 0.0 : memory_ns, 0, mix.host_threads, kGpuBusyPermille});
   if (mix.memory_us > 0 && own_phase)
     out.push_back(Phase{"memory", 0, 0, 1, memory_ns, 0, mix.host_threads, memory_permille});
   return out;
@@ -143,9 +143,7 @@ std::uint32_t cpu_power_permille(std::uint32_t busy, std::uint32_t spinning, std
   return static_cast<std::uint32_t>(std::min(1000.0, std::floor(threads * 1000.0 / static_cast<double>(cpu_count))));
 }
 
-std::uint32_t cpu_peak_permille(std::uint32_t busy, std::uint32_t spinning) {
-  return busy + spinning > 0 ? 1000 : 0;
-}
+std::uint32_t cpu_peak_permille(std::uint32_t busy, std::uint32_t spinning) { return busy + spinning > 0 ? 1000 : 0; }
 
 ClockPolicy fixed_clocks(StudyClocks clocks) {
   return [clocks](const Phase&) { return clocks; };

@@ -75,8 +75,8 @@ struct Phase {
   const char* name = "";
   double gpu_megacycles = 0;
   double cpu_megacycles = 0;
-  std::uint32_t cpu_threads = 1;   // threads sharing cpu_megacycles
-  double fixed_ns = 0;             // time no clock changes
+  std::uint32_t cpu_threads = 1;       // threads sharing cpu_megacycles
+  double fixed_ns = 0;                 // time no clock changes
   std::uint32_t busy_threads = 0;      // CPU threads computing
   std::uint32_t spinning_threads = 0;  // CPU threads spin-waiting for the GPU (kSpinActivity)
   std::uint32_t gpu_permille = 0;

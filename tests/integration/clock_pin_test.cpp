@@ -394,8 +394,8 @@ TEST_F(ClockPins, APinnedMarkStartWhoseClientLeftOpensNoRunAndGivesThePinBack) {
   nlohmann::json args = {{"name", "orphan"}, {"pin", {{"domains", {{"gpu", "max"}}}}}};
   ASSERT_TRUE(send_all(fd, protocol::encode_frame(protocol::make_request(1, "mark.start", args))));
   ::close(fd);
-  EXPECT_TRUE(eventually([&] { return leases().empty() && restored(); }, milliseconds(5000)))
-      << leases().dump() << "\n" << log();
+  EXPECT_TRUE(eventually([&] { return leases().empty() && restored(); }, milliseconds(5000))) << leases().dump() << "\n"
+                                                                                              << log();
   std::this_thread::sleep_for(milliseconds(300));  // a run opened late would show by now
   EXPECT_TRUE(ctl({"status"})["open_runs"].empty()) << "a run nobody knows of was opened";
   EXPECT_TRUE(leases().empty());

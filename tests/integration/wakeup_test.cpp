@@ -6,9 +6,8 @@
 // Voluntary context switches of each thread (/proc/PID/task/*/status) are
 // its wake-ups: a thread that is not woken does not block again, whatever
 // the machine's load (involuntary switches, which load adds, are not counted).
-#include <gtest/gtest.h>
-
 #include <dirent.h>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <fstream>

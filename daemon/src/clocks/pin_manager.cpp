@@ -49,7 +49,8 @@ void PinManager::run(std::function<Reply(PinEngine&)> task) {
     bool first = shared->leases.exchange(leases) == 0 && leases > 0;
     publish(*engine, shared->history, *clock, shared->mu, shared->snapshot);
     // The watch timer sleeps while there is no lease (on_timer): the first one wakes it.
-    if (first) poster->post([this, shared] {
+    if (first)
+      poster->post([this, shared] {
         if (!shared->closed) wake_timer();
       });
     if (reply) poster->post(std::move(reply));

@@ -77,7 +77,7 @@ class PinManager {
     ClockEventLog events;
     PinHistory history;
     std::atomic<bool> tick_busy{false};
-    std::atomic<size_t> leases{0};  // lease records after the last task: no tick work without one
+    std::atomic<size_t> leases{0};    // lease records after the last task: no tick work without one
     std::atomic<bool> closed{false};  // stop() or destruction began: posted wakes do nothing
     std::mutex mu;
     nlohmann::json snapshot = nlohmann::json::object();

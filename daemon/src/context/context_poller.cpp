@@ -1,17 +1,17 @@
 #include "context_poller.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+
 #include <algorithm>
-#include <charconv>
 #include <atomic>
+#include <charconv>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 
-#include <poll.h>
 #include <pthread.h>
-#include <sys/eventfd.h>
-#include <sys/timerfd.h>
-
 #include <spdlog/spdlog.h>
 
 #include "context_tracker.h"
@@ -163,7 +163,6 @@ void PollWork::forget_all(std::vector<ContextChange>& out) {
   clocks_.forget_all(t, out);
   thermal_.forget_all(t, out);
 }
-
 
 }  // namespace
 
@@ -374,8 +373,9 @@ void poll_inline(Shared& s) {
     ++s.stats.inline_polls;
   }
   if (r.stalls > 0 && s.inline_polls.exchange(false)) {
-    spdlog::warn("a clock or thermal read took longer than the stall limit on the sampler's thread; "
-                 "the context is polled on its own thread from now on");
+    spdlog::warn(
+        "a clock or thermal read took longer than the stall limit on the sampler's thread; "
+        "the context is polled on its own thread from now on");
   }
 }
 
@@ -387,7 +387,8 @@ bool inline_reads_safe(const BoardIdentity& board) {
     if (c == "nvidia,tegra264") return false;
   }
   int major = 0;
-  auto [end, ec] = std::from_chars(board.l4t_release.data(), board.l4t_release.data() + board.l4t_release.size(), major);
+  auto [end, ec] =
+      std::from_chars(board.l4t_release.data(), board.l4t_release.data() + board.l4t_release.size(), major);
   (void)end;
   return ec != std::errc() || major < 38;  // an unknown release: the device tree decides
 }

@@ -1,8 +1,8 @@
 // The sweep tail in the Store (sweep_tail.h): replayed into chunks when a
 // writer opens the database, read as live chunks by a reader's queries.
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -146,8 +146,8 @@ Status Store::refresh_live() {
   struct stat st {};
   std::string key;
   if (::stat(tail_path().c_str(), &st) == 0) {
-    key = std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
-          ":" + std::to_string(st.st_mtim.tv_nsec);
+    key = std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + ":" +
+          std::to_string(st.st_mtim.tv_nsec);
   }
   if (!key.empty() && key == live_key_) return ok_status();
   live_.reset();
