@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -42,9 +43,19 @@ constexpr int kCheckpointMs = 1000;
 // a loaded 2-core machine between a flush and its checkpoint.
 constexpr int64_t kLossWindowNs = (kCheckpointMs + kFlushMs + 300) * 1'000'000LL;
 
+// A whole number 1..1000000 from the environment, or `fallback` when unset;
+// anything else fails the test that asked, naming the variable.
 int env_int(const char* name, int fallback) {
   const char* env = std::getenv(name);
-  return env != nullptr ? std::max(1, std::atoi(env)) : fallback;
+  if (env == nullptr) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(env, &end, 10);
+  if (errno != 0 || end == env || *end != '\0' || v < 1 || v > 1'000'000) {
+    ADD_FAILURE() << name << " must be a whole number 1..1000000, got '" << env << "'";
+    return fallback;
+  }
+  return static_cast<int>(v);
 }
 
 uint32_t seed() {

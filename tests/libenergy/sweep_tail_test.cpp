@@ -18,7 +18,8 @@ constexpr size_t kRails = 3;
 // A sweep on the 100 ms grid with jitter, one rail failing now and then.
 Sample sweep_at(int64_t i, std::mt19937& rng) {
   std::uniform_int_distribution<int> noise(-40, 40);
-  Sample s{1'000'000'000 + i * 100'000'000 + noise(rng) * 1000, 1'700'000'000'000'000'000 + i * 100'000'000, {}};
+  Sample s{
+      1'000'000'000 + i * 100'000'000 + int64_t{noise(rng)} * 1000, 1'700'000'000'000'000'000 + i * 100'000'000, {}};
   for (size_t r = 0; r < kRails; ++r) {
     RailValue v{int64_t{4968} * (800 + noise(rng)), 4968 + noise(rng), 800 + noise(rng), 0};
     if (i % 7 == 3 && r == 1) v = RailValue{0, 0, 0, 5};  // EIO

@@ -21,7 +21,7 @@ class ControlTest : public ::testing::Test {
         std::move(LiveBoard::create(test::board("jetson-orin-nano", 36), options, [this] { return now_; })).value();
     fs_ = std::move(LiveFs::create(*board_, TreeOptions{})).value();
   }
-  json call(json request) { return handle_control(*board_, *fs_, request); }
+  json call(const json& request) { return handle_control(*board_, *fs_, request); }
   static std::string code(const json& reply) { return reply.at("error").at("code").get<std::string>(); }
   static std::string message(const json& reply) { return reply.at("error").at("message").get<std::string>(); }
 
