@@ -19,11 +19,14 @@ double positive(const json& j, const char* key) {
 }  // namespace
 
 std::optional<std::string> sampling_gap_warning(const json& status) {
-  double period = positive(status.value("sampler", json::object()), "period_ms");
-  const json monitors = status.value("monitors", json::array());
-  if (period <= 0 || !monitors.is_array()) return std::nullopt;
+  if (!status.is_object()) return std::nullopt;
+  auto sampler = status.find("sampler");
+  auto monitors = status.find("monitors");
+  if (sampler == status.end() || monitors == status.end() || !monitors->is_array()) return std::nullopt;
+  double period = positive(*sampler, "period_ms");
+  if (period <= 0) return std::nullopt;
   double shortest = -1;
-  for (const auto& m : monitors) {
+  for (const auto& m : *monitors) {
     double w = positive(m, "update_interval_ms");
     if (w > 0 && (shortest < 0 || w < shortest)) shortest = w;
   }

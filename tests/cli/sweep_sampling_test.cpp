@@ -36,6 +36,9 @@ TEST(SweepSampling, AStatusThatDoesNotSayClaimsNothing) {
   EXPECT_FALSE(sampling_gap_warning(status_with(100, {})));
   EXPECT_FALSE(sampling_gap_warning({{"sampler", {{"period_ms", "100"}}}, {"monitors", "x"}}));
   EXPECT_FALSE(sampling_gap_warning(status_with(100, {0, -3})));
+  EXPECT_FALSE(sampling_gap_warning(json::array({1, 2}))) << "not an object: no throw, no claim";
+  EXPECT_FALSE(sampling_gap_warning(json("status")));
+  EXPECT_FALSE(sampling_gap_warning({{"sampler", 5}, {"monitors", json::array()}}));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <future>
 #include <mutex>
 
+#include "../libenergy/temp_store.h"
 #include "store_session.h"
 
 namespace energy::daemon {
@@ -26,14 +27,7 @@ constexpr int64_t kMs = 1'000'000;
 class WriterTest : public ::testing::Test {
  protected:
   WriterTest() {
-    RailInfo a;
-    a.label = "VDD_IN";
-    a.device = "1-0040";
-    a.channel = 1;
-    RailInfo b = a;
-    b.label = "VDD_SOC";
-    b.channel = 2;
-    rails_ = {a, b};
+    rails_ = two_test_rails(2);
     path_ = dir_.path() + "/energy.db";
   }
 

@@ -20,15 +20,8 @@ class StoreTail : public TempStoreTest {
   void SetUp() override {
     TempStoreTest::SetUp();
     if (HasFatalFailure()) return;
-    RailInfo a;
-    a.label = "VDD_IN";
-    a.device = "1-0040";
-    a.channel = 1;
-    RailInfo b = a;
-    b.label = "VDD_SOC";
-    b.channel = 2;
     auto boot = store_->ensure_boot("boot-a", 0);
-    auto ids = store_->ensure_rails({a, b});
+    auto ids = store_->ensure_rails(two_test_rails(2));
     ASSERT_TRUE(boot.ok() && ids.ok());
     boot_ = *boot;
     ids_ = *ids;

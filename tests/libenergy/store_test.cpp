@@ -18,16 +18,7 @@ constexpr int64_t kMs = 1'000'000;
 
 class StoreTest : public TempStoreTest {
  protected:
-  std::vector<RailInfo> rails() const {
-    RailInfo a;
-    a.label = "VDD_IN";
-    a.device = "1-0040";
-    a.channel = 1;
-    RailInfo b = a;
-    b.label = "VDD_SOC";
-    b.channel = 3;
-    return {a, b};
-  }
+  std::vector<RailInfo> rails() const { return two_test_rails(3); }
 
   // Stores sweeps through a Chunker with small chunks, so windows cross chunk edges.
   void put(int64_t boot, const std::vector<int64_t>& ids, const std::vector<Sample>& sweeps, int64_t chunk = 7) {

@@ -9,10 +9,24 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "energy/store.h"
 
 namespace energy {
+
+// Two rails of one INA3221 (1-0040): VDD_IN on channel 1 and VDD_SOC on
+// `soc_channel`, as the store and writer tests use them.
+inline std::vector<RailInfo> two_test_rails(int soc_channel) {
+  RailInfo a;
+  a.label = "VDD_IN";
+  a.device = "1-0040";
+  a.channel = 1;
+  RailInfo b = a;
+  b.label = "VDD_SOC";
+  b.channel = soc_channel;
+  return {a, b};
+}
 
 class TempStoreTest : public ::testing::Test {
  protected:
