@@ -65,7 +65,8 @@ add_custom_target(energy_man_pages ALL DEPENDS ${energy_man_outputs})
 
 # energyd-exporter (exporter/): its unit (installed disabled: the package
 # enables energyd.service only), man page and the fleet examples; component
-# ENERGY_EXPORTER_COMPONENT (`energyd`; not packaged in the release build).
+# ENERGY_EXPORTER_COMPONENT (`energyd`; `exporter`, package energyd-exporter, in
+# the release build).
 if(TARGET energyd-exporter)
   file(READ ${PROJECT_SOURCE_DIR}/systemd/energyd-exporter.service exporter_unit)
   string(REPLACE "/usr/sbin/energyd-exporter" "${CMAKE_INSTALL_FULL_SBINDIR}/energyd-exporter" exporter_unit

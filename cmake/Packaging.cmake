@@ -4,6 +4,8 @@
 #   energyd      the daemon, energyctl, units, groups, config, man pages,
 #                completion; maintainer scripts in packaging/deb/
 #   energyd-sim  the board simulator (needs FUSE), for trying energyd without a board
+#   energyd-exporter  the Prometheus exporter: release build only (below);
+#                the distribution build puts it in `energyd`
 # Depends come from dpkg-shlibdeps plus what the maintainer scripts run.
 # Each description's first line is the package synopsis (no
 # CPACK_PACKAGE_DESCRIPTION_SUMMARY, which CPack would put in front of both).
@@ -54,6 +56,23 @@ if(ENERGY_RELEASE_STATIC)
     "libc6 (>= 2.27), libsystemd0 (>= 237), systemd (>= 237), init-system-helpers (>= 1.51)")
   set(CPACK_DEBIAN_SIM_PACKAGE_DEPENDS "libc6 (>= 2.27)")
   set(CPACK_DEBIAN_SIM_PACKAGE_RECOMMENDS "fuse3")
+  # energyd-exporter links libmicrohttpd dynamically (cmake/Release.cmake):
+  # its runtime package is libmicrohttpd12 up to Ubuntu 22.04 (0.9.59 on
+  # 18.04) and libmicrohttpd12t64 on 24.04. check-release.sh dates every
+  # MHD_ symbol the binary imports against Debian's symbols file, so
+  # `>= 0.9.59` holds. energyd's own version: the unit joins its group.
+  if(TARGET energyd-exporter)
+    list(APPEND CPACK_COMPONENTS_ALL exporter)
+    set(CPACK_DEBIAN_EXPORTER_PACKAGE_NAME energyd-exporter)
+    set(CPACK_DEBIAN_EXPORTER_PACKAGE_SECTION admin)
+    set(CPACK_DEBIAN_EXPORTER_DESCRIPTION
+      "Prometheus exporter for energyd\nenergyd-exporter serves energyd's live power, joule counters and sampler\nhealth at http://127.0.0.1:9862/metrics for Prometheus (unit installed\ndisabled; docs/FLEET.md).")
+    set(CPACK_DEBIAN_EXPORTER_PACKAGE_DEPENDS
+      "energyd (= ${PROJECT_VERSION}), libc6 (>= 2.27), libmicrohttpd12 (>= 0.9.59) | libmicrohttpd12t64")
+    set(CPACK_DEBIAN_EXPORTER_PACKAGE_CONTROL_EXTRA
+      ${PROJECT_SOURCE_DIR}/packaging/deb/exporter/prerm
+      ${PROJECT_SOURCE_DIR}/packaging/deb/exporter/postrm)
+  endif()
   if(CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")
     set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
   endif()

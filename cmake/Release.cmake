@@ -60,10 +60,10 @@ if(ENERGY_BUILD_SIM)
 endif()
 
 # energyd-exporter needs libmicrohttpd, which cannot be linked statically
-# (Debian's archive needs GnuTLS and its libraries) and whose runtime package
-# is not named alike on every JetPack (libmicrohttpd12, libmicrohttpd12t64 on
-# Ubuntu 24.04): it is built and tested here, but installed as component
-# `exporter`, which CPack does not package (docs/INSTALL.md, docs/FLEET.md).
+# (Debian's archive needs GnuTLS and its libraries): it stays dynamic and goes
+# in a package of its own, energyd-exporter, whose Depends name the runtime
+# package by both its names (libmicrohttpd12, libmicrohttpd12t64 on Ubuntu
+# 24.04); cmake/Packaging.cmake, scripts/check-release.sh.
 set(ENERGY_EXPORTER_COMPONENT exporter)
 
 add_link_options(-static-libstdc++ -static-libgcc LINKER:--as-needed)

@@ -186,6 +186,7 @@ banner "cpack -G DEB and scripts/check-release.sh"
 rm -f "$BUILD_DIR"/energyd*.deb
 (cd "$BUILD_DIR" && cpack -G DEB >cpack.log 2>&1) || { tail -n 30 "$BUILD_DIR/cpack.log" >&2; die "cpack failed"; }
 bash "$ROOT/scripts/check-release.sh" "$BUILD_DIR"/energyd_*_arm64.deb "$BUILD_DIR"/energyd-sim_*_arm64.deb \
+  "$BUILD_DIR"/energyd-exporter_*_arm64.deb \
   || die "the arm64 release packages failed scripts/check-release.sh (see above)"
 if [[ -n "${ARM64_RELEASE_OUT:-}" ]]; then
   mkdir -p "$ARM64_RELEASE_OUT"

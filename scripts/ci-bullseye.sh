@@ -191,7 +191,7 @@ if [[ -n "${BULLSEYE_INNER:-}" ]]; then
   shopt -s nullglob
   arm64_debs=("$CHROOT"/build/release-arm64/energyd*_arm64.deb)
   shopt -u nullglob
-  ((${#arm64_debs[@]} == 2)) || die "$BULLSEYE_INNER left ${#arm64_debs[@]} arm64 .deb(s) in $CHROOT/build/release-arm64, not 2"
+  ((${#arm64_debs[@]} == 3)) || die "$BULLSEYE_INNER left ${#arm64_debs[@]} arm64 .deb(s) in $CHROOT/build/release-arm64, not 3"
   mkdir -p "$RELEASE_OUT"
   rm -f "$RELEASE_OUT"/energyd*_arm64.deb
   cp "${arm64_debs[@]}" "$RELEASE_OUT/"
@@ -237,9 +237,10 @@ banner "cpack -G DEB and scripts/check-release.sh"
 in_chroot "cd $BUILD_IN && rm -f energyd*.deb && { cpack -G DEB >cpack.log 2>&1 || { tail -n 30 cpack.log; exit 1; }; }" \
   || die "cpack failed in the bullseye chroot ($CHROOT$BUILD_IN/cpack.log)"
 shopt -s nullglob
-debs=("$CHROOT$BUILD_IN"/energyd_*_amd64.deb "$CHROOT$BUILD_IN"/energyd-sim_*_amd64.deb)
+debs=("$CHROOT$BUILD_IN"/energyd_*_amd64.deb "$CHROOT$BUILD_IN"/energyd-sim_*_amd64.deb
+  "$CHROOT$BUILD_IN"/energyd-exporter_*_amd64.deb)
 shopt -u nullglob
-((${#debs[@]} == 2)) || die "cpack made ${#debs[@]} of energyd_*_amd64.deb and energyd-sim_*_amd64.deb in $CHROOT$BUILD_IN"
+((${#debs[@]} == 3)) || die "cpack made ${#debs[@]} of energyd_*, energyd-sim_* and energyd-exporter_*_amd64.deb in $CHROOT$BUILD_IN"
 in_chroot "bash $SRC_IN/scripts/check-release.sh ${debs[*]#"$CHROOT"}" \
   || die "the release packages failed scripts/check-release.sh (see above)"
 mkdir -p "$RELEASE_OUT"

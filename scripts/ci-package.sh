@@ -29,8 +29,9 @@
 #   PACKAGE_SEED     a pristine `debootstrap --variant=minbase $PACKAGE_SUITE`
 #                    root, copied instead of running debootstrap when the
 #                    pristine chroot has to be made (must be that release)
-#   PACKAGE_DEBS     "ENERGYD_DEB SIM_DEB": test these prebuilt packages (the
-#                    release build's) instead of building them: steps 1-2 are
+#   PACKAGE_DEBS     "ENERGYD_DEB SIM_DEB [EXPORTER_DEB]": test these prebuilt
+#                    packages (the release build's; energyd-exporter is a
+#                    package of its own there) instead of building them: steps 1-2 are
 #                    skipped but for the file-list checks, and the Depends are
 #                    left to scripts/check-release.sh. Systemd older than 250
 #                    (bullseye's 247) has no `security --offline`, and its
@@ -143,8 +144,9 @@ for need in libsystemd0 libsqlite3 libyaml-cpp systemd init-system-helpers; do
   [[ "$depends" == *"$need"* ]] || die "$DEB: Depends lacks $need (got: $depends)"
 done
 else
-  read -r DEB SIM_DEB <<<"$PREBUILT"
-  [[ -f "$DEB" && -f "$SIM_DEB" ]] || die "PACKAGE_DEBS must name two .deb files (got '$PREBUILT')"
+  read -r DEB SIM_DEB EXPORTER_DEB <<<"$PREBUILT"
+  [[ -f "$DEB" && -f "$SIM_DEB" ]] || die "PACKAGE_DEBS must name two or three .deb files (got '$PREBUILT')"
+  [[ -z "$EXPORTER_DEB" || -f "$EXPORTER_DEB" ]] || die "PACKAGE_DEBS: no such file $EXPORTER_DEB"
   mkdir -p "$BUILD_DIR"
   dpkg-deb --info "$DEB"
 fi
@@ -191,7 +193,10 @@ if [[ "$SUITE" != bookworm ]]; then
   mount --rbind /sys "$WORK/sys"
   mount --make-rslave "$WORK/sys"
 fi
-cp "$DEB" "$SIM_DEB" "$WORK/tmp/debs/"
+cp "$DEB" "$SIM_DEB" ${EXPORTER_DEB:+"$EXPORTER_DEB"} "$WORK/tmp/debs/"
+# energyd-exporter: in the energyd package, or a package of its own (release).
+EXPORTER_PKG=""
+[[ -n "${EXPORTER_DEB:-}" ]] && EXPORTER_PKG=energyd-exporter
 
 banner "apt-get install ./energyd_*.deb ./energyd-sim_*.deb"
 in_work 'apt-get -q update >/dev/null && apt-get -q -y install /tmp/debs/*.deb >/tmp/apt.log 2>&1 || { tail -n 40 /tmp/apt.log; exit 1; }' \
@@ -205,6 +210,13 @@ in_work '
   test -d /var/lib/energyd || { echo "/var/lib/energyd missing"; exit 1; }
   test -L /etc/systemd/system/multi-user.target.wants/energyd.service || { echo "energyd.service not enabled"; exit 1; }
   energyd --version && energyctl --help >/dev/null && energyd-sim --help >/dev/null
+  if [ -x /usr/sbin/energyd-exporter ]; then
+    energyd-exporter --help >/dev/null
+    test -f /lib/systemd/system/energyd-exporter.service || { echo "energyd-exporter.service missing"; exit 1; }
+    if systemctl is-enabled energyd-exporter >/dev/null 2>&1; then echo "energyd-exporter.service enabled"; exit 1; fi
+  elif [ -n "'"$EXPORTER_PKG"'" ]; then
+    echo "energyd-exporter not installed by its package"; exit 1
+  fi
   out="$(SYSTEMD_COLORS=0 systemd-analyze verify --man=no /lib/systemd/system/energyd.service 2>&1)" \
     || { echo "installed unit: systemd-analyze verify failed: $out"; exit 1; }
   unknown="Unknown key name .* in section .Service., ignoring"
@@ -236,6 +248,18 @@ in_work '
   tail -n 3 /tmp/stop.out
   if as other energyctl status >/tmp/other.out 2>&1; then echo "another user could read"; exit 1; fi
   cat /tmp/other.out
+  if [ -x /usr/sbin/energyd-exporter ]; then
+    as reader energyd-exporter --listen 127.0.0.1:19862 >/tmp/exporter.log 2>&1 &
+    exporter_pid=$!
+    for i in $(seq 50); do grep -q "serving /metrics" /tmp/exporter.log && break; sleep 0.1; done
+    exec 3<>/dev/tcp/127.0.0.1/19862
+    printf "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3
+    cat <&3 >/tmp/metrics.out
+    exec 3<&-
+    kill "$exporter_pid"
+    grep -q "^energyd_power_watts{" /tmp/metrics.out || { cat /tmp/exporter.log; head -n 20 /tmp/metrics.out; exit 1; }
+    echo "energyd-exporter: $(grep -c "^energyd_" /tmp/metrics.out) samples at /metrics"
+  fi
   kill "$(cat /tmp/energyd.pid)"
   for i in $(seq 100); do kill -0 "$(cat /tmp/energyd.pid)" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$(cat /tmp/energyd.pid)" 2>/dev/null; then echo "energyd did not stop on SIGTERM"; exit 1; fi
@@ -243,10 +267,11 @@ in_work '
 DAEMON_STARTED=
 phase_done "use"
 
-banner "dpkg --purge energyd-sim energyd"
-in_work 'userdel reader; userdel other; dpkg --purge energyd-sim energyd'
+banner "dpkg --purge $EXPORTER_PKG energyd-sim energyd"
+in_work "userdel reader; userdel other; dpkg --purge $EXPORTER_PKG energyd-sim energyd"
 in_work '
   for f in /usr/sbin/energyd /usr/bin/energyctl /etc/energyd /var/lib/energyd /usr/lib/sysusers.d/energyd.conf \
+           /usr/sbin/energyd-exporter /lib/systemd/system/energyd-exporter.service \
            /etc/systemd/system/multi-user.target.wants/energyd.service /usr/share/man/man8/energyd.8.gz; do
     if [ -e "$f" ] || [ -L "$f" ]; then echo "left after purge: $f"; exit 1; fi
   done
@@ -260,7 +285,7 @@ phase_done "purge"
 # --- 4. boot it under systemd-nspawn ----------------------------------------------
 banner "systemd-nspawn --boot: the packaged unit under a real systemd"
 unmount_all
-cp "$DEB" "$SIM_DEB" "$WORK/root/"  # /tmp is a tmpfs once systemd runs
+cp "$DEB" "$SIM_DEB" ${EXPORTER_DEB:+"$EXPORTER_DEB"} "$WORK/root/"  # /tmp is a tmpfs once systemd runs
 rm -f "$WORK/etc/resolv.conf" && cp -L /etc/resolv.conf "$WORK/etc/resolv.conf"
 # --keep-unit --register=no: the host need not run systemd or machined.
 timeout 600 systemd-nspawn -D "$WORK" --boot --register=no --keep-unit --console=read-only \
@@ -287,7 +312,7 @@ in_boot 'for i in $(seq 120); do
 phase_done "boot"
 
 in_boot '
-  apt-get -q -y install /root/energyd_*.deb /root/energyd-sim_*.deb >/root/apt.log 2>&1 || { tail -n 30 /root/apt.log; exit 1; }
+  apt-get -q -y install /root/energyd*.deb >/root/apt.log 2>&1 || { tail -n 30 /root/apt.log; exit 1; }
   systemctl is-enabled energyd
   systemctl is-active energyd || { journalctl -u energyd --no-pager | tail -n 20; exit 1; }
   mkdir -p /etc/systemd/system/energyd.service.d
@@ -317,9 +342,19 @@ in_boot '
   for i in $(seq 100); do energyctl status >/dev/null 2>&1 && break; sleep 0.1; done
   energyctl status >/dev/null
   systemd-analyze security energyd | tail -n 1
+  systemctl start energyd-exporter
+  for i in $(seq 50); do (: >/dev/tcp/127.0.0.1/9862) 2>/dev/null && break; sleep 0.1; done
+  exec 3<>/dev/tcp/127.0.0.1/9862
+  printf "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3
+  cat <&3 >/root/metrics.out
+  exec 3<&-
+  grep -q "^energyd_power_watts{" /root/metrics.out \
+    || { journalctl -u energyd-exporter --no-pager | tail -n 20; head -n 20 /root/metrics.out; exit 1; }
+  echo "energyd-exporter.service: $(grep -c "^energyd_" /root/metrics.out) samples at /metrics"
+  systemctl stop energyd-exporter
   userdel reader; userdel other
   rm -rf /etc/systemd/system/energyd.service.d /srv/board
-  apt-get -q -y purge energyd-sim energyd >/root/purge.log 2>&1 || { tail -n 20 /root/purge.log; exit 1; }
+  apt-get -q -y purge '"$EXPORTER_PKG"' energyd-sim energyd >/root/purge.log 2>&1 || { tail -n 20 /root/purge.log; exit 1; }
   if systemctl cat energyd >/dev/null 2>&1; then echo "unit still known after purge"; exit 1; fi
   if getent group energyd >/dev/null || getent group energyd-clock >/dev/null; then echo "groups left"; exit 1; fi
   if [ -e /var/lib/energyd ] || [ -e /run/energyd ]; then echo "state left"; exit 1; fi

@@ -3,13 +3,15 @@
 # .debs that scripts/ci-bullseye.sh (amd64) and scripts/ci-arm64.sh (arm64)
 # built with -DENERGY_RELEASE_STATIC=ON in Debian 11 and left in $RELEASE_OUT;
 # builds nothing itself:
-#   1. scripts/check-release.sh on all four .debs again, together (each leg
+#   1. scripts/check-release.sh on all six .debs again, together (each leg
 #      checked its own): binaries need glibc <= 2.27 and libsystemd <= 237
-#      only, Depends are satisfiable on Ubuntu 18.04; a missing .deb fails;
+#      only (energyd-exporter also libmicrohttpd, with Ubuntu 18.04's
+#      symbols), Depends are satisfiable on Ubuntu 18.04; a missing .deb fails;
 #   2. scripts/ci-package.sh with PACKAGE_SUITE=bullseye and PACKAGE_DEBS: the
 #      amd64 .debs installed in a fresh Debian 11 chroot (the oldest system
 #      this machine can make), energyd driven on a simulated board by root, a
-#      read-group member and another user, purged; then the same root booted
+#      read-group member and another user, energyd-exporter serving /metrics,
+#      purged; then the same root booted
 #      under systemd-nspawn (systemd 247): the unit started by the postinst,
 #      driven with `energyctl status`, restarted after kill -9, purged.
 #
@@ -53,16 +55,20 @@ DEB="$(one_deb 'energyd_*_amd64.deb')"
 SIM_DEB="$(one_deb 'energyd-sim_*_amd64.deb')"
 ARM_DEB="$(one_deb 'energyd_*_arm64.deb')"
 ARM_SIM_DEB="$(one_deb 'energyd-sim_*_arm64.deb')"
+EXPORTER_DEB="$(one_deb 'energyd-exporter_*_amd64.deb')"
+ARM_EXPORTER_DEB="$(one_deb 'energyd-exporter_*_arm64.deb')"
 
 t0=$SECONDS
 banner "scripts/check-release.sh on the amd64 and arm64 .debs"
-bash "$ROOT/scripts/install-deps.sh" binutils dpkg-dev >/dev/null || die "installing binutils/dpkg-dev failed"
-bash "$ROOT/scripts/check-release.sh" "$DEB" "$SIM_DEB" "$ARM_DEB" "$ARM_SIM_DEB" \
+# libmicrohttpd12: its symbols file dates the exporter's imports.
+bash "$ROOT/scripts/install-deps.sh" binutils dpkg-dev libmicrohttpd12 >/dev/null \
+  || die "installing binutils/dpkg-dev/libmicrohttpd12 failed"
+bash "$ROOT/scripts/check-release.sh" "$DEB" "$SIM_DEB" "$EXPORTER_DEB" "$ARM_DEB" "$ARM_SIM_DEB" "$ARM_EXPORTER_DEB" \
   || die "the release packages failed the check (see above)"
 echo "-- check-release took $((SECONDS - t0)) s"
 
 banner "install, use, purge and boot the amd64 .debs in a fresh Debian 11 (scripts/ci-package.sh)"
-PACKAGE_SUITE=bullseye PACKAGE_DEBS="$DEB $SIM_DEB" BUILD_DIR="$OUT/package-test" \
+PACKAGE_SUITE=bullseye PACKAGE_DEBS="$DEB $SIM_DEB $EXPORTER_DEB" BUILD_DIR="$OUT/package-test" \
   PACKAGE_CHROOT="${RELEASE_CHROOT:-/var/tmp/energyd-ci/bullseye-pkg}" \
   PACKAGE_SEED="${BULLSEYE_CHROOT:-/var/tmp/energyd-ci/bullseye}.minbase" \
   bash "$ROOT/scripts/ci-package.sh" || die "the release packages failed in Debian 11 (see above)"

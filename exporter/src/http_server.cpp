@@ -79,6 +79,7 @@ Result<ListenAddress> parse_listen_address(const std::string& text) {
 
 Result<std::unique_ptr<HttpServer>> HttpServer::start(const ListenAddress& at, MetricsSource source) {
   std::unique_ptr<HttpServer> s(new HttpServer(std::move(source)));
+  s->requested_port_ = at.port;
   sockaddr_in v4{};
   sockaddr_in6 v6{};
   const sockaddr* addr = nullptr;
@@ -110,7 +111,7 @@ HttpServer::~HttpServer() {
 
 int HttpServer::port() const {
   const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
-  return info != nullptr ? info->port : 0;
+  return info != nullptr && info->port != 0 ? info->port : requested_port_;
 }
 
 }  // namespace energy::exporter

@@ -40,7 +40,8 @@ class HttpServer {
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
-  // The port bound (useful with port 0).
+  // The port bound (useful with port 0). A libmicrohttpd that cannot tell
+  // (MHD_DAEMON_INFO_BIND_PORT unknown to it) gives the port asked for.
   int port() const;
   // Answers one request (exposed for the handler trampoline).
   MetricsSource& source() { return source_; }
@@ -49,6 +50,7 @@ class HttpServer {
   explicit HttpServer(MetricsSource source) : source_(std::move(source)) {}
   MHD_Daemon* daemon_ = nullptr;
   MetricsSource source_;
+  int requested_port_ = 0;
 };
 
 }  // namespace energy::exporter

@@ -52,6 +52,23 @@ expect 1 "needs libstdc++.so.6 dynamically" "$T/cxx"
 "$CXX" -O1 -static-libstdc++ -static-libgcc -o "$T/cxx-static" "$T/cxx.cpp"
 expect 0 "OK" "$T/cxx-static"
 
+# libmicrohttpd: energyd-exporter alone may need it, with symbols Ubuntu
+# 18.04's 0.9.59 has (dated by Debian's symbols file).
+if echo '#include <microhttpd.h>' | "$CXX" -fsyntax-only -x c++ - 2>/dev/null; then
+  mkdir -p "$T/old" "$T/new"
+  printf '#include <microhttpd.h>\nint main(int c, char **) { MHD_stop_daemon(MHD_start_daemon(0, (unsigned short)c, nullptr, nullptr, nullptr, nullptr, MHD_OPTION_END)); return 0; }\n' >"$T/mhd-old.cpp"
+  "$CXX" -O1 -static-libstdc++ -static-libgcc -o "$T/old/energyd-exporter" "$T/mhd-old.cpp" -lmicrohttpd
+  expect 0 "2 libmicrohttpd symbols, the newest from 0.9.50" "$T/old/energyd-exporter"
+  cp "$T/old/energyd-exporter" "$T/old/energyctl"
+  expect 1 "needs libmicrohttpd.so.12 dynamically" "$T/old/energyctl"
+  CHECK_RELEASE_MHD_SYMBOLS="$T/none.symbols" expect 1 "no libmicrohttpd12 symbols file" "$T/old/energyd-exporter"
+  printf '#include <microhttpd.h>\nstatic char b[4];\nint main(void) { MHD_destroy_response(MHD_create_response_from_buffer_with_free_callback(4, b, nullptr)); return 0; }\n' >"$T/mhd-new.cpp"
+  "$CXX" -O1 -static-libstdc++ -static-libgcc -o "$T/new/energyd-exporter" "$T/mhd-new.cpp" -lmicrohttpd
+  expect 1 "MHD_create_response_from_buffer_with_free_callback, new in libmicrohttpd 0.9.61" "$T/new/energyd-exporter"
+else
+  echo "skip: libmicrohttpd cases (no microhttpd.h; Debian: libmicrohttpd-dev)"
+fi
+
 # .deb control data: versions Ubuntu 18.04 has, and a package it lacks.
 make_deb() {  # make_deb NAME DEPENDS
   local d="$T/deb-$1"
@@ -67,6 +84,10 @@ make_deb newlibc "libc6 (>= 2.34)"
 expect 1 "needs libc6 (>= 2.34); Ubuntu 18.04 has 2.27" "$T/newlibc.deb"
 make_deb fuse3 "libc6 (>= 2.17), fuse3"
 expect 1 "depends on fuse3, which is not in the Ubuntu 18.04 list" "$T/fuse3.deb"
+make_deb exporter "energyd (= 1.0), libc6 (>= 2.27), libmicrohttpd12 (>= 0.9.59) | libmicrohttpd12t64"
+expect 0 "Depends: energyd (= 1.0)" "$T/exporter.deb"
+make_deb newmhd "libmicrohttpd12 (>= 0.9.66) | libmicrohttpd12t64"
+expect 1 "needs libmicrohttpd12 (>= 0.9.66); Ubuntu 18.04 has 0.9.59" "$T/newmhd.deb"
 
 ((failures == 0)) || { echo "$failures case(s) failed"; exit 1; }
 echo "all cases passed"
