@@ -57,19 +57,17 @@ Result<GroupArgs> parse_groups(const Args& args) {
 int compare_groups(const Context& ctx, const Args& args) {
   auto a = parse_groups(args);
   if (!a) return usage_error(ctx, a.error().message);
-  auto client = connect_daemon(ctx);
-  if (!client) return report_failure(client.error());
-  bool more = false;
-  auto runs = fetch_runs(*client, a->filter, a->limit, more);
-  if (!runs) return report_failure(runs.error());
-  auto comparison = group_compare_json(*runs, a->by);
-  comparison["more"] = more;
+  auto page = fetch_runs(ctx, a->filter, a->limit);
+  if (!page) return report_failure(page.error());
+  auto comparison = group_compare_json(page->runs, a->by);
+  comparison["more"] = page->more;
   if (ctx.json) {
     print_json(comparison);
     return kExitOk;
   }
   std::cout << render_group_compare(comparison);
-  if (more) std::cout << "note: only the newest " << a->limit << " stopped runs were grouped (--limit N takes more)\n";
+  if (page->more)
+    std::cout << "note: only the newest " << a->limit << " stopped runs were grouped (--limit N takes more)\n";
   return kExitOk;
 }
 

@@ -69,17 +69,14 @@ Result<RunsArgs> parse(const Context& ctx, const Args& args) {
 int cmd_runs(const Context& ctx, const Args& args) {
   auto a = parse(ctx, args);
   if (!a) return usage_error(ctx, a.error().message);
-  auto client = connect_daemon(ctx);
-  if (!client) return report_failure(client.error());
-  bool more = false;
-  auto runs = fetch_runs(*client, a->filter, a->limit, more);
-  if (!runs) return report_failure(runs.error());
+  auto page = fetch_runs(ctx, a->filter, a->limit);
+  if (!page) return report_failure(page.error());
   if (a->json) {
-    print_json({{"runs", *runs}, {"more", more}});
+    print_json({{"runs", page->runs}, {"more", page->more}});
     return kExitOk;
   }
-  std::cout << render_run_list(*runs);
-  if (more) std::cout << "(the " << runs->size() << " newest matching runs; --limit N shows more)\n";
+  std::cout << render_run_list(page->runs);
+  if (page->more) std::cout << "(the " << page->runs.size() << " newest matching runs; --limit N shows more)\n";
   return kExitOk;
 }
 

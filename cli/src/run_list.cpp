@@ -29,20 +29,21 @@ std::string per_item(const nlohmann::json& run) {
 
 }  // namespace
 
-Result<nlohmann::json> fetch_runs(Client& client, const nlohmann::json& filter, int64_t limit, bool& more) {
-  nlohmann::json runs = nlohmann::json::array();
+Result<RunPage> fetch_runs(const Context& ctx, const nlohmann::json& filter, int64_t limit) {
+  auto client = connect_daemon(ctx);
+  if (!client) return client.take_error();
+  RunPage out;
   nlohmann::json args = filter;
-  more = false;
-  while (static_cast<int64_t>(runs.size()) < limit) {
-    args["limit"] = limit - static_cast<int64_t>(runs.size());
-    auto page = client.call("runs.list", args);
+  while (static_cast<int64_t>(out.runs.size()) < limit) {
+    args["limit"] = limit - static_cast<int64_t>(out.runs.size());
+    auto page = client->call("runs.list", args);
     if (!page) return page.take_error();
-    for (auto& r : (*page)["runs"]) runs.push_back(std::move(r));
-    more = page->contains("next_before_id");
-    if (!more) break;
+    for (auto& r : (*page)["runs"]) out.runs.push_back(std::move(r));
+    out.more = page->contains("next_before_id");
+    if (!out.more) break;
     args["before_id"] = (*page)["next_before_id"];
   }
-  return runs;
+  return out;
 }
 
 std::string compact_tags(const nlohmann::json& tags) {

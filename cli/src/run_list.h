@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command.h"
 #include "energy/client.h"
 #include "energy/result.h"
 
@@ -23,8 +24,13 @@ constexpr size_t kMaxTagsChars = 48;
 std::string compact_tags(const nlohmann::json& tags);
 std::string render_run_list(const nlohmann::json& runs);
 
-// Pages of runs.list with `filter` (its arguments without limit and
-// before_id) until `limit` runs or the end; `more` tells whether runs remain.
-Result<nlohmann::json> fetch_runs(Client& client, const nlohmann::json& filter, int64_t limit, bool& more);
+// Runs fetched from energyd, newest first; `more`: runs remain beyond them.
+struct RunPage {
+  nlohmann::json runs = nlohmann::json::array();
+  bool more = false;
+};
+// Connects to energyd and pages runs.list with `filter` (its arguments
+// without limit and before_id) until `limit` runs or the end.
+Result<RunPage> fetch_runs(const Context& ctx, const nlohmann::json& filter, int64_t limit);
 
 }  // namespace energy::cli

@@ -7,6 +7,7 @@
 #include "energy/report.h"
 #include "energy/run_summary.h"
 #include "export_rows.h"
+#include "listing_page.h"
 #include "sweep_verbs.h"
 
 namespace energy::daemon {
@@ -117,16 +118,12 @@ Result<nlohmann::json> run_list_entries(Store& store, const std::vector<RunRecor
 }
 
 Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter) {
-  RunFilter one_more = filter;
-  one_more.limit = filter.limit + 1;  // tells whether another page exists
-  auto runs = store.find_runs(one_more);
-  if (!runs) return runs.take_error();
-  bool more = static_cast<int64_t>(runs->size()) > filter.limit;
-  if (more) runs->pop_back();
-  auto out = run_list_entries(store, *runs);
+  auto page = listing_page<RunRecord>(filter, [&](const RunFilter& f) { return store.find_runs(f); });
+  if (!page) return page.take_error();
+  auto out = run_list_entries(store, page->rows);
   if (!out) return out.take_error();
   nlohmann::json reply = {{"runs", std::move(out).value()}};
-  if (more) reply["next_before_id"] = runs->back().id;
+  if (page->more) reply["next_before_id"] = page->rows.back().id;
   return reply;
 }
 

@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "listing_page.h"
 #include "run_queries.h"
 
 namespace energy::daemon {
@@ -65,16 +66,12 @@ json sweep_json(const SweepRecord& sweep, SweepDetail detail) {
 }
 
 Result<json> list_sweeps(Store& store, const SweepFilter& filter) {
-  SweepFilter one_more = filter;
-  one_more.limit = filter.limit + 1;  // tells whether another page exists
-  auto sweeps = store.find_sweeps(one_more);
-  if (!sweeps) return sweeps.take_error();
-  bool more = static_cast<int64_t>(sweeps->size()) > filter.limit;
-  if (more) sweeps->pop_back();
+  auto page = listing_page<SweepRecord>(filter, [&](const SweepFilter& f) { return store.find_sweeps(f); });
+  if (!page) return page.take_error();
   json out = json::array();
-  for (const auto& s : *sweeps) out.push_back(sweep_json(s, SweepDetail::kListing));
+  for (const auto& s : page->rows) out.push_back(sweep_json(s, SweepDetail::kListing));
   json reply = {{"sweeps", std::move(out)}};
-  if (more) reply["next_before_id"] = sweeps->back().id;
+  if (page->more) reply["next_before_id"] = page->rows.back().id;
   return reply;
 }
 
