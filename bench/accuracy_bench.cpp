@@ -70,6 +70,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_args.h"
 #include "energy/client.h"
 #include "harness.h"
 
@@ -401,11 +402,8 @@ std::vector<Outcome> run_case(const Case& c) {
 
 // --runs-1s N: a whole number 0..100000; -2 for anything else (usage).
 int parse_runs(const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < 0 || v > 100000) return -2;
-  return static_cast<int>(v);
+  auto v = energy::bench::whole_number(text, 0, 100000);
+  return v ? static_cast<int>(*v) : -2;
 }
 
 int run_bench(int argc, char** argv) {

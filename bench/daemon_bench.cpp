@@ -42,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "energy/client.h"
 #include "harness.h"
 
@@ -324,7 +325,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--seconds")
-      seconds = std::stoi(argv[i + 1]);
+      seconds = static_cast<int>(energy::bench::whole_number_or_exit("daemon_bench", flag, argv[i + 1], 1, 86400));
     else if (flag == "--case")
       only.push_back(argv[i + 1]);
     else {

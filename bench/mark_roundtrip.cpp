@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "energy/client.h"
 
 namespace {
@@ -116,7 +117,7 @@ Options parse(int argc, char** argv) {
     else if (flag == "--energyctl")
       o.energyctl = argv[i + 1];
     else if (flag == "--n")
-      o.n = std::atoi(argv[i + 1]);
+      o.n = static_cast<int>(energy::bench::whole_number_or_exit("mark_roundtrip", flag, argv[i + 1], 1, 1000000));
     else
       die("unknown option " + flag);
   }

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "collector.h"
 #include "energy/client.h"
 #include "harness.h"
@@ -140,9 +141,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--seconds")
-      seconds = std::max(1, std::atoi(argv[i + 1]));
+      seconds = static_cast<int>(energy::bench::whole_number_or_exit("scrape_bench", a, argv[i + 1], 1, 86400));
     else if (a == "--rate")
-      rate = std::clamp(std::atoi(argv[i + 1]), 1, 1000);
+      rate = static_cast<int>(energy::bench::whole_number_or_exit("scrape_bench", a, argv[i + 1], 1, 1000));
+    else {
+      std::fprintf(stderr, "scrape_bench: unknown option '%s' (--seconds N, --rate N)\n", argv[i]);
+      return 2;
+    }
   }
   char tmpl[] = "/tmp/scrape_bench.XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) return 1;

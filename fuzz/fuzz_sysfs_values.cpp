@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -207,7 +208,14 @@ void check_tree(int mode, const std::string& text) {
 int pinned_mode() {
   static const int mode = [] {
     const char* env = std::getenv("ENERGY_FUZZ_SYSFS_MODE");
-    return env != nullptr && *env != '\0' ? std::atoi(env) % 10 : -1;
+    if (env == nullptr || *env == '\0') return -1;
+    char* end = nullptr;
+    long v = std::strtol(env, &end, 10);
+    if (*end != '\0' || v < 0 || v > 9) {
+      std::fprintf(stderr, "fuzz_sysfs_values: ENERGY_FUZZ_SYSFS_MODE wants 0-9, got '%s'\n", env);
+      std::exit(2);
+    }
+    return static_cast<int>(v);
   }();
   return mode;
 }

@@ -1,0 +1,34 @@
+// Whole-number arguments of the benchmarks: the whole text a number within
+// [min, max], or a usage error naming the option and the text (no atoi that
+// reads "10x" as 10 and "x" as 0).
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace energy::bench {
+
+inline std::optional<long> whole_number(const char* text, long min, long max) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < min || v > max) return std::nullopt;
+  return v;
+}
+
+// whole_number, or exit status 2 with "PROGRAM: OPTION wants a whole number
+// from MIN to MAX, got 'TEXT'".
+inline long whole_number_or_exit(const char* program, const std::string& option, const char* text, long min, long max) {
+  auto v = whole_number(text, min, max);
+  if (v) return *v;
+  std::fprintf(stderr, "%s: %s wants a whole number from %ld to %ld, got '%s'\n", program, option.c_str(), min, max,
+               text);
+  std::exit(2);
+}
+
+}  // namespace energy::bench
