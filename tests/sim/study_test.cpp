@@ -186,7 +186,7 @@ TEST(StudyCalibration, GridMinimumAgainstTheDefaultGovernors) {
   const double not_given = std::nan("");
   const DvfsRow rows[] = {{kNano, 0.10, 0.20, 0.315, 0.89, 0.83, true, true},
                           {kXavierNx, 0.025, 0.2195, not_given, 0.87, 0.79, true, false},
-                          {kOrinNx, 0.03, 0.1921, not_given, 0.56, 0.59, false, false}};
+                          {kOrinNx, 0.03, 0.1921, not_given, 0.56, 0.59, false, true}};
   for (const DvfsRow& row : rows) {
     const BoardSpec spec = test::board(row.board.id, row.board.l4t);
     const WorkloadMix mix = *preset_mix("gpu-bound");
@@ -366,6 +366,18 @@ TEST(Study, BatchPhasesScaleWithItemsButNotTheFixedCost) {
   EXPECT_NEAR(*phase_duration_ns(ten[2], {1000000, 500000000}, cal), 20e6, 1);
   EXPECT_NEAR(*phase_duration_ns(ten[3], {1000000, 76800000}, cal), 2.5e6, 1);
   EXPECT_FALSE(phase_duration_ns(ten[2], {1000000, 0}, StudyCalibration{}));
+  // The host blocked between batches (A51): a phase of its own first, nothing
+  // busy, the GPU waiting, shortened by the batch speed like the launch.
+  mix.batch_idle_us = 800;
+  const std::vector<Phase> gap = batch_phases(mix, 10, cal);
+  ASSERT_EQ(gap.size(), 5u);
+  EXPECT_STREQ(gap[0].name, "idle");
+  EXPECT_DOUBLE_EQ(gap[0].fixed_ns, 200000);
+  EXPECT_EQ(gap[0].busy_threads, 0u);
+  EXPECT_EQ(gap[0].spinning_threads, 0u);
+  EXPECT_EQ(gap[0].gpu_permille, kGpuWaitPermille);
+  EXPECT_NEAR(*phase_duration_ns(gap[0], {1000000, 76800000}, cal), 200000, 1e-6);
+  EXPECT_DOUBLE_EQ(preset_mix("gpu-bound")->batch_idle_us, 30000);
   // The plain mix keeps its memory time in the GPU phase at load 1000, as before A50.
   const std::vector<Phase> plain = batch_phases(WorkloadMix{}, 2, StudyCalibration{});
   ASSERT_EQ(plain.size(), 1u);
@@ -403,10 +415,13 @@ TEST(Study, DefaultGovernorsFollowThePhaseLoads) {
   const BoardSpec spec = test::board(kNano.id, kNano.l4t);
   const ClockPolicy governors = default_governors(spec);
   const std::vector<Phase> phases = batch_phases(*preset_mix("cpu-heavy"), 4, study_calibration_for(spec.id));
-  ASSERT_EQ(phases.size(), 4u);
-  EXPECT_EQ(governors(phases[2]).gpu_hz, spec.gpus.front().available_hz.back());
+  ASSERT_EQ(phases.size(), 5u);  // idle, cpu, fixed, gpu, memory
+  EXPECT_EQ(governors(phases[3]).gpu_hz, spec.gpus.front().available_hz.back());
+  EXPECT_LT(governors(phases[1]).gpu_hz, spec.gpus.front().available_hz.back());
+  EXPECT_GT(governors(phases[1]).cpu_khz, governors(phases[3]).cpu_khz);  // 4 threads against 1
+  // Between batches nothing is busy: the CPU falls to the bottom of its table, the GPU below the top.
+  EXPECT_EQ(governors(phases[0]).cpu_khz, spec.cpu.available_khz.front());
   EXPECT_LT(governors(phases[0]).gpu_hz, spec.gpus.front().available_hz.back());
-  EXPECT_GT(governors(phases[0]).cpu_khz, governors(phases[2]).cpu_khz);  // 4 threads against 1
   EXPECT_TRUE(evaluate_study(spec, *preset_mix("cpu-heavy"), 4, governors));
 }
 
