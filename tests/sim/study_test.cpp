@@ -276,6 +276,23 @@ TEST(Study, DvfsRunIsRepeatableAndConsistent) {
   EXPECT_LE(min.study.total_mj_per_item, evaluate_study(spec, mix, 4, fixed_clocks(top))->total_mj_per_item);
 }
 
+// The host blocked between batches (A51) is what lets schedutil and podgov
+// leave the top clocks part of the time; back to back, the waiting host
+// thread holds the CPU at the top all the time.
+TEST(Study, TheIdleGapBetweenBatchesTakesTheClocksOffTheTopPartOfTheTime) {
+  const BoardSpec spec = test::board(kNano.id, kNano.l4t);
+  WorkloadMix mix = *preset_mix("gpu-bound");
+  const DvfsOptions options{1000000000, 4000000000};
+  const DvfsResult gaps = *evaluate_dvfs(spec, mix, 16, options);
+  mix.batch_idle_us = 0;
+  const DvfsResult back_to_back = *evaluate_dvfs(spec, mix, 16, options);
+  EXPECT_EQ(back_to_back.cpu_top_share, 1.0);
+  EXPECT_LT(gaps.cpu_top_share, 0.95);
+  EXPECT_GT(gaps.cpu_top_share, 0.8);
+  EXPECT_LT(gaps.gpu_top_share, back_to_back.gpu_top_share);
+  EXPECT_GT(gaps.study.time_per_item_ms, back_to_back.study.time_per_item_ms);
+}
+
 TEST(Study, DvfsRejectsBadArguments) {
   const BoardSpec spec = test::board(kNano.id, kNano.l4t);
   const WorkloadMix mix = *preset_mix("gpu-bound");
