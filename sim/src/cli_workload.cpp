@@ -45,7 +45,9 @@ constexpr const char* kWorkloadHelp =
     "  --cpu-megacycles X     CPU megacycles per item (pre-processing)\n"
     "  --cpu-threads N        threads the pre-processing runs on (1..64)\n"
     "  --host-threads N       CPU threads spin-waiting while the GPU works (0..64)\n"
-    "  --batch-fixed-us X     launch and copy microseconds per batch\n";
+    "  --batch-fixed-us X     launch and copy microseconds per batch\n"
+    "  --batch-idle-us X      microseconds per batch the host is blocked between batches\n"
+    "                         (nothing busy, the GPU waiting)\n";
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop = true; }
@@ -100,7 +102,7 @@ Result<std::int64_t> parse_count(const std::optional<std::string>& text, const c
 // The mix options, by name; each overrides the preset's value when given.
 struct MixOptions {
   std::optional<std::string> preset, gpu_megacycles, megacycles, memory_us, cpu_megacycles, cpu_threads, host_threads,
-      batch_fixed_us;
+      batch_fixed_us, batch_idle_us;
 };
 
 Status apply_double(const std::optional<std::string>& text, const char* option, double max, double& field) {
@@ -131,6 +133,7 @@ Result<WorkloadMix> build_mix(const MixOptions& o) {
                    apply_double(o.memory_us, "--memory-us", 1e7, mix.memory_us),
                    apply_double(o.cpu_megacycles, "--cpu-megacycles", 1e6, mix.cpu_megacycles),
                    apply_double(o.batch_fixed_us, "--batch-fixed-us", 1e7, mix.batch_fixed_us),
+                   apply_double(o.batch_idle_us, "--batch-idle-us", 1e7, mix.batch_idle_us),
                    apply_threads(o.cpu_threads, "--cpu-threads", 1, mix.cpu_threads),
                    apply_threads(o.host_threads, "--host-threads", 0, mix.host_threads)}) {
     if (!s) return s.take_error();
@@ -162,7 +165,8 @@ Result<WorkloadRequest> parse_workload(const std::vector<std::string>& args) {
         std::pair{"--preset", &mix.preset}, std::pair{"--gpu-megacycles", &mix.gpu_megacycles},
         std::pair{"--megacycles", &mix.megacycles}, std::pair{"--memory-us", &mix.memory_us},
         std::pair{"--cpu-megacycles", &mix.cpu_megacycles}, std::pair{"--cpu-threads", &mix.cpu_threads},
-        std::pair{"--host-threads", &mix.host_threads}, std::pair{"--batch-fixed-us", &mix.batch_fixed_us}}) {
+        std::pair{"--host-threads", &mix.host_threads}, std::pair{"--batch-fixed-us", &mix.batch_fixed_us},
+        std::pair{"--batch-idle-us", &mix.batch_idle_us}}) {
     parser.option(name, value);
   }
   Status parsed = parser.parse(args);

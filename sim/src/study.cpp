@@ -21,11 +21,13 @@ struct NamedMix {
 
 // Shapes, in Jetson Nano units; the derivation is in sim/ASSUMPTIONS.md.
 // {gpu_megacycles, memory_us, cpu_megacycles, cpu_threads, host_threads, batch_fixed_us,
-//  batch_fixed_gpu_permille, memory_gpu_permille}
+//  batch_fixed_gpu_permille, memory_gpu_permille, batch_idle_us}
+// The host blocked between batches, in Nano units (assumed and fitted, A51).
+constexpr double kIdleUs = 30000;
 const NamedMix kPresets[] = {
-    {"gpu-bound", {14.0, 1000, 2.0, 1, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
-    {"memory-bound", {4.0, 9000, 1.0, 1, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
-    {"cpu-heavy", {3.0, 2000, 40.0, 4, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille}},
+    {"gpu-bound", {14.0, 1000, 2.0, 1, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille, kIdleUs}},
+    {"memory-bound", {4.0, 9000, 1.0, 1, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille, kIdleUs}},
+    {"cpu-heavy", {3.0, 2000, 40.0, 4, 1, 100000, kGpuBusyPermille, kGpuMemoryPermille, kIdleUs}},
 };
 
 // Time of `megacycles` on `threads` threads at `hz` cycles/s x `throughput`.
@@ -103,6 +105,8 @@ bool mix_uses_cpu(const WorkloadMix& mix) { return mix.cpu_megacycles > 0 || mix
 std::vector<Phase> batch_phases(const WorkloadMix& mix, std::int64_t items, const StudyCalibration& cal) {
   const double n = static_cast<double>(std::max<std::int64_t>(1, items));
   std::vector<Phase> out;
+  if (mix.batch_idle_us > 0)
+    out.push_back(Phase{"idle", 0, 0, 1, mix.batch_idle_us * kNsPerUs / cal.batch_speed, 0, 0, kGpuWaitPermille});
   if (mix.cpu_megacycles > 0)
     out.push_back(Phase{"cpu", 0, mix.cpu_megacycles * n, mix.cpu_threads, 0, mix.cpu_threads, 0, kGpuWaitPermille});
   if (mix.batch_fixed_us > 0)

@@ -9,7 +9,8 @@
 // The throughput and speed factors are per board (StudyCalibration); a mix
 // is written in Jetson Nano units.
 //
-// A batch of B items runs as phases, each with constant loads: CPU
+// A batch of B items runs as phases, each with constant loads: idle (the
+// host blocked between batches: nothing busy, the GPU waiting), CPU
 // (pre-processing: cpu_threads busy, the GPU waiting at kGpuWaitPermille),
 // fixed (launch and copies: one CPU thread busy, GPU load
 // batch_fixed_gpu_permille), GPU (the compute and memory parts: GPU load
@@ -59,6 +60,10 @@ struct WorkloadMix {
   // GPU load during the memory part: below kGpuBusyPermille it is a phase of
   // its own after the compute; at it (the plain mix), one phase with the compute.
   std::uint32_t memory_gpu_permille = kGpuBusyPermille;
+  // Per batch: the host blocked between batches (loading the next input,
+  // the harness's own work): no CPU thread busy, the GPU waiting. Scaled by
+  // batch_speed like the launch and copies (assumed and fitted, A51).
+  double batch_idle_us = 0;
 };
 
 // Named mixes shaped like the published workload families (sim/README.md):

@@ -203,6 +203,7 @@ TEST(Cli, LiveCommandsNameTheirBadArguments) {
       {{"workload", "--control", "/nonexistent/c", "--items", "3", "--batch", "0"}, "--batch"},
       {{"workload", "--control", "/nonexistent/c", "--items", "3", "--cpu-threads", "0"}, "--cpu-threads"},
       {{"workload", "--control", "/nonexistent/c", "--items", "3", "--cpu-megacycles", "-1"}, "--cpu-megacycles"},
+      {{"workload", "--control", "/nonexistent/c", "--items", "3", "--batch-idle-us", "-5"}, "--batch-idle-us"},
       {{"workload", "--control", "/nonexistent/c", "--items", "3", "--gpu-megacycles", "0", "--memory-us", "0"},
        "no work"},
   };

@@ -186,7 +186,7 @@ TEST(StudyCalibration, GridMinimumAgainstTheDefaultGovernors) {
   const double not_given = std::nan("");
   const DvfsRow rows[] = {{kNano, 0.10, 0.20, 0.315, 0.89, 0.83, true, true},
                           {kXavierNx, 0.025, 0.2195, not_given, 0.87, 0.79, true, false},
-                          {kOrinNx, 0.03, 0.1921, not_given, 0.56, 0.59, false, false}};
+                          {kOrinNx, 0.03, 0.1921, not_given, 0.56, 0.59, false, true}};
   for (const DvfsRow& row : rows) {
     const BoardSpec spec = test::board(row.board.id, row.board.l4t);
     const WorkloadMix mix = *preset_mix("gpu-bound");
@@ -274,6 +274,23 @@ TEST(Study, DvfsRunIsRepeatableAndConsistent) {
   const GridMinimum min = *grid_minimum(spec, mix, 4);
   const StudyClocks top{spec.cpu.available_khz.back(), spec.gpus.front().available_hz.back()};
   EXPECT_LE(min.study.total_mj_per_item, evaluate_study(spec, mix, 4, fixed_clocks(top))->total_mj_per_item);
+}
+
+// The host blocked between batches (A51) is what lets schedutil and podgov
+// leave the top clocks part of the time; back to back, the waiting host
+// thread holds the CPU at the top all the time.
+TEST(Study, TheIdleGapBetweenBatchesTakesTheClocksOffTheTopPartOfTheTime) {
+  const BoardSpec spec = test::board(kNano.id, kNano.l4t);
+  WorkloadMix mix = *preset_mix("gpu-bound");
+  const DvfsOptions options{1000000000, 4000000000};
+  const DvfsResult gaps = *evaluate_dvfs(spec, mix, 16, options);
+  mix.batch_idle_us = 0;
+  const DvfsResult back_to_back = *evaluate_dvfs(spec, mix, 16, options);
+  EXPECT_EQ(back_to_back.cpu_top_share, 1.0);
+  EXPECT_LT(gaps.cpu_top_share, 0.95);
+  EXPECT_GT(gaps.cpu_top_share, 0.8);
+  EXPECT_LT(gaps.gpu_top_share, back_to_back.gpu_top_share);
+  EXPECT_GT(gaps.study.time_per_item_ms, back_to_back.study.time_per_item_ms);
 }
 
 TEST(Study, DvfsRejectsBadArguments) {
@@ -366,6 +383,18 @@ TEST(Study, BatchPhasesScaleWithItemsButNotTheFixedCost) {
   EXPECT_NEAR(*phase_duration_ns(ten[2], {1000000, 500000000}, cal), 20e6, 1);
   EXPECT_NEAR(*phase_duration_ns(ten[3], {1000000, 76800000}, cal), 2.5e6, 1);
   EXPECT_FALSE(phase_duration_ns(ten[2], {1000000, 0}, StudyCalibration{}));
+  // The host blocked between batches (A51): a phase of its own first, nothing
+  // busy, the GPU waiting, shortened by the batch speed like the launch.
+  mix.batch_idle_us = 800;
+  const std::vector<Phase> gap = batch_phases(mix, 10, cal);
+  ASSERT_EQ(gap.size(), 5u);
+  EXPECT_STREQ(gap[0].name, "idle");
+  EXPECT_DOUBLE_EQ(gap[0].fixed_ns, 200000);
+  EXPECT_EQ(gap[0].busy_threads, 0u);
+  EXPECT_EQ(gap[0].spinning_threads, 0u);
+  EXPECT_EQ(gap[0].gpu_permille, kGpuWaitPermille);
+  EXPECT_NEAR(*phase_duration_ns(gap[0], {1000000, 76800000}, cal), 200000, 1e-6);
+  EXPECT_DOUBLE_EQ(preset_mix("gpu-bound")->batch_idle_us, 30000);
   // The plain mix keeps its memory time in the GPU phase at load 1000, as before A50.
   const std::vector<Phase> plain = batch_phases(WorkloadMix{}, 2, StudyCalibration{});
   ASSERT_EQ(plain.size(), 1u);
@@ -403,10 +432,13 @@ TEST(Study, DefaultGovernorsFollowThePhaseLoads) {
   const BoardSpec spec = test::board(kNano.id, kNano.l4t);
   const ClockPolicy governors = default_governors(spec);
   const std::vector<Phase> phases = batch_phases(*preset_mix("cpu-heavy"), 4, study_calibration_for(spec.id));
-  ASSERT_EQ(phases.size(), 4u);
-  EXPECT_EQ(governors(phases[2]).gpu_hz, spec.gpus.front().available_hz.back());
+  ASSERT_EQ(phases.size(), 5u);  // idle, cpu, fixed, gpu, memory
+  EXPECT_EQ(governors(phases[3]).gpu_hz, spec.gpus.front().available_hz.back());
+  EXPECT_LT(governors(phases[1]).gpu_hz, spec.gpus.front().available_hz.back());
+  EXPECT_GT(governors(phases[1]).cpu_khz, governors(phases[3]).cpu_khz);  // 4 threads against 1
+  // Between batches nothing is busy: the CPU falls to the bottom of its table, the GPU below the top.
+  EXPECT_EQ(governors(phases[0]).cpu_khz, spec.cpu.available_khz.front());
   EXPECT_LT(governors(phases[0]).gpu_hz, spec.gpus.front().available_hz.back());
-  EXPECT_GT(governors(phases[0]).cpu_khz, governors(phases[2]).cpu_khz);  // 4 threads against 1
   EXPECT_TRUE(evaluate_study(spec, *preset_mix("cpu-heavy"), 4, governors));
 }
 
