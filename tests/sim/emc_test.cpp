@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 
 #include "energysim/catalog.h"
 #include "model_power.h"
@@ -160,6 +161,11 @@ TEST(Emc, MemoryBoundItemsSlowDownAtALowPinnedRateGpuBoundOnesHardly) {
   const double gpu_top = latency_ms(spec, "gpu-bound", top);
   EXPECT_GT(latency_ms(spec, "gpu-bound", low), gpu_top);
   EXPECT_LT(latency_ms(spec, "gpu-bound", low), 1.1 * gpu_top);
+  std::cout << "[ emc ] Nano batch 8, CPU and GPU at the top: memory-bound " << memory_top << " / "
+            << latency_ms(spec, "memory-bound", low) << " / " << latency_ms(spec, "memory-bound", spec.emc.rates_hz.front())
+            << " ms per item at EMC 1600 / 800 / 204 MHz; gpu-bound " << gpu_top << " / "
+            << latency_ms(spec, "gpu-bound", low) << " / " << latency_ms(spec, "gpu-bound", spec.emc.rates_hz.front())
+            << " ms\n";
   const StudyClocks unlisted{spec.cpu.available_khz.back(), spec.gpus.front().available_hz.back(), 123};
   EXPECT_FALSE(evaluate_study(spec, *preset_mix("memory-bound"), 8, fixed_clocks(unlisted)));
 }
