@@ -94,7 +94,9 @@ void add_bpmp(Tree& tree, const EmcSpec& spec) {
   if (spec.nvpmodel_cap) tree.add_text_file(kIsoCap, kModeReadOnly, "0\n");
 }
 
-std::vector<std::string> thor_governors(const EmcSpec& spec) { return {spec.devfreq_governor, "performance", "powersave"}; }
+std::vector<std::string> thor_governors(const EmcSpec& spec) {
+  return {spec.devfreq_governor, "performance", "powersave"};
+}
 
 // devfreq min_freq / max_freq: a listed rate, min <= max (as the GPU's, sim/README.md).
 WriteFn store_limit(const EmcSpec& spec, bool is_max) {

@@ -50,8 +50,11 @@ struct Case {
   const char* board;
   int l4t;
 };
-const Case kCases[] = {{"jetson-nano-4gb", 32},  {"jetson-xavier-nx", 35}, {"jetson-agx-orin", 36},
-                       {"jetson-orin-nano", 36}, {"jetson-agx-thor", 38}};
+const Case kCases[] = {{"jetson-nano-4gb", 32},
+                       {"jetson-xavier-nx", 35},
+                       {"jetson-agx-orin", 36},
+                       {"jetson-orin-nano", 36},
+                       {"jetson-agx-thor", 38}};
 
 TEST_F(EmcDiscovery, EnergydFindsTheSimulatedEmcWhereTheReferencePutsIt) {
   for (const Case& c : kCases) {

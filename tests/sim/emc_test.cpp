@@ -117,8 +117,8 @@ TEST(Emc, WritesThroughTheBpmpFilesPinTheRate) {
   ASSERT_TRUE(write(b, dir + "mrq_rate_locked", s, "1\n"));
   ASSERT_TRUE(write(b, dir + "rate", s, "665600000"));
   EXPECT_EQ(governed_at(b.spec, s, 1000).emc.rate_hz, 665600000u);  // held under full load
-  ASSERT_TRUE(write(b, dir + "rate", s, "700000000"));                // rounded up to the next listed rate
-  EXPECT_EQ(governed_at(b.spec, s, 0).emc.rate_hz, 2133000000u);      // held at idle
+  ASSERT_TRUE(write(b, dir + "rate", s, "700000000"));              // rounded up to the next listed rate
+  EXPECT_EQ(governed_at(b.spec, s, 0).emc.rate_hz, 2133000000u);    // held at idle
   EXPECT_FALSE(write(b, dir + "rate", s, "0"));
   EXPECT_FALSE(write(b, dir + "rate", s, "fast"));
   EXPECT_FALSE(write(b, dir + "mrq_rate_locked", s, "2"));
@@ -162,7 +162,8 @@ TEST(Emc, MemoryBoundItemsSlowDownAtALowPinnedRateGpuBoundOnesHardly) {
   EXPECT_GT(latency_ms(spec, "gpu-bound", low), gpu_top);
   EXPECT_LT(latency_ms(spec, "gpu-bound", low), 1.1 * gpu_top);
   std::cout << "[ emc ] Nano batch 8, CPU and GPU at the top: memory-bound " << memory_top << " / "
-            << latency_ms(spec, "memory-bound", low) << " / " << latency_ms(spec, "memory-bound", spec.emc.rates_hz.front())
+            << latency_ms(spec, "memory-bound", low) << " / "
+            << latency_ms(spec, "memory-bound", spec.emc.rates_hz.front())
             << " ms per item at EMC 1600 / 800 / 204 MHz; gpu-bound " << gpu_top << " / "
             << latency_ms(spec, "gpu-bound", low) << " / " << latency_ms(spec, "gpu-bound", spec.emc.rates_hz.front())
             << " ms\n";

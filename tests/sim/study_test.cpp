@@ -358,7 +358,8 @@ TEST(Study, BatchPhasesScaleWithItemsButNotTheFixedCost) {
   EXPECT_EQ(ten[2].gpu_permille, 1000u);
   EXPECT_EQ(ten[2].busy_threads, 0u);
   EXPECT_EQ(ten[2].spinning_threads, 1u);  // the host thread waits for the GPU
-  EXPECT_DOUBLE_EQ(ten[3].memory_ns, 10 * 1000000 / 4.0);  // memory time: the EMC clock stretches it
+  // Memory time, which the EMC clock stretches (emc_test.cpp).
+  EXPECT_DOUBLE_EQ(ten[3].memory_ns, 10 * 1000000 / 4.0);
   EXPECT_EQ(ten[3].gpu_permille, 200u);
   EXPECT_EQ(ten[3].spinning_threads, 1u);
   EXPECT_EQ(preset_mix("memory-bound")->memory_gpu_permille, kGpuMemoryPermille);

@@ -115,10 +115,10 @@ enum class FanLayout {
 
 // How a board exposes its memory (EMC) clock (jetson-sysfs.md 3.5).
 enum class EmcLayout {
-  kNone,          // not modelled for this board
-  kT210Debugfs,   // Nano, L4T 32: debugfs clk/override.emc + clk/emc + tegra_bwmgr
-  kBpmpDebugfs,   // T186 / T194 / T234: debugfs bpmp/debug/clk/emc
-  kThorDevfreq,   // Thor: devfreq device `bwmgr`
+  kNone,         // not modelled for this board
+  kT210Debugfs,  // Nano, L4T 32: debugfs clk/override.emc + clk/emc + tegra_bwmgr
+  kBpmpDebugfs,  // T186 / T194 / T234: debugfs bpmp/debug/clk/emc
+  kThorDevfreq,  // Thor: devfreq device `bwmgr`
 };
 
 struct EmcSpec {
