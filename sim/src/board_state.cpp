@@ -57,6 +57,10 @@ BoardState idle_state(const BoardSpec& spec) {
     state.gpus[g.devfreq_name] = GpuState{min_hz, g.default_max_hz, cur_hz, g.default_governor, 0};
   }
   for (const ThermalZoneSpec& zone : spec.thermal_zones) state.thermal_mc.push_back(zone.idle_mc);
+  if (!spec.emc.rates_hz.empty()) {
+    const std::uint64_t low = spec.emc.rates_hz.front();
+    state.emc = EmcState{low, spec.emc.rates_hz.back(), low, 0, false, spec.emc.devfreq_governor};
+  }
   for (const PowerMonitorSpec& m : spec.monitors) {
     if (m.layout == MonitorLayout::kIna3221Hwmon) state.monitor_config[m.device_name()] = MonitorConfig{};
   }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "build.h"
+#include "emc.h"
 #include "path_util.h"
 
 namespace energy::sim {
@@ -135,6 +136,7 @@ Result<Tree> build_board_tree(const BoardSpec& spec, const TreePlan& plan) {
   add_thermal_zones(tree, spec, plan);
   add_fan(tree, spec.fan, plan);
   add_identity(tree, spec.identity);
+  add_emc(tree, spec.emc);
   Status status = tree.status();
   if (!status) return status.take_error();
   return Result<Tree>(std::move(tree));

@@ -73,6 +73,7 @@ BoardSpec resolve_sections(ResolveContext& ctx) {
   spec.thermal_zones = resolve_thermal_zones(ctx);
   spec.identity = resolve_identity(ctx);
   spec.fan = resolve_fan(ctx);
+  spec.emc = resolve_emc(ctx);
   spec.notes = ctx.take_notes();
   return spec;
 }

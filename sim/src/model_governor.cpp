@@ -2,6 +2,7 @@
 // sampled governors' steps (governor.h).
 #include <algorithm>
 
+#include "emc.h"
 #include "governor.h"
 #include "model_power.h"
 
@@ -102,6 +103,7 @@ BoardState governed_state(const BoardSpec& spec, const ModelControls& controls, 
                                                                   dyn ? &dyn->gpu_hz : nullptr, g.devfreq_name);
   }
   if (dyn != nullptr && dyn->zone_c.size() == spec.thermal_zones.size()) state.fan_pwm = dyn->fan_pwm;
+  state.emc.rate_hz = emc_governed_hz(spec.emc, state.emc, emc_demand(controls));
   return state;
 }
 

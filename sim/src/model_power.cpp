@@ -64,6 +64,10 @@ std::vector<Component> all_components(const BoardSpec& spec, const BoardCalibrat
     Component c;
     c.kind = kind;
     c.dyn_max_mw = dyn;
+    if (kind == ComponentKind::kDdr && !spec.emc.rates_hz.empty()) {  // its dynamic power scales with the EMC rate
+      c.f_min = static_cast<double>(spec.emc.rates_hz.front());
+      c.f_max = static_cast<double>(spec.emc.rates_hz.back());
+    }
     out.push_back(c);
   }
   return out;
@@ -213,13 +217,20 @@ double gpu_power(const Component& c, const BoardState& s) {
   return c.static_mw + c.dyn_max_mw * dvfs_factor(f, c.f_min, c.f_max) * g->load_permille / kPermille;
 }
 
+// The DDR dynamic power's share at the EMC rate (1 at the top, and where the
+// EMC is not modelled): the memory runs as much faster as it is clocked (A48).
+double ddr_share(const Component& c, const BoardState& s) {
+  if (c.f_max <= 0 || s.emc.rate_hz == 0) return 1.0;
+  return dvfs_factor(static_cast<double>(s.emc.rate_hz), c.f_min, c.f_max);
+}
+
 double component_power(const Component& c, const BoardState& s, double cpu_load, const Activity& a) {
   switch (c.kind) {
     case ComponentKind::kCpu: return cpu_power(c, s, cpu_load);
     case ComponentKind::kGpu: return gpu_power(c, s);
     case ComponentKind::kCv: return c.idle_mw;
     case ComponentKind::kSoc: return c.idle_mw + c.dyn_max_mw * (a.cpu + a.gpu) / 2;
-    case ComponentKind::kDdr: return c.idle_mw + c.dyn_max_mw * std::max(a.cpu, a.gpu);
+    case ComponentKind::kDdr: return c.idle_mw + c.dyn_max_mw * std::max(a.cpu, a.gpu) * ddr_share(c, s);
   }
   return 0.0;
 }

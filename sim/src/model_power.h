@@ -10,7 +10,9 @@
 //   GPU:        0 while rail-gated, else static + C f V(f)^2 load;
 //   CV:         constant;
 //   SOC:        idle + soc_dyn_max x (cpu_activity + gpu_activity) / 2;
-//   DDR:        idle + ddr_dyn_max x max(cpu_activity, gpu_activity);
+//   DDR:        idle + ddr_dyn_max x max(cpu_activity, gpu_activity) x
+//               dvfs_factor(EMC rate) over the EMC table (1 at its top, and
+//               where the board's EMC is not modelled; emc.h);
 // with V(f) linear from kVoltageMinRatio x V_max at the table's minimum to
 // V_max at its maximum, and activity = load x f / f_max (CPU: weighted by
 // the share of online cores). Rails, by role (model_calibration.h):
@@ -54,7 +56,7 @@ struct ModelControls {
   std::uint32_t cpu_peak_permille = 0;
 };
 
-// `controls.board` with cur_khz / cur_hz set by the governors:
+// `controls.board` with cur_khz / cur_hz and the EMC rate (emc.h) set by the governors:
 // performance -> max; powersave -> min; userspace -> setspeed (cpufreq; a GPU
 // has no set_freq file and holds max); any other -> the lowest listed
 // frequency >= min + load x (max - min), clamped to [min, max]. A GPU that is

@@ -98,5 +98,6 @@ std::vector<GpuSpec> resolve_gpus(ResolveContext& ctx);
 std::vector<ThermalZoneSpec> resolve_thermal_zones(ResolveContext& ctx);
 IdentitySpec resolve_identity(ResolveContext& ctx);
 FanLayout resolve_fan(ResolveContext& ctx);
+EmcSpec resolve_emc(ResolveContext& ctx);
 
 }  // namespace energy::sim

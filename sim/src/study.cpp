@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "emc.h"
 #include "energysim/board_state.h"
 #include "model_power.h"
 
@@ -44,6 +45,10 @@ Status check_clocks(const BoardSpec& spec, const StudyClocks& clocks) {
   if (std::find(hz.begin(), hz.end(), clocks.gpu_hz) == hz.end())
     return make_error(ErrorCode::kInvalid,
                       "GPU clock " + std::to_string(clocks.gpu_hz) + " Hz is not in " + spec.id + "'s frequency table");
+  const auto& emc = spec.emc.rates_hz;
+  if (clocks.emc_hz != 0 && std::find(emc.begin(), emc.end(), clocks.emc_hz) == emc.end())
+    return make_error(ErrorCode::kInvalid,
+                      "EMC rate " + std::to_string(clocks.emc_hz) + " Hz is not in " + spec.id + "'s EMC table");
   return ok_status();
 }
 
@@ -56,19 +61,24 @@ ModelControls phase_controls(const BoardSpec& spec, const Phase& phase, const St
   GpuState& gpu = c.board.gpus.at(spec.gpus.front().devfreq_name);
   gpu.min_hz = gpu.max_hz = clocks.gpu_hz;
   gpu.load_permille = phase.gpu_permille;
+  if (clocks.emc_hz != 0) {  // pinned as jetson_clocks does: locked at the rate
+    c.board.emc.locked = true;
+    c.board.emc.pinned_hz = clocks.emc_hz;
+  }
   return c;
 }
 
 // Adds one phase's energy (mJ = mW x s) and duration to `out`.
 Status add_phase(const BoardSpec& spec, const PowerTopology& topology, const Phase& phase, const ClockPolicy& policy,
                  StudyResult& out) {
-  const StudyClocks clocks = policy(phase);
+  StudyClocks clocks = policy(phase);
   Status valid = check_clocks(spec, clocks);
   if (!valid) return valid;
+  const ModelControls controls = phase_controls(spec, phase, clocks, topology.cpu_count);
+  clocks.emc_slowdown = emc_slowdown(spec.emc, governed_state(spec, controls).emc.rate_hz);
   Result<double> ns = phase_duration_ns(phase, clocks, study_calibration_for(spec.id));
   if (!ns) return ns.take_error();
-  const std::vector<RailLevel> levels =
-      rail_levels(topology, spec, phase_controls(spec, phase, clocks, topology.cpu_count));
+  const std::vector<RailLevel> levels = rail_levels(topology, spec, controls);
   const double seconds = *ns / kNsPerS;
   for (std::size_t r = 0; r < levels.size(); ++r) out.rail_mj_per_item[r] += levels[r].power_mw * seconds;
   for (int r : topology.total_rails) out.total_mj_per_item += levels[static_cast<std::size_t>(r)].power_mw * seconds;
@@ -116,15 +126,15 @@ std::vector<Phase> batch_phases(const WorkloadMix& mix, std::int64_t items, cons
   const std::uint32_t memory_permille = std::max(kGpuWaitPermille, std::min(kGpuBusyPermille, mix.memory_gpu_permille));
   const bool own_phase = memory_permille < kGpuBusyPermille;
   if (mix.gpu_megacycles > 0 || (mix.memory_us > 0 && !own_phase))
-    out.push_back(
-        Phase{"gpu", mix.gpu_megacycles * n, 0, 1, own_phase ? 0.0 : memory_ns, 0, mix.host_threads, kGpuBusyPermille});
+    out.push_back(Phase{"gpu", mix.gpu_megacycles * n, 0, 1, 0, 0, mix.host_threads, kGpuBusyPermille,
+                        own_phase ? 0.0 : memory_ns});
   if (mix.memory_us > 0 && own_phase)
-    out.push_back(Phase{"memory", 0, 0, 1, memory_ns, 0, mix.host_threads, memory_permille});
+    out.push_back(Phase{"memory", 0, 0, 1, 0, 0, mix.host_threads, memory_permille, memory_ns});
   return out;
 }
 
 Result<double> phase_duration_ns(const Phase& phase, const StudyClocks& clocks, const StudyCalibration& cal) {
-  double ns = phase.fixed_ns;
+  double ns = phase.fixed_ns + phase.memory_ns * clocks.emc_slowdown;
   if (phase.gpu_megacycles > 0) {
     if (clocks.gpu_hz == 0) return make_error(ErrorCode::kInvalid, "the GPU runs at 0 Hz (rail-gated?)");
     ns += cycles_ns(phase.gpu_megacycles, static_cast<double>(clocks.gpu_hz), cal.gpu_throughput, 1);

@@ -1,8 +1,9 @@
 // Study workloads made of parts, and their evaluation on the model's own
 // clock. An item (one inference) costs
 //   GPU work     gpu_megacycles x 1e6 cycles, time = cycles / (f_gpu x gpu_throughput)
-//   memory time  memory_us / memory_speed, GPU busy; no clock speeds it up
-//                (the model has no EMC clock, so this part is fixed)
+//   memory time  memory_us / memory_speed x (EMC top rate / EMC rate), GPU
+//                busy (at the top rate, where the presets' loads hold the
+//                EMC governor, it is memory_us / memory_speed; emc.h)
 //   CPU work     cpu_megacycles x 1e6 cycles over cpu_threads threads,
 //                time = cycles / (threads x f_cpu x cpu_throughput)
 // and every batch adds batch_fixed_us / batch_speed of launch and copies.
@@ -85,6 +86,7 @@ struct Phase {
   std::uint32_t busy_threads = 0;      // CPU threads computing
   std::uint32_t spinning_threads = 0;  // CPU threads spin-waiting for the GPU (kSpinActivity)
   std::uint32_t gpu_permille = 0;
+  double memory_ns = 0;  // memory time at the EMC's top rate (emc_slowdown() stretches it)
 };
 
 // The phases of one batch of `items` (>= 1), without empty phases.
@@ -93,6 +95,10 @@ std::vector<Phase> batch_phases(const WorkloadMix& mix, std::int64_t items, cons
 struct StudyClocks {
   std::uint32_t cpu_khz = 0;
   std::uint64_t gpu_hz = 0;
+  std::uint64_t emc_hz = 0;  // a pinned EMC rate; 0: the EMC governor's pick for the phase's loads
+  // The memory time's stretch at the EMC rate the phase runs at
+  // (emc_slowdown(), emc.h): evaluate_study() and evaluate_dvfs() set it.
+  double emc_slowdown = 1;
 };
 
 // kInvalid when a clock the phase needs is 0.

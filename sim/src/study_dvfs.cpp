@@ -5,6 +5,7 @@
 #include <numeric>
 #include <optional>
 
+#include "emc.h"
 #include "energysim/board_state.h"
 #include "model.h"
 #include "study.h"
@@ -66,7 +67,8 @@ class DvfsRun {
  private:
   StudyClocks clocks() const {
     const BoardState g = model_.governed();
-    return StudyClocks{g.policies.begin()->second.cur_khz, g.gpus.at(spec_.gpus.front().devfreq_name).cur_hz};
+    return StudyClocks{g.policies.begin()->second.cur_khz, g.gpus.at(spec_.gpus.front().devfreq_name).cur_hz,
+                       g.emc.rate_hz, emc_slowdown(spec_.emc, g.emc.rate_hz)};
   }
 
   void count_span(const StudyClocks& c, double ns) {

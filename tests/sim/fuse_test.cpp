@@ -110,6 +110,27 @@ TEST_F(FuseTest, ClockWritesAreRejectedAsTheKernelRejectsThemAndAcceptedInTheRig
   EXPECT_EQ(pread0(open_file("/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq")), "1510400\n");
 }
 
+// jetson_clocks' EMC pin through the live bpmp debugfs files: the governor
+// holds the top under load, the lock holds the written rate, unlocking hands
+// it back; the files are root's.
+TEST_F(FuseTest, TheEmcFollowsTheLoadAndALockedRateHoldsIt) {
+  start("jetson-orin-nano", 36);  // CPU load pinned at 0: the GPU load alone drives the EMC
+  const std::string emc = "/sys/kernel/debug/bpmp/debug/clk/emc";
+  struct stat st {};
+  ASSERT_EQ(::stat(sim_->path(emc + "/rate").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  const UniqueFd rate = open_file(emc + "/rate");
+  EXPECT_EQ(pread0(rate), "204000000\n");
+  ASSERT_TRUE(sim_->ctl("set_gpu_load", {{"permille", 1000}}).at("ok").get<bool>());
+  EXPECT_EQ(pread0(rate), "2133000000\n");
+  EXPECT_EQ(write_errno(sim_->path(emc + "/mrq_rate_locked"), "1\n"), 0);
+  EXPECT_EQ(write_errno(sim_->path(emc + "/rate"), "665600000\n"), 0);
+  EXPECT_EQ(write_errno(sim_->path(emc + "/rate"), "0\n"), EINVAL);
+  EXPECT_EQ(pread0(rate), "665600000\n");
+  EXPECT_EQ(write_errno(sim_->path(emc + "/mrq_rate_locked"), "0\n"), 0);
+  EXPECT_EQ(pread0(rate), "2133000000\n");
+}
+
 TEST_F(FuseTest, EachFaultKindFailsReadsWithItsErrnoAndSparesHealthyRails) {
   start("jetson-orin-nano", 36);
   const UniqueFd in = open_file(kHwmon + "/in1_input");

@@ -252,11 +252,15 @@ TEST(Governors, TheCpuGovernorFollowsTheBusiestCpu) {
   PowerModel c(spec, low_peak, kStart, ModelOptions{3, 0.0});
   c.advance_to(kStart + 200 * kMs);
   EXPECT_EQ(c.governed().policies.at(0).cur_khz, top);
-  // Same clock, same aggregate load: the same power.
+  // Same clock, same aggregate load: the same power (the EMC pinned, as its
+  // governor follows the busiest CPU too, A48).
   ModelControls spread_top = spread;
   for (auto& [policy, p] : spread_top.board.policies) p.governor = "performance";
+  spread_top.board.emc.locked = true;
+  spread_top.board.emc.pinned_hz = spec.emc.rates_hz.back();
   ModelControls one_top = one_thread;
   for (auto& [policy, p] : one_top.board.policies) p.governor = "performance";
+  one_top.board.emc = spread_top.board.emc;
   const std::size_t rail = static_cast<std::size_t>(a.topology().total_rails.front());
   PowerModel d(spec, spread_top, kStart, ModelOptions{3, 0.0});
   PowerModel e(spec, one_top, kStart, ModelOptions{3, 0.0});

@@ -113,6 +113,21 @@ enum class FanLayout {
   kHwmon,        // hwmon `pwmfan` (pwm1) + hwmon `pwm_tach` (rpm), L4T 35+
 };
 
+// How a board exposes its memory (EMC) clock (jetson-sysfs.md 3.5).
+enum class EmcLayout {
+  kNone,         // not modelled for this board
+  kT210Debugfs,  // Nano, L4T 32: debugfs clk/override.emc + clk/emc + tegra_bwmgr
+  kBpmpDebugfs,  // T186 / T194 / T234: debugfs bpmp/debug/clk/emc
+  kThorDevfreq,  // Thor: devfreq device `bwmgr`
+};
+
+struct EmcSpec {
+  EmcLayout layout = EmcLayout::kNone;
+  std::vector<std::uint64_t> rates_hz;  // ascending; the reference's table or assumption A48
+  bool nvpmodel_cap = false;            // /sys/kernel/nvpmodel_emc_cap/emc_iso_cap exists
+  std::string devfreq_governor;         // kThorDevfreq: the default governor (assumed, A48)
+};
+
 struct BoardSpec {
   std::string id;    // "jetson-agx-orin"
   std::string name;  // human-readable
@@ -125,6 +140,7 @@ struct BoardSpec {
   std::vector<ThermalZoneSpec> thermal_zones;
   IdentitySpec identity;
   FanLayout fan = FanLayout::kNone;
+  EmcSpec emc;
   std::vector<std::string> notes;  // values borrowed from another generation or assumed
 };
 

@@ -48,6 +48,19 @@ struct GpuState {
   bool railgate_enabled = true;     // nvgpu railgate_enable
 };
 
+// The memory clock (EMC), Hz. `rate_hz` is the effective rate (the EMC
+// governor's pick, sim/src/emc.h); a pin holds `pinned_hz` while `locked`
+// (bpmp mrq_rate_locked = 1, T210 override clk_state = 1). Thor's devfreq
+// `bwmgr` pins through min_hz / max_hz / governor as a GPU devfreq does.
+struct EmcState {
+  std::uint64_t min_hz = 0;
+  std::uint64_t max_hz = 0;
+  std::uint64_t rate_hz = 0;
+  std::uint64_t pinned_hz = 0;  // last rate written (bpmp `rate`, T210 clk_update_rate); 0 = none
+  bool locked = false;
+  std::string governor;  // Thor devfreq only
+};
+
 // Conversion settings of a mainline INA3221 (hwmon `samples`, and the
 // conversion time behind `update_interval`); probe values by default.
 struct MonitorConfig {
@@ -62,13 +75,14 @@ struct BoardState {
   std::map<std::string, GpuState> gpus;                 // key: devfreq name
   std::vector<std::int32_t> thermal_mc;                 // parallel to BoardSpec::thermal_zones
   std::uint32_t fan_pwm = 0;                            // 0..255
+  EmcState emc;                                         // all zero when the board's EMC is not modelled
   std::map<std::string, MonitorConfig> monitor_config;  // key: device name "1-0040" (INA3221 hwmon only)
   std::map<std::string, std::string> settings;          // plain settings written since boot, key chosen by the tree
 };
 
 // The board at rest (assumption A23): rails at their idle values, CPUs online
 // at their floor frequency, GPUs at their lowest frequency (0 when rail-gated),
-// idle temperatures.
+// idle temperatures, the EMC at its lowest rate, unlocked.
 BoardState idle_state(const BoardSpec& spec);
 
 // The rail id of a rail named by its label ("VDD_IN") or its rail id
