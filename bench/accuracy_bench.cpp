@@ -30,8 +30,9 @@
 //                 (about 42 ms) and 50 ms pauses, a period of 92-100 ms that
 //                 is almost the sampling period
 //   study         `energyd-sim workload --preset cpu-heavy --batch 4`: per
-//                 batch 4 threads of CPU pre-processing (about 27 ms), 100 ms
-//                 of launch and copies, about 27 ms of GPU work; the CPU load
+//                 batch 30 ms idle (the host waiting for input, A51), 4
+//                 threads of CPU pre-processing (about 27 ms), 100 ms of
+//                 launch and copies, about 27 ms of GPU work; the CPU load
 //                 steps with the phases too
 //   bursty-10ms   `bursty` with energyd sampling every 10 ms
 //   bursty-snapshots  `bursty` with `sensor_averaging: keep`: the chips stay at
