@@ -295,8 +295,9 @@ void BM_RunsList(benchmark::State& state) {
       r.boot = 1;
       r.start_ns = i * (kDay / kRuns) * kPeriodNs + kPeriodNs / 2;
       r.start_wall_ns = r.start_ns + 1'700'000'000'000'000'000;
-      int64_t id = *writer->insert_run(r);
-      (void)writer->finish_run(id, r.start_ns + 100 * kPeriodNs, r.start_wall_ns + 100 * kPeriodNs, RunState::kStopped);
+      int64_t id = *writer->runs().insert(r);
+      (void)writer->runs().finish(id, r.start_ns + 100 * kPeriodNs, r.start_wall_ns + 100 * kPeriodNs,
+                                  RunState::kStopped);
     }
     writer.reset();
     store = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
@@ -305,7 +306,7 @@ void BM_RunsList(benchmark::State& state) {
   filter.limit = state.range(0);
   size_t summarized = 0;
   for (auto _ : state) {
-    auto runs = store->find_runs(filter);
+    auto runs = store->runs().find(filter);
     auto total = total_stored_rails(*store);
     summarized = 0;
     for (const auto& r : *runs) {

@@ -80,7 +80,7 @@ class WriterTest : public ::testing::Test {
   std::optional<StoredCounters> stored_counters() {
     auto reader = Store::open(path_, StoreRole::kReader, 1000);
     if (!reader) return std::nullopt;
-    auto c = (*reader)->counters();
+    auto c = (*reader)->counters().get();
     EXPECT_TRUE(c.ok()) << c.error().describe();
     return c ? *c : std::nullopt;
   }
@@ -256,7 +256,7 @@ TEST_F(WriterTest, ARefusedTransactionKeepsItsSweepsRefusesItsMarkAndIsRetriedAf
   EXPECT_EQ(stored_sweeps(), 7);
   auto reader = Store::open(path_, StoreRole::kReader, 1000);
   ASSERT_TRUE(reader.ok());
-  auto open = (*reader)->runs_in_state(RunState::kOpen);
+  auto open = (*reader)->runs().in_state(RunState::kOpen);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);  // the refused marks left nothing behind
   EXPECT_EQ(open->front().name, "after-reopen");
@@ -287,7 +287,7 @@ TEST_F(WriterTest, AStopMarkStoresTheStopItsTagsAndItsClocks) {
   w->stop();
   auto reader = Store::open(path_, StoreRole::kReader, 1000);
   ASSERT_TRUE(reader.ok());
-  auto rec = (*reader)->run_by_id(started->id);
+  auto rec = (*reader)->runs().by_id(started->id);
   ASSERT_TRUE(rec.ok() && rec->has_value());
   EXPECT_EQ((*rec)->state, RunState::kStopped);
   EXPECT_EQ((*rec)->stop_ns, sample(5).t_ns);
@@ -426,14 +426,14 @@ TEST_F(WriterTest, AWritesRefusalIsItsOwnAndADatabaseErrorFailsTheTransaction) {
   push(*w, 0, 3);
   int64_t sweep_id = 0;
   ASSERT_TRUE(write(*w, [&](Store& s) -> Status {
-                auto created = s.create_sweep("grid", "{}", 1);
+                auto created = s.sweeps().create("grid", "{}", 1);
                 if (!created) return created.take_error();
                 sweep_id = created->id;
                 return ok_status();
               }).ok());
   Result<SweepRecord> refused = make_error(ErrorCode::kInternal, "not run");
   ASSERT_TRUE(write(*w, [&](Store& s) -> Status {
-                refused = s.add_sweep_run(SweepRunRecord{sweep_id, 999, 0, 0, SweepRole::kMeasure, {}}, 2);
+                refused = s.sweeps().add_run(SweepRunRecord{sweep_id, 999, 0, 0, SweepRole::kMeasure, {}}, 2);
                 return ok_status();
               }).ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kNotFound);
@@ -444,7 +444,7 @@ TEST_F(WriterTest, AWritesRefusalIsItsOwnAndADatabaseErrorFailsTheTransaction) {
   w->stop();
   auto reader = Store::open(path_, StoreRole::kReader, 1000);
   ASSERT_TRUE(reader.ok());
-  auto stored = (*reader)->sweep_by_id(sweep_id);
+  auto stored = (*reader)->sweeps().by_id(sweep_id);
   ASSERT_TRUE(stored.ok() && stored->has_value()) << "the create was committed";
   EXPECT_EQ(stored_sweeps(), 3);
 }

@@ -72,7 +72,7 @@ Stored read_stored(const std::string& db) {
   Stored out;
   auto store = Store::open(db, StoreRole::kReader, 1000);
   if (!store) return out.error = "cannot open " + db + ": " + store.error().describe(), out;
-  auto c = (*store)->counters();
+  auto c = (*store)->counters().get();
   if (!c || !c->has_value()) return out.error = "no counters in " + db, out;
   out.counters = **c;
   for (const auto& [label, uj] : out.counters.energy_uj) {

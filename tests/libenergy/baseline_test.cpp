@@ -128,8 +128,8 @@ class BaselineStore : public TempStoreTest {
     r.boot = boot_;
     r.start_ns = start_ms * kMs;
     r.start_wall_ns = r.start_ns;
-    r.id = *store_->insert_run(r);
-    EXPECT_TRUE(store_->finish_run(r.id, stop_ms * kMs, stop_ms * kMs, RunState::kStopped).ok());
+    r.id = *store_->runs().insert(r);
+    EXPECT_TRUE(store_->runs().finish(r.id, stop_ms * kMs, stop_ms * kMs, RunState::kStopped).ok());
     r.stop_ns = stop_ms * kMs;
     r.stop_wall_ns = stop_ms * kMs;
     r.state = RunState::kStopped;

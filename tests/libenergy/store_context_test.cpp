@@ -31,16 +31,16 @@ class StoreContextTest : public TempStoreTest {
     return b.ok() ? *b : 0;
   }
   int64_t source(ContextKind kind, const std::string& name) {
-    auto id = store_->ensure_context_source(kind, name);
+    auto id = store_->context().ensure_source(kind, name);
     EXPECT_TRUE(id.ok()) << id.error().describe();
     return id.ok() ? *id : 0;
   }
   void put(int64_t boot, int64_t source, int64_t t_ns, ContextValue v) {
-    auto st = store_->put_context_row(boot, source, ContextRow{t_ns, std::move(v)});
+    auto st = store_->context().put_row(boot, source, ContextRow{t_ns, std::move(v)});
     ASSERT_TRUE(st.ok()) << st.error().describe();
   }
   std::vector<ContextSeries> window(int64_t boot, EnergyWindow w) {
-    auto s = store_->context_window(boot, w);
+    auto s = store_->context().window(boot, w);
     EXPECT_TRUE(s.ok()) << s.error().describe();
     return s.ok() ? *s : std::vector<ContextSeries>{};
   }
@@ -137,7 +137,7 @@ TEST_F(StoreContextTest, ClosingAnEarlierDaemonsPollingMakesTheDowntimeUnknown) 
   put(boot_, gpu, 10 * kSec, ContextValue::of_number(612'000'000));
   put(boot_, zone, 30 * kSec, ContextValue::of_number(41'000));  // after the last sweep
   put(boot_, gone, 5 * kSec, ContextValue::unknown());           // already unknown: nothing to end
-  auto added = store_->close_context(boot_, 20 * kSec);          // the old daemon's last sweep
+  auto added = store_->context().close(boot_, 20 * kSec);        // the old daemon's last sweep
   ASSERT_TRUE(added.ok()) << added.error().describe();
   EXPECT_EQ(*added, 2);
   // The new daemon polls again from 60 s: [20 s, 60 s) is unknown, not 612 MHz.
@@ -151,7 +151,7 @@ TEST_F(StoreContextTest, ClosingAnEarlierDaemonsPollingMakesTheDowntimeUnknown) 
   ASSERT_EQ(z->rows.size(), 2u);
   EXPECT_EQ(z->rows[1].t_ns, 30 * kSec + 1);  // never before the row it ends
   EXPECT_EQ(find(all, ContextKind::kThermal, "gpu-thermal")->rows.size(), 1u);
-  auto again = store_->close_context(boot_, 70 * kSec);
+  auto again = store_->context().close(boot_, 70 * kSec);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, 1);  // only the gpu, polled again since
 }

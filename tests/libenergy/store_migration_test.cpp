@@ -62,7 +62,7 @@ TEST(StoreMigration, Version1IsMigratedKeepingReadingsRunsAndEnergy) {
   auto store = Store::open(path, StoreRole::kWriter, 1000);
   ASSERT_TRUE(store.ok()) << store.error().describe();
   EXPECT_EQ(*(*store)->sample_count(), 11);
-  auto run = (*store)->run_by_id(1);
+  auto run = (*store)->runs().by_id(1);
   ASSERT_TRUE(run.ok() && run->has_value());
   EXPECT_EQ((*run)->name, "old");
   auto rails = (*store)->rails();
@@ -190,11 +190,11 @@ TEST(StoreMigration, Version2GainsTiersAndIncrementalVacuumKeepingEnergy) {
   EXPECT_EQ((*after)->tier, Tier::kSecond);
   EXPECT_NEAR((*after)->energy_uj, 4.0 * 1099e6, kTierEnergyQuantumUj);
   EXPECT_LT(*(*store)->sample_count(), 12'001);
-  auto run = (*store)->run_by_id(1);
+  auto run = (*store)->runs().by_id(1);
   ASSERT_TRUE(run.ok() && run->has_value());
   EXPECT_FALSE((*run)->items.has_value()) << "runs from before schema 7 have no item count";
-  ASSERT_TRUE((*store)->set_run_items(1, 250.5).ok());  // schema 7's column is there
-  EXPECT_EQ(*(*(*store)->run_by_id(1))->items, 250.5);
+  ASSERT_TRUE((*store)->runs().set_items(1, 250.5).ok());  // schema 7's column is there
+  EXPECT_EQ(*(*(*store)->runs().by_id(1))->items, 250.5);
   store->reset();
   std::filesystem::remove_all(dir);
 }

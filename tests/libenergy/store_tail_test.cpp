@@ -82,7 +82,7 @@ TEST_F(StoreTail, ReplayStoresWhatTheDatabaseLacksWithTheLastCountersOnceOnly) {
   auto n = store_->sample_count();
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 25);
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok() && c->has_value());
   EXPECT_EQ((*c)->energy_uj, counters(250).energy_uj);
   auto e = store_->energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(22).t_ns});
@@ -158,7 +158,7 @@ TEST_F(StoreTail, ATornLastFrameIsNoLoss) {
   auto n = store_->sample_count();
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 20);
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok() && c->has_value());
   EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
 }

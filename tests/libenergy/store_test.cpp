@@ -64,10 +64,10 @@ TEST_F(StoreTest, RunReportIntegratesEachRailAndTheInputRailAsTotal) {
   run.boot = *boot;
   run.start_ns = 500 * kMs;
   run.items = 12.5;
-  auto id = store_->insert_run(run);
+  auto id = store_->runs().insert(run);
   ASSERT_TRUE(id.ok());
-  ASSERT_TRUE(store_->finish_run(*id, 1500 * kMs, 0, RunState::kStopped).ok());
-  auto rec = store_->run_by_id(*id);
+  ASSERT_TRUE(store_->runs().finish(*id, 1500 * kMs, 0, RunState::kStopped).ok());
+  auto rec = store_->runs().by_id(*id);
   ASSERT_TRUE(rec.ok() && rec->has_value());
   EXPECT_EQ((*rec)->items, 12.5) << "the start's item count is stored with the run";
   auto rep = build_run_report(*store_, **rec, 1500 * kMs, 250 * kMs);
@@ -171,8 +171,8 @@ TEST_F(StoreTest, OpenRunsAreListedByState) {
   RunRecord run;
   run.name = "a";
   run.boot = *boot;
-  ASSERT_TRUE(store_->insert_run(run).ok());
-  auto open = store_->runs_in_state(RunState::kOpen);
+  ASSERT_TRUE(store_->runs().insert(run).ok());
+  auto open = store_->runs().in_state(RunState::kOpen);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
   EXPECT_EQ(open->front().name, "a");
@@ -183,14 +183,14 @@ TEST_F(StoreTest, StoppedRunKeepsItsClocks) {
   RunRecord run;
   run.name = "a";
   run.boot = *boot;
-  auto id = store_->insert_run(run);
+  auto id = store_->runs().insert(run);
   ASSERT_TRUE(id.ok());
-  auto before = store_->run_by_id(*id);
+  auto before = store_->runs().by_id(*id);
   ASSERT_TRUE(before.ok() && before->has_value());
   EXPECT_FALSE((*before)->clocks_json.has_value());  // nothing recorded yet: absent, not empty
-  ASSERT_TRUE(store_->finish_run(*id, 10, 10, RunState::kStopped).ok());
-  ASSERT_TRUE(store_->set_run_clocks(*id, R"({"clock_pins":[{"lease":3}],"clock_events":[]})").ok());
-  auto after = store_->run_by_id(*id);
+  ASSERT_TRUE(store_->runs().finish(*id, 10, 10, RunState::kStopped).ok());
+  ASSERT_TRUE(store_->runs().set_clocks(*id, R"({"clock_pins":[{"lease":3}],"clock_events":[]})").ok());
+  auto after = store_->runs().by_id(*id);
   ASSERT_TRUE(after.ok() && after->has_value());
   ASSERT_TRUE((*after)->clocks_json.has_value());
   EXPECT_EQ(*(*after)->clocks_json, R"({"clock_pins":[{"lease":3}],"clock_events":[]})");
@@ -235,14 +235,14 @@ StoredCounters two_rail_counters() {
 }
 
 TEST_F(CountersStoreTest, NoneUntilStoredThenReadBackAsStoredAcrossAReopen) {
-  auto none = store_->counters();
+  auto none = store_->counters().get();
   ASSERT_TRUE(none.ok()) << none.error().describe();
   EXPECT_FALSE(none->has_value());
   ASSERT_TRUE(store_->begin());
-  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
+  ASSERT_TRUE(store_->counters().put(two_rail_counters()));
   ASSERT_TRUE(store_->commit());
   reopen();
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok()) << c.error().describe();
   ASSERT_TRUE(c->has_value());
   EXPECT_EQ((*c)->counters_id, "0123456789abcdef");
@@ -254,9 +254,9 @@ TEST_F(CountersStoreTest, NoneUntilStoredThenReadBackAsStoredAcrossAReopen) {
 }
 
 TEST_F(CountersStoreTest, APutReplacesTheWholeRecordAndAGoneRailIsDropped) {
-  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
-  ASSERT_TRUE(store_->put_counters(StoredCounters{"fedcba9876543210", 3, {{"VDD_IN", 1.0}}}));
-  auto c = store_->counters();
+  ASSERT_TRUE(store_->counters().put(two_rail_counters()));
+  ASSERT_TRUE(store_->counters().put(StoredCounters{"fedcba9876543210", 3, {{"VDD_IN", 1.0}}}));
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok() && c->has_value());
   EXPECT_EQ((*c)->counters_id, "fedcba9876543210");
   ASSERT_EQ((*c)->energy_uj.size(), 1u);
@@ -264,22 +264,22 @@ TEST_F(CountersStoreTest, APutReplacesTheWholeRecordAndAGoneRailIsDropped) {
 }
 
 TEST_F(CountersStoreTest, InvalidCountersAreRefusedNamingTheField) {
-  auto bad_id = store_->put_counters(StoredCounters{"xyz", 0, {}});
+  auto bad_id = store_->counters().put(StoredCounters{"xyz", 0, {}});
   ASSERT_FALSE(bad_id);
   EXPECT_NE(bad_id.error().message.find("counters_id"), std::string::npos) << bad_id.error().message;
-  auto negative = store_->put_counters(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", -1.0}}});
+  auto negative = store_->counters().put(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", -1.0}}});
   ASSERT_FALSE(negative);
   EXPECT_NE(negative.error().message.find("energy_uj \"VDD_IN\""), std::string::npos) << negative.error().message;
-  auto twice = store_->put_counters(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", 1.0}, {"VDD_IN", 2.0}}});
+  auto twice = store_->counters().put(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", 1.0}, {"VDD_IN", 2.0}}});
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().message.find("twice"), std::string::npos) << twice.error().message;
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c->has_value()) << "a refused record stores nothing";
 }
 
 TEST_F(CountersStoreTest, RowsThatDisagreeOrFailTheChecksAreDamaged) {
-  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
+  ASSERT_TRUE(store_->counters().put(two_rail_counters()));
   store_.reset();
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path().c_str(), &db), SQLITE_OK);
@@ -288,7 +288,7 @@ TEST_F(CountersStoreTest, RowsThatDisagreeOrFailTheChecksAreDamaged) {
             SQLITE_OK);
   sqlite3_close(db);
   reopen();
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().code, ErrorCode::kCorrupt);
   EXPECT_NE(c.error().message.find("disagree"), std::string::npos) << c.error().message;
@@ -300,7 +300,7 @@ TEST_F(CountersStoreTest, RowsThatDisagreeOrFailTheChecksAreDamaged) {
             SQLITE_OK);
   sqlite3_close(db);
   reopen();
-  c = store_->counters();
+  c = store_->counters().get();
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().code, ErrorCode::kCorrupt);
   EXPECT_NE(c.error().message.find("must be a number >= 0"), std::string::npos) << c.error().message;

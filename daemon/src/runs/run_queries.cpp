@@ -119,7 +119,7 @@ Result<nlohmann::json> run_list_entries(Store& store, const std::vector<RunRecor
 Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter) {
   RunFilter one_more = filter;
   one_more.limit = filter.limit + 1;  // tells whether another page exists
-  auto runs = store.find_runs(one_more);
+  auto runs = store.runs().find(one_more);
   if (!runs) return runs.take_error();
   bool more = static_cast<int64_t>(runs->size()) > filter.limit;
   if (more) runs->pop_back();
@@ -132,12 +132,12 @@ Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter) {
 
 Result<RunRecord> resolve_run(Store& store, const RunRef& ref) {
   if (ref.id) {
-    auto rec = store.run_by_id(*ref.id);
+    auto rec = store.runs().by_id(*ref.id);
     if (!rec) return rec.take_error();
     if (rec->has_value()) return **rec;
     if (ref.name.empty()) return make_error(ErrorCode::kNotFound, "no run numbered " + std::to_string(*ref.id));
   }
-  auto rec = store.newest_run_named(ref.name);
+  auto rec = store.runs().newest_named(ref.name);
   if (!rec) return rec.take_error();
   if (rec->has_value()) return **rec;
   return make_error(ErrorCode::kNotFound, "no run named or numbered '" + ref.name + "'");
@@ -164,7 +164,7 @@ void post_text_work(TaskRunner& worker, Poster& poster, const Responder& r, std:
 
 Result<std::string> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows,
                                     const CancelFn& cancelled) {
-  auto rec = store.run_by_id(args.run_id);
+  auto rec = store.runs().by_id(args.run_id);
   if (!rec) return rec.take_error();
   if (!rec->has_value())
     return make_error(ErrorCode::kNotFound, "export: no run numbered " + std::to_string(args.run_id));

@@ -211,7 +211,7 @@ Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t e
   }
   add_total(rep, *series, gap_threshold_ns);
   ContextSummary context(rep.window);
-  auto scanned = store.scan_context(run.boot, rep.window, context);
+  auto scanned = store.context().scan(run.boot, rep.window, context);
   if (!scanned) return scanned.take_error();
   rep.context = context.finish();
   return rep;

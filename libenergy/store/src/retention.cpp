@@ -72,12 +72,11 @@ Result<std::vector<RawChunkRef>> Retention::oldest_chunks(int64_t limit) {
   if (!st) return st.take_error();
   st->bind(1, limit);
   std::vector<RawChunkRef> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
+  auto rows = sql::for_each_row(*st, [&] {
     out.push_back(RawChunkRef{st->int_at(0), st->int_at(1), st->int_at(2), st->int_at(3), st->int_at(4)});
-  }
+  });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 // The current boot's newest chunk (being written) and its recent minutes stay raw.
@@ -112,15 +111,12 @@ Status Retention::downsample_chunk(const RawChunkRef& c) {
       "FROM rail_chunks WHERE chunk = ?1 ORDER BY rail");
   if (!st) return st.take_error();
   st->bind(1, c.id);
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
+  auto rows = sql::for_each_row(*st, [&] {
     RailCursor first = st->null_at(1) ? RailCursor{} : RailCursor{true, st->int_at(1), st->int_at(2), st->double_at(3)};
     RailCursor last = st->null_at(4) ? RailCursor{} : RailCursor{true, st->int_at(4), st->int_at(5), st->double_at(6)};
-    auto done = downsample_chunk_rail(c, st->int_at(0), first, last);
-    if (!done) return done;
-  }
+    return downsample_chunk_rail(c, st->int_at(0), first, last);
+  });
+  if (!rows) return rows;
   auto del = db_.exec("DELETE FROM rail_chunks WHERE chunk = " + std::to_string(c.id) +
                       "; DELETE FROM chunks WHERE id = " + std::to_string(c.id));
   return del;

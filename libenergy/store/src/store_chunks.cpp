@@ -280,13 +280,8 @@ Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id
   auto before = cursor_before(boot, rail_id, w.begin_ns - 1);
   if (!before) return before.take_error();
   if (before->has_value()) out.push_back(PowerPoint{(*before)->last_t_ns, (*before)->last_power_uw, true});
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    auto st_points = append_points(st->int_at(0), rail_id, w, out);
-    if (!st_points) return st_points.take_error();
-  }
+  auto rows = sql::for_each_row(*st, [&] { return append_points(st->int_at(0), rail_id, w, out); });
+  if (!rows) return rows.take_error();
   for (size_t i = 0; live_rail(boot, rail_id) >= 0 && i < live_->chunks.size(); ++i) {
     if (live_->chunks[i].t_first_ns > w.end_ns || live_->chunks[i].t_last_ns < w.begin_ns) continue;
     auto st_points = append_points(-static_cast<int64_t>(i) - 1, rail_id, w, out);
@@ -356,11 +351,8 @@ template <typename Keep>
 Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit, Keep keep) {
   std::vector<Store::ExportRow> out;
   int64_t chunk_id = -1;
-  for (;;) {
-    auto r = st.step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    if (st.int_at(kChunkIdColumn) != chunk_id && out.size() > limit) break;
+  auto rows = sql::for_each_row(st, [&]() -> Result<bool> {
+    if (st.int_at(kChunkIdColumn) != chunk_id && out.size() > limit) return false;
     chunk_id = st.int_at(kChunkIdColumn);
     ExportChunk c{st.int_at(0), st.text_at(1), st.blob_at(2), st.text_at(3), st.int_at(4), rail_chunk_from(st, 5)};
     auto rs = decode_rail_chunk(c.times, c.data, c.unit);
@@ -370,7 +362,9 @@ Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit
       if (keep(reading.t_ns, wall))
         out.push_back(Store::ExportRow{c.boot_id, c.rail, reading.t_ns, wall, reading.reading});
     }
-  }
+    return true;
+  });
+  if (!rows) return rows.take_error();
   return out;
 }
 

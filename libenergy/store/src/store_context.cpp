@@ -19,13 +19,12 @@ Result<std::vector<SourceRef>> all_sources(sql::Db& db) {
   auto st = db.prepare("SELECT id, kind, name FROM context_sources ORDER BY kind, name");
   if (!st) return st.take_error();
   std::vector<SourceRef> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
+  auto rows = sql::for_each_row(*st, [&] {
     auto kind = parse_context_kind(st->text_at(1));
     if (kind) out.push_back(SourceRef{st->int_at(0), *kind, st->text_at(2)});  // kinds of a later version: skipped
-  }
+  });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 ContextRow row_at(const sql::Stmt& st) {
@@ -54,12 +53,7 @@ Status rows_after(sql::Db& db, int64_t boot, int64_t source, EnergyWindow w, Con
       "ORDER BY t_ns");
   if (!st) return st.take_error();
   st->bind(1, boot).bind(2, source).bind(3, w.begin_ns).bind(4, w.end_ns);
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return ok_status();
-    sink.row(row_at(*st));
-  }
+  return sql::for_each_row(*st, [&] { sink.row(row_at(*st)); });
 }
 
 // Collects the streamed rows into series.
@@ -89,12 +83,9 @@ Result<std::vector<int64_t>> boot_ids(sql::Db& db) {
   auto st = db.prepare("SELECT id FROM boots ORDER BY id");
   if (!st) return st.take_error();
   std::vector<int64_t> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
-    out.push_back(st->int_at(0));
-  }
+  auto rows = sql::for_each_row(*st, [&] { out.push_back(st->int_at(0)); });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 // Deletes the source's rows before `keep_t` (its newest row at or before the
@@ -116,7 +107,7 @@ Result<int64_t> delete_before(sql::Db& db, int64_t boot, int64_t source, int64_t
 
 }  // namespace
 
-Result<int64_t> Store::ensure_context_source(ContextKind kind, const std::string& name) {
+Result<int64_t> StoreContext::ensure_source(ContextKind kind, const std::string& name) {
   auto ins = db_->prepare("INSERT OR IGNORE INTO context_sources(kind, name) VALUES(?1, ?2)");
   if (!ins) return ins.take_error();
   auto done = ins->bind(1, context_kind_name(kind)).bind(2, name).run();
@@ -128,11 +119,11 @@ Result<int64_t> Store::ensure_context_source(ContextKind kind, const std::string
   return sel->int_at(0);
 }
 
-Status Store::put_context_row(int64_t boot, int64_t source, const ContextRow& row) {
+Status StoreContext::put_row(int64_t boot, int64_t source, const ContextRow& row) {
   return insert_row(*db_, boot, source, row);
 }
 
-Status Store::scan_context(int64_t boot, EnergyWindow window, ContextRowSink& sink) {
+Status StoreContext::scan(int64_t boot, EnergyWindow window, ContextRowSink& sink) {
   auto sources = all_sources(*db_);
   if (!sources) return sources.take_error();
   auto any = db_->prepare("SELECT 1 FROM context WHERE boot = ?1 AND source = ?2 LIMIT 1");
@@ -152,14 +143,14 @@ Status Store::scan_context(int64_t boot, EnergyWindow window, ContextRowSink& si
   return ok_status();
 }
 
-Result<std::vector<ContextSeries>> Store::context_window(int64_t boot, EnergyWindow window) {
+Result<std::vector<ContextSeries>> StoreContext::window(int64_t boot, EnergyWindow window) {
   SeriesCollector collect;
-  auto st = scan_context(boot, window, collect);
+  auto st = scan(boot, window, collect);
   if (!st) return st.take_error();
   return std::move(collect.out);
 }
 
-Result<int64_t> Store::close_context(int64_t boot, int64_t stopped_ns) {
+Result<int64_t> StoreContext::close(int64_t boot, int64_t stopped_ns) {
   auto sources = all_sources(*db_);
   if (!sources) return sources.take_error();
   int64_t added = 0;

@@ -12,6 +12,7 @@
 #include "energy/store.h"
 #include "energy/sweep_tail.h"
 #include "sqlite.h"
+#include "tail_counters.h"
 
 namespace energy {
 namespace {
@@ -21,14 +22,6 @@ constexpr int64_t kTailChunkSweeps = 600;
 
 bool same_rails(const TailFrame& f, int64_t boot, const std::vector<int64_t>& rail_ids) {
   return f.boot == boot && f.rail_ids == rail_ids;
-}
-
-// The counters of the last frame of the group that has them.
-std::optional<StoredCounters> last_counters(const std::vector<TailFrame>& frames) {
-  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-    if (it->counters) return it->counters;
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -119,7 +112,7 @@ Status Store::replay_frames(const std::vector<TailFrame>& frames) {
     for (size_t c = 0; st && c < live->chunks.size(); ++c) st = put_chunk(live->boot, live->rail_ids, live->chunks[c]);
   }
   auto counters = last_counters(frames);
-  if (st && counters) st = put_counters(*counters);
+  if (st && counters) st = counters_.put(*counters);
   if (st) st = commit();
   if (!st) (void)rollback();
   auto back = set_durability(Durability::kBatched);
@@ -170,16 +163,6 @@ Status Store::refresh_live() {
 }
 
 // The counters of the tail's newest frame that has them, by label.
-Result<std::optional<StoredCounters>> Store::tail_counters() {
-  auto bytes = read_tail_file(tail_path());
-  if (!bytes) return bytes.take_error();
-  auto c = last_counters(decode_tail(*bytes).frames);
-  if (c) {
-    std::sort(c->energy_uj.begin(), c->energy_uj.end());
-  }
-  return c;
-}
-
 int Store::live_rail(int64_t boot, int64_t rail_id) const {
   if (!live_ || live_->boot != boot) return -1;
   for (size_t i = 0; i < live_->rail_ids.size(); ++i) {

@@ -41,8 +41,11 @@
 #include "energy/rails.h"
 #include "energy/result.h"
 #include "energy/sample.h"
+#include "energy/store_context.h"
+#include "energy/store_counters.h"
 #include "energy/store_guard.h"
-#include "energy/sweep_records.h"
+#include "energy/store_runs.h"
+#include "energy/store_sweeps.h"
 #include "energy/tiers.h"
 
 namespace energy {
@@ -53,36 +56,6 @@ class Db;
 struct TailFrame;
 
 enum class StoreRole { kWriter, kReader };
-
-enum class RunState { kOpen, kStopped, kInterrupted };
-const char* run_state_name(RunState s);
-// The state named "open", "stopped" or "interrupted"; nullopt for anything else.
-std::optional<RunState> run_state_from_name(const std::string& name);
-
-struct RunRecord {
-  int64_t id = 0;
-  std::string name;
-  std::string tags_json = "{}";  // object of string -> string
-  int64_t boot = 0;
-  int64_t start_ns = 0;
-  int64_t start_wall_ns = 0;
-  std::optional<int64_t> stop_ns;
-  std::optional<int64_t> stop_wall_ns;
-  RunState state = RunState::kOpen;
-  std::optional<std::string> clocks_json;  // stopped runs: {"clock_pins": [...], "clock_events": [...]}
-  std::optional<double> items;             // work items the run processed (mark.start/stop `items`), > 0
-};
-
-// Which runs Store::find_runs returns; every field set must match.
-struct RunFilter {
-  std::optional<std::string> name;          // exact name
-  std::map<std::string, std::string> tags;  // each key must have exactly this value
-  std::optional<int64_t> since_wall_ns;     // started at or after
-  std::optional<int64_t> until_wall_ns;     // started at or before
-  std::optional<RunState> state;
-  std::optional<int64_t> before_id;  // paging: only ids below this
-  int64_t limit = 100;
-};
 
 struct StoredRail {
   int64_t id = 0;
@@ -174,20 +147,6 @@ struct StoreFootprint {
   std::vector<TierFootprint> tiers;  // raw, 1s, 1min
 };
 
-// The joule counters of `energy.counters` (daemon energy_counters.h) as
-// stored (schema 6): their id (16 lowercase hex digits, new when they start
-// from zero), when they started, and each rail's joules by label.
-struct StoredCounters {
-  std::string counters_id;
-  int64_t created_wall_ns = 0;
-  std::vector<std::pair<std::string, double>> energy_uj;  // label, microjoules >= 0
-};
-
-// The checks a stored or migrated counters record must pass: id of 16
-// lowercase hex digits, created_wall_ns >= 0, each rail's joules finite and
-// >= 0, no label twice. The error names `where` and the field.
-Status validate_counters(const StoredCounters& c, const std::string& where);
-
 class Store {
  public:
   static constexpr int kSchemaVersion = 8;
@@ -234,52 +193,11 @@ class Store {
   const std::vector<StorageLoss>& losses() const { return losses_; }
   // The sweep tail of this database (sweep_tail.h).
   std::string tail_path() const { return path_ + "-tail"; }
-  // Appends an acknowledged mark to the marks journal, synced: call after
-  // the mark's commit and before its reply. `tags_rewritten`: a stop that
-  // stored new tags. kStorage when the journal could not be opened.
-  enum class JournalTags { kUnchanged, kRewritten };
-  Status journal_mark(const RunRecord& run, MarkEntry::Op op, JournalTags tags = JournalTags::kUnchanged);
-
-  Result<int64_t> insert_run(const RunRecord& run);
-  Status finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state);
-  // Moves a run's start (energyd moves it to the sample taken as mark.start
-  // replies, and stores it with the stop).
-  Status set_run_start(int64_t id, int64_t start_ns, int64_t start_wall_ns);
-  // What the run's report said about clocks (JSON object), kept with the run.
-  Status set_run_clocks(int64_t id, const std::string& clocks_json);
-  // The run's item count (mark.stop's `items` replaces the start's).
-  Status set_run_items(int64_t id, double items);
-  Result<std::vector<RunRecord>> runs_in_state(RunState state);
-  Result<std::optional<RunRecord>> run_by_id(int64_t id);
-  // Replaces the run's tags (JSON object of strings).
-  Status set_run_tags(int64_t id, const std::string& tags_json);
-  // Runs matching `filter`, newest (highest id) first, at most filter.limit.
-  Result<std::vector<RunRecord>> find_runs(const RunFilter& filter);
-  // The newest run (highest id) named `name`, if any.
-  Result<std::optional<RunRecord>> newest_run_named(const std::string& name);
-  // The newest stopped run tagged `tag_key`=`tag_value` (a baseline, see
-  // baseline.h) that ended before `run` started: one of its own boot first
-  // (compared on boot time), else of an earlier boot (on the wall clock).
-  Result<std::optional<RunRecord>> latest_tagged_before(const RunRecord& run, const std::string& tag_key,
-                                                        const std::string& tag_value);
-  // Runs of `boot` other than `except_id` open at any time in (begin, end).
-  Result<std::vector<RunRecord>> runs_overlapping(int64_t boot, EnergyWindow window, int64_t except_id);
-
-  // Sweeps (sweep_records.h). The writing calls check everything before
-  // they write, so a refusal leaves the open transaction untouched:
-  // kNotFound for an unknown sweep or run, kState for a run still open or
-  // already in a sweep, a complete sweep, a second measure run at the same
-  // (point, repeat) and a transition sweep_transition_allowed refuses.
-  // Other errors are the database's (kStorage, kCorrupt).
-  Result<SweepRecord> create_sweep(const std::string& name, const std::string& spec_json, int64_t wall_ns);
-  Result<SweepRecord> add_sweep_run(const SweepRunRecord& run, int64_t wall_ns);
-  Result<SweepRecord> set_sweep_state(int64_t sweep_id, SweepState state, int64_t wall_ns);
-  // With its spec; nullopt for an unknown id.
-  Result<std::optional<SweepRecord>> sweep_by_id(int64_t sweep_id);
-  // Without specs, newest first, at most filter.limit.
-  Result<std::vector<SweepRecord>> find_sweeps(const SweepFilter& filter);
-  // A sweep's runs in the order they were added.
-  Result<std::vector<SweepRunRecord>> sweep_runs(int64_t sweep_id);
+  // The parts, each with one job, sharing this connection and its transactions.
+  StoreRuns& runs() { return runs_; }
+  StoreSweeps& sweeps() { return sweeps_; }
+  StoreContext& context() { return context_; }
+  StoreCounters& counters() { return counters_; }
 
   Result<std::vector<StoredRail>> rails();
   // Readings of one rail in [begin, end] plus the nearest valid reading on
@@ -343,28 +261,6 @@ class Store {
   // paging at row `limit` cuts the page before that row's sweep.
   Result<std::vector<ExportRow>> export_boot_readings(int64_t boot, EnergyWindow window, const std::string& rail_label,
                                                       size_t limit);
-  // Board context (context.h): the change log of polled clocks, governors
-  // and temperatures. Source ids are per database, created on first use.
-  Result<int64_t> ensure_context_source(ContextKind kind, const std::string& name);
-  // Stores one row of a source in a boot; a row at the same instant replaces it.
-  Status put_context_row(int64_t boot, int64_t source, const ContextRow& row);
-  // Every source with a row in `boot`, by kind and name: its last row at or
-  // before the window's start (the state the window starts in) and its rows
-  // after that, up to the window's end (none: unknown all along, e.g. aged out).
-  Result<std::vector<ContextSeries>> context_window(int64_t boot, EnergyWindow window);
-  // The same rows streamed into `sink` (a long run's rows need not be held at once).
-  Status scan_context(int64_t boot, EnergyWindow window, ContextRowSink& sink);
-  // Ends an earlier daemon's polling in this boot (it crashed or stopped):
-  // every source whose last row in the boot holds a value gets an unknown
-  // row at max(stopped_ns, that row + 1 ns). Returns how many were added.
-  Result<int64_t> close_context(int64_t boot, int64_t stopped_ns);
-  // The energy counters (schema 6), replaced as a whole; call inside the
-  // transaction that stores the sweeps they count (StorageWriter::flush).
-  Status put_counters(const StoredCounters& c);
-  // The stored counters, nullopt when none were ever stored; kCorrupt when
-  // the stored rows fail validate_counters. A reader takes those of the
-  // sweep tail's newest frame when it has any (they count the tail's sweeps).
-  Result<std::optional<StoredCounters>> counters();
   // Number of stored sweeps.
   Result<int64_t> sample_count();
   // Time of the last reading stored for a boot, or nullopt if none.
@@ -372,7 +268,7 @@ class Store {
 
  private:
   friend class Retention;
-  Store(std::unique_ptr<sql::Db> db, std::string path);
+  Store(std::unique_ptr<sql::Db> db, std::string path, StoreRole role);
   Status migrate();
   Status quick_check();
   // The guard (store_guard.h), around SQLite's open: the WAL scan and the
@@ -396,8 +292,6 @@ class Store {
   Status migrate_v5_to_v6();
   Status migrate_v6_to_v7();
   Status migrate_v7_to_v8();
-  Status check_sweep_run(const SweepRunRecord& run);
-  Result<SweepRecord> update_sweep(int64_t sweep_id, std::optional<SweepState> state, int64_t wall_ns);
   struct ContextRetention {
     int64_t rows_deleted = 0;
     bool more = false;
@@ -450,7 +344,6 @@ class Store {
   void set_tail_aside(const std::string& why);
   // Reader: reloads live_ from the tail (before each public query of the raw tier).
   Status refresh_live();
-  Result<std::optional<StoredCounters>> tail_counters();
   // The position of rail_id among live_'s rails for `boot`, or -1.
   int live_rail(int64_t boot, int64_t rail_id) const;
   Status append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
@@ -464,6 +357,11 @@ class Store {
   bool reader_ = false;
   std::optional<LiveChunks> live_;  // reader only
   std::string live_key_;            // the tail file live_ was read from (inode, size, mtime)
+  // The parts (declared last: they refer to the members above).
+  StoreRuns runs_{db_.get(), &journal_};
+  StoreSweeps sweeps_{db_.get(), runs_};
+  StoreContext context_{db_.get()};
+  StoreCounters counters_{db_.get(), path_, reader_};
 };
 
 }  // namespace energy
