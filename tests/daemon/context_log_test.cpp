@@ -57,7 +57,7 @@ class ContextLogTest : public TempStoreTest {
     ASSERT_TRUE(ids.ok());
     Chunker c({ChunkRail{0}}, 600, {});
     c.add(Sample{t, t, {RailValue{1000, 5000, 1, 0}}});
-    ASSERT_TRUE(store_->put_chunk(boot_, *ids, c.open_chunk()).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, *ids, c.open_chunk()).ok());
   }
   static ContextChange gpu(int64_t t, int64_t hz) {
     return {ContextKind::kClock, "gpu", t, ContextValue::of_number(hz)};

@@ -42,8 +42,8 @@ class RunQueriesOnStore : public ::testing::Test {
       chunker.add(Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, 0}}});
     }
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(boot_, rails_, c).ok());
-    ASSERT_TRUE(store_->put_chunk(boot_, rails_, chunker.open_chunk()).ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->readings().put_chunk(boot_, rails_, c).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, rails_, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
   RunRecord run(const std::string& name, int64_t start_ms, std::optional<int64_t> stop_ms, RunState state) {

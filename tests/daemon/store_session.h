@@ -50,7 +50,7 @@ inline Result<StoreSession> open_test_session(const std::string& path, const std
   if (!boot) return boot.take_error();
   auto ids = (*store)->ensure_rails(rails);
   if (!ids) return ids.take_error();
-  auto resume = (*store)->resume_cursors(*boot, *ids);
+  auto resume = (*store)->readings().resume_cursors(*boot, *ids);
   if (!resume) return resume.take_error();
   auto open = (*store)->runs().in_state(RunState::kOpen);
   if (!open) return open.take_error();

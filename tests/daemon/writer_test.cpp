@@ -92,7 +92,7 @@ class WriterTest : public ::testing::Test {
     if (!rails) return -1;
     for (const auto& r : *rails) {
       if (r.label != label) continue;
-      auto e = (*reader)->energy_uj(1, r.id, EnergyWindow{sample(from).t_ns, sample(to).t_ns});
+      auto e = (*reader)->readings().energy_uj(1, r.id, EnergyWindow{sample(from).t_ns, sample(to).t_ns});
       return e && e->has_value() ? **e : -1;
     }
     return -1;
@@ -101,7 +101,7 @@ class WriterTest : public ::testing::Test {
   int64_t stored_sweeps() {
     auto reader = Store::open(path_, StoreRole::kReader, 1000);
     if (!reader) return -1;
-    auto n = (*reader)->sample_count();
+    auto n = (*reader)->readings().sample_count();
     return n ? *n : -1;
   }
 
@@ -223,7 +223,7 @@ TEST_F(WriterTest, SweepsBeyondThePendingBoundAreDroppedOldestFirstAndCounted) {
   EXPECT_EQ(w->stats().dropped_samples, 6);
   auto reader = Store::open(path_, StoreRole::kReader, 1000);
   ASSERT_TRUE(reader.ok());
-  auto last = (*reader)->last_sample_ns(1);
+  auto last = (*reader)->readings().last_sample_ns(1);
   ASSERT_TRUE(last.ok() && last->has_value());
   EXPECT_EQ(**last, sample(9).t_ns);  // the newest were kept
 }

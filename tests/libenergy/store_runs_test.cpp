@@ -72,8 +72,8 @@ class StoreRuns : public TempStoreTest {
           t * kMs, t * kMs + kWallOffset, {RailValue{in_uw, 5000, 1000, 0}, RailValue{1'000'000, 5000, 200, 0}}});
     }
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(boot_, rail_ids, c).ok());
-    ASSERT_TRUE(store_->put_chunk(boot_, rail_ids, chunker.open_chunk()).ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->readings().put_chunk(boot_, rail_ids, c).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, rail_ids, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
 
@@ -191,16 +191,16 @@ TEST_F(StoreRuns, RunsOverlappingAWindowIncludeOpenRunsButNotTheRunItself) {
 TEST_F(StoreRuns, ExportOfABootWindowReturnsWholeChunksInTimeOrder) {
   auto rail_ids = rails();
   fill(rail_ids, 0, 2000, 5'000'000);  // 21 sweeps: chunks of 7
-  auto all = store_->export_boot_readings(boot_, EnergyWindow{300 * kMs, 1500 * kMs}, "", 1000);
+  auto all = store_->readings().export_boot_readings(boot_, EnergyWindow{300 * kMs, 1500 * kMs}, "", 1000);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 2u * 13u);  // 300..1500 ms inclusive, both rails
   EXPECT_EQ(all->front().t_ns, 300 * kMs);
   EXPECT_EQ(all->back().t_ns, 1500 * kMs);
   for (size_t i = 1; i < all->size(); ++i) EXPECT_LE((*all)[i - 1].t_ns, (*all)[i].t_ns);
-  auto page = store_->export_boot_readings(boot_, EnergyWindow{0, 2000 * kMs}, "", 5);
+  auto page = store_->readings().export_boot_readings(boot_, EnergyWindow{0, 2000 * kMs}, "", 5);
   ASSERT_TRUE(page.ok());
   EXPECT_EQ(page->size(), 14u) << "the first chunk whole (7 sweeps x 2 rails), nothing of the next";
-  auto one = store_->export_boot_readings(boot_, EnergyWindow{0, 2000 * kMs}, "VDD_SOC", 1000);
+  auto one = store_->readings().export_boot_readings(boot_, EnergyWindow{0, 2000 * kMs}, "VDD_SOC", 1000);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->size(), 21u);
   for (const auto& r : *one) EXPECT_EQ(r.rail, "VDD_SOC");

@@ -26,8 +26,8 @@ class StoreTest : public TempStoreTest {
     Chunker chunker(layout, chunk, {});
     for (const auto& s : sweeps) chunker.add(s);
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(boot, ids, c).ok());
-    ASSERT_TRUE(store_->put_chunk(boot, ids, chunker.open_chunk()).ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->readings().put_chunk(boot, ids, c).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot, ids, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
 
@@ -47,7 +47,7 @@ TEST_F(StoreTest, RailPointsIncludeOneReadingBeyondEachEdge) {
   auto ids = store_->ensure_rails(rails());
   ASSERT_TRUE(boot.ok() && ids.ok());
   fill(*boot, *ids);
-  auto pts = store_->rail_points(*boot, (*ids)[0], {450 * kMs, 1250 * kMs});
+  auto pts = store_->readings().rail_points(*boot, (*ids)[0], {450 * kMs, 1250 * kMs});
   ASSERT_TRUE(pts.ok());
   ASSERT_FALSE(pts->empty());
   EXPECT_EQ(pts->front().t_ns, 400 * kMs);
@@ -98,9 +98,9 @@ TEST_F(StoreTest, ReopenKeepsDataAndSchemaVersion) {
   store_.reset();
   auto again = Store::open(path(), StoreRole::kWriter, 1000);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*(*again)->sample_count(), 21);
+  EXPECT_EQ(*(*again)->readings().sample_count(), 21);
   EXPECT_EQ(*(*again)->ensure_boot("boot-a", 5), *boot);
-  auto last = (*again)->last_sample_ns(*boot);
+  auto last = (*again)->readings().last_sample_ns(*boot);
   ASSERT_TRUE(last.ok() && last->has_value());
   EXPECT_EQ(**last, 2000 * kMs);
 }
@@ -121,8 +121,8 @@ TEST_F(StoreTest, RunningEnergyAgreesWithIntegratingTheReadings) {
   for (auto [a, b] : {std::pair<int64_t, int64_t>{150, 1550}, {0, 19'900}, {333, 334}, {2'345, 17'777}}) {
     EnergyWindow w{a * kMs, b * kMs};
     for (int64_t rail : *ids) {
-      auto fast = store_->energy_uj(*boot, rail, w);
-      auto pts = store_->rail_points(*boot, rail, w);
+      auto fast = store_->readings().energy_uj(*boot, rail, w);
+      auto pts = store_->readings().rail_points(*boot, rail, w);
       ASSERT_TRUE(fast.ok() && pts.ok());
       ASSERT_TRUE(fast->has_value()) << a << ".." << b;
       double slow = integrate_power(*pts, w, 250 * kMs).energy_uj;
@@ -141,7 +141,7 @@ TEST_F(StoreTest, WindowEdgeBeforeAChunksFirstValidReadingFindsTheChunkBefore) {
         Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, err}, RailValue{1'000'000, 5000, 200, 0}}});
   }
   put(*boot, *ids, sweeps);
-  auto e = store_->energy_uj(*boot, (*ids)[0], {750 * kMs, 1500 * kMs});  // 750: after 700, before 800
+  auto e = store_->readings().energy_uj(*boot, (*ids)[0], {750 * kMs, 1500 * kMs});  // 750: after 700, before 800
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_NEAR(**e, 5.0 * 0.75e6, 1e-3);  // bridged from 600 to 800 ms at 5 W
 }
@@ -150,7 +150,7 @@ TEST_F(StoreTest, EnergyOutsideTheStoredReadingsIsUnknownNotZero) {
   auto boot = store_->ensure_boot("boot-a", 0);
   auto ids = store_->ensure_rails(rails());
   fill(*boot, *ids);
-  auto e = store_->energy_uj(*boot, (*ids)[0], {1500 * kMs, 9000 * kMs});
+  auto e = store_->readings().energy_uj(*boot, (*ids)[0], {1500 * kMs, 9000 * kMs});
   ASSERT_TRUE(e.ok());
   EXPECT_FALSE(e->has_value());
 }
@@ -159,7 +159,7 @@ TEST_F(StoreTest, ResumeCursorsContinueTheRunningEnergy) {
   auto boot = store_->ensure_boot("boot-a", 0);
   auto ids = store_->ensure_rails(rails());
   fill(*boot, *ids);
-  auto cur = store_->resume_cursors(*boot, *ids);
+  auto cur = store_->readings().resume_cursors(*boot, *ids);
   ASSERT_TRUE(cur.ok());
   ASSERT_TRUE((*cur)[0].has_last);
   EXPECT_EQ((*cur)[0].last_t_ns, 2000 * kMs);
@@ -205,7 +205,7 @@ TEST_F(StoreTest, ExportReadingsReturnsWholeSweepsWhenTheLimitFallsInsideAChunk)
   ASSERT_TRUE(boot.ok() && ids.ok());
   fill(*boot, *ids);           // 21 sweeps in chunks of 7, two rails
   constexpr size_t kPage = 5;  // as the daemon pages: ask for one row more than a page
-  auto rows = store_->export_readings(0, 10'000 * kMs, "", kPage + 1);
+  auto rows = store_->readings().export_readings(0, 10'000 * kMs, "", kPage + 1);
   ASSERT_TRUE(rows.ok());
   ASSERT_GT(rows->size(), kPage);
   int64_t cut = (*rows)[kPage].wall_ns;  // the page ends before this sweep
@@ -215,7 +215,7 @@ TEST_F(StoreTest, ExportReadingsReturnsWholeSweepsWhenTheLimitFallsInsideAChunk)
   }
   ASSERT_FALSE(rails_per_sweep.empty());
   for (const auto& [t, n] : rails_per_sweep) EXPECT_EQ(n, 2) << "sweep at " << t << " lost a rail";
-  auto all = store_->export_readings(0, 10'000 * kMs, "", 1000);
+  auto all = store_->readings().export_readings(0, 10'000 * kMs, "", 1000);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 42u);
 }

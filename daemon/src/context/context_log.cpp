@@ -26,7 +26,7 @@ Status ContextLog::opened(Store& store, int64_t boot, int64_t now_ns) {
     return ok_status();
   }
   opened_before_ = true;
-  auto last = store.last_sample_ns(boot);
+  auto last = store.readings().last_sample_ns(boot);
   if (!last) return last.take_error();
   auto closed = store.context().close(boot, last->value_or(INT64_MIN));
   if (!closed) return closed.take_error();

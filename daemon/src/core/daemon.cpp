@@ -367,7 +367,7 @@ Result<StoreSession> DaemonImpl::open_session() {
   if (!ids) return ids.take_error();
   auto open = close_other_boots_runs(**store, *boot);
   if (!open) return open.take_error();
-  auto resume = (*store)->resume_cursors(*boot, *ids);
+  auto resume = (*store)->readings().resume_cursors(*boot, *ids);
   if (!resume) return resume.take_error();
   for (const auto& r : status_.inventory.rails) s.rails.push_back(ChunkRail{power_unit_uw(r.driver)});
   s.store = std::move(store).value();
@@ -401,7 +401,7 @@ Result<std::vector<RunRecord>> DaemonImpl::close_other_boots_runs(Store& store, 
                    r.name);
       continue;
     }
-    auto last = store.last_sample_ns(r.boot);
+    auto last = store.readings().last_sample_ns(r.boot);
     int64_t stop = last && last->has_value() ? std::max(**last, r.start_ns) : r.start_ns;
     auto st = store.runs().finish(r.id, stop, r.start_wall_ns + (stop - r.start_ns), RunState::kInterrupted);
     if (!st) return st.take_error();

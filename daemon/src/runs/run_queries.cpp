@@ -77,7 +77,7 @@ void post_result(TaskRunner& worker, Poster& poster, const Responder& r, ReplySi
 // stored reading (at most one flush interval old).
 Result<int64_t> run_end_ns(Store& store, const RunRecord& run) {
   if (run.stop_ns) return *run.stop_ns;
-  auto last = store.last_sample_ns(run.boot);
+  auto last = store.readings().last_sample_ns(run.boot);
   if (!last) return last.take_error();
   return std::max(run.start_ns, last->value_or(run.start_ns));
 }
@@ -171,7 +171,7 @@ Result<std::string> run_export_page(Store& store, const RunExportArgs& args, siz
   const RunRecord& run = **rec;
   int64_t from = std::max(run.start_ns, args.since_ns.value_or(run.start_ns));
   int64_t to = run.stop_ns.value_or(INT64_MAX);
-  auto rows = store.export_boot_readings(run.boot, EnergyWindow{from, to}, args.rail, page_rows);
+  auto rows = store.readings().export_boot_readings(run.boot, EnergyWindow{from, to}, args.rail, page_rows);
   if (!rows) return rows.take_error();
   bool truncated = rows->size() > page_rows;
   int64_t next = truncated ? (*rows)[page_rows].t_ns : 0;

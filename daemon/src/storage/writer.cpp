@@ -329,10 +329,10 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
   st = store_->begin();
   if (!st) return st;
   for (const auto& c : pending_) {
-    st = store_->put_chunk(boot_, rail_ids_, c);
+    st = store_->readings().put_chunk(boot_, rail_ids_, c);
     if (!st) return st;
   }
-  if (open_chunk) st = store_->put_chunk(boot_, rail_ids_, chunker_->open_chunk());
+  if (open_chunk) st = store_->readings().put_chunk(boot_, rail_ids_, chunker_->open_chunk());
   if (!st) return st;
   st = context_.write(*store_, boot_);
   if (!st) return st;
@@ -390,14 +390,14 @@ void StorageWriter::maybe_retain(bool stopping) {
 // Returns whether the pass has more steps to take. The database is never
 // touched with mu_ held: the sampler's push_sample takes it.
 bool StorageWriter::retain_step() {
-  auto step = store_->apply_retention(options_.retention, RetentionNow{boot_, newest_->t_ns, newest_->wall_ns});
+  auto step = store_->tiers().apply_retention(options_.retention, RetentionNow{boot_, newest_->t_ns, newest_->wall_ns});
   if (!step) {
     note_retention_error(step.error());
     return false;
   }
   std::optional<StoreFootprint> footprint;
   if (!step->more) {
-    auto f = store_->footprint();
+    auto f = store_->tiers().footprint();
     if (f) footprint = std::move(f).value();
   }
   record_retention(*step, std::move(footprint));

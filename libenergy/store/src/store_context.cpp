@@ -1,9 +1,10 @@
 // The board context change log (context.h) in the Store: sources, rows,
 // windows for run reports, the end of an earlier daemon's polling, and
 // retention with the 1 s tier.
+#include "energy/store_context.h"
+
 #include <algorithm>
 
-#include "energy/store.h"
 #include "sqlite.h"
 
 namespace energy {
@@ -166,36 +167,19 @@ Result<int64_t> StoreContext::close(int64_t boot, int64_t stopped_ns) {
   return added;
 }
 
-// Where a boot's context stops being kept: where its 1 s (or raw) history
-// starts (kRawTier: its raw readings). A boot with none left keeps only
-// each source's last row; the current boot with no history at all (no
-// rails) ages by the 1 s retention.
-Result<int64_t> Store::context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now,
-                                   ContextReach reach) {
-  const std::string b = std::to_string(boot);
-  auto raw = db_->query_int("SELECT min(t_first_ns) FROM chunks WHERE boot = " + b, INT64_MAX);
-  if (!raw) return raw.take_error();
-  auto second = db_->query_int("SELECT min(t_first_ns) FROM tier_chunks WHERE tier = 1 AND boot = " + b, INT64_MAX);
-  if (!second) return second.take_error();
-  int64_t history = std::min(*raw, *second);
-  int64_t cut = reach == ContextReach::kRawTier ? *raw : history;
-  if (history != INT64_MAX || boot != now.boot) return cut;
-  return now.boot_ns - policy.second_retention_ns;
-}
-
-Result<Store::ContextRetention> Store::retain_context(const RetentionPolicy& policy, const RetentionNow& now,
-                                                      ContextReach reach) {
+Result<StoreContext::Trimmed> StoreContext::trim(const std::function<Result<int64_t>(int64_t boot)>& cut,
+                                                 int64_t max_rows) {
   auto boots = boot_ids(*db_);
   if (!boots) return boots.take_error();
   auto sources = all_sources(*db_);
   if (!sources) return sources.take_error();
-  ContextRetention out;
-  const int64_t budget = std::max<int64_t>(1, policy.max_context_rows_per_step);
+  Trimmed out;
+  const int64_t budget = std::max<int64_t>(1, max_rows);
   for (int64_t boot : *boots) {
-    auto cut = context_cut(boot, policy, now, reach);
-    if (!cut) return cut.take_error();
+    auto until = cut(boot);
+    if (!until) return until.take_error();
     for (const auto& s : *sources) {
-      auto keep = row_at_or_before(*db_, boot, s.id, *cut);
+      auto keep = row_at_or_before(*db_, boot, s.id, *until);
       if (!keep) return keep.take_error();
       if (!keep->has_value()) continue;
       auto gone = delete_before(*db_, boot, s.id, (*keep)->t_ns, budget - out.rows_deleted);

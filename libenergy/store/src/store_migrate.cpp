@@ -148,10 +148,10 @@ Status convert_boot(sql::Db& db, Store& store, int64_t boot, const std::vector<V
   if (!rows) return rows;
   emit();
   for (const auto& c : chunker.take_closed()) {
-    auto put = store.put_chunk(boot, ids, c);
+    auto put = store.readings().put_chunk(boot, ids, c);
     if (!put) return put;
   }
-  return store.put_chunk(boot, ids, chunker.open_chunk());
+  return store.readings().put_chunk(boot, ids, chunker.open_chunk());
 }
 
 Status convert_all(sql::Db& db, Store& store) {

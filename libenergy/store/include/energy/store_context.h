@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,14 @@ class StoreContext {
   // every source whose last row in the boot holds a value gets an unknown
   // row at max(stopped_ns, that row + 1 ns). Returns how many were added.
   Result<int64_t> close(int64_t boot, int64_t stopped_ns);
+  // Retention (StoreTiers): in every boot, deletes each source's rows before
+  // cut(boot) except its newest row at or before the cut (so the state there
+  // stays known), at most max_rows in all; `more` when rows remain.
+  struct Trimmed {
+    int64_t rows_deleted = 0;
+    bool more = false;
+  };
+  Result<Trimmed> trim(const std::function<Result<int64_t>(int64_t boot)>& cut, int64_t max_rows);
 
  private:
   sql::Db* db_;
