@@ -124,15 +124,15 @@ void write_changes(TempStore& db, int sources, int64_t seconds) {
   std::vector<int64_t> ids;
   ids.reserve(static_cast<size_t>(sources));
   for (int s = 0; s < sources; ++s)
-    ids.push_back(*db.store->ensure_context_source(ContextKind::kClock, "cpu" + std::to_string(s * 4)));
+    ids.push_back(*db.store->context().ensure_source(ContextKind::kClock, "cpu" + std::to_string(s * 4)));
   for (int64_t sec = 0; sec < seconds; ++sec) {
     (void)db.store->begin();
     for (int64_t poll = 0; poll < 1'000'000'000 / kPollNs; ++poll) {
       int64_t t = sec * 1'000'000'000 + poll * kPollNs + 37'000;
       for (size_t s = 0; s < ids.size(); ++s) {
         int64_t hz = 729'600'000 + static_cast<int64_t>((poll + static_cast<int64_t>(s)) % 4) * 76'800'000;
-        (void)db.store->put_context_row(db.boot, ids[s],
-                                        ContextRow{t + static_cast<int64_t>(s) * 1000, ContextValue::of_number(hz)});
+        (void)db.store->context().put_row(db.boot, ids[s],
+                                          ContextRow{t + static_cast<int64_t>(s) * 1000, ContextValue::of_number(hz)});
       }
     }
     (void)db.store->commit();
@@ -162,7 +162,7 @@ void BM_RunContext(benchmark::State& state) {
   EnergyWindow w{5'000'000'000, (seconds + 5) * 1'000'000'000};
   for (auto _ : state) {
     ContextSummary summary(w);  // what build_run_report does
-    (void)db.store->scan_context(db.boot, w, summary);
+    (void)db.store->context().scan(db.boot, w, summary);
     benchmark::DoNotOptimize(summary.finish());
   }
   state.counters["rows"] = static_cast<double>(seconds * 10 * 4);

@@ -77,9 +77,9 @@ std::unique_ptr<Store> fill(const std::string& path, size_t rails, int64_t sweep
   (void)store->begin();
   for (int64_t i = 0; i < sweeps; ++i) {
     chunker.add(gen.next(i));
-    for (const auto& c : chunker.take_closed()) (void)store->put_chunk(boot, ids, c);
+    for (const auto& c : chunker.take_closed()) (void)store->readings().put_chunk(boot, ids, c);
   }
-  (void)store->put_chunk(boot, ids, chunker.open_chunk());
+  (void)store->readings().put_chunk(boot, ids, chunker.open_chunk());
   (void)store->commit();
   (void)store->checkpoint();
   return store;
@@ -130,7 +130,7 @@ void BM_EnergyQuery(benchmark::State& state) {
   std::mt19937 rng(7);
   for (auto _ : state) {
     int64_t shift = static_cast<int64_t>(rng() % 1000) * 1'000'000;  // a different window each time
-    auto e = store->energy_uj(1, 1, {end - span - shift, end - shift});
+    auto e = store->readings().energy_uj(1, 1, {end - span - shift, end - shift});
     benchmark::DoNotOptimize(e);
   }
 }
@@ -151,9 +151,9 @@ std::unique_ptr<Store> fill_every(const std::string& path, size_t rails, int64_t
     s.t_ns = s.t_ns / kPeriodNs * period_ns + s.t_ns % kPeriodNs;
     s.wall_ns = s.t_ns + 1'700'000'000'000'000'000;
     chunker.add(s);
-    for (const auto& c : chunker.take_closed()) (void)store->put_chunk(boot, ids, c);
+    for (const auto& c : chunker.take_closed()) (void)store->readings().put_chunk(boot, ids, c);
   }
-  (void)store->put_chunk(boot, ids, chunker.open_chunk());
+  (void)store->readings().put_chunk(boot, ids, chunker.open_chunk());
   (void)store->commit();
   return store;
 }
@@ -165,7 +165,7 @@ RetentionNow now_after(int64_t sweeps, int64_t period_ns) {
 
 void retain_all(Store& store, const RetentionPolicy& p, RetentionNow now) {
   for (;;) {
-    auto step = store.apply_retention(p, now);
+    auto step = store.tiers().apply_retention(p, now);
     if (!step.ok() || !step->more) break;
   }
   (void)store.checkpoint();
@@ -182,13 +182,13 @@ RetentionPolicy short_policy(int64_t raw_ns, int64_t second_ns) {
 double tier_buckets(Store& store, Tier tier, int64_t end_ns) {
   double n = 0;
   auto rails = *store.rails();
-  for (const auto& r : rails) n += static_cast<double>(store.rail_buckets(1, r.id, tier, {0, end_ns})->size());
+  for (const auto& r : rails) n += static_cast<double>(store.tiers().rail_buckets(1, r.id, tier, {0, end_ns})->size());
   return n;
 }
 
 int64_t live_bytes(const std::string& path) {
   auto probe = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
-  auto f = *probe->footprint();
+  auto f = *probe->tiers().footprint();
   return f.file_bytes - f.free_bytes;
 }
 
@@ -203,11 +203,11 @@ void BM_TierBytesPerBucket(benchmark::State& state) {
     std::string path = temp_db();
     auto store = fill_every(path, 3, sweeps, period);
     int64_t raw_live = live_bytes(path);
-    int64_t raw_payload = store->footprint()->tiers[0].data_bytes;
+    int64_t raw_payload = store->tiers().footprint()->tiers[0].data_bytes;
     auto p = tier == Tier::kSecond ? short_policy(600'000'000'000, 90 * 86'400'000'000'000)
                                    : short_policy(600'000'000'000, 1'200'000'000'000);
     retain_all(*store, p, now_after(sweeps, period));
-    auto f = *store->footprint();
+    auto f = *store->tiers().footprint();
     const auto& t = f.tiers[static_cast<size_t>(tier)];
     buckets = tier_buckets(*store, tier, sweeps * period);
     payload = static_cast<double>(t.data_bytes) / buckets;
@@ -241,7 +241,7 @@ void BM_RetentionStep(benchmark::State& state) {
   RetentionNow now = now_after(sweeps, kPeriodNs);
   int64_t chunks = 0;
   for (auto _ : state) {
-    auto step = store->apply_retention(p, now);
+    auto step = store->tiers().apply_retention(p, now);
     if (!step.ok()) state.SkipWithError(step.error().describe().c_str());
     if (step.ok()) chunks += step->raw_chunks_downsampled;
   }
@@ -272,7 +272,7 @@ void BM_TierEnergyQuery(benchmark::State& state) {
   for (auto _ : state) {
     int64_t shift = static_cast<int64_t>(rng() % 100'000) * 1'000'000;  // a different window each time
     int64_t end = int64_t{30} * 86'400 * kSecNs + 180 * kSecNs - shift;
-    auto e = stores[tier]->energy(1, 1, {end - int64_t{30} * 86'400 * kSecNs, end});
+    auto e = stores[tier]->readings().energy(1, 1, {end - int64_t{30} * 86'400 * kSecNs, end});
     if (e.ok() && e->has_value()) answered = (*e)->tier;
     benchmark::DoNotOptimize(e);
   }
@@ -295,8 +295,9 @@ void BM_RunsList(benchmark::State& state) {
       r.boot = 1;
       r.start_ns = i * (kDay / kRuns) * kPeriodNs + kPeriodNs / 2;
       r.start_wall_ns = r.start_ns + 1'700'000'000'000'000'000;
-      int64_t id = *writer->insert_run(r);
-      (void)writer->finish_run(id, r.start_ns + 100 * kPeriodNs, r.start_wall_ns + 100 * kPeriodNs, RunState::kStopped);
+      int64_t id = *writer->runs().insert(r);
+      (void)writer->runs().finish(id, r.start_ns + 100 * kPeriodNs, r.start_wall_ns + 100 * kPeriodNs,
+                                  RunState::kStopped);
     }
     writer.reset();
     store = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
@@ -305,7 +306,7 @@ void BM_RunsList(benchmark::State& state) {
   filter.limit = state.range(0);
   size_t summarized = 0;
   for (auto _ : state) {
-    auto runs = store->find_runs(filter);
+    auto runs = store->runs().find(filter);
     auto total = total_stored_rails(*store);
     summarized = 0;
     for (const auto& r : *runs) {

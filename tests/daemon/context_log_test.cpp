@@ -45,7 +45,7 @@ class ContextLogTest : public TempStoreTest {
     return st;
   }
   std::vector<ContextSeries> all() {
-    auto w = store_->context_window(boot_, {0, INT64_MAX});
+    auto w = store_->context().window(boot_, {0, INT64_MAX});
     EXPECT_TRUE(w.ok());
     return w.ok() ? *w : std::vector<ContextSeries>{};
   }
@@ -57,7 +57,7 @@ class ContextLogTest : public TempStoreTest {
     ASSERT_TRUE(ids.ok());
     Chunker c({ChunkRail{0}}, 600, {});
     c.add(Sample{t, t, {RailValue{1000, 5000, 1, 0}}});
-    ASSERT_TRUE(store_->put_chunk(boot_, *ids, c.open_chunk()).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, *ids, c.open_chunk()).ok());
   }
   static ContextChange gpu(int64_t t, int64_t hz) {
     return {ContextKind::kClock, "gpu", t, ContextValue::of_number(hz)};
@@ -90,7 +90,7 @@ TEST_F(ContextLogTest, RowsAndNewSourcesSurviveARolledBackTransaction) {
   ASSERT_FALSE(flush(log, false).ok());  // the source rows it created are gone with it
   EXPECT_EQ(log.pending(), 2);
   // Another source takes the first free id meanwhile: a stale cached id would now point at it.
-  ASSERT_TRUE(store_->ensure_context_source(ContextKind::kClock, "emc").ok());
+  ASSERT_TRUE(store_->context().ensure_source(ContextKind::kClock, "emc").ok());
   ASSERT_TRUE(flush(log).ok());
   EXPECT_EQ(log.pending(), 0);
   EXPECT_EQ(log.written(), 2);

@@ -8,8 +8,8 @@
 namespace energy::daemon {
 namespace {
 
-Store::ExportRow reading_row(const std::string& rail, int64_t t_ns) {
-  Store::ExportRow row;
+StoreReadings::ExportRow reading_row(const std::string& rail, int64_t t_ns) {
+  StoreReadings::ExportRow row;
   row.boot_id = "6f1c5a0e-1b7e-4c55-9a63-2f0d3c9d8e11";
   row.rail = rail;
   row.t_ns = t_ns;
@@ -29,7 +29,7 @@ nlohmann::json parse(const Result<std::string>& text) {
 }
 
 TEST(ExportPageText, ReadsAsTheDocumentOfItsRowsAndFields) {
-  std::vector<Store::ExportRow> rows;
+  std::vector<StoreReadings::ExportRow> rows;
   for (int64_t t = 0; t < 9000; ++t) rows.push_back(reading_row(t % 2 == 0 ? "VDD_IN" : "VDD_SOC", t));
   rows[3].reading.err = 5;  // EIO: the row has errno instead of the quantities
   nlohmann::json expected_rows = nlohmann::json::array();
@@ -51,13 +51,13 @@ TEST(ExportPageText, NoRowsIsAnEmptyArray) {
 }
 
 TEST(ExportPageText, BytesThatAreNotUtf8AreReplacedAsInEveryReply) {
-  std::vector<Store::ExportRow> rows{reading_row("VDD_\xff\xfe", 1)};
+  std::vector<StoreReadings::ExportRow> rows{reading_row("VDD_\xff\xfe", 1)};
   nlohmann::json page = parse(export_page_text(rows, {{"truncated", false}}, {}));
   EXPECT_EQ(page["rows"][0]["rail"], "VDD_\xef\xbf\xbd\xef\xbf\xbd") << "U+FFFD for each bad byte";
 }
 
 TEST(ExportPageText, StopsWithAStateErrorOnceItsClientHasGone) {
-  std::vector<Store::ExportRow> rows(10000, reading_row("VDD_IN", 1));
+  std::vector<StoreReadings::ExportRow> rows(10000, reading_row("VDD_IN", 1));
   int asked = 0;
   auto page = export_page_text(rows, {{"truncated", false}}, [&] { return ++asked == 2; });
   ASSERT_FALSE(page.ok());

@@ -42,8 +42,8 @@ class RunQueriesOnStore : public ::testing::Test {
       chunker.add(Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, 0}}});
     }
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(boot_, rails_, c).ok());
-    ASSERT_TRUE(store_->put_chunk(boot_, rails_, chunker.open_chunk()).ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->readings().put_chunk(boot_, rails_, c).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, rails_, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
   RunRecord run(const std::string& name, int64_t start_ms, std::optional<int64_t> stop_ms, RunState state) {
@@ -52,11 +52,11 @@ class RunQueriesOnStore : public ::testing::Test {
     r.boot = boot_;
     r.start_ns = start_ms * kMs;
     r.start_wall_ns = r.start_ns;
-    r.id = *store_->insert_run(r);
+    r.id = *store_->runs().insert(r);
     if (stop_ms) {
-      EXPECT_TRUE(store_->finish_run(r.id, *stop_ms * kMs, *stop_ms * kMs, state).ok());
+      EXPECT_TRUE(store_->runs().finish(r.id, *stop_ms * kMs, *stop_ms * kMs, state).ok());
     }
-    return **store_->run_by_id(r.id);
+    return **store_->runs().by_id(r.id);
   }
   static bool has_note(const nlohmann::json& rep, const std::string& words) {
     return rep.contains("notes") && rep["notes"].dump().find(words) != std::string::npos;
@@ -121,8 +121,8 @@ TEST_F(RunQueriesOnStore, TimeWithoutReadingsIsNotedWithItsLength) {
 TEST_F(RunQueriesOnStore, StoredClocksComeBackAndARunWithoutReadingsIsAnError) {
   fill(1000, 2000);
   RunRecord r = run("clocked", 1000, 2000, RunState::kStopped);
-  ASSERT_TRUE(store_->set_run_clocks(r.id, R"({"clock_pins":[{"lease":7}],"clock_events":[]})").ok());
-  r = **store_->run_by_id(r.id);
+  ASSERT_TRUE(store_->runs().set_clocks(r.id, R"({"clock_pins":[{"lease":7}],"clock_events":[]})").ok());
+  r = **store_->runs().by_id(r.id);
   auto rep = show_run(*store_, r, kGapThreshold, nullptr);
   ASSERT_TRUE(rep.ok());
   EXPECT_EQ((*rep)["clock_pins"][0]["lease"], 7);

@@ -84,7 +84,7 @@ class RunManagerTest : public StaticBoardTest {
   std::optional<RunRecord> stored(int64_t id) {
     auto r = reader();
     if (!r) return std::nullopt;
-    auto rec = (*r)->run_by_id(id);
+    auto rec = (*r)->runs().by_id(id);
     return rec ? *rec : std::nullopt;
   }
 

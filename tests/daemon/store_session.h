@@ -50,9 +50,9 @@ inline Result<StoreSession> open_test_session(const std::string& path, const std
   if (!boot) return boot.take_error();
   auto ids = (*store)->ensure_rails(rails);
   if (!ids) return ids.take_error();
-  auto resume = (*store)->resume_cursors(*boot, *ids);
+  auto resume = (*store)->readings().resume_cursors(*boot, *ids);
   if (!resume) return resume.take_error();
-  auto open = (*store)->runs_in_state(RunState::kOpen);
+  auto open = (*store)->runs().in_state(RunState::kOpen);
   if (!open) return open.take_error();
   for (const auto& r : rails) s.rails.push_back(ChunkRail{power_unit_uw(r.driver)});
   s.store = std::move(store).value();
@@ -60,7 +60,7 @@ inline Result<StoreSession> open_test_session(const std::string& path, const std
   s.rail_ids = std::move(ids).value();
   s.resume = std::move(resume).value();
   s.open_runs = std::move(open).value();
-  auto counters = s.store->counters();
+  auto counters = s.store->counters().get();
   if (!counters) return counters.take_error();
   s.counters = std::move(counters).value();
   return s;

@@ -80,7 +80,7 @@ class WriterTest : public ::testing::Test {
   std::optional<StoredCounters> stored_counters() {
     auto reader = Store::open(path_, StoreRole::kReader, 1000);
     if (!reader) return std::nullopt;
-    auto c = (*reader)->counters();
+    auto c = (*reader)->counters().get();
     EXPECT_TRUE(c.ok()) << c.error().describe();
     return c ? *c : std::nullopt;
   }
@@ -92,7 +92,7 @@ class WriterTest : public ::testing::Test {
     if (!rails) return -1;
     for (const auto& r : *rails) {
       if (r.label != label) continue;
-      auto e = (*reader)->energy_uj(1, r.id, EnergyWindow{sample(from).t_ns, sample(to).t_ns});
+      auto e = (*reader)->readings().energy_uj(1, r.id, EnergyWindow{sample(from).t_ns, sample(to).t_ns});
       return e && e->has_value() ? **e : -1;
     }
     return -1;
@@ -101,7 +101,7 @@ class WriterTest : public ::testing::Test {
   int64_t stored_sweeps() {
     auto reader = Store::open(path_, StoreRole::kReader, 1000);
     if (!reader) return -1;
-    auto n = (*reader)->sample_count();
+    auto n = (*reader)->readings().sample_count();
     return n ? *n : -1;
   }
 
@@ -223,7 +223,7 @@ TEST_F(WriterTest, SweepsBeyondThePendingBoundAreDroppedOldestFirstAndCounted) {
   EXPECT_EQ(w->stats().dropped_samples, 6);
   auto reader = Store::open(path_, StoreRole::kReader, 1000);
   ASSERT_TRUE(reader.ok());
-  auto last = (*reader)->last_sample_ns(1);
+  auto last = (*reader)->readings().last_sample_ns(1);
   ASSERT_TRUE(last.ok() && last->has_value());
   EXPECT_EQ(**last, sample(9).t_ns);  // the newest were kept
 }
@@ -256,7 +256,7 @@ TEST_F(WriterTest, ARefusedTransactionKeepsItsSweepsRefusesItsMarkAndIsRetriedAf
   EXPECT_EQ(stored_sweeps(), 7);
   auto reader = Store::open(path_, StoreRole::kReader, 1000);
   ASSERT_TRUE(reader.ok());
-  auto open = (*reader)->runs_in_state(RunState::kOpen);
+  auto open = (*reader)->runs().in_state(RunState::kOpen);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);  // the refused marks left nothing behind
   EXPECT_EQ(open->front().name, "after-reopen");
@@ -287,7 +287,7 @@ TEST_F(WriterTest, AStopMarkStoresTheStopItsTagsAndItsClocks) {
   w->stop();
   auto reader = Store::open(path_, StoreRole::kReader, 1000);
   ASSERT_TRUE(reader.ok());
-  auto rec = (*reader)->run_by_id(started->id);
+  auto rec = (*reader)->runs().by_id(started->id);
   ASSERT_TRUE(rec.ok() && rec->has_value());
   EXPECT_EQ((*rec)->state, RunState::kStopped);
   EXPECT_EQ((*rec)->stop_ns, sample(5).t_ns);
@@ -426,14 +426,14 @@ TEST_F(WriterTest, AWritesRefusalIsItsOwnAndADatabaseErrorFailsTheTransaction) {
   push(*w, 0, 3);
   int64_t sweep_id = 0;
   ASSERT_TRUE(write(*w, [&](Store& s) -> Status {
-                auto created = s.create_sweep("grid", "{}", 1);
+                auto created = s.sweeps().create("grid", "{}", 1);
                 if (!created) return created.take_error();
                 sweep_id = created->id;
                 return ok_status();
               }).ok());
   Result<SweepRecord> refused = make_error(ErrorCode::kInternal, "not run");
   ASSERT_TRUE(write(*w, [&](Store& s) -> Status {
-                refused = s.add_sweep_run(SweepRunRecord{sweep_id, 999, 0, 0, SweepRole::kMeasure, {}}, 2);
+                refused = s.sweeps().add_run(SweepRunRecord{sweep_id, 999, 0, 0, SweepRole::kMeasure, {}}, 2);
                 return ok_status();
               }).ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kNotFound);
@@ -444,7 +444,7 @@ TEST_F(WriterTest, AWritesRefusalIsItsOwnAndADatabaseErrorFailsTheTransaction) {
   w->stop();
   auto reader = Store::open(path_, StoreRole::kReader, 1000);
   ASSERT_TRUE(reader.ok());
-  auto stored = (*reader)->sweep_by_id(sweep_id);
+  auto stored = (*reader)->sweeps().by_id(sweep_id);
   ASSERT_TRUE(stored.ok() && stored->has_value()) << "the create was committed";
   EXPECT_EQ(stored_sweeps(), 3);
 }

@@ -72,7 +72,7 @@ Stored read_stored(const std::string& db) {
   Stored out;
   auto store = Store::open(db, StoreRole::kReader, 1000);
   if (!store) return out.error = "cannot open " + db + ": " + store.error().describe(), out;
-  auto c = (*store)->counters();
+  auto c = (*store)->counters().get();
   if (!c || !c->has_value()) return out.error = "no counters in " + db, out;
   out.counters = **c;
   for (const auto& [label, uj] : out.counters.energy_uj) {
@@ -84,8 +84,8 @@ Stored read_stored(const std::string& db) {
   for (const auto& r : *rails) rail = r.label == "VDD_IN" ? r.id : rail;
   if (rail == 0) return out.error = "no VDD_IN rail", out;
   constexpr int64_t kBoot = 1;  // a fresh database: this boot is its first
-  auto all =
-      (*store)->rail_points(kBoot, rail, EnergyWindow{0, INT64_MAX / 2});  // the window's end + 1 must not overflow
+  auto all = (*store)->readings().rail_points(
+      kBoot, rail, EnergyWindow{0, INT64_MAX / 2});  // the window's end + 1 must not overflow
   if (!all) return out.error = all.error().describe(), out;
   std::vector<PowerPoint> valid;
   for (const auto& p : *all) {
@@ -94,7 +94,7 @@ Stored read_stored(const std::string& db) {
   const auto* points = &valid;
   if (points->empty()) return out.error = "no VDD_IN readings", out;
   auto energy = [&](int64_t from, int64_t to) {
-    auto e = (*store)->energy_uj(kBoot, rail, EnergyWindow{from, to});
+    auto e = (*store)->readings().energy_uj(kBoot, rail, EnergyWindow{from, to});
     return e && e->has_value() ? **e : -1.0;
   };
   int64_t first = points->front().t_ns;

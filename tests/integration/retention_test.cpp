@@ -49,8 +49,8 @@ void write_old_boot(const std::string& db_path) {
     chunker.add(Sample{t, t + offset, {RailValue{4'000'000, 5000, 800, 0}}});
   }
   ASSERT_TRUE(store->begin().ok());
-  for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store->put_chunk(boot, ids, c).ok());
-  ASSERT_TRUE(store->put_chunk(boot, ids, chunker.open_chunk()).ok());
+  for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store->readings().put_chunk(boot, ids, c).ok());
+  ASSERT_TRUE(store->readings().put_chunk(boot, ids, chunker.open_chunk()).ok());
   ASSERT_TRUE(store->commit().ok());
 }
 
@@ -114,7 +114,7 @@ TEST_F(Retention, OldRawReadingsOfAnEarlierBootAreDownsampledAndShownInStatus) {
   EXPECT_EQ(daemon.stop(SIGTERM), 0);
   auto store = Store::open(state() + "/energyd.db", StoreRole::kReader, 5000);
   ASSERT_TRUE(store.ok());
-  auto e = (*store)->energy(1, 1, {60 * kSec, 1140 * kSec});  // the earlier boot's first rail
+  auto e = (*store)->readings().energy(1, 1, {60 * kSec, 1140 * kSec});  // the earlier boot's first rail
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_EQ((*e)->tier, Tier::kSecond);
   EXPECT_NEAR((*e)->energy_uj, 4.0 * 1080e6, kTierEnergyQuantumUj);

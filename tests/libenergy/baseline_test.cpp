@@ -118,7 +118,7 @@ class BaselineStore : public TempStoreTest {
       chunker.add(Sample{t * kMs, t * kMs, {RailValue{idle ? 5'000'000 : 8'000'000, 5000, idle ? 1000 : 1600, 0}}});
     }
     ASSERT_TRUE(store_->begin().ok());
-    ASSERT_TRUE(store_->put_chunk(boot_, rail_ids_, chunker.open_chunk()).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, rail_ids_, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
   RunRecord add_run(const std::string& tags, int64_t start_ms, int64_t stop_ms) {
@@ -128,8 +128,8 @@ class BaselineStore : public TempStoreTest {
     r.boot = boot_;
     r.start_ns = start_ms * kMs;
     r.start_wall_ns = r.start_ns;
-    r.id = *store_->insert_run(r);
-    EXPECT_TRUE(store_->finish_run(r.id, stop_ms * kMs, stop_ms * kMs, RunState::kStopped).ok());
+    r.id = *store_->runs().insert(r);
+    EXPECT_TRUE(store_->runs().finish(r.id, stop_ms * kMs, stop_ms * kMs, RunState::kStopped).ok());
     r.stop_ns = stop_ms * kMs;
     r.stop_wall_ns = stop_ms * kMs;
     r.state = RunState::kStopped;

@@ -111,8 +111,8 @@ class RetentionTest : public TempStoreTest {
   void write_until(int64_t until) {
     for (; next_ < until; ++next_) chunker_->add(synth_->sweep(next_));
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker_->take_closed()) ASSERT_TRUE(store_->put_chunk(boot_, ids_, c).ok());
-    ASSERT_TRUE(store_->put_chunk(boot_, ids_, chunker_->open_chunk()).ok());
+    for (const auto& c : chunker_->take_closed()) ASSERT_TRUE(store_->readings().put_chunk(boot_, ids_, c).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, ids_, chunker_->open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
 
@@ -125,7 +125,7 @@ class RetentionTest : public TempStoreTest {
   RetentionStep retain(const RetentionPolicy& policy) {
     RetentionStep last;
     for (int i = 0; i < 1'000'000; ++i) {
-      auto step = store_->apply_retention(policy, now());
+      auto step = store_->tiers().apply_retention(policy, now());
       EXPECT_TRUE(step.ok()) << step.error().describe();
       if (!step.ok()) break;
       last = *step;
@@ -135,7 +135,7 @@ class RetentionTest : public TempStoreTest {
   }
 
   EnergyAnswer energy(size_t rail, EnergyWindow w) {
-    auto e = store_->energy(boot_, ids_[rail], w);
+    auto e = store_->readings().energy(boot_, ids_[rail], w);
     EXPECT_TRUE(e.ok() && e->has_value()) << "no energy for [" << w.begin_ns << ", " << w.end_ns << "]";
     return e.ok() && e->has_value() ? **e : EnergyAnswer{};
   }
@@ -193,7 +193,7 @@ TEST_F(RetentionTest, BucketAlignedIntervalsEqualRawEnergyToRounding) {
     EXPECT_NEAR(a.energy_uj, raw[i].second, kTierEnergyQuantumUj) << "window from " << raw[i].first.begin_ns;
     EXPECT_LE(a.error_bound_uj, 2 * kTierRoundingUj);
   }
-  auto sweeps = store_->sample_count();
+  auto sweeps = store_->readings().sample_count();
   ASSERT_TRUE(sweeps.ok());
   EXPECT_LE(*sweeps, 31 * 600);  // 30 min of raw sweeps plus the chunk across the line
 }
@@ -237,10 +237,10 @@ TEST_F(RetentionTest, EnergyFallsBackToTheFinestTierHoldingEachEdge) {
   EXPECT_EQ(energy(0, {9 * kHour + 17 * kSec, 10 * kHour + 3 * kSec}).tier, Tier::kSecond);
   EXPECT_EQ(energy(0, {9 * kHour + 17 * kSec, 11 * kHour + 30 * kMin}).tier, Tier::kSecond);
   EXPECT_EQ(energy(0, {kHour + 17 * kSec, 11 * kHour + 30 * kMin}).tier, Tier::kMinute);
-  auto before = store_->energy(boot_, ids_[0], {-10 * kSec, kHour});
+  auto before = store_->readings().energy(boot_, ids_[0], {-10 * kSec, kHour});
   ASSERT_TRUE(before.ok());
   EXPECT_FALSE(before->has_value());
-  auto after = store_->energy(boot_, ids_[0], {kHour, 13 * kHour});
+  auto after = store_->readings().energy(boot_, ids_[0], {kHour, 13 * kHour});
   ASSERT_TRUE(after.ok());
   EXPECT_FALSE(after->has_value());
 }
@@ -251,7 +251,7 @@ TEST_F(RetentionTest, BucketsOfAnOldWindowCarryCountsAndExtremes) {
   write_until(36'000);
   retain(policy(10 * kMin, 90 * kDay, 0, 0));
   EnergyWindow w{10 * kMin, 20 * kMin};
-  auto buckets = store_->rail_buckets(boot_, ids_[0], Tier::kSecond, w);
+  auto buckets = store_->tiers().rail_buckets(boot_, ids_[0], Tier::kSecond, w);
   ASSERT_TRUE(buckets.ok()) << buckets.error().describe();
   ASSERT_EQ(buckets->size(), 600u);
   int64_t valid = 0, failed = 0, i = w.begin_ns / synth.period_ns() - 5;
@@ -274,7 +274,7 @@ TEST_F(RetentionTest, BucketsOfAnOldWindowCarryCountsAndExtremes) {
   EXPECT_EQ(valid, want_valid);
   EXPECT_EQ(failed, want_failed);
   EXPECT_GT(failed, 0);
-  EXPECT_FALSE(store_->rail_buckets(boot_, ids_[0], Tier::kRaw, w).ok());
+  EXPECT_FALSE(store_->tiers().rail_buckets(boot_, ids_[0], Tier::kRaw, w).ok());
 }
 
 TEST_F(RetentionTest, ReportOfARunWhoseReadingsWereDownsampledComesFromTheTiers) {
@@ -358,10 +358,10 @@ TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
   write_until(600);
   RetentionNow n = now();
   n.wall_ns = kWallOffsetNs + 30 * kDay;  // the old boot ended a month ago by the wall clock
-  auto step = store_->apply_retention(policy(kDay, 90 * kDay, 0, 0), n);
+  auto step = store_->tiers().apply_retention(policy(kDay, 90 * kDay, 0, 0), n);
   ASSERT_TRUE(step.ok());
-  while (step.ok() && step->more) step = store_->apply_retention(policy(kDay, 90 * kDay, 0, 0), n);
-  auto e = store_->energy(old_boot, old_rail, {10 * kSec, 3 * kHour + 10 * kSec});
+  while (step.ok() && step->more) step = store_->tiers().apply_retention(policy(kDay, 90 * kDay, 0, 0), n);
+  auto e = store_->readings().energy(old_boot, old_rail, {10 * kSec, 3 * kHour + 10 * kSec});
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_EQ((*e)->tier, Tier::kSecond);
   double exact = synth.energy_uj(0, {10 * kSec, 3 * kHour + 10 * kSec});
@@ -400,10 +400,10 @@ TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercen
     }
   }
   EXPECT_GT(largest, kBudget * 8 / 10) << "the budget never came into play";
-  auto gone = store_->energy(boot_, ids_[0], {kHour, 2 * kHour});  // older than the 1 min retention
+  auto gone = store_->readings().energy(boot_, ids_[0], {kHour, 2 * kHour});  // older than the 1 min retention
   ASSERT_TRUE(gone.ok());
   EXPECT_FALSE(gone->has_value());
-  auto f = store_->footprint();
+  auto f = store_->tiers().footprint();
   ASSERT_TRUE(f.ok());
   EXPECT_GT(f->tiers[2].rows, 0);
   EXPECT_LT(f->free_bytes, kBudget / 4);  // freed pages went back to the file system

@@ -31,16 +31,16 @@ class StoreContextTest : public TempStoreTest {
     return b.ok() ? *b : 0;
   }
   int64_t source(ContextKind kind, const std::string& name) {
-    auto id = store_->ensure_context_source(kind, name);
+    auto id = store_->context().ensure_source(kind, name);
     EXPECT_TRUE(id.ok()) << id.error().describe();
     return id.ok() ? *id : 0;
   }
   void put(int64_t boot, int64_t source, int64_t t_ns, ContextValue v) {
-    auto st = store_->put_context_row(boot, source, ContextRow{t_ns, std::move(v)});
+    auto st = store_->context().put_row(boot, source, ContextRow{t_ns, std::move(v)});
     ASSERT_TRUE(st.ok()) << st.error().describe();
   }
   std::vector<ContextSeries> window(int64_t boot, EnergyWindow w) {
-    auto s = store_->context_window(boot, w);
+    auto s = store_->context().window(boot, w);
     EXPECT_TRUE(s.ok()) << s.error().describe();
     return s.ok() ? *s : std::vector<ContextSeries>{};
   }
@@ -59,14 +59,14 @@ class StoreContextTest : public TempStoreTest {
     Chunker chunker({ChunkRail{0}}, 600, {});
     for (int64_t t = from_ns; t < to_ns; t += kSec) chunker.add(Sample{t, t, {RailValue{5'000'000, 5000, 1000, 0}}});
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(boot, *ids, c).ok());
-    ASSERT_TRUE(store_->put_chunk(boot, *ids, chunker.open_chunk()).ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->readings().put_chunk(boot, *ids, c).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot, *ids, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
   RetentionStep retain(const RetentionPolicy& p, const RetentionNow& now, int64_t* steps = nullptr) {
     RetentionStep last;
     for (int i = 0; i < 100'000; ++i) {
-      auto step = store_->apply_retention(p, now);
+      auto step = store_->tiers().apply_retention(p, now);
       EXPECT_TRUE(step.ok()) << step.error().describe();
       if (!step.ok()) break;
       EXPECT_LE(step->context_rows_deleted, p.max_context_rows_per_step);
@@ -137,7 +137,7 @@ TEST_F(StoreContextTest, ClosingAnEarlierDaemonsPollingMakesTheDowntimeUnknown) 
   put(boot_, gpu, 10 * kSec, ContextValue::of_number(612'000'000));
   put(boot_, zone, 30 * kSec, ContextValue::of_number(41'000));  // after the last sweep
   put(boot_, gone, 5 * kSec, ContextValue::unknown());           // already unknown: nothing to end
-  auto added = store_->close_context(boot_, 20 * kSec);          // the old daemon's last sweep
+  auto added = store_->context().close(boot_, 20 * kSec);        // the old daemon's last sweep
   ASSERT_TRUE(added.ok()) << added.error().describe();
   EXPECT_EQ(*added, 2);
   // The new daemon polls again from 60 s: [20 s, 60 s) is unknown, not 612 MHz.
@@ -151,7 +151,7 @@ TEST_F(StoreContextTest, ClosingAnEarlierDaemonsPollingMakesTheDowntimeUnknown) 
   ASSERT_EQ(z->rows.size(), 2u);
   EXPECT_EQ(z->rows[1].t_ns, 30 * kSec + 1);  // never before the row it ends
   EXPECT_EQ(find(all, ContextKind::kThermal, "gpu-thermal")->rows.size(), 1u);
-  auto again = store_->close_context(boot_, 70 * kSec);
+  auto again = store_->context().close(boot_, 70 * kSec);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, 1);  // only the gpu, polled again since
 }
@@ -171,7 +171,7 @@ TEST_F(StoreContextTest, ContextAgesOutWithTheSecondTierKeepingTheStateAtTheCut)
   // Where the 1 s tier starts now: context before it is gone but for the row in force there.
   auto rails = store_->rails();
   ASSERT_TRUE(rails.ok() && rails->size() == 1);
-  auto seconds = store_->rail_buckets(boot_, rails->front().id, Tier::kSecond, {0, 3 * kHour});
+  auto seconds = store_->tiers().rail_buckets(boot_, rails->front().id, Tier::kSecond, {0, 3 * kHour});
   ASSERT_TRUE(seconds.ok() && !seconds->empty());
   int64_t cut = seconds->front().start_ns;
   ASSERT_GT(cut, 30 * kMin);                                               // the oldest 1 s rows went to the 1 min tier
@@ -229,24 +229,24 @@ TEST_F(StoreContextTest, OverBudgetContextOlderThanTheRawReadingsGoesBeforeAnyRe
   p.disk_budget_bytes = 0;
   RetentionNow now{boot_, 2 * kHour, 2 * kHour};
   retain(p, now);
-  auto sweeps_before = store_->sample_count();
+  auto sweeps_before = store_->readings().sample_count();
   ASSERT_TRUE(sweeps_before.ok());
   auto in_window = [&](EnergyWindow w) { return find(window(boot_, w), ContextKind::kClock, "gpu")->rows.size(); };
   size_t all_rows = in_window({0, 2 * kHour});
   ASSERT_GT(all_rows, 70'000u);  // age alone kept it: it goes with the 1 s tier
   // A budget the readings fit in, but not with all the context.
-  auto pages = store_->footprint();
+  auto pages = store_->tiers().footprint();
   ASSERT_TRUE(pages.ok());
   p.disk_budget_bytes = (pages->file_bytes - pages->free_bytes) * 8 / 10;
   p.max_context_rows_per_step = 20'000;
   auto last = retain(p, now);
   EXPECT_FALSE(last.over_budget);
-  auto sweeps_after = store_->sample_count();
+  auto sweeps_after = store_->readings().sample_count();
   ASSERT_TRUE(sweeps_after.ok());
   EXPECT_EQ(*sweeps_after, *sweeps_before);  // no raw reading was downsampled for it
   auto rails = store_->rails();
   ASSERT_TRUE(rails.ok());
-  auto raw_from = store_->rail_points(boot_, rails->front().id, {kHour, kHour + kMin});
+  auto raw_from = store_->readings().rail_points(boot_, rails->front().id, {kHour, kHour + kMin});
   ASSERT_TRUE(raw_from.ok() && !raw_from->empty());
   int64_t raw_start = 2 * kHour;
   for (const auto& pt : *raw_from) raw_start = std::min(raw_start, pt.t_ns);

@@ -104,18 +104,18 @@ class StoreGuard : public TempStoreTest {
     r.start_ns = 10;
     r.start_wall_ns = 1000;
     EXPECT_TRUE(store_->begin().ok());
-    auto id = store_->insert_run(r);
+    auto id = store_->runs().insert(r);
     EXPECT_TRUE(id.ok());
     EXPECT_TRUE(store_->commit().ok());
     r.id = *id;
-    EXPECT_TRUE(store_->journal_mark(r, MarkEntry::Op::kStart).ok());
+    EXPECT_TRUE(store_->runs().journal_mark(r, MarkEntry::Op::kStart).ok());
     return r;
   }
   void stop(RunRecord& r) {
     r.stop_ns = 50;
     r.stop_wall_ns = 1040;
-    ASSERT_TRUE(store_->finish_run(r.id, 50, 1040, RunState::kStopped).ok());
-    ASSERT_TRUE(store_->journal_mark(r, MarkEntry::Op::kStop).ok());
+    ASSERT_TRUE(store_->runs().finish(r.id, 50, 1040, RunState::kStopped).ok());
+    ASSERT_TRUE(store_->runs().journal_mark(r, MarkEntry::Op::kStop).ok());
   }
   void sql(const std::string& text) {
     sqlite3* h = nullptr;
@@ -138,7 +138,7 @@ TEST_F(StoreGuard, RunMissingFromTheDatabaseIsRestoredAndReported) {
   sql("DELETE FROM runs WHERE id = " + std::to_string(r.id));
   reopen();
   EXPECT_TRUE(has_kind(store_->losses(), "run_restored", "'lost-run'")) << store_->losses().size();
-  auto back = store_->run_by_id(r.id);
+  auto back = store_->runs().by_id(r.id);
   ASSERT_TRUE(back.ok());
   ASSERT_TRUE(back->has_value());
   EXPECT_EQ((*back)->name, "lost-run");
@@ -154,7 +154,7 @@ TEST_F(StoreGuard, StopMissingFromTheDatabaseIsRestoredAndReported) {
   sql("UPDATE runs SET state = 'open', stop_ns = NULL, stop_wall_ns = NULL WHERE id = " + std::to_string(r.id));
   reopen();
   EXPECT_TRUE(has_kind(store_->losses(), "stop_restored", "'stopped-run'"));
-  auto back = store_->run_by_id(r.id);
+  auto back = store_->runs().by_id(r.id);
   ASSERT_TRUE(back.ok() && back->has_value());
   EXPECT_EQ((*back)->state, RunState::kStopped);
   EXPECT_EQ((*back)->stop_ns, 50);
@@ -168,17 +168,17 @@ TEST_F(StoreGuard, AStartMovedByTheStopIsRestoredFromTheJournal) {
   r.start_wall_ns = 1010;
   r.stop_ns = 50;
   r.stop_wall_ns = 1040;
-  ASSERT_TRUE(store_->finish_run(r.id, 50, 1040, RunState::kStopped).ok());
-  ASSERT_TRUE(store_->set_run_start(r.id, 20, 1010).ok());
-  ASSERT_TRUE(store_->journal_mark(r, MarkEntry::Op::kStop).ok());
-  EXPECT_EQ((*store_->run_by_id(r.id))->start_ns, 20);
+  ASSERT_TRUE(store_->runs().finish(r.id, 50, 1040, RunState::kStopped).ok());
+  ASSERT_TRUE(store_->runs().set_start(r.id, 20, 1010).ok());
+  ASSERT_TRUE(store_->runs().journal_mark(r, MarkEntry::Op::kStop).ok());
+  EXPECT_EQ((*store_->runs().by_id(r.id))->start_ns, 20);
   store_.reset();
   sql("UPDATE runs SET state = 'open', start_ns = 10, start_wall_ns = 1000, stop_ns = NULL, stop_wall_ns = NULL "
       "WHERE id = " +
       std::to_string(r.id));
   reopen();
   EXPECT_TRUE(has_kind(store_->losses(), "stop_restored", "'moved-run'"));
-  auto back = store_->run_by_id(r.id);
+  auto back = store_->runs().by_id(r.id);
   ASSERT_TRUE(back.ok() && back->has_value());
   EXPECT_EQ((*back)->start_ns, 20);
   EXPECT_EQ((*back)->start_wall_ns, 1010);
@@ -191,15 +191,15 @@ TEST_F(StoreGuard, ItemCountsAreStoredAndRestoredFromTheJournal) {
   r.stop_ns = 50;
   r.stop_wall_ns = 1040;
   r.items = 64;
-  ASSERT_TRUE(store_->finish_run(r.id, 50, 1040, RunState::kStopped).ok());
-  ASSERT_TRUE(store_->set_run_items(r.id, 64).ok());
-  ASSERT_TRUE(store_->journal_mark(r, MarkEntry::Op::kStop).ok());
-  EXPECT_EQ(*(*store_->run_by_id(r.id))->items, 64.0);
+  ASSERT_TRUE(store_->runs().finish(r.id, 50, 1040, RunState::kStopped).ok());
+  ASSERT_TRUE(store_->runs().set_items(r.id, 64).ok());
+  ASSERT_TRUE(store_->runs().journal_mark(r, MarkEntry::Op::kStop).ok());
+  EXPECT_EQ(*(*store_->runs().by_id(r.id))->items, 64.0);
   store_.reset();
   sql("UPDATE runs SET state = 'open', stop_ns = NULL, stop_wall_ns = NULL, items = NULL WHERE id = " +
       std::to_string(r.id));
   reopen();
-  auto back = store_->run_by_id(r.id);
+  auto back = store_->runs().by_id(r.id);
   ASSERT_TRUE(back.ok() && back->has_value());
   EXPECT_EQ((*back)->state, RunState::kStopped);
   ASSERT_TRUE((*back)->items.has_value()) << "restored from the stop's journal line";
@@ -238,7 +238,7 @@ TEST_F(StoreGuard, DamagedWalIsCopiedAsideAndItsAcknowledgedRunsComeBack) {
   EXPECT_EQ(losses[0].evidence.size(), 2u);
   for (const auto& copy : losses[0].evidence) EXPECT_TRUE(fs::exists(copy)) << copy;
   EXPECT_TRUE(has_kind(losses, "run_restored", "'in-the-wal'"));
-  auto back = (*s)->run_by_id(r.id);
+  auto back = (*s)->runs().by_id(r.id);
   ASSERT_TRUE(back.ok() && back->has_value());
 }
 

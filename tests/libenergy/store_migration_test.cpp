@@ -61,16 +61,16 @@ TEST(StoreMigration, Version1IsMigratedKeepingReadingsRunsAndEnergy) {
   ASSERT_EQ(make_v1(path), "");
   auto store = Store::open(path, StoreRole::kWriter, 1000);
   ASSERT_TRUE(store.ok()) << store.error().describe();
-  EXPECT_EQ(*(*store)->sample_count(), 11);
-  auto run = (*store)->run_by_id(1);
+  EXPECT_EQ(*(*store)->readings().sample_count(), 11);
+  auto run = (*store)->runs().by_id(1);
   ASSERT_TRUE(run.ok() && run->has_value());
   EXPECT_EQ((*run)->name, "old");
   auto rails = (*store)->rails();
   ASSERT_TRUE(rails.ok());
   ASSERT_EQ(rails->size(), 2u);
   EXPECT_EQ((*rails)[1].power_unit_uw, 1000);
-  auto e_hwmon = (*store)->energy_uj(1, 1, {0, 1'000'000'000});
-  auto e_iio = (*store)->energy_uj(1, 2, {100'000'000, 900'000'000});
+  auto e_hwmon = (*store)->readings().energy_uj(1, 1, {0, 1'000'000'000});
+  auto e_iio = (*store)->readings().energy_uj(1, 2, {100'000'000, 900'000'000});
   ASSERT_TRUE(e_hwmon.ok() && e_hwmon->has_value());
   ASSERT_TRUE(e_iio.ok() && e_iio->has_value());
   EXPECT_NEAR(**e_hwmon, 4e6, 1e-3);
@@ -78,7 +78,7 @@ TEST(StoreMigration, Version1IsMigratedKeepingReadingsRunsAndEnergy) {
   store->reset();
   auto again = Store::open(path, StoreRole::kWriter, 1000);  // already the latest version: nothing to do
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*(*again)->sample_count(), 11);
+  EXPECT_EQ(*(*again)->readings().sample_count(), 11);
   std::filesystem::remove_all(dir);
 }
 
@@ -175,26 +175,26 @@ TEST(StoreMigration, Version2GainsTiersAndIncrementalVacuumKeepingEnergy) {
   ASSERT_TRUE(store.ok()) << store.error().describe();
   EXPECT_EQ(pragma(path, "PRAGMA user_version"), Store::kSchemaVersion);
   EXPECT_EQ(pragma(path, "PRAGMA auto_vacuum"), 2);  // incremental: retention gives pages back
-  EXPECT_EQ(*(*store)->sample_count(), 12'001);
-  auto before = (*store)->energy(1, 1, {1000'000'000, 1100'000'000'000});
+  EXPECT_EQ(*(*store)->readings().sample_count(), 12'001);
+  auto before = (*store)->readings().energy(1, 1, {1000'000'000, 1100'000'000'000});
   ASSERT_TRUE(before.ok() && before->has_value());
   EXPECT_NEAR((*before)->energy_uj, 4.0 * 1099e6, 1e-3);
   RetentionPolicy p;
   p.raw_retention_ns = 600'000'000'000;  // the first 10 minutes go to 1 s buckets
-  auto step = (*store)->apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
+  auto step = (*store)->tiers().apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
   while (step.ok() && step->more)
-    step = (*store)->apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
+    step = (*store)->tiers().apply_retention(p, RetentionNow{1, 1200'000'000'000, 1200'000'000'000});
   ASSERT_TRUE(step.ok()) << step.error().describe();
-  auto after = (*store)->energy(1, 1, {1000'000'000, 1100'000'000'000});
+  auto after = (*store)->readings().energy(1, 1, {1000'000'000, 1100'000'000'000});
   ASSERT_TRUE(after.ok() && after->has_value());
   EXPECT_EQ((*after)->tier, Tier::kSecond);
   EXPECT_NEAR((*after)->energy_uj, 4.0 * 1099e6, kTierEnergyQuantumUj);
-  EXPECT_LT(*(*store)->sample_count(), 12'001);
-  auto run = (*store)->run_by_id(1);
+  EXPECT_LT(*(*store)->readings().sample_count(), 12'001);
+  auto run = (*store)->runs().by_id(1);
   ASSERT_TRUE(run.ok() && run->has_value());
   EXPECT_FALSE((*run)->items.has_value()) << "runs from before schema 7 have no item count";
-  ASSERT_TRUE((*store)->set_run_items(1, 250.5).ok());  // schema 7's column is there
-  EXPECT_EQ(*(*(*store)->run_by_id(1))->items, 250.5);
+  ASSERT_TRUE((*store)->runs().set_items(1, 250.5).ok());  // schema 7's column is there
+  EXPECT_EQ(*(*(*store)->runs().by_id(1))->items, 250.5);
   store->reset();
   std::filesystem::remove_all(dir);
 }

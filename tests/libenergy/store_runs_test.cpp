@@ -35,16 +35,16 @@ class StoreRuns : public TempStoreTest {
     r.boot = boot == 0 ? boot_ : boot;
     r.start_ns = start_ms * kMs;
     r.start_wall_ns = r.start_ns + kWallOffset;
-    auto id = store_->insert_run(r);
+    auto id = store_->runs().insert(r);
     EXPECT_TRUE(id.ok());
     if (stop_ms) {
-      EXPECT_TRUE(store_->finish_run(*id, *stop_ms * kMs, *stop_ms * kMs + kWallOffset, RunState::kStopped).ok());
+      EXPECT_TRUE(store_->runs().finish(*id, *stop_ms * kMs, *stop_ms * kMs + kWallOffset, RunState::kStopped).ok());
     }
     return *id;
   }
 
   std::vector<int64_t> ids(const RunFilter& f) {
-    auto runs = store_->find_runs(f);
+    auto runs = store_->runs().find(f);
     EXPECT_TRUE(runs.ok()) << runs.error().describe();
     std::vector<int64_t> out;
     for (const auto& r : *runs) out.push_back(r.id);
@@ -72,8 +72,8 @@ class StoreRuns : public TempStoreTest {
           t * kMs, t * kMs + kWallOffset, {RailValue{in_uw, 5000, 1000, 0}, RailValue{1'000'000, 5000, 200, 0}}});
     }
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(boot_, rail_ids, c).ok());
-    ASSERT_TRUE(store_->put_chunk(boot_, rail_ids, chunker.open_chunk()).ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->readings().put_chunk(boot_, rail_ids, c).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, rail_ids, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
 
@@ -130,14 +130,14 @@ TEST_F(StoreRuns, TagKeysAndValuesAreMatchedLiterallyNotAsJsonPathsOrSql) {
 TEST_F(StoreRuns, NewestRunNamedAndTagsRewrittenWithTheStop) {
   add_run("same", "{}", 0, 10);
   int64_t newer = add_run("same", R"({"k":"v"})", 20, 30);
-  auto found = store_->newest_run_named("same");
+  auto found = store_->runs().newest_named("same");
   ASSERT_TRUE(found.ok() && found->has_value());
   EXPECT_EQ((*found)->id, newer);
-  ASSERT_TRUE(store_->set_run_tags(newer, R"({"k":"v","exit_status":"3"})").ok());
-  auto again = store_->run_by_id(newer);
+  ASSERT_TRUE(store_->runs().set_tags(newer, R"({"k":"v","exit_status":"3"})").ok());
+  auto again = store_->runs().by_id(newer);
   ASSERT_TRUE(again.ok() && again->has_value());
   EXPECT_EQ((*again)->tags_json, R"({"k":"v","exit_status":"3"})");
-  auto none = store_->newest_run_named("other");
+  auto none = store_->runs().newest_named("other");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
 }
@@ -157,19 +157,19 @@ TEST_F(StoreRuns, LatestTaggedBeforeTakesTheNewestThatEndedBeforeTheRunOwnBootFi
   run.boot = boot_;
   run.start_ns = 400 * kMs;
   run.start_wall_ns = 400 * kMs + kWallOffset;
-  auto found = store_->latest_tagged_before(run, "energyd.kind", "baseline");
+  auto found = store_->runs().latest_tagged_before(run, "energyd.kind", "baseline");
   ASSERT_TRUE(found.ok() && found->has_value());
   EXPECT_EQ((*found)->id, late);
   run.start_ns = 150 * kMs;
   run.start_wall_ns = 150 * kMs + kWallOffset;
-  found = store_->latest_tagged_before(run, "energyd.kind", "baseline");
+  found = store_->runs().latest_tagged_before(run, "energyd.kind", "baseline");
   ASSERT_TRUE(found.ok() && found->has_value());
   EXPECT_EQ((*found)->id, early);
   RunRecord fresh_boot;
   fresh_boot.boot = 12345;  // a boot with no baseline: the newest of other boots by wall clock
   fresh_boot.start_ns = 1;
   fresh_boot.start_wall_ns = 2000 * kMs + kWallOffset;
-  found = store_->latest_tagged_before(fresh_boot, "energyd.kind", "baseline");
+  found = store_->runs().latest_tagged_before(fresh_boot, "energyd.kind", "baseline");
   ASSERT_TRUE(found.ok() && found->has_value());
   EXPECT_EQ((*found)->name, "bl-other-boot");
 }
@@ -180,7 +180,7 @@ TEST_F(StoreRuns, RunsOverlappingAWindowIncludeOpenRunsButNotTheRunItself) {
   int64_t inside = add_run("inside", "{}", 120, 130);
   int64_t open = add_run("open", "{}", 50, std::nullopt);
   add_run("after", "{}", 200, 300);
-  auto runs = store_->runs_overlapping(boot_, EnergyWindow{100 * kMs, 200 * kMs}, me);
+  auto runs = store_->runs().overlapping(boot_, EnergyWindow{100 * kMs, 200 * kMs}, me);
   ASSERT_TRUE(runs.ok());
   std::vector<int64_t> got;
   for (const auto& r : *runs) got.push_back(r.id);
@@ -191,16 +191,16 @@ TEST_F(StoreRuns, RunsOverlappingAWindowIncludeOpenRunsButNotTheRunItself) {
 TEST_F(StoreRuns, ExportOfABootWindowReturnsWholeChunksInTimeOrder) {
   auto rail_ids = rails();
   fill(rail_ids, 0, 2000, 5'000'000);  // 21 sweeps: chunks of 7
-  auto all = store_->export_boot_readings(boot_, EnergyWindow{300 * kMs, 1500 * kMs}, "", 1000);
+  auto all = store_->readings().export_boot_readings(boot_, EnergyWindow{300 * kMs, 1500 * kMs}, "", 1000);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 2u * 13u);  // 300..1500 ms inclusive, both rails
   EXPECT_EQ(all->front().t_ns, 300 * kMs);
   EXPECT_EQ(all->back().t_ns, 1500 * kMs);
   for (size_t i = 1; i < all->size(); ++i) EXPECT_LE((*all)[i - 1].t_ns, (*all)[i].t_ns);
-  auto page = store_->export_boot_readings(boot_, EnergyWindow{0, 2000 * kMs}, "", 5);
+  auto page = store_->readings().export_boot_readings(boot_, EnergyWindow{0, 2000 * kMs}, "", 5);
   ASSERT_TRUE(page.ok());
   EXPECT_EQ(page->size(), 14u) << "the first chunk whole (7 sweeps x 2 rails), nothing of the next";
-  auto one = store_->export_boot_readings(boot_, EnergyWindow{0, 2000 * kMs}, "VDD_SOC", 1000);
+  auto one = store_->readings().export_boot_readings(boot_, EnergyWindow{0, 2000 * kMs}, "VDD_SOC", 1000);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->size(), 21u);
   for (const auto& r : *one) EXPECT_EQ(r.rail, "VDD_SOC");
@@ -210,7 +210,7 @@ TEST_F(StoreRuns, SummaryEnergyEqualsTheReportsTotal) {
   auto rail_ids = rails();
   fill(rail_ids, 0, 2000, 5'000'000);
   int64_t id = add_run("sum", "{}", 250, 1750);
-  auto run = store_->run_by_id(id);
+  auto run = store_->runs().by_id(id);
   ASSERT_TRUE(run.ok() && run->has_value());
   auto total = total_stored_rails(*store_);
   ASSERT_TRUE(total.ok());

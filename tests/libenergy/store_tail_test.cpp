@@ -45,7 +45,7 @@ class StoreTail : public TempStoreTest {
     Chunker chunker({ChunkRail{0}, ChunkRail{0}}, 600, {});
     for (const auto& s : sweeps(0, n)) chunker.add(s);
     ASSERT_TRUE(store_->begin().ok());
-    ASSERT_TRUE(store_->put_chunk(boot_, ids_, chunker.open_chunk()).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, ids_, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
   void append(SweepTailFile& tail, int64_t from, int64_t to, double uj) {
@@ -79,17 +79,17 @@ TEST_F(StoreTail, ReplayStoresWhatTheDatabaseLacksWithTheLastCountersOnceOnly) {
   reopen();
   EXPECT_TRUE(store_->losses().empty());
   EXPECT_FALSE(std::filesystem::exists(store_->tail_path()));
-  auto n = store_->sample_count();
+  auto n = store_->readings().sample_count();
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 25);
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok() && c->has_value());
   EXPECT_EQ((*c)->energy_uj, counters(250).energy_uj);
-  auto e = store_->energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(22).t_ns});
+  auto e = store_->readings().energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(22).t_ns});
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_NEAR(**e, truth_uj(2, 22), 1e-6);
   reopen();
-  auto again = store_->sample_count();
+  auto again = store_->readings().sample_count();
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, 25);
 }
@@ -100,22 +100,22 @@ TEST_F(StoreTail, ALiveWritersTailIsNotReplayedButReadersSeeIt) {
   ASSERT_TRUE(tail.ok());
   append(*tail, 10, 30, 100);
   reopen();  // the live writer holds the lock: its tail stays its own
-  auto stored = store_->sample_count();
+  auto stored = store_->readings().sample_count();
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ(*stored, 10);
   auto r = reader();
   ASSERT_TRUE(r);
-  auto last = r->last_sample_ns(boot_);
+  auto last = r->readings().last_sample_ns(boot_);
   ASSERT_TRUE(last.ok() && last->has_value());
   EXPECT_EQ(**last, sweep(29).t_ns);
-  auto e = r->energy_uj(boot_, ids_[0], {sweep(3).t_ns, sweep(27).t_ns});
+  auto e = r->readings().energy_uj(boot_, ids_[0], {sweep(3).t_ns, sweep(27).t_ns});
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_NEAR(**e, truth_uj(3, 27), 1e-6);
-  auto rows = r->export_boot_readings(boot_, {0, INT64_MAX}, "", 1000);
+  auto rows = r->readings().export_boot_readings(boot_, {0, INT64_MAX}, "", 1000);
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->size(), 60u);
   EXPECT_EQ(rows->back().t_ns, sweep(29).t_ns);
-  auto pts = r->rail_points(boot_, ids_[1], {sweep(12).t_ns, sweep(20).t_ns});
+  auto pts = r->readings().rail_points(boot_, ids_[1], {sweep(12).t_ns, sweep(20).t_ns});
   ASSERT_TRUE(pts.ok());
   EXPECT_EQ(pts->size(), 11u);  // 9 inside and one beyond each edge
 }
@@ -138,7 +138,7 @@ TEST_F(StoreTail, ADamagedTailKeepsItsValidFramesAndIsReportedAndKeptAside) {
   EXPECT_EQ(store_->losses()[0].kind, "tail_damaged");
   ASSERT_EQ(store_->losses()[0].evidence.size(), 1u);
   EXPECT_TRUE(std::filesystem::exists(store_->losses()[0].evidence[0]));
-  auto n = store_->sample_count();
+  auto n = store_->readings().sample_count();
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 20);
 }
@@ -155,10 +155,10 @@ TEST_F(StoreTail, ATornLastFrameIsNoLoss) {
   std::filesystem::resize_file(store_->tail_path(), size - 5);
   reopen();
   EXPECT_TRUE(store_->losses().empty());
-  auto n = store_->sample_count();
+  auto n = store_->readings().sample_count();
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 20);
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok() && c->has_value());
   EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
 }

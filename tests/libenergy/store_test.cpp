@@ -26,8 +26,8 @@ class StoreTest : public TempStoreTest {
     Chunker chunker(layout, chunk, {});
     for (const auto& s : sweeps) chunker.add(s);
     ASSERT_TRUE(store_->begin().ok());
-    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->put_chunk(boot, ids, c).ok());
-    ASSERT_TRUE(store_->put_chunk(boot, ids, chunker.open_chunk()).ok());
+    for (const auto& c : chunker.take_closed()) ASSERT_TRUE(store_->readings().put_chunk(boot, ids, c).ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot, ids, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
   }
 
@@ -47,7 +47,7 @@ TEST_F(StoreTest, RailPointsIncludeOneReadingBeyondEachEdge) {
   auto ids = store_->ensure_rails(rails());
   ASSERT_TRUE(boot.ok() && ids.ok());
   fill(*boot, *ids);
-  auto pts = store_->rail_points(*boot, (*ids)[0], {450 * kMs, 1250 * kMs});
+  auto pts = store_->readings().rail_points(*boot, (*ids)[0], {450 * kMs, 1250 * kMs});
   ASSERT_TRUE(pts.ok());
   ASSERT_FALSE(pts->empty());
   EXPECT_EQ(pts->front().t_ns, 400 * kMs);
@@ -64,10 +64,10 @@ TEST_F(StoreTest, RunReportIntegratesEachRailAndTheInputRailAsTotal) {
   run.boot = *boot;
   run.start_ns = 500 * kMs;
   run.items = 12.5;
-  auto id = store_->insert_run(run);
+  auto id = store_->runs().insert(run);
   ASSERT_TRUE(id.ok());
-  ASSERT_TRUE(store_->finish_run(*id, 1500 * kMs, 0, RunState::kStopped).ok());
-  auto rec = store_->run_by_id(*id);
+  ASSERT_TRUE(store_->runs().finish(*id, 1500 * kMs, 0, RunState::kStopped).ok());
+  auto rec = store_->runs().by_id(*id);
   ASSERT_TRUE(rec.ok() && rec->has_value());
   EXPECT_EQ((*rec)->items, 12.5) << "the start's item count is stored with the run";
   auto rep = build_run_report(*store_, **rec, 1500 * kMs, 250 * kMs);
@@ -98,9 +98,9 @@ TEST_F(StoreTest, ReopenKeepsDataAndSchemaVersion) {
   store_.reset();
   auto again = Store::open(path(), StoreRole::kWriter, 1000);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*(*again)->sample_count(), 21);
+  EXPECT_EQ(*(*again)->readings().sample_count(), 21);
   EXPECT_EQ(*(*again)->ensure_boot("boot-a", 5), *boot);
-  auto last = (*again)->last_sample_ns(*boot);
+  auto last = (*again)->readings().last_sample_ns(*boot);
   ASSERT_TRUE(last.ok() && last->has_value());
   EXPECT_EQ(**last, 2000 * kMs);
 }
@@ -121,8 +121,8 @@ TEST_F(StoreTest, RunningEnergyAgreesWithIntegratingTheReadings) {
   for (auto [a, b] : {std::pair<int64_t, int64_t>{150, 1550}, {0, 19'900}, {333, 334}, {2'345, 17'777}}) {
     EnergyWindow w{a * kMs, b * kMs};
     for (int64_t rail : *ids) {
-      auto fast = store_->energy_uj(*boot, rail, w);
-      auto pts = store_->rail_points(*boot, rail, w);
+      auto fast = store_->readings().energy_uj(*boot, rail, w);
+      auto pts = store_->readings().rail_points(*boot, rail, w);
       ASSERT_TRUE(fast.ok() && pts.ok());
       ASSERT_TRUE(fast->has_value()) << a << ".." << b;
       double slow = integrate_power(*pts, w, 250 * kMs).energy_uj;
@@ -141,7 +141,7 @@ TEST_F(StoreTest, WindowEdgeBeforeAChunksFirstValidReadingFindsTheChunkBefore) {
         Sample{t * kMs, t * kMs, {RailValue{5'000'000, 5000, 1000, err}, RailValue{1'000'000, 5000, 200, 0}}});
   }
   put(*boot, *ids, sweeps);
-  auto e = store_->energy_uj(*boot, (*ids)[0], {750 * kMs, 1500 * kMs});  // 750: after 700, before 800
+  auto e = store_->readings().energy_uj(*boot, (*ids)[0], {750 * kMs, 1500 * kMs});  // 750: after 700, before 800
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_NEAR(**e, 5.0 * 0.75e6, 1e-3);  // bridged from 600 to 800 ms at 5 W
 }
@@ -150,7 +150,7 @@ TEST_F(StoreTest, EnergyOutsideTheStoredReadingsIsUnknownNotZero) {
   auto boot = store_->ensure_boot("boot-a", 0);
   auto ids = store_->ensure_rails(rails());
   fill(*boot, *ids);
-  auto e = store_->energy_uj(*boot, (*ids)[0], {1500 * kMs, 9000 * kMs});
+  auto e = store_->readings().energy_uj(*boot, (*ids)[0], {1500 * kMs, 9000 * kMs});
   ASSERT_TRUE(e.ok());
   EXPECT_FALSE(e->has_value());
 }
@@ -159,7 +159,7 @@ TEST_F(StoreTest, ResumeCursorsContinueTheRunningEnergy) {
   auto boot = store_->ensure_boot("boot-a", 0);
   auto ids = store_->ensure_rails(rails());
   fill(*boot, *ids);
-  auto cur = store_->resume_cursors(*boot, *ids);
+  auto cur = store_->readings().resume_cursors(*boot, *ids);
   ASSERT_TRUE(cur.ok());
   ASSERT_TRUE((*cur)[0].has_last);
   EXPECT_EQ((*cur)[0].last_t_ns, 2000 * kMs);
@@ -171,8 +171,8 @@ TEST_F(StoreTest, OpenRunsAreListedByState) {
   RunRecord run;
   run.name = "a";
   run.boot = *boot;
-  ASSERT_TRUE(store_->insert_run(run).ok());
-  auto open = store_->runs_in_state(RunState::kOpen);
+  ASSERT_TRUE(store_->runs().insert(run).ok());
+  auto open = store_->runs().in_state(RunState::kOpen);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
   EXPECT_EQ(open->front().name, "a");
@@ -183,14 +183,14 @@ TEST_F(StoreTest, StoppedRunKeepsItsClocks) {
   RunRecord run;
   run.name = "a";
   run.boot = *boot;
-  auto id = store_->insert_run(run);
+  auto id = store_->runs().insert(run);
   ASSERT_TRUE(id.ok());
-  auto before = store_->run_by_id(*id);
+  auto before = store_->runs().by_id(*id);
   ASSERT_TRUE(before.ok() && before->has_value());
   EXPECT_FALSE((*before)->clocks_json.has_value());  // nothing recorded yet: absent, not empty
-  ASSERT_TRUE(store_->finish_run(*id, 10, 10, RunState::kStopped).ok());
-  ASSERT_TRUE(store_->set_run_clocks(*id, R"({"clock_pins":[{"lease":3}],"clock_events":[]})").ok());
-  auto after = store_->run_by_id(*id);
+  ASSERT_TRUE(store_->runs().finish(*id, 10, 10, RunState::kStopped).ok());
+  ASSERT_TRUE(store_->runs().set_clocks(*id, R"({"clock_pins":[{"lease":3}],"clock_events":[]})").ok());
+  auto after = store_->runs().by_id(*id);
   ASSERT_TRUE(after.ok() && after->has_value());
   ASSERT_TRUE((*after)->clocks_json.has_value());
   EXPECT_EQ(*(*after)->clocks_json, R"({"clock_pins":[{"lease":3}],"clock_events":[]})");
@@ -205,7 +205,7 @@ TEST_F(StoreTest, ExportReadingsReturnsWholeSweepsWhenTheLimitFallsInsideAChunk)
   ASSERT_TRUE(boot.ok() && ids.ok());
   fill(*boot, *ids);           // 21 sweeps in chunks of 7, two rails
   constexpr size_t kPage = 5;  // as the daemon pages: ask for one row more than a page
-  auto rows = store_->export_readings(0, 10'000 * kMs, "", kPage + 1);
+  auto rows = store_->readings().export_readings(0, 10'000 * kMs, "", kPage + 1);
   ASSERT_TRUE(rows.ok());
   ASSERT_GT(rows->size(), kPage);
   int64_t cut = (*rows)[kPage].wall_ns;  // the page ends before this sweep
@@ -215,7 +215,7 @@ TEST_F(StoreTest, ExportReadingsReturnsWholeSweepsWhenTheLimitFallsInsideAChunk)
   }
   ASSERT_FALSE(rails_per_sweep.empty());
   for (const auto& [t, n] : rails_per_sweep) EXPECT_EQ(n, 2) << "sweep at " << t << " lost a rail";
-  auto all = store_->export_readings(0, 10'000 * kMs, "", 1000);
+  auto all = store_->readings().export_readings(0, 10'000 * kMs, "", 1000);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 42u);
 }
@@ -235,14 +235,14 @@ StoredCounters two_rail_counters() {
 }
 
 TEST_F(CountersStoreTest, NoneUntilStoredThenReadBackAsStoredAcrossAReopen) {
-  auto none = store_->counters();
+  auto none = store_->counters().get();
   ASSERT_TRUE(none.ok()) << none.error().describe();
   EXPECT_FALSE(none->has_value());
   ASSERT_TRUE(store_->begin());
-  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
+  ASSERT_TRUE(store_->counters().put(two_rail_counters()));
   ASSERT_TRUE(store_->commit());
   reopen();
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok()) << c.error().describe();
   ASSERT_TRUE(c->has_value());
   EXPECT_EQ((*c)->counters_id, "0123456789abcdef");
@@ -254,9 +254,9 @@ TEST_F(CountersStoreTest, NoneUntilStoredThenReadBackAsStoredAcrossAReopen) {
 }
 
 TEST_F(CountersStoreTest, APutReplacesTheWholeRecordAndAGoneRailIsDropped) {
-  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
-  ASSERT_TRUE(store_->put_counters(StoredCounters{"fedcba9876543210", 3, {{"VDD_IN", 1.0}}}));
-  auto c = store_->counters();
+  ASSERT_TRUE(store_->counters().put(two_rail_counters()));
+  ASSERT_TRUE(store_->counters().put(StoredCounters{"fedcba9876543210", 3, {{"VDD_IN", 1.0}}}));
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok() && c->has_value());
   EXPECT_EQ((*c)->counters_id, "fedcba9876543210");
   ASSERT_EQ((*c)->energy_uj.size(), 1u);
@@ -264,22 +264,22 @@ TEST_F(CountersStoreTest, APutReplacesTheWholeRecordAndAGoneRailIsDropped) {
 }
 
 TEST_F(CountersStoreTest, InvalidCountersAreRefusedNamingTheField) {
-  auto bad_id = store_->put_counters(StoredCounters{"xyz", 0, {}});
+  auto bad_id = store_->counters().put(StoredCounters{"xyz", 0, {}});
   ASSERT_FALSE(bad_id);
   EXPECT_NE(bad_id.error().message.find("counters_id"), std::string::npos) << bad_id.error().message;
-  auto negative = store_->put_counters(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", -1.0}}});
+  auto negative = store_->counters().put(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", -1.0}}});
   ASSERT_FALSE(negative);
   EXPECT_NE(negative.error().message.find("energy_uj \"VDD_IN\""), std::string::npos) << negative.error().message;
-  auto twice = store_->put_counters(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", 1.0}, {"VDD_IN", 2.0}}});
+  auto twice = store_->counters().put(StoredCounters{"0123456789abcdef", 0, {{"VDD_IN", 1.0}, {"VDD_IN", 2.0}}});
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().message.find("twice"), std::string::npos) << twice.error().message;
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c->has_value()) << "a refused record stores nothing";
 }
 
 TEST_F(CountersStoreTest, RowsThatDisagreeOrFailTheChecksAreDamaged) {
-  ASSERT_TRUE(store_->put_counters(two_rail_counters()));
+  ASSERT_TRUE(store_->counters().put(two_rail_counters()));
   store_.reset();
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path().c_str(), &db), SQLITE_OK);
@@ -288,7 +288,7 @@ TEST_F(CountersStoreTest, RowsThatDisagreeOrFailTheChecksAreDamaged) {
             SQLITE_OK);
   sqlite3_close(db);
   reopen();
-  auto c = store_->counters();
+  auto c = store_->counters().get();
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().code, ErrorCode::kCorrupt);
   EXPECT_NE(c.error().message.find("disagree"), std::string::npos) << c.error().message;
@@ -300,7 +300,7 @@ TEST_F(CountersStoreTest, RowsThatDisagreeOrFailTheChecksAreDamaged) {
             SQLITE_OK);
   sqlite3_close(db);
   reopen();
-  c = store_->counters();
+  c = store_->counters().get();
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().code, ErrorCode::kCorrupt);
   EXPECT_NE(c.error().message.find("must be a number >= 0"), std::string::npos) << c.error().message;

@@ -26,9 +26,9 @@ Status ContextLog::opened(Store& store, int64_t boot, int64_t now_ns) {
     return ok_status();
   }
   opened_before_ = true;
-  auto last = store.last_sample_ns(boot);
+  auto last = store.readings().last_sample_ns(boot);
   if (!last) return last.take_error();
-  auto closed = store.close_context(boot, last->value_or(INT64_MIN));
+  auto closed = store.context().close(boot, last->value_or(INT64_MIN));
   if (!closed) return closed.take_error();
   return ok_status();
 }
@@ -37,7 +37,7 @@ Result<int64_t> ContextLog::source_id(Store& store, const ContextChange& c) {
   Key key{c.kind, c.name};
   auto it = ids_.find(key);
   if (it != ids_.end()) return it->second;
-  auto id = store.ensure_context_source(c.kind, c.name);
+  auto id = store.context().ensure_source(c.kind, c.name);
   if (id) ids_.emplace(std::move(key), *id);
   return id;
 }
@@ -49,7 +49,7 @@ Status ContextLog::write(Store& store, int64_t boot) {
   for (const auto& c : pending_) {
     auto id = source_id(store, c);
     if (!id) return id.take_error();
-    auto st = store.put_context_row(boot, *id, ContextRow{c.t_ns, c.v});
+    auto st = store.context().put_row(boot, *id, ContextRow{c.t_ns, c.v});
     if (!st) return st;
   }
   return ok_status();

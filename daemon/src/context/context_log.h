@@ -6,7 +6,7 @@
 // oldest are dropped and counted).
 //
 // Daemon restarts: at the first open of the database in this process, the
-// polling of an earlier daemon of this boot is ended (Store::close_context)
+// polling of an earlier daemon of this boot is ended (StoreContext::close)
 // at that daemon's last stored sweep, so the downtime is unknown in reports
 // rather than credited to the last values it polled. At a later open (the
 // writer reopens after repeated failures, or a damaged file was replaced by

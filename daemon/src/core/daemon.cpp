@@ -367,7 +367,7 @@ Result<StoreSession> DaemonImpl::open_session() {
   if (!ids) return ids.take_error();
   auto open = close_other_boots_runs(**store, *boot);
   if (!open) return open.take_error();
-  auto resume = (*store)->resume_cursors(*boot, *ids);
+  auto resume = (*store)->readings().resume_cursors(*boot, *ids);
   if (!resume) return resume.take_error();
   for (const auto& r : status_.inventory.rails) s.rails.push_back(ChunkRail{power_unit_uw(r.driver)});
   s.store = std::move(store).value();
@@ -391,7 +391,7 @@ Result<Store*> DaemonImpl::reader() {
 // interrupted at its boot's last reading. Runs of this boot continue; they
 // are returned.
 Result<std::vector<RunRecord>> DaemonImpl::close_other_boots_runs(Store& store, int64_t boot) {
-  auto open = store.runs_in_state(RunState::kOpen);
+  auto open = store.runs().in_state(RunState::kOpen);
   if (!open) return open.take_error();
   std::vector<RunRecord> kept;
   for (const auto& r : *open) {
@@ -401,9 +401,9 @@ Result<std::vector<RunRecord>> DaemonImpl::close_other_boots_runs(Store& store, 
                    r.name);
       continue;
     }
-    auto last = store.last_sample_ns(r.boot);
+    auto last = store.readings().last_sample_ns(r.boot);
     int64_t stop = last && last->has_value() ? std::max(**last, r.start_ns) : r.start_ns;
-    auto st = store.finish_run(r.id, stop, r.start_wall_ns + (stop - r.start_ns), RunState::kInterrupted);
+    auto st = store.runs().finish(r.id, stop, r.start_wall_ns + (stop - r.start_ns), RunState::kInterrupted);
     if (!st) return st.take_error();
     spdlog::warn("run {} ({}) was open when the board rebooted; closed as interrupted", r.id, r.name);
   }
@@ -461,7 +461,7 @@ void DaemonImpl::start_counters() {
 // database moved aside as damaged has none either).
 std::optional<StoredCounters> DaemonImpl::stored_counters(Store& store) {
   std::string path = config_.state_dir + "/energy-counters.json";
-  auto in_db = store.counters();
+  auto in_db = store.counters().get();
   if (!in_db) spdlog::warn("{}; the energy counters start again from zero", in_db.error().describe());
   std::optional<StoredCounters> found;
   if (in_db) found = std::move(in_db).value();
@@ -473,7 +473,7 @@ std::optional<StoredCounters> DaemonImpl::stored_counters(Store& store) {
     } else if (*file) {
       Status st = store.set_durability(Store::Durability::kSynced);
       if (st) st = store.begin();
-      if (st) st = store.put_counters(**file);
+      if (st) st = store.counters().put(**file);
       if (st) st = store.commit();
       if (!st) {
         (void)store.rollback();
@@ -732,7 +732,7 @@ Result<nlohmann::json> DaemonImpl::start_tags(const MarkStartArgs& args, const R
 Status DaemonImpl::check_baseline(int64_t baseline_id) {
   auto store = reader();
   if (!store) return store.take_error();
-  auto rec = (*store)->run_by_id(baseline_id);
+  auto rec = (*store)->runs().by_id(baseline_id);
   if (!rec) return rec.take_error();
   std::string id = std::to_string(baseline_id);
   if (!rec->has_value()) return make_error(ErrorCode::kNotFound, "argument \"baseline\": no run numbered " + id);

@@ -125,7 +125,7 @@ Result<int64_t> RunManager::resolve(const std::string& key) const {
   if (all_digits(key) && std::from_chars(key.data(), key.data() + key.size(), id).ec == std::errc()) {
     if (open_.count(id) != 0) return id;
     auto reader = reader_();
-    auto rec = reader ? (*reader)->run_by_id(id) : Result<std::optional<RunRecord>>(std::optional<RunRecord>());
+    auto rec = reader ? (*reader)->runs().by_id(id) : Result<std::optional<RunRecord>>(std::optional<RunRecord>());
     if (rec && rec->has_value()) {
       return make_error(ErrorCode::kState,
                         "run " + key + " (" + (*rec)->name + ") is already " + run_state_name((*rec)->state));

@@ -78,7 +78,7 @@ void post_result(TaskRunner& worker, Poster& poster, const Responder& r, ReplySi
 // stored reading (at most one flush interval old).
 Result<int64_t> run_end_ns(Store& store, const RunRecord& run) {
   if (run.stop_ns) return *run.stop_ns;
-  auto last = store.last_sample_ns(run.boot);
+  auto last = store.readings().last_sample_ns(run.boot);
   if (!last) return last.take_error();
   return std::max(run.start_ns, last->value_or(run.start_ns));
 }
@@ -118,7 +118,7 @@ Result<nlohmann::json> run_list_entries(Store& store, const std::vector<RunRecor
 }
 
 Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter) {
-  auto page = listing_page<RunRecord>(filter, [&](const RunFilter& f) { return store.find_runs(f); });
+  auto page = listing_page<RunRecord>(filter, [&](const RunFilter& f) { return store.runs().find(f); });
   if (!page) return page.take_error();
   auto out = run_list_entries(store, page->rows);
   if (!out) return out.take_error();
@@ -129,12 +129,12 @@ Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter) {
 
 Result<RunRecord> resolve_run(Store& store, const RunRef& ref) {
   if (ref.id) {
-    auto rec = store.run_by_id(*ref.id);
+    auto rec = store.runs().by_id(*ref.id);
     if (!rec) return rec.take_error();
     if (rec->has_value()) return **rec;
     if (ref.name.empty()) return make_error(ErrorCode::kNotFound, "no run numbered " + std::to_string(*ref.id));
   }
-  auto rec = store.newest_run_named(ref.name);
+  auto rec = store.runs().newest_named(ref.name);
   if (!rec) return rec.take_error();
   if (rec->has_value()) return **rec;
   return make_error(ErrorCode::kNotFound, "no run named or numbered '" + ref.name + "'");
@@ -161,14 +161,14 @@ void post_text_work(TaskRunner& worker, Poster& poster, const Responder& r, std:
 
 Result<std::string> run_export_page(Store& store, const RunExportArgs& args, size_t page_rows,
                                     const CancelFn& cancelled) {
-  auto rec = store.run_by_id(args.run_id);
+  auto rec = store.runs().by_id(args.run_id);
   if (!rec) return rec.take_error();
   if (!rec->has_value())
     return make_error(ErrorCode::kNotFound, "export: no run numbered " + std::to_string(args.run_id));
   const RunRecord& run = **rec;
   int64_t from = std::max(run.start_ns, args.since_ns.value_or(run.start_ns));
   int64_t to = run.stop_ns.value_or(INT64_MAX);
-  auto rows = store.export_boot_readings(run.boot, EnergyWindow{from, to}, args.rail, page_rows);
+  auto rows = store.readings().export_boot_readings(run.boot, EnergyWindow{from, to}, args.rail, page_rows);
   if (!rows) return rows.take_error();
   bool truncated = rows->size() > page_rows;
   int64_t next = truncated ? (*rows)[page_rows].t_ns : 0;

@@ -33,11 +33,11 @@ json sweep_run_json(const SweepRunRecord& r, json run) {
 
 // runs.list's objects for the sweep's runs, in the order they were added.
 Result<json> sweep_runs_json(Store& store, int64_t sweep_id) {
-  auto members = store.sweep_runs(sweep_id);
+  auto members = store.sweeps().runs(sweep_id);
   if (!members) return members.take_error();
   std::vector<RunRecord> runs;
   for (const auto& m : *members) {
-    auto rec = store.run_by_id(m.run_id);
+    auto rec = store.runs().by_id(m.run_id);
     if (!rec) return rec.take_error();
     if (!rec->has_value()) return make_error(ErrorCode::kCorrupt, "run " + std::to_string(m.run_id) + " is missing");
     runs.push_back(std::move(**rec));
@@ -66,7 +66,7 @@ json sweep_json(const SweepRecord& sweep, SweepDetail detail) {
 }
 
 Result<json> list_sweeps(Store& store, const SweepFilter& filter) {
-  auto page = listing_page<SweepRecord>(filter, [&](const SweepFilter& f) { return store.find_sweeps(f); });
+  auto page = listing_page<SweepRecord>(filter, [&](const SweepFilter& f) { return store.sweeps().find(f); });
   if (!page) return page.take_error();
   json out = json::array();
   for (const auto& s : page->rows) out.push_back(sweep_json(s, SweepDetail::kListing));
@@ -76,7 +76,7 @@ Result<json> list_sweeps(Store& store, const SweepFilter& filter) {
 }
 
 Result<json> show_sweep(Store& store, int64_t sweep_id) {
-  auto sweep = store.sweep_by_id(sweep_id);
+  auto sweep = store.sweeps().by_id(sweep_id);
   if (!sweep) return sweep.take_error();
   if (!sweep->has_value()) return make_error(ErrorCode::kNotFound, "no sweep " + std::to_string(sweep_id));
   auto runs = sweep_runs_json(store, sweep_id);
@@ -87,15 +87,15 @@ Result<json> show_sweep(Store& store, int64_t sweep_id) {
 }
 
 Result<json> create_sweep(Store& store, const SweepCreateArgs& args, int64_t wall_ns) {
-  return sweep_reply(store.create_sweep(args.name, args.spec_json, wall_ns));
+  return sweep_reply(store.sweeps().create(args.name, args.spec_json, wall_ns));
 }
 
 Result<json> add_sweep_run(Store& store, const SweepRunRecord& run, int64_t wall_ns) {
-  return sweep_reply(store.add_sweep_run(run, wall_ns));
+  return sweep_reply(store.sweeps().add_run(run, wall_ns));
 }
 
 Result<json> set_sweep_state(Store& store, const SweepStateArgs& args, int64_t wall_ns) {
-  return sweep_reply(store.set_sweep_state(args.sweep, args.state, wall_ns));
+  return sweep_reply(store.sweeps().set_state(args.sweep, args.state, wall_ns));
 }
 
 void SweepWrites::create(const SweepCreateArgs& args, const Responder& r) {

@@ -12,7 +12,7 @@
 // Continuity across restarts, kill -9 included: the StorageWriter counts a
 // sweep under the same lock under which it queues it, and takes the
 // counters' snapshot together with the queue it drains; the snapshot is
-// stored in the transaction that stores those sweeps (Store::put_counters,
+// stored in the transaction that stores those sweeps (StoreCounters::put,
 // schema 6). The stored counters therefore always count exactly the stored
 // sweeps, and a restarted energyd continues from them (restore). The
 // counters carry a random `counters_id` and their creation time; a new id

@@ -19,7 +19,7 @@ void append_json(std::string& out, const nlohmann::json& value) {
 
 }  // namespace
 
-nlohmann::json export_row_json(const Store::ExportRow& row) {
+nlohmann::json export_row_json(const StoreReadings::ExportRow& row) {
   nlohmann::json j = {{"boot_id", row.boot_id}, {"rail", row.rail}, {"t_ns", row.t_ns}, {"wall_ns", row.wall_ns}};
   if (row.reading.err != 0) j["errno"] = row.reading.err;
   if (row.reading.err == 0) {
@@ -30,7 +30,7 @@ nlohmann::json export_row_json(const Store::ExportRow& row) {
   return j;
 }
 
-Result<std::string> export_page_text(const std::vector<Store::ExportRow>& rows, const nlohmann::json& fields,
+Result<std::string> export_page_text(const std::vector<StoreReadings::ExportRow>& rows, const nlohmann::json& fields,
                                      const ExportCancelFn& cancelled) {
   std::string out;
   out.reserve(kEnvelopeBytes + 64 + rows.size() * kTextBytesPerRow);
@@ -57,7 +57,7 @@ Result<std::string> export_page(const std::string& db_path, int64_t since, int64
                                 const ExportCancelFn& cancelled) {
   auto store = Store::open(db_path, StoreRole::kReader, 5000);
   if (!store) return make_error(store.error().code, "storage unavailable: " + store.error().describe());
-  auto rows = (*store)->export_readings(since, until, rail, kExportPageRows + 1);
+  auto rows = (*store)->readings().export_readings(since, until, rail, kExportPageRows + 1);
   if (!rows) return rows.take_error();
   bool truncated = rows->size() > kExportPageRows;
   int64_t next = truncated ? (*rows)[kExportPageRows].wall_ns : 0;

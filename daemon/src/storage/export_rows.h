@@ -38,12 +38,12 @@ using ExportCancelFn = std::function<bool()>;
 
 // One row of an export page: boot_id, rail, t_ns, wall_ns and the reading
 // (voltage_mv, current_ma, power_uw) or its errno.
-nlohmann::json export_row_json(const Store::ExportRow& row);
+nlohmann::json export_row_json(const StoreReadings::ExportRow& row);
 
 // The JSON text of an object {"rows": [rows...], <fields>...}: `rows` as
 // export_row_json, then the members of `fields` (an object: truncated,
 // next_since_*, run). A `state` error if `cancelled` (may be empty) says so.
-Result<std::string> export_page_text(const std::vector<Store::ExportRow>& rows, const nlohmann::json& fields,
+Result<std::string> export_page_text(const std::vector<StoreReadings::ExportRow>& rows, const nlohmann::json& fields,
                                      const ExportCancelFn& cancelled);
 
 // One page of the `export` verb, as JSON text (export_page_text), from the

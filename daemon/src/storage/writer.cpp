@@ -282,8 +282,8 @@ bool StorageWriter::flush() {
 void StorageWriter::journal_marks(const std::vector<std::pair<MarkOp*, RunRecord>>& done) {
   for (const auto& [op, rec] : done) {
     bool start = op->kind == MarkOp::Kind::kStart;
-    auto tags = op->store_tags ? Store::JournalTags::kRewritten : Store::JournalTags::kUnchanged;
-    auto st = store_->journal_mark(rec, start ? MarkEntry::Op::kStart : MarkEntry::Op::kStop, tags);
+    auto tags = op->store_tags ? StoreRuns::JournalTags::kRewritten : StoreRuns::JournalTags::kUnchanged;
+    auto st = store_->runs().journal_mark(rec, start ? MarkEntry::Op::kStart : MarkEntry::Op::kStop, tags);
     if (st) continue;
     auto v = log_limit_.allow("storage.journal");
     if (v.log)
@@ -329,15 +329,15 @@ Status StorageWriter::write_pending(std::vector<std::pair<MarkOp*, RunRecord>>& 
   st = store_->begin();
   if (!st) return st;
   for (const auto& c : pending_) {
-    st = store_->put_chunk(boot_, rail_ids_, c);
+    st = store_->readings().put_chunk(boot_, rail_ids_, c);
     if (!st) return st;
   }
-  if (open_chunk) st = store_->put_chunk(boot_, rail_ids_, chunker_->open_chunk());
+  if (open_chunk) st = store_->readings().put_chunk(boot_, rail_ids_, chunker_->open_chunk());
   if (!st) return st;
   st = context_.write(*store_, boot_);
   if (!st) return st;
   if (counted_ && (synced || !tail_)) {
-    st = store_->put_counters(to_stored(*counted_));
+    st = store_->counters().put(to_stored(*counted_));
     if (!st) return st;
   }
   for (auto& m : marks_) {
@@ -390,14 +390,14 @@ void StorageWriter::maybe_retain(bool stopping) {
 // Returns whether the pass has more steps to take. The database is never
 // touched with mu_ held: the sampler's push_sample takes it.
 bool StorageWriter::retain_step() {
-  auto step = store_->apply_retention(options_.retention, RetentionNow{boot_, newest_->t_ns, newest_->wall_ns});
+  auto step = store_->tiers().apply_retention(options_.retention, RetentionNow{boot_, newest_->t_ns, newest_->wall_ns});
   if (!step) {
     note_retention_error(step.error());
     return false;
   }
   std::optional<StoreFootprint> footprint;
   if (!step->more) {
-    auto f = store_->footprint();
+    auto f = store_->tiers().footprint();
     if (f) footprint = std::move(f).value();
   }
   record_retention(*step, std::move(footprint));
@@ -440,7 +440,7 @@ Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunR
   RunRecord rec = op.run;
   rec.boot = boot_;
   if (op.kind == MarkOp::Kind::kStart) {
-    auto id = store_->insert_run(rec);
+    auto id = store_->runs().insert(rec);
     if (!id) return id.take_error();
     rec.id = *id;
   } else {
@@ -454,24 +454,24 @@ Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunR
 // The stop, its merged tags and its clocks, in the mark's transaction: all
 // of them are durable once the stop is acknowledged.
 Status StorageWriter::write_stop(const MarkOp& op, RunRecord& rec) {
-  auto st = store_->finish_run(rec.id, rec.stop_ns.value_or(0), rec.stop_wall_ns.value_or(0), RunState::kStopped);
+  auto st = store_->runs().finish(rec.id, rec.stop_ns.value_or(0), rec.stop_wall_ns.value_or(0), RunState::kStopped);
   if (!st) return st;
   rec.state = RunState::kStopped;
   if (op.store_start) {
-    st = store_->set_run_start(rec.id, rec.start_ns, rec.start_wall_ns);
+    st = store_->runs().set_start(rec.id, rec.start_ns, rec.start_wall_ns);
     if (!st) return st;
   }
   if (op.store_tags) {
-    st = store_->set_run_tags(rec.id, rec.tags_json);
+    st = store_->runs().set_tags(rec.id, rec.tags_json);
     if (!st) return st;
   }
   if (op.store_items && rec.items) {
-    st = store_->set_run_items(rec.id, *rec.items);
+    st = store_->runs().set_items(rec.id, *rec.items);
     if (!st) return st;
   }
   if (!op.clocks) return ok_status();
   rec.clocks_json = op.clocks(rec);
-  return store_->set_run_clocks(rec.id, *rec.clocks_json);
+  return store_->runs().set_clocks(rec.id, *rec.clocks_json);
 }
 
 }  // namespace energy::daemon

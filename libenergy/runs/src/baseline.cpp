@@ -83,7 +83,7 @@ Result<std::optional<RunRecord>> tagged_baseline(Store& store, const std::string
     add_report_note(out, std::string("tag ") + kRunBaselineTag + "='" + tag + "' is not a run id: no idle energy");
     return none;
   }
-  auto rec = store.run_by_id(*id);
+  auto rec = store.runs().by_id(*id);
   if (!rec) return rec.take_error();
   std::string why;
   if (!rec->has_value())
@@ -99,7 +99,7 @@ Result<std::optional<RunRecord>> tagged_baseline(Store& store, const std::string
 
 Result<std::optional<RunRecord>> find_baseline(Store& store, const RunRecord& run, nlohmann::json& out) {
   if (auto tag = run_tag(run, kRunBaselineTag)) return tagged_baseline(store, *tag, out);
-  return store.latest_tagged_before(run, kRunKindTag, kBaselineKind);
+  return store.runs().latest_tagged_before(run, kRunKindTag, kBaselineKind);
 }
 
 Result<BaselineUse> measure_use(Store& store, const RunRecord& run, const RunRecord& bl, const RunReport& bl_report) {
@@ -107,7 +107,7 @@ Result<BaselineUse> measure_use(Store& store, const RunRecord& run, const RunRec
   use.same_boot = bl.boot == run.boot;
   int64_t stop_ns = bl.stop_ns.value_or(bl.start_ns);
   use.age_ns = use.same_boot ? run.start_ns - stop_ns : run.start_wall_ns - bl.stop_wall_ns.value_or(bl.start_wall_ns);
-  auto others = store.runs_overlapping(bl.boot, EnergyWindow{bl.start_ns, stop_ns}, bl.id);
+  auto others = store.runs().overlapping(bl.boot, EnergyWindow{bl.start_ns, stop_ns}, bl.id);
   if (!others) return others.take_error();
   for (const auto& o : *others) use.open_during.push_back(o.id);
   return use;
@@ -152,7 +152,7 @@ namespace {
 
 // A baseline's own report says when other runs were open during it.
 Status note_busy_baseline(Store& store, const RunReport& report, nlohmann::json& out) {
-  auto others = store.runs_overlapping(report.run.boot, report.window, report.run.id);
+  auto others = store.runs().overlapping(report.run.boot, report.window, report.run.id);
   if (!others) return others.take_error();
   if (others->empty()) return ok_status();
   std::string ids;

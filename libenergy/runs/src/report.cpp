@@ -84,7 +84,7 @@ RailEnergyReport raw_rail(const RailSeries& s, int64_t boot, EnergyWindow w, int
 // the running energy with its bound.
 Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, const RailSeries& s, EnergyWindow w,
                                          int64_t gap_threshold_ns) {
-  auto h = store.rail_history(run.boot, s.rail.id, w);
+  auto h = store.tiers().rail_history(run.boot, s.rail.id, w);
   if (!h) return h.take_error();
   if (h->buckets.empty()) {  // nothing downsampled: the window starts before the rail's first reading
     return raw_rail(s, run.boot, w, gap_threshold_ns);
@@ -93,7 +93,7 @@ Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, con
   EnergyStats tiers = summarize_buckets(h->buckets, {w.begin_ns, split}, gap_threshold_ns);
   EnergyStats raw = split < w.end_ns ? integrate_power(s.points, {split, w.end_ns}, gap_threshold_ns) : EnergyStats{};
   RailEnergyReport r{s.rail.label, false, join(tiers, raw, w.end_ns - w.begin_ns), h->coarsest};
-  auto e = store.energy(run.boot, s.rail.id, w);
+  auto e = store.readings().energy(run.boot, s.rail.id, w);
   if (!e) return e.take_error();
   if (e->has_value()) {
     const EnergyAnswer& a = **e;
@@ -104,7 +104,7 @@ Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, con
     add_filter(r.stats, s.rail, run.boot, w, [&](int64_t t) -> std::optional<double> {
       if (t == w.begin_ns) return a.begin_power_uw;
       if (t == w.end_ns) return a.end_power_uw;
-      auto p = store.power_at(run.boot, s.rail.id, t);
+      auto p = store.readings().power_at(run.boot, s.rail.id, t);
       return p ? *p : std::nullopt;
     });
     // A tier's edge power is its bucket's mean: off by up to the bucket's range.
@@ -126,7 +126,7 @@ Result<std::vector<RailSeries>> load_series(Store& store, const RunRecord& run, 
   if (!rails) return rails.take_error();
   std::vector<RailSeries> out;
   for (const auto& r : *rails) {
-    auto pts = store.rail_points(run.boot, r.id, w);
+    auto pts = store.readings().rail_points(run.boot, r.id, w);
     if (!pts) return pts.take_error();
     out.push_back(RailSeries{r, std::move(pts).value()});
   }
@@ -211,7 +211,7 @@ Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t e
   }
   add_total(rep, *series, gap_threshold_ns);
   ContextSummary context(rep.window);
-  auto scanned = store.scan_context(run.boot, rep.window, context);
+  auto scanned = store.context().scan(run.boot, rep.window, context);
   if (!scanned) return scanned.take_error();
   rep.context = context.finish();
   return rep;

@@ -23,14 +23,14 @@ Result<RunSummary> summarize_run(Store& store, const RunRecord& run, int64_t end
   if (total_rails.empty()) return s;
   double uj = 0;
   for (const StoredRail& rail : total_rails) {
-    auto e = store.energy(run.boot, rail.id, w);
+    auto e = store.readings().energy(run.boot, rail.id, w);
     if (!e) return e.take_error();
     if (!e->has_value()) return s;
     const EnergyAnswer& a = **e;
     FilterCorrection c = filter_correction(rail, run.boot, w, [&](int64_t t) -> std::optional<double> {
       if (t == w.begin_ns) return a.begin_power_uw;
       if (t == w.end_ns) return a.end_power_uw;
-      auto p = store.power_at(run.boot, rail.id, t);
+      auto p = store.readings().power_at(run.boot, rail.id, t);
       return p ? *p : std::nullopt;
     });
     uj += a.energy_uj + c.energy_uj;

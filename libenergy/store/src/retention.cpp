@@ -1,5 +1,5 @@
 // Retention: moves history down the tiers and keeps the database within its
-// disk budget, a few rows per transaction (see Store::apply_retention).
+// disk budget, a few rows per transaction (see StoreTiers::apply_retention).
 //
 // Raw -> 1 s: a chunk's readings become the buckets from the rail's 1 s
 // watermark up to the bucket holding the rail's next valid reading (in a
@@ -13,7 +13,7 @@
 // is kept, so the state there stays known.
 #include <algorithm>
 
-#include "energy/store.h"
+#include "energy/store_tiers.h"
 #include "sqlite.h"
 #include "tier_rows.h"
 
@@ -32,8 +32,8 @@ enum class Pass { kAge, kBudget };
 
 class Retention {
  public:
-  Retention(Store& store, const RetentionPolicy& policy, const RetentionNow& now)
-      : store_(store), db_(*store.db_), rows_(db_), policy_(policy), now_(now) {}
+  Retention(StoreTiers& tiers, const RetentionPolicy& policy, const RetentionNow& now)
+      : tiers_(tiers), db_(*tiers.db_), rows_(db_), policy_(policy), now_(now) {}
 
   Status run(RetentionStep& step);
 
@@ -52,7 +52,7 @@ class Retention {
     return pass == Pass::kBudget || (retention_ns > 0 && age > retention_ns);
   }
 
-  Store& store_;
+  StoreTiers& tiers_;
   sql::Db& db_;
   TierRows rows_;
   const RetentionPolicy& policy_;
@@ -72,12 +72,11 @@ Result<std::vector<RawChunkRef>> Retention::oldest_chunks(int64_t limit) {
   if (!st) return st.take_error();
   st->bind(1, limit);
   std::vector<RawChunkRef> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
+  auto rows = sql::for_each_row(*st, [&] {
     out.push_back(RawChunkRef{st->int_at(0), st->int_at(1), st->int_at(2), st->int_at(3), st->int_at(4)});
-  }
+  });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 // The current boot's newest chunk (being written) and its recent minutes stay raw.
@@ -112,15 +111,12 @@ Status Retention::downsample_chunk(const RawChunkRef& c) {
       "FROM rail_chunks WHERE chunk = ?1 ORDER BY rail");
   if (!st) return st.take_error();
   st->bind(1, c.id);
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
+  auto rows = sql::for_each_row(*st, [&] {
     RailCursor first = st->null_at(1) ? RailCursor{} : RailCursor{true, st->int_at(1), st->int_at(2), st->double_at(3)};
     RailCursor last = st->null_at(4) ? RailCursor{} : RailCursor{true, st->int_at(4), st->int_at(5), st->double_at(6)};
-    auto done = downsample_chunk_rail(c, st->int_at(0), first, last);
-    if (!done) return done;
-  }
+    return downsample_chunk_rail(c, st->int_at(0), first, last);
+  });
+  if (!rows) return rows;
   auto del = db_.exec("DELETE FROM rail_chunks WHERE chunk = " + std::to_string(c.id) +
                       "; DELETE FROM chunks WHERE id = " + std::to_string(c.id));
   return del;
@@ -145,12 +141,12 @@ Status Retention::downsample_chunk_rail(const RawChunkRef& c, int64_t rail, cons
   if (!wm) return wm.take_error();
   if (!wm->has_value() && !first.has_last) return ok_status();  // nothing measured yet
   int64_t begin = wm->has_value() ? (*wm)->t_end_ns : floor_to(first.last_t_ns, width);
-  auto next = store_.cursor_after(c.boot, rail, c.t_last_ns + 1);
+  auto next = tiers_.readings_.cursor_after(c.boot, rail, c.t_last_ns + 1);
   if (!next) return next.take_error();
   int64_t until = next->has_value() ? (*next)->last_t_ns : (last.has_last ? last.last_t_ns : c.t_last_ns);
   int64_t end = floor_to(until, width) + width;
   if (end <= begin) return ok_status();
-  auto pts = store_.rail_points(c.boot, rail, {begin, end});
+  auto pts = tiers_.readings_.rail_points(c.boot, rail, {begin, end});
   if (!pts) return pts.take_error();
   const auto* bridge = wm->has_value() && (*wm)->last_reading ? &*(*wm)->last_reading : nullptr;
   if (bridge != nullptr && (pts->empty() || pts->front().t_ns > bridge->t_ns)) pts->insert(pts->begin(), *bridge);
@@ -238,9 +234,9 @@ Status Retention::run(RetentionStep& s) {
   auto min = minute_pass(Pass::kAge, k - s.units());
   if (!min) return min.take_error();
   s.minute_rows_deleted = *min;
-  if (s.units() > 0 || !store_.shrinking_) return ok_status();
+  if (s.units() > 0 || !tiers_.shrinking_) return ok_status();
   // Over budget: board context beyond the raw readings' reach goes before any reading is downsampled.
-  auto ctx = store_.retain_context(policy_, now_, Store::ContextReach::kRawTier);
+  auto ctx = tiers_.retain_context(policy_, now_, StoreTiers::ContextReach::kRawTier);
   if (!ctx) return ctx.take_error();
   s.context_rows_deleted = ctx->rows_deleted;
   if (ctx->rows_deleted > 0) return ok_status();
@@ -269,10 +265,33 @@ int64_t wal_allowance(const RetentionPolicy& p) {
 // board context, which goes with the 1 s tier and is looked at once the
 // tiers' work fits in a step (so once per pass, plus the steps it needs).
 // Rolled back on any failure.
-Status Store::retention_transaction(const RetentionPolicy& policy, const RetentionNow& now, RetentionStep& step,
-                                    bool& context_more) {
+// Where a boot's context stops being kept: where its 1 s (or raw) history
+// starts (kRawTier: its raw readings). A boot with none left keeps only
+// each source's last row; the current boot with no history at all (no
+// rails) ages by the 1 s retention.
+Result<int64_t> StoreTiers::context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now,
+                                        ContextReach reach) {
+  const std::string b = std::to_string(boot);
+  auto raw = db_->query_int("SELECT min(t_first_ns) FROM chunks WHERE boot = " + b, INT64_MAX);
+  if (!raw) return raw.take_error();
+  auto second = db_->query_int("SELECT min(t_first_ns) FROM tier_chunks WHERE tier = 1 AND boot = " + b, INT64_MAX);
+  if (!second) return second.take_error();
+  int64_t history = std::min(*raw, *second);
+  int64_t cut = reach == ContextReach::kRawTier ? *raw : history;
+  if (history != INT64_MAX || boot != now.boot) return cut;
+  return now.boot_ns - policy.second_retention_ns;
+}
+
+Result<StoreContext::Trimmed> StoreTiers::retain_context(const RetentionPolicy& policy, const RetentionNow& now,
+                                                         ContextReach reach) {
+  return context_.trim([&](int64_t boot) { return context_cut(boot, policy, now, reach); },
+                       policy.max_context_rows_per_step);
+}
+
+Status StoreTiers::retention_transaction(const RetentionPolicy& policy, const RetentionNow& now, RetentionStep& step,
+                                         bool& context_more) {
   const int64_t changes_before = sqlite3_total_changes(db_->raw());
-  auto st = begin();
+  auto st = db_->exec("BEGIN");
   if (!st) return st;
   st = Retention(*this, policy, now).run(step);
   if (st && step.units() < policy.max_units_per_step && step.context_rows_deleted == 0) {
@@ -288,17 +307,18 @@ Status Store::retention_transaction(const RetentionPolicy& policy, const Retenti
   if (!free_pages) st = free_pages.take_error();
   // A pass with nothing to do writes nothing (a commit would still put a
   // page or two through the WAL every retention_interval: issue 16).
-  if (st && *free_pages == 0 && sqlite3_total_changes(db_->raw()) == changes_before) return rollback();
+  if (st && *free_pages == 0 && sqlite3_total_changes(db_->raw()) == changes_before) return db_->exec("ROLLBACK");
   if (st) st = db_->exec("PRAGMA incremental_vacuum");
-  if (st) st = commit();
+  if (st) st = db_->exec("COMMIT");
   if (st) return st;
-  (void)rollback();
+  (void)db_->exec("ROLLBACK");
   return make_error(st.error().code, "retention step failed: " + st.error().describe());
 }
 
 // After a pass: whether the store keeps shrinking toward 90 % of the budget,
 // whether the budget cannot be met, and whether another step is due.
-void Store::settle_budget(const RetentionPolicy& policy, bool was_shrinking, bool context_more, RetentionStep& step) {
+void StoreTiers::settle_budget(const RetentionPolicy& policy, bool was_shrinking, bool context_more,
+                               RetentionStep& step) {
   const int64_t budget = policy.disk_budget_bytes;
   const int64_t used = step.budget_bytes_used;
   // Moving rows down a tier can briefly take more pages than it frees; the
@@ -310,7 +330,7 @@ void Store::settle_budget(const RetentionPolicy& policy, bool was_shrinking, boo
   step.more = step.units() >= policy.max_units_per_step || shrinking_ || context_more;
 }
 
-Result<RetentionStep> Store::apply_retention(const RetentionPolicy& policy, const RetentionNow& now) {
+Result<RetentionStep> StoreTiers::apply_retention(const RetentionPolicy& policy, const RetentionNow& now) {
   const int64_t allowance = wal_allowance(policy);
   auto limit = db_->exec("PRAGMA journal_size_limit=" + std::to_string(allowance));
   if (!limit) return limit.take_error();

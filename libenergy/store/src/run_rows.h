@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "energy/store.h"
+#include "energy/store_runs.h"
 #include "sqlite.h"
 
 namespace energy::run_rows {

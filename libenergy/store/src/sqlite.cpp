@@ -125,11 +125,8 @@ Result<StepResult> Stmt::step() {
 }
 
 Status Stmt::run() {
-  for (;;) {
-    auto r = step();
-    if (!r) return r.take_error();
-    if (*r == StepResult::kDone) break;
-  }
+  auto rows = for_each_row(*this, [] {});
+  if (!rows) return rows;
   reset();
   return ok_status();
 }

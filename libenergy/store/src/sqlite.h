@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 
 #include "energy/result.h"
@@ -88,5 +89,32 @@ class Stmt {
   sqlite3* db_;
   std::unique_ptr<sqlite3_stmt, StmtFinalizer> stmt_;
 };
+
+// Steps `st` through its rows, calling on_row() at each (it reads the row
+// from `st`). on_row returns void (next row), bool (false: stop here),
+// Status (an error stops and is returned) or Result<bool> (both). A step's
+// error is returned as is.
+template <typename OnRow>
+Status for_each_row(Stmt& st, OnRow&& on_row) {
+  using Ret = decltype(on_row());
+  for (;;) {
+    auto r = st.step();
+    if (!r) return r.take_error();
+    if (*r == StepResult::kDone) return ok_status();
+    if constexpr (std::is_void_v<Ret>) {
+      on_row();
+    } else if constexpr (std::is_same_v<Ret, bool>) {
+      if (!on_row()) return ok_status();
+    } else if constexpr (std::is_same_v<Ret, Status>) {
+      Status s = on_row();
+      if (!s) return s;
+    } else {
+      static_assert(std::is_same_v<Ret, Result<bool>>, "on_row returns void, bool, Status or Result<bool>");
+      Result<bool> next = on_row();
+      if (!next) return next.take_error();
+      if (!*next) return ok_status();
+    }
+  }
+}
 
 }  // namespace energy::sql

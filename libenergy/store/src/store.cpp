@@ -4,7 +4,6 @@
 
 #include <cstdio>
 
-#include "run_rows.h"
 #include "sqlite.h"
 
 namespace energy {
@@ -30,16 +29,8 @@ CREATE INDEX runs_by_state ON runs(state);
 
 }  // namespace
 
-const char* run_state_name(RunState s) {
-  switch (s) {
-    case RunState::kOpen: return "open";
-    case RunState::kStopped: return "stopped";
-    case RunState::kInterrupted: return "interrupted";
-  }
-  return "unknown";
-}
-
-Store::Store(std::unique_ptr<sql::Db> db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
+Store::Store(std::unique_ptr<sql::Db> db, std::string path, StoreRole role)
+    : db_(std::move(db)), path_(std::move(path)), reader_(role == StoreRole::kReader) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole role, int busy_timeout_ms) {
@@ -49,8 +40,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   auto db = sql::Db::open(path, mode);
   if (!db) return db.take_error();
   sqlite3_busy_timeout(db->raw(), busy_timeout_ms);
-  std::unique_ptr<Store> store(new Store(std::make_unique<sql::Db>(std::move(db).value()), path));
-  store->reader_ = role == StoreRole::kReader;
+  std::unique_ptr<Store> store(new Store(std::make_unique<sql::Db>(std::move(db).value()), path, role));
   if (role == StoreRole::kReader) return store;
   // auto_vacuum takes effect only on a database without tables (a new one;
   // the v2 -> v3 migration converts older files). journal_size_limit: the
@@ -190,69 +180,17 @@ Status Store::set_durability(Durability d) {
 
 Status Store::checkpoint() { return db_->exec("PRAGMA wal_checkpoint(PASSIVE)"); }
 
-Result<int64_t> Store::insert_run(const RunRecord& run) {
-  auto st = db_->prepare(
-      "INSERT INTO runs(name, tags, boot, start_ns, start_wall_ns, state, items) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, 'open', ?6)");
-  if (!st) return st.take_error();
-  st->bind(1, run.name).bind(2, run.tags_json).bind(3, run.boot).bind(4, run.start_ns).bind(5, run.start_wall_ns);
-  if (run.items) st->bind(6, *run.items);
-  auto done = st->run();
-  if (!done) return done.take_error();
-  return db_->last_insert_rowid();
-}
-
-Status Store::finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state) {
-  auto st = db_->prepare("UPDATE runs SET stop_ns = ?2, stop_wall_ns = ?3, state = ?4 WHERE id = ?1");
-  if (!st) return st.take_error();
-  return st->bind(1, id).bind(2, stop_ns).bind(3, stop_wall_ns).bind(4, run_state_name(state)).run();
-}
-
-Status Store::set_run_start(int64_t id, int64_t start_ns, int64_t start_wall_ns) {
-  auto st = db_->prepare("UPDATE runs SET start_ns = ?2, start_wall_ns = ?3 WHERE id = ?1");
-  if (!st) return st.take_error();
-  return st->bind(1, id).bind(2, start_ns).bind(3, start_wall_ns).run();
-}
-
-Status Store::set_run_clocks(int64_t id, const std::string& clocks_json) {
-  auto st = db_->prepare("UPDATE runs SET clocks = ?2 WHERE id = ?1");
-  if (!st) return st.take_error();
-  return st->bind(1, id).bind(2, clocks_json).run();
-}
-
-Status Store::set_run_items(int64_t id, double items) {
-  auto st = db_->prepare("UPDATE runs SET items = ?2 WHERE id = ?1");
-  if (!st) return st.take_error();
-  return st->bind(1, id).bind(2, items).run();
-}
-
-Result<std::vector<RunRecord>> Store::runs_in_state(RunState state) {
-  auto st = db_->prepare(std::string(run_rows::kRunColumns) + "WHERE state = ?1 ORDER BY id");
-  if (!st) return st.take_error();
-  st->bind(1, run_state_name(state));
-  return run_rows::collect_runs(*st);
-}
-
-Result<std::optional<RunRecord>> Store::run_by_id(int64_t id) {
-  auto st = db_->prepare(std::string(run_rows::kRunColumns) + "WHERE id = ?1");
-  if (!st) return st.take_error();
-  st->bind(1, id);
-  return run_rows::first_run(*st);
-}
-
 Result<std::vector<StoredRail>> Store::rails() {
   auto st = db_->prepare(
       "SELECT id, label, driver, device, channel, power_unit_uw, filter_ns, filter_before_ns, filter_from_boot, "
       "filter_from_ns FROM rails ORDER BY id");
   if (!st) return st.take_error();
   std::vector<StoredRail> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
+  auto rows = sql::for_each_row(*st, [&] {
     out.push_back(StoredRail{st->int_at(0), st->text_at(1), st->text_at(2), st->text_at(3), st->int_at(4),
                              st->int_at(5), st->int_at(6), st->int_at(7), st->int_at(8), st->int_at(9)});
-  }
+  });
+  if (!rows) return rows.take_error();
   return out;
 }
 

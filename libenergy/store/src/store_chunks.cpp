@@ -1,7 +1,7 @@
 // The raw tier of the Store: chunk rows, their readings, running energy.
 #include <algorithm>
 
-#include "energy/store.h"
+#include "energy/store_readings.h"
 #include "sqlite.h"
 
 namespace energy {
@@ -69,12 +69,12 @@ double partial_uj(const RailCursor& a, const RailCursor& b, int64_t t) {
 
 }  // namespace
 
-struct Store::Edge {
+struct StoreReadings::Edge {
   int64_t chunk_id = 0;
   RailChunk rail;
 };
 
-Status Store::put_chunk(int64_t boot, const std::vector<int64_t>& rail_ids, const Chunk& c) {
+Status StoreReadings::put_chunk(int64_t boot, const std::vector<int64_t>& rail_ids, const Chunk& c) {
   if (c.sweeps == 0) return ok_status();
   if (rail_ids.size() != c.rails.size()) {
     return make_error(ErrorCode::kInvalid, "chunk has " + std::to_string(c.rails.size()) + " rails, " +
@@ -98,7 +98,7 @@ Status Store::put_chunk(int64_t boot, const std::vector<int64_t>& rail_ids, cons
   return ok_status();
 }
 
-Result<std::vector<RailCursor>> Store::resume_cursors(int64_t boot, const std::vector<int64_t>& rail_ids) {
+Result<std::vector<RailCursor>> StoreReadings::resume_cursors(int64_t boot, const std::vector<int64_t>& rail_ids) {
   std::vector<RailCursor> out;
   for (int64_t rail : rail_ids) {
     auto c = cursor_before(boot, rail, INT64_MAX);
@@ -110,7 +110,8 @@ Result<std::vector<RailCursor>> Store::resume_cursors(int64_t boot, const std::v
 
 // The latest chunk of the boot starting at or before t, with this rail's
 // row: a live chunk (newer than any stored) when one starts at or before t.
-Result<std::optional<Store::Edge>> Store::chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<std::optional<StoreReadings::Edge>> StoreReadings::chunk_at_or_before(int64_t boot, int64_t rail_id,
+                                                                             int64_t t_ns) {
   int pos = live_rail(boot, rail_id);
   for (size_t i = pos < 0 ? 0 : live_->chunks.size(); i > 0; --i) {
     const Chunk& c = live_->chunks[i - 1];
@@ -128,7 +129,7 @@ Result<std::optional<Store::Edge>> Store::chunk_at_or_before(int64_t boot, int64
 }
 
 // The running-energy cursor at the last valid reading at or before t.
-Result<std::optional<RailCursor>> Store::cursor_before(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<std::optional<RailCursor>> StoreReadings::cursor_before(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto edge = chunk_at_or_before(boot, rail_id, t_ns);
   if (!edge) return edge.take_error();
   if (!edge->has_value()) return std::optional<RailCursor>();
@@ -148,7 +149,7 @@ Result<std::optional<RailCursor>> Store::cursor_before(int64_t boot, int64_t rai
 }
 
 // The running-energy cursor at the first valid reading at or after t.
-Result<std::optional<RailCursor>> Store::cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<std::optional<RailCursor>> StoreReadings::cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto edge = chunk_at_or_before(boot, rail_id, t_ns);
   if (!edge) return edge.take_error();
   if (edge->has_value()) {
@@ -163,7 +164,7 @@ Result<std::optional<RailCursor>> Store::cursor_after(int64_t boot, int64_t rail
 }
 
 // The first valid reading of the first chunk starting after t that has one.
-Result<std::optional<RailCursor>> Store::first_cursor_after_chunk(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<std::optional<RailCursor>> StoreReadings::first_cursor_after_chunk(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto st = db_->prepare(std::string("SELECT c.id, ") + kRailChunkColumns +
                          " FROM chunks c JOIN rail_chunks rc ON rc.chunk = c.id AND rc.rail = ?2"
                          " WHERE c.boot = ?1 AND c.t_first_ns > ?3 AND rc.first_t_ns IS NOT NULL"
@@ -180,7 +181,7 @@ Result<std::optional<RailCursor>> Store::first_cursor_after_chunk(int64_t boot, 
   return std::optional<RailCursor>();
 }
 
-Result<std::vector<StoredReading>> Store::decode(int64_t chunk_id, int64_t rail_id) {
+Result<std::vector<StoredReading>> StoreReadings::decode(int64_t chunk_id, int64_t rail_id) {
   if (chunk_id < 0) {  // a live chunk (chunk_at_or_before)
     int pos = live_ ? live_rail(live_->boot, rail_id) : -1;
     size_t i = static_cast<size_t>(-chunk_id - 1);
@@ -200,7 +201,7 @@ Result<std::vector<StoredReading>> Store::decode(int64_t chunk_id, int64_t rail_
 
 // The valid readings around t (what cursor_before and cursor_after give)
 // from one lookup of the chunk holding t and at most one decode of it.
-Result<Store::Around> Store::cursors_around(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<StoreReadings::Around> StoreReadings::cursors_around(int64_t boot, int64_t rail_id, int64_t t_ns) {
   Around out;
   auto edge = chunk_at_or_before(boot, rail_id, t_ns);
   if (!edge) return edge.take_error();
@@ -226,7 +227,8 @@ Result<Store::Around> Store::cursors_around(int64_t boot, int64_t rail_id, int64
   return out;
 }
 
-Result<std::optional<Store::RunningEnergy>> Store::running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<std::optional<StoreReadings::RunningEnergy>> StoreReadings::running_energy_at(int64_t boot, int64_t rail_id,
+                                                                                     int64_t t_ns) {
   using Answer = std::optional<RunningEnergy>;
   auto around = cursors_around(boot, rail_id, t_ns);
   if (!around) return around.take_error();
@@ -243,7 +245,7 @@ Result<std::optional<Store::RunningEnergy>> Store::running_energy_at(int64_t boo
                               power_between(before, *around->after, t_ns)});
 }
 
-Result<std::optional<double>> Store::power_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<std::optional<double>> StoreReadings::power_at(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto live = refresh_live();
   if (!live) return live.take_error();
   auto e = running_energy_at(boot, rail_id, t_ns);
@@ -252,7 +254,7 @@ Result<std::optional<double>> Store::power_at(int64_t boot, int64_t rail_id, int
   return std::optional<double>((*e)->power_uw);
 }
 
-Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, EnergyWindow w) {
+Result<std::optional<double>> StoreReadings::energy_uj(int64_t boot, int64_t rail_id, EnergyWindow w) {
   auto live = refresh_live();
   if (!live) return live.take_error();
   auto a = running_energy_at(boot, rail_id, w.begin_ns);
@@ -264,7 +266,7 @@ Result<std::optional<double>> Store::energy_uj(int64_t boot, int64_t rail_id, En
 }
 
 // Readings inside the window, plus the nearest valid reading on each side.
-Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id, EnergyWindow w) {
+Result<std::vector<PowerPoint>> StoreReadings::rail_points(int64_t boot, int64_t rail_id, EnergyWindow w) {
   auto live = refresh_live();
   if (!live) return live.take_error();
   auto first = db_->prepare(
@@ -280,13 +282,8 @@ Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id
   auto before = cursor_before(boot, rail_id, w.begin_ns - 1);
   if (!before) return before.take_error();
   if (before->has_value()) out.push_back(PowerPoint{(*before)->last_t_ns, (*before)->last_power_uw, true});
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    auto st_points = append_points(st->int_at(0), rail_id, w, out);
-    if (!st_points) return st_points.take_error();
-  }
+  auto rows = sql::for_each_row(*st, [&] { return append_points(st->int_at(0), rail_id, w, out); });
+  if (!rows) return rows.take_error();
   for (size_t i = 0; live_rail(boot, rail_id) >= 0 && i < live_->chunks.size(); ++i) {
     if (live_->chunks[i].t_first_ns > w.end_ns || live_->chunks[i].t_last_ns < w.begin_ns) continue;
     auto st_points = append_points(-static_cast<int64_t>(i) - 1, rail_id, w, out);
@@ -299,7 +296,7 @@ Result<std::vector<PowerPoint>> Store::rail_points(int64_t boot, int64_t rail_id
 }
 
 // The chunk's readings of the rail inside the window, appended to `out`.
-Status Store::append_points(int64_t chunk_id, int64_t rail_id, EnergyWindow w, std::vector<PowerPoint>& out) {
+Status StoreReadings::append_points(int64_t chunk_id, int64_t rail_id, EnergyWindow w, std::vector<PowerPoint>& out) {
   auto readings = decode(chunk_id, rail_id);
   if (!readings) return readings.take_error();
   for (const auto& sr : *readings) {
@@ -309,7 +306,7 @@ Status Store::append_points(int64_t chunk_id, int64_t rail_id, EnergyWindow w, s
   return ok_status();
 }
 
-Result<int64_t> Store::sample_count() {
+Result<int64_t> StoreReadings::sample_count() {
   auto live = refresh_live();
   if (!live) return live.take_error();
   auto stored = db_->query_int("SELECT coalesce(sum(sweeps), 0) FROM chunks");
@@ -319,7 +316,7 @@ Result<int64_t> Store::sample_count() {
   return n;
 }
 
-Result<std::optional<int64_t>> Store::last_sample_ns(int64_t boot) {
+Result<std::optional<int64_t>> StoreReadings::last_sample_ns(int64_t boot) {
   auto live = refresh_live();
   if (!live) return live.take_error();
   if (live_ && live_->boot == boot && !live_->chunks.empty())
@@ -353,14 +350,11 @@ constexpr int kChunkIdColumn = 16;
 // rows are kept, so every sweep it returns has all its rails (a page cut at
 // row `limit` then never loses a rail's readings).
 template <typename Keep>
-Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit, Keep keep) {
-  std::vector<Store::ExportRow> out;
+Result<std::vector<StoreReadings::ExportRow>> collect_export(sql::Stmt& st, size_t limit, Keep keep) {
+  std::vector<StoreReadings::ExportRow> out;
   int64_t chunk_id = -1;
-  for (;;) {
-    auto r = st.step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    if (st.int_at(kChunkIdColumn) != chunk_id && out.size() > limit) break;
+  auto rows = sql::for_each_row(st, [&]() -> Result<bool> {
+    if (st.int_at(kChunkIdColumn) != chunk_id && out.size() > limit) return false;
     chunk_id = st.int_at(kChunkIdColumn);
     ExportChunk c{st.int_at(0), st.text_at(1), st.blob_at(2), st.text_at(3), st.int_at(4), rail_chunk_from(st, 5)};
     auto rs = decode_rail_chunk(c.times, c.data, c.unit);
@@ -368,9 +362,11 @@ Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit
     for (const auto& reading : *rs) {
       int64_t wall = reading.t_ns + c.wall_offset_ns;
       if (keep(reading.t_ns, wall))
-        out.push_back(Store::ExportRow{c.boot_id, c.rail, reading.t_ns, wall, reading.reading});
+        out.push_back(StoreReadings::ExportRow{c.boot_id, c.rail, reading.t_ns, wall, reading.reading});
     }
-  }
+    return true;
+  });
+  if (!rows) return rows.take_error();
   return out;
 }
 
@@ -378,8 +374,8 @@ Result<std::vector<Store::ExportRow>> collect_export(sql::Stmt& st, size_t limit
 
 // The live chunks' rows that `keep(t_ns, wall_ns)` accepts, whole chunks
 // while `out` holds at most `limit` rows (as collect_export reads).
-Status Store::append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
-                               size_t limit, std::vector<ExportRow>& out) {
+Status StoreReadings::append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
+                                       size_t limit, std::vector<ExportRow>& out) {
   for (size_t i = 0; live_ && i < live_->chunks.size() && out.size() <= limit; ++i) {
     const Chunk& c = live_->chunks[i];
     for (size_t r = 0; r < live_->rail_ids.size(); ++r) {
@@ -396,8 +392,8 @@ Status Store::append_live_rows(const std::function<bool(int64_t, int64_t)>& keep
   return ok_status();
 }
 
-Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int64_t until, const std::string& rail,
-                                                             size_t limit) {
+Result<std::vector<StoreReadings::ExportRow>> StoreReadings::export_readings(int64_t since, int64_t until,
+                                                                             const std::string& rail, size_t limit) {
   auto live = refresh_live();
   if (!live) return live.take_error();
   auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +
@@ -415,8 +411,9 @@ Result<std::vector<Store::ExportRow>> Store::export_readings(int64_t since, int6
   return out;
 }
 
-Result<std::vector<Store::ExportRow>> Store::export_boot_readings(int64_t boot, EnergyWindow w, const std::string& rail,
-                                                                  size_t limit) {
+Result<std::vector<StoreReadings::ExportRow>> StoreReadings::export_boot_readings(int64_t boot, EnergyWindow w,
+                                                                                  const std::string& rail,
+                                                                                  size_t limit) {
   auto live = refresh_live();
   if (!live) return live.take_error();
   auto st = db_->prepare(std::string(kExportColumns) + kRailChunkColumns + kExportJoins +

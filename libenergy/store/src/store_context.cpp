@@ -1,9 +1,10 @@
 // The board context change log (context.h) in the Store: sources, rows,
 // windows for run reports, the end of an earlier daemon's polling, and
 // retention with the 1 s tier.
+#include "energy/store_context.h"
+
 #include <algorithm>
 
-#include "energy/store.h"
 #include "sqlite.h"
 
 namespace energy {
@@ -19,13 +20,12 @@ Result<std::vector<SourceRef>> all_sources(sql::Db& db) {
   auto st = db.prepare("SELECT id, kind, name FROM context_sources ORDER BY kind, name");
   if (!st) return st.take_error();
   std::vector<SourceRef> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
+  auto rows = sql::for_each_row(*st, [&] {
     auto kind = parse_context_kind(st->text_at(1));
     if (kind) out.push_back(SourceRef{st->int_at(0), *kind, st->text_at(2)});  // kinds of a later version: skipped
-  }
+  });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 ContextRow row_at(const sql::Stmt& st) {
@@ -54,12 +54,7 @@ Status rows_after(sql::Db& db, int64_t boot, int64_t source, EnergyWindow w, Con
       "ORDER BY t_ns");
   if (!st) return st.take_error();
   st->bind(1, boot).bind(2, source).bind(3, w.begin_ns).bind(4, w.end_ns);
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return ok_status();
-    sink.row(row_at(*st));
-  }
+  return sql::for_each_row(*st, [&] { sink.row(row_at(*st)); });
 }
 
 // Collects the streamed rows into series.
@@ -89,12 +84,9 @@ Result<std::vector<int64_t>> boot_ids(sql::Db& db) {
   auto st = db.prepare("SELECT id FROM boots ORDER BY id");
   if (!st) return st.take_error();
   std::vector<int64_t> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
-    out.push_back(st->int_at(0));
-  }
+  auto rows = sql::for_each_row(*st, [&] { out.push_back(st->int_at(0)); });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 // Deletes the source's rows before `keep_t` (its newest row at or before the
@@ -116,7 +108,7 @@ Result<int64_t> delete_before(sql::Db& db, int64_t boot, int64_t source, int64_t
 
 }  // namespace
 
-Result<int64_t> Store::ensure_context_source(ContextKind kind, const std::string& name) {
+Result<int64_t> StoreContext::ensure_source(ContextKind kind, const std::string& name) {
   auto ins = db_->prepare("INSERT OR IGNORE INTO context_sources(kind, name) VALUES(?1, ?2)");
   if (!ins) return ins.take_error();
   auto done = ins->bind(1, context_kind_name(kind)).bind(2, name).run();
@@ -128,11 +120,11 @@ Result<int64_t> Store::ensure_context_source(ContextKind kind, const std::string
   return sel->int_at(0);
 }
 
-Status Store::put_context_row(int64_t boot, int64_t source, const ContextRow& row) {
+Status StoreContext::put_row(int64_t boot, int64_t source, const ContextRow& row) {
   return insert_row(*db_, boot, source, row);
 }
 
-Status Store::scan_context(int64_t boot, EnergyWindow window, ContextRowSink& sink) {
+Status StoreContext::scan(int64_t boot, EnergyWindow window, ContextRowSink& sink) {
   auto sources = all_sources(*db_);
   if (!sources) return sources.take_error();
   auto any = db_->prepare("SELECT 1 FROM context WHERE boot = ?1 AND source = ?2 LIMIT 1");
@@ -152,14 +144,14 @@ Status Store::scan_context(int64_t boot, EnergyWindow window, ContextRowSink& si
   return ok_status();
 }
 
-Result<std::vector<ContextSeries>> Store::context_window(int64_t boot, EnergyWindow window) {
+Result<std::vector<ContextSeries>> StoreContext::window(int64_t boot, EnergyWindow window) {
   SeriesCollector collect;
-  auto st = scan_context(boot, window, collect);
+  auto st = scan(boot, window, collect);
   if (!st) return st.take_error();
   return std::move(collect.out);
 }
 
-Result<int64_t> Store::close_context(int64_t boot, int64_t stopped_ns) {
+Result<int64_t> StoreContext::close(int64_t boot, int64_t stopped_ns) {
   auto sources = all_sources(*db_);
   if (!sources) return sources.take_error();
   int64_t added = 0;
@@ -175,36 +167,19 @@ Result<int64_t> Store::close_context(int64_t boot, int64_t stopped_ns) {
   return added;
 }
 
-// Where a boot's context stops being kept: where its 1 s (or raw) history
-// starts (kRawTier: its raw readings). A boot with none left keeps only
-// each source's last row; the current boot with no history at all (no
-// rails) ages by the 1 s retention.
-Result<int64_t> Store::context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now,
-                                   ContextReach reach) {
-  const std::string b = std::to_string(boot);
-  auto raw = db_->query_int("SELECT min(t_first_ns) FROM chunks WHERE boot = " + b, INT64_MAX);
-  if (!raw) return raw.take_error();
-  auto second = db_->query_int("SELECT min(t_first_ns) FROM tier_chunks WHERE tier = 1 AND boot = " + b, INT64_MAX);
-  if (!second) return second.take_error();
-  int64_t history = std::min(*raw, *second);
-  int64_t cut = reach == ContextReach::kRawTier ? *raw : history;
-  if (history != INT64_MAX || boot != now.boot) return cut;
-  return now.boot_ns - policy.second_retention_ns;
-}
-
-Result<Store::ContextRetention> Store::retain_context(const RetentionPolicy& policy, const RetentionNow& now,
-                                                      ContextReach reach) {
+Result<StoreContext::Trimmed> StoreContext::trim(const std::function<Result<int64_t>(int64_t boot)>& cut,
+                                                 int64_t max_rows) {
   auto boots = boot_ids(*db_);
   if (!boots) return boots.take_error();
   auto sources = all_sources(*db_);
   if (!sources) return sources.take_error();
-  ContextRetention out;
-  const int64_t budget = std::max<int64_t>(1, policy.max_context_rows_per_step);
+  Trimmed out;
+  const int64_t budget = std::max<int64_t>(1, max_rows);
   for (int64_t boot : *boots) {
-    auto cut = context_cut(boot, policy, now, reach);
-    if (!cut) return cut.take_error();
+    auto until = cut(boot);
+    if (!until) return until.take_error();
     for (const auto& s : *sources) {
-      auto keep = row_at_or_before(*db_, boot, s.id, *cut);
+      auto keep = row_at_or_before(*db_, boot, s.id, *until);
       if (!keep) return keep.take_error();
       if (!keep->has_value()) continue;
       auto gone = delete_before(*db_, boot, s.id, (*keep)->t_ns, budget - out.rows_deleted);

@@ -1,10 +1,13 @@
 // The energy counters' record (schema 6): one row per rail label, each with
 // the counters' id and start, replaced as a whole in the writer's flush.
+#include "energy/store_counters.h"
+
 #include <cmath>
 #include <set>
 
-#include "energy/store.h"
+#include "energy/sweep_tail.h"
 #include "sqlite.h"
+#include "tail_counters.h"
 
 namespace energy {
 
@@ -20,6 +23,13 @@ bool is_counters_id(const std::string& id) {
 
 }  // namespace
 
+std::optional<StoredCounters> last_counters(const std::vector<TailFrame>& frames) {
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    if (it->counters) return it->counters;
+  }
+  return std::nullopt;
+}
+
 Status validate_counters(const StoredCounters& c, const std::string& where) {
   auto bad = [&](const std::string& what) { return make_error(ErrorCode::kParse, where + ": " + what); };
   if (!is_counters_id(c.counters_id))
@@ -34,7 +44,7 @@ Status validate_counters(const StoredCounters& c, const std::string& where) {
   return ok_status();
 }
 
-Status Store::put_counters(const StoredCounters& c) {
+Status StoreCounters::put(const StoredCounters& c) {
   auto st = validate_counters(c, "energy counters to store");  // never store what the next start would refuse
   if (!st) return st;
   st = db_->exec("DELETE FROM energy_counters");  // rails gone since are dropped, as the counters drop them
@@ -51,9 +61,9 @@ Status Store::put_counters(const StoredCounters& c) {
 
 // Every row must carry the same id and start; a record that does not is
 // damaged (kCorrupt) and the counters start again from zero.
-Result<std::optional<StoredCounters>> Store::counters() {
+Result<std::optional<StoredCounters>> StoreCounters::get() {
   if (reader_) {  // the sweep tail's newest frame counts what the tail adds
-    auto tail = tail_counters();
+    auto tail = from_tail();
     if (!tail || tail->has_value()) return tail;
   }
   auto sel = db_->prepare("SELECT label, counters_id, created_wall_ns, energy_uj FROM energy_counters ORDER BY label");
@@ -62,10 +72,7 @@ Result<std::optional<StoredCounters>> Store::counters() {
   auto damaged = [&](const std::string& what) {
     return make_error(ErrorCode::kCorrupt, "energy counters in " + path_ + ": " + what);
   };
-  for (;;) {
-    auto r = sel->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
+  auto rows = sql::for_each_row(*sel, [&]() -> Status {
     std::string id = sel->text_at(1);
     int64_t created = sel->int_at(2);
     if (!out) out = StoredCounters{id, created, {}};
@@ -73,11 +80,23 @@ Result<std::optional<StoredCounters>> Store::counters() {
       return damaged("rows disagree on counters_id or created_wall_ns");
     }
     out->energy_uj.emplace_back(sel->text_at(0), sel->double_at(3));
-  }
+    return ok_status();
+  });
+  if (!rows) return rows.take_error();
   if (!out) return out;
   auto st = validate_counters(*out, "energy counters in " + path_);
   if (!st) return make_error(ErrorCode::kCorrupt, st.error().message);
   return out;
+}
+
+Result<std::optional<StoredCounters>> StoreCounters::from_tail() {
+  auto bytes = read_tail_file(path_ + "-tail");
+  if (!bytes) return bytes.take_error();
+  auto c = last_counters(decode_tail(*bytes).frames);
+  if (c) {
+    std::sort(c->energy_uj.begin(), c->energy_uj.end());
+  }
+  return c;
 }
 
 }  // namespace energy

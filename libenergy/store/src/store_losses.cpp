@@ -197,7 +197,7 @@ Status Store::restore_marks(const std::vector<MarkEntry>& entries) {
 }
 
 Status Store::restore_start(const MarkEntry& e) {
-  auto have = run_by_id(e.run_id);
+  auto have = runs_.by_id(e.run_id);
   if (!have) return have.take_error();
   if (*have) return ok_status();
   auto boot = ensure_boot(e.boot_id, e.wall_ns);
@@ -224,7 +224,7 @@ Status Store::restore_start(const MarkEntry& e) {
 }
 
 Status Store::restore_stop(const MarkEntry& e) {
-  auto have = run_by_id(e.run_id);
+  auto have = runs_.by_id(e.run_id);
   if (!have) return have.take_error();
   if (!*have) {
     losses_.push_back({"run_missing",
@@ -235,10 +235,10 @@ Status Store::restore_stop(const MarkEntry& e) {
     return ok_status();
   }
   if ((*have)->state == RunState::kStopped) return ok_status();
-  auto st = finish_run(e.run_id, e.t_ns, e.wall_ns, RunState::kStopped);
-  if (st && e.tags_json) st = set_run_tags(e.run_id, *e.tags_json);
-  if (st && e.items) st = set_run_items(e.run_id, *e.items);
-  if (st && e.start_ns && e.start_wall_ns) st = set_run_start(e.run_id, *e.start_ns, *e.start_wall_ns);
+  auto st = runs_.finish(e.run_id, e.t_ns, e.wall_ns, RunState::kStopped);
+  if (st && e.tags_json) st = runs_.set_tags(e.run_id, *e.tags_json);
+  if (st && e.items) st = runs_.set_items(e.run_id, *e.items);
+  if (st && e.start_ns && e.start_wall_ns) st = runs_.set_start(e.run_id, *e.start_ns, *e.start_wall_ns);
   if (!st) return st;
   losses_.push_back({"stop_restored",
                      "run " + std::to_string(e.run_id) + " '" + (*have)->name +
@@ -246,31 +246,6 @@ Status Store::restore_stop(const MarkEntry& e) {
                          "; its stop was restored from the marks journal",
                      {}});
   return ok_status();
-}
-
-Status Store::journal_mark(const RunRecord& run, MarkEntry::Op op, JournalTags tags) {
-  if (!journal_) return make_error(ErrorCode::kStorage, "no marks journal is open");
-  MarkEntry e;
-  e.op = op;
-  e.run_id = run.id;
-  bool start = op == MarkEntry::Op::kStart;
-  e.t_ns = start ? run.start_ns : run.stop_ns.value_or(0);
-  e.wall_ns = start ? run.start_wall_ns : run.stop_wall_ns.value_or(0);
-  if (start || tags == JournalTags::kRewritten) e.tags_json = run.tags_json;
-  e.items = run.items;
-  if (!start) {
-    e.start_ns = run.start_ns;
-    e.start_wall_ns = run.start_wall_ns;
-  }
-  if (start) {
-    e.name = run.name;
-    auto sel = db_->prepare("SELECT boot_id FROM boots WHERE id = ?1");
-    if (!sel) return sel.take_error();
-    auto row = sel->bind(1, run.boot).step();
-    if (!row) return row.take_error();
-    if (*row == sql::StepResult::kRow) e.boot_id = sel->text_at(0);
-  }
-  return journal_->append(e);
 }
 
 }  // namespace energy

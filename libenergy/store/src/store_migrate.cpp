@@ -111,12 +111,9 @@ Result<std::vector<V1Rail>> v1_rails(sql::Db& db) {
   auto st = db.prepare("SELECT id, power_unit_uw FROM rails ORDER BY id");
   if (!st) return st.take_error();
   std::vector<V1Rail> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
-    out.push_back(V1Rail{st->int_at(0), st->int_at(1)});
-  }
+  auto rows = sql::for_each_row(*st, [&] { out.push_back(V1Rail{st->int_at(0), st->int_at(1)}); });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 // Groups one boot's v1 rows into sweeps (same t_ns) and chunks them.
@@ -139,10 +136,7 @@ Status convert_boot(sql::Db& db, Store& store, int64_t boot, const std::vector<V
   auto emit = [&] {
     if (!sweep.values.empty()) chunker.add(sweep);
   };
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
+  auto rows = sql::for_each_row(*st, [&] {
     if (st->int_at(0) != sweep.t_ns || sweep.values.empty()) {
       emit();
       sweep = Sample{st->int_at(0), st->int_at(1), std::vector<RailValue>(layout.size(), RailValue{0, 0, 0, ENODATA})};
@@ -150,13 +144,14 @@ Status convert_boot(sql::Db& db, Store& store, int64_t boot, const std::vector<V
     sweep.values[index[st->int_at(2)]] =
         RailValue{st->int_at(3), static_cast<int32_t>(st->int_at(4)), static_cast<int32_t>(st->int_at(5)),
                   static_cast<int32_t>(st->int_at(6))};
-  }
+  });
+  if (!rows) return rows;
   emit();
   for (const auto& c : chunker.take_closed()) {
-    auto put = store.put_chunk(boot, ids, c);
+    auto put = store.readings().put_chunk(boot, ids, c);
     if (!put) return put;
   }
-  return store.put_chunk(boot, ids, chunker.open_chunk());
+  return store.readings().put_chunk(boot, ids, chunker.open_chunk());
 }
 
 Status convert_all(sql::Db& db, Store& store) {
@@ -166,13 +161,8 @@ Status convert_all(sql::Db& db, Store& store) {
   if (!rails) return rails.take_error();
   auto boots = db.prepare("SELECT id FROM boots ORDER BY id");
   if (!boots) return boots.take_error();
-  for (;;) {
-    auto r = boots->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    auto done = convert_boot(db, store, boots->int_at(0), *rails);
-    if (!done) return done;
-  }
+  auto rows = sql::for_each_row(*boots, [&] { return convert_boot(db, store, boots->int_at(0), *rails); });
+  if (!rows) return rows;
   return db.exec("DROP TABLE samples; PRAGMA user_version=2;");
 }
 

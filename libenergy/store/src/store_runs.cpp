@@ -1,11 +1,12 @@
 // Run queries of the Store: filtered listings (runs.list), lookups by name,
 // baselines, overlaps, and tag updates. Every value is a bound parameter;
 // tags are matched through json_each, so any key or value is safe.
+#include "energy/store_runs.h"
+
 #include <string>
 #include <variant>
 #include <vector>
 
-#include "energy/store.h"
 #include "run_rows.h"
 #include "sqlite.h"
 
@@ -31,12 +32,8 @@ RunRecord run_from_row(const sql::Stmt& st) {
 
 Result<std::vector<RunRecord>> collect_runs(sql::Stmt& st) {
   std::vector<RunRecord> out;
-  for (;;) {
-    auto r = st.step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) break;
-    out.push_back(run_from_row(st));
-  }
+  auto rows = sql::for_each_row(st, [&] { out.push_back(run_from_row(st)); });
+  if (!rows) return rows.take_error();
   return out;
 }
 
@@ -93,6 +90,15 @@ Where where_of(const RunFilter& f) {
 
 }  // namespace
 
+const char* run_state_name(RunState s) {
+  switch (s) {
+    case RunState::kOpen: return "open";
+    case RunState::kStopped: return "stopped";
+    case RunState::kInterrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
 std::optional<RunState> run_state_from_name(const std::string& name) {
   for (RunState s : {RunState::kOpen, RunState::kStopped, RunState::kInterrupted}) {
     if (name == run_state_name(s)) return s;
@@ -100,13 +106,13 @@ std::optional<RunState> run_state_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-Status Store::set_run_tags(int64_t id, const std::string& tags_json) {
+Status StoreRuns::set_tags(int64_t id, const std::string& tags_json) {
   auto st = db_->prepare("UPDATE runs SET tags = ?2 WHERE id = ?1");
   if (!st) return st.take_error();
   return st->bind(1, id).bind(2, tags_json).run();
 }
 
-Result<std::vector<RunRecord>> Store::find_runs(const RunFilter& filter) {
+Result<std::vector<RunRecord>> StoreRuns::find(const RunFilter& filter) {
   Where w = where_of(filter);
   std::string limit = w.add(filter.limit);
   auto st = db_->prepare(std::string(run_rows::kRunColumns) + w.sql + " ORDER BY id DESC LIMIT " + limit);
@@ -115,15 +121,15 @@ Result<std::vector<RunRecord>> Store::find_runs(const RunFilter& filter) {
   return run_rows::collect_runs(*st);
 }
 
-Result<std::optional<RunRecord>> Store::newest_run_named(const std::string& name) {
+Result<std::optional<RunRecord>> StoreRuns::newest_named(const std::string& name) {
   auto st = db_->prepare(std::string(run_rows::kRunColumns) + "WHERE name = ?1 ORDER BY id DESC LIMIT 1");
   if (!st) return st.take_error();
   st->bind(1, name);
   return run_rows::first_run(*st);
 }
 
-Result<std::optional<RunRecord>> Store::latest_tagged_before(const RunRecord& run, const std::string& tag_key,
-                                                             const std::string& tag_value) {
+Result<std::optional<RunRecord>> StoreRuns::latest_tagged_before(const RunRecord& run, const std::string& tag_key,
+                                                                 const std::string& tag_value) {
   auto st = db_->prepare(std::string(run_rows::kRunColumns) + "WHERE state = 'stopped' AND id != ?1 AND " +
                          tag_condition("?5", "?6") +
                          " AND ((boot = ?2 AND stop_ns <= ?3) OR (boot != ?2 AND stop_wall_ns <= ?4))"
@@ -135,13 +141,88 @@ Result<std::optional<RunRecord>> Store::latest_tagged_before(const RunRecord& ru
   return run_rows::first_run(*st);
 }
 
-Result<std::vector<RunRecord>> Store::runs_overlapping(int64_t boot, EnergyWindow window, int64_t except_id) {
+Result<std::vector<RunRecord>> StoreRuns::overlapping(int64_t boot, EnergyWindow window, int64_t except_id) {
   auto st = db_->prepare(std::string(run_rows::kRunColumns) +
                          "WHERE boot = ?1 AND id != ?2 AND start_ns < ?4 AND (stop_ns IS NULL OR stop_ns > ?3)"
                          " ORDER BY id");
   if (!st) return st.take_error();
   st->bind(1, boot).bind(2, except_id).bind(3, window.begin_ns).bind(4, window.end_ns);
   return run_rows::collect_runs(*st);
+}
+
+Result<int64_t> StoreRuns::insert(const RunRecord& run) {
+  auto st = db_->prepare(
+      "INSERT INTO runs(name, tags, boot, start_ns, start_wall_ns, state, items) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, 'open', ?6)");
+  if (!st) return st.take_error();
+  st->bind(1, run.name).bind(2, run.tags_json).bind(3, run.boot).bind(4, run.start_ns).bind(5, run.start_wall_ns);
+  if (run.items) st->bind(6, *run.items);
+  auto done = st->run();
+  if (!done) return done.take_error();
+  return db_->last_insert_rowid();
+}
+
+Status StoreRuns::finish(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state) {
+  auto st = db_->prepare("UPDATE runs SET stop_ns = ?2, stop_wall_ns = ?3, state = ?4 WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, stop_ns).bind(3, stop_wall_ns).bind(4, run_state_name(state)).run();
+}
+
+Status StoreRuns::set_start(int64_t id, int64_t start_ns, int64_t start_wall_ns) {
+  auto st = db_->prepare("UPDATE runs SET start_ns = ?2, start_wall_ns = ?3 WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, start_ns).bind(3, start_wall_ns).run();
+}
+
+Status StoreRuns::set_clocks(int64_t id, const std::string& clocks_json) {
+  auto st = db_->prepare("UPDATE runs SET clocks = ?2 WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, clocks_json).run();
+}
+
+Status StoreRuns::set_items(int64_t id, double items) {
+  auto st = db_->prepare("UPDATE runs SET items = ?2 WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, items).run();
+}
+
+Result<std::vector<RunRecord>> StoreRuns::in_state(RunState state) {
+  auto st = db_->prepare(std::string(run_rows::kRunColumns) + "WHERE state = ?1 ORDER BY id");
+  if (!st) return st.take_error();
+  st->bind(1, run_state_name(state));
+  return run_rows::collect_runs(*st);
+}
+
+Result<std::optional<RunRecord>> StoreRuns::by_id(int64_t id) {
+  auto st = db_->prepare(std::string(run_rows::kRunColumns) + "WHERE id = ?1");
+  if (!st) return st.take_error();
+  st->bind(1, id);
+  return run_rows::first_run(*st);
+}
+
+Status StoreRuns::journal_mark(const RunRecord& run, MarkEntry::Op op, JournalTags tags) {
+  if (!journal_->has_value()) return make_error(ErrorCode::kStorage, "no marks journal is open");
+  MarkEntry e;
+  e.op = op;
+  e.run_id = run.id;
+  bool start = op == MarkEntry::Op::kStart;
+  e.t_ns = start ? run.start_ns : run.stop_ns.value_or(0);
+  e.wall_ns = start ? run.start_wall_ns : run.stop_wall_ns.value_or(0);
+  if (start || tags == JournalTags::kRewritten) e.tags_json = run.tags_json;
+  e.items = run.items;
+  if (!start) {
+    e.start_ns = run.start_ns;
+    e.start_wall_ns = run.start_wall_ns;
+  }
+  if (start) {
+    e.name = run.name;
+    auto sel = db_->prepare("SELECT boot_id FROM boots WHERE id = ?1");
+    if (!sel) return sel.take_error();
+    auto row = sel->bind(1, run.boot).step();
+    if (!row) return row.take_error();
+    if (*row == sql::StepResult::kRow) e.boot_id = sel->text_at(0);
+  }
+  return (*journal_)->append(e);
 }
 
 }  // namespace energy

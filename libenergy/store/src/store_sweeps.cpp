@@ -1,10 +1,11 @@
 // Sweeps of the Store (schema 8, sweep_records.h). The writing calls read
 // and check first and write last, so a refusal never leaves half a write in
 // the caller's transaction (the daemon's writer batches it with samples).
+#include "energy/store_sweeps.h"
+
 #include <string>
 #include <vector>
 
-#include "energy/store.h"
 #include "sqlite.h"
 
 namespace energy {
@@ -68,19 +69,19 @@ std::optional<SweepRole> sweep_role_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-Result<SweepRecord> Store::create_sweep(const std::string& name, const std::string& spec_json, int64_t wall_ns) {
+Result<SweepRecord> StoreSweeps::create(const std::string& name, const std::string& spec_json, int64_t wall_ns) {
   auto st = db_->prepare(
       "INSERT INTO sweeps(name, state, created_wall_ns, updated_wall_ns, spec) VALUES(?1, 'running', ?2, ?2, ?3)");
   if (!st) return st.take_error();
   auto done = st->bind(1, name).bind(2, wall_ns).bind(3, spec_json).run();
   if (!done) return done.take_error();
-  auto rec = sweep_by_id(db_->last_insert_rowid());
+  auto rec = by_id(db_->last_insert_rowid());
   if (!rec) return rec.take_error();
   if (!rec->has_value()) return make_error(ErrorCode::kStorage, "the new sweep was not found after its insert");
   return **rec;
 }
 
-Result<std::optional<SweepRecord>> Store::sweep_by_id(int64_t sweep_id) {
+Result<std::optional<SweepRecord>> StoreSweeps::by_id(int64_t sweep_id) {
   auto st = db_->prepare(std::string(kSweepColumns) + ", s.spec FROM sweeps s WHERE s.id = ?1");
   if (!st) return st.take_error();
   auto r = st->bind(1, sweep_id).step();
@@ -89,7 +90,7 @@ Result<std::optional<SweepRecord>> Store::sweep_by_id(int64_t sweep_id) {
   return std::optional<SweepRecord>(sweep_from_row(*st, true));
 }
 
-Result<std::vector<SweepRecord>> Store::find_sweeps(const SweepFilter& filter) {
+Result<std::vector<SweepRecord>> StoreSweeps::find(const SweepFilter& filter) {
   auto st = db_->prepare(std::string(kSweepColumns) +
                          "FROM sweeps s WHERE (?1 IS NULL OR s.state = ?1) AND (?2 IS NULL OR s.id < ?2) "
                          "ORDER BY s.id DESC LIMIT ?3");
@@ -98,24 +99,18 @@ Result<std::vector<SweepRecord>> Store::find_sweeps(const SweepFilter& filter) {
   if (filter.before_id) st->bind(2, *filter.before_id);
   st->bind(3, filter.limit);
   std::vector<SweepRecord> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
-    out.push_back(sweep_from_row(*st, false));
-  }
+  auto rows = sql::for_each_row(*st, [&] { out.push_back(sweep_from_row(*st, false)); });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
-Result<std::vector<SweepRunRecord>> Store::sweep_runs(int64_t sweep_id) {
+Result<std::vector<SweepRunRecord>> StoreSweeps::runs(int64_t sweep_id) {
   auto st =
       db_->prepare("SELECT run_id, point, repeat, role, cooldown_ms FROM sweep_runs WHERE sweep_id = ?1 ORDER BY seq");
   if (!st) return st.take_error();
   st->bind(1, sweep_id);
   std::vector<SweepRunRecord> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
+  auto rows = sql::for_each_row(*st, [&] {
     SweepRunRecord rec{sweep_id,
                        st->int_at(0),
                        st->int_at(1),
@@ -124,17 +119,19 @@ Result<std::vector<SweepRunRecord>> Store::sweep_runs(int64_t sweep_id) {
                        std::nullopt};
     if (!st->null_at(4)) rec.cooldown_ms = st->int_at(4);
     out.push_back(rec);
-  }
+  });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 // The sweep exists and is not complete; the run exists, is closed and in no sweep.
-Status Store::check_sweep_run(const SweepRunRecord& run) {
-  auto sweep = sweep_by_id(run.sweep_id);
+Status StoreSweeps::check_run(const SweepRunRecord& run) {
+  auto sweep = by_id(run.sweep_id);
   if (!sweep) return sweep.take_error();
   if (!sweep->has_value()) return not_found(sweep_name(run.sweep_id));
   if ((*sweep)->state == SweepState::kComplete)
     return make_error(ErrorCode::kState, sweep_name(run.sweep_id) + " is complete; it takes no more runs");
-  auto rec = run_by_id(run.run_id);
+  auto rec = runs_.by_id(run.run_id);
   if (!rec) return rec.take_error();
   std::string run_name = "run " + std::to_string(run.run_id);
   if (!rec->has_value()) return not_found(run_name);
@@ -149,8 +146,8 @@ Status Store::check_sweep_run(const SweepRunRecord& run) {
   return ok_status();
 }
 
-Result<SweepRecord> Store::add_sweep_run(const SweepRunRecord& run, int64_t wall_ns) {
-  if (auto st = check_sweep_run(run); !st) return st.take_error();
+Result<SweepRecord> StoreSweeps::add_run(const SweepRunRecord& run, int64_t wall_ns) {
+  if (auto st = check_run(run); !st) return st.take_error();
   auto twice = db_->prepare(
       "SELECT run_id FROM sweep_runs WHERE sweep_id = ?1 AND point = ?2 AND repeat = ?3 AND role = 'measure'");
   if (!twice) return twice.take_error();
@@ -169,11 +166,11 @@ Result<SweepRecord> Store::add_sweep_run(const SweepRunRecord& run, int64_t wall
   ins->bind(5, std::string_view(sweep_role_name(run.role)));
   if (run.cooldown_ms) ins->bind(6, *run.cooldown_ms);
   if (auto st = ins->run(); !st) return st.take_error();
-  return update_sweep(run.sweep_id, std::nullopt, wall_ns);
+  return update(run.sweep_id, std::nullopt, wall_ns);
 }
 
-Result<SweepRecord> Store::set_sweep_state(int64_t sweep_id, SweepState state, int64_t wall_ns) {
-  auto sweep = sweep_by_id(sweep_id);
+Result<SweepRecord> StoreSweeps::set_state(int64_t sweep_id, SweepState state, int64_t wall_ns) {
+  auto sweep = by_id(sweep_id);
   if (!sweep) return sweep.take_error();
   if (!sweep->has_value()) return not_found(sweep_name(sweep_id));
   SweepState from = (*sweep)->state;
@@ -182,17 +179,17 @@ Result<SweepRecord> Store::set_sweep_state(int64_t sweep_id, SweepState state, i
     return make_error(ErrorCode::kState, sweep_name(sweep_id) + " is complete, which is final; it cannot become " +
                                              sweep_state_name(state));
   }
-  return update_sweep(sweep_id, state, wall_ns);
+  return update(sweep_id, state, wall_ns);
 }
 
 // Sets updated_wall_ns, and the state when given; the sweep exists.
-Result<SweepRecord> Store::update_sweep(int64_t sweep_id, std::optional<SweepState> state, int64_t wall_ns) {
+Result<SweepRecord> StoreSweeps::update(int64_t sweep_id, std::optional<SweepState> state, int64_t wall_ns) {
   auto st = db_->prepare("UPDATE sweeps SET updated_wall_ns = ?2, state = COALESCE(?3, state) WHERE id = ?1");
   if (!st) return st.take_error();
   st->bind(1, sweep_id).bind(2, wall_ns);
   if (state) st->bind(3, std::string_view(sweep_state_name(*state)));
   if (auto done = st->run(); !done) return done.take_error();
-  auto rec = sweep_by_id(sweep_id);
+  auto rec = by_id(sweep_id);
   if (!rec) return rec.take_error();
   if (!rec->has_value()) return not_found(sweep_name(sweep_id));
   return **rec;

@@ -12,6 +12,7 @@
 #include "energy/store.h"
 #include "energy/sweep_tail.h"
 #include "sqlite.h"
+#include "tail_counters.h"
 
 namespace energy {
 namespace {
@@ -23,17 +24,9 @@ bool same_rails(const TailFrame& f, int64_t boot, const std::vector<int64_t>& ra
   return f.boot == boot && f.rail_ids == rail_ids;
 }
 
-// The counters of the last frame of the group that has them.
-std::optional<StoredCounters> last_counters(const std::vector<TailFrame>& frames) {
-  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-    if (it->counters) return it->counters;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
-Result<std::optional<int64_t>> Store::stored_last_ns(int64_t boot) {
+Result<std::optional<int64_t>> StoreReadings::stored_last_ns(int64_t boot) {
   auto st = db_->prepare("SELECT max(t_last_ns) FROM chunks WHERE boot = ?1");
   if (!st) return st.take_error();
   auto r = st->bind(1, boot).step();
@@ -44,8 +37,8 @@ Result<std::optional<int64_t>> Store::stored_last_ns(int64_t boot) {
 
 // The frames' sweeps of (boot, rails) newer than the stored ones, chunked
 // from the stored running energy on, as the writer's Chunker would have.
-Result<Store::LiveChunks> Store::chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
-                                                  const std::vector<int64_t>& rail_ids) {
+Result<StoreReadings::LiveChunks> StoreReadings::chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
+                                                                  const std::vector<int64_t>& rail_ids) {
   LiveChunks out{boot, rail_ids, {}, {}, {}, {}};
   for (int64_t id : rail_ids) {
     auto st = db_->prepare("SELECT power_unit_uw, label FROM rails WHERE id = ?1");
@@ -114,12 +107,13 @@ Status Store::replay_frames(const std::vector<TailFrame>& frames) {
   if (st) st = begin();
   for (size_t i = 0; st && i < frames.size(); ++i) {
     if (i > 0 && same_rails(frames[i], frames[i - 1].boot, frames[i - 1].rail_ids)) continue;
-    auto live = chunks_from_tail(frames, frames[i].boot, frames[i].rail_ids);
+    auto live = readings_.chunks_from_tail(frames, frames[i].boot, frames[i].rail_ids);
     if (!live) st = live.take_error();
-    for (size_t c = 0; st && c < live->chunks.size(); ++c) st = put_chunk(live->boot, live->rail_ids, live->chunks[c]);
+    for (size_t c = 0; st && c < live->chunks.size(); ++c)
+      st = readings_.put_chunk(live->boot, live->rail_ids, live->chunks[c]);
   }
   auto counters = last_counters(frames);
-  if (st && counters) st = put_counters(*counters);
+  if (st && counters) st = counters_.put(*counters);
   if (st) st = commit();
   if (!st) (void)rollback();
   auto back = set_durability(Durability::kBatched);
@@ -141,7 +135,7 @@ void Store::set_tail_aside(const std::string& why) {
 // between is found in the database rather than missed by both.
 // A tail unchanged since the last refresh (same inode, size and mtime: the
 // writer appends, or replaces the file after a commit) is not read again.
-Status Store::refresh_live() {
+Status StoreReadings::refresh_live() {
   if (!reader_) return ok_status();
   struct stat st {};
   std::string key;
@@ -169,18 +163,7 @@ Status Store::refresh_live() {
   return ok_status();
 }
 
-// The counters of the tail's newest frame that has them, by label.
-Result<std::optional<StoredCounters>> Store::tail_counters() {
-  auto bytes = read_tail_file(tail_path());
-  if (!bytes) return bytes.take_error();
-  auto c = last_counters(decode_tail(*bytes).frames);
-  if (c) {
-    std::sort(c->energy_uj.begin(), c->energy_uj.end());
-  }
-  return c;
-}
-
-int Store::live_rail(int64_t boot, int64_t rail_id) const {
+int StoreReadings::live_rail(int64_t boot, int64_t rail_id) const {
   if (!live_ || live_->boot != boot) return -1;
   for (size_t i = 0; i < live_->rail_ids.size(); ++i) {
     if (live_->rail_ids[i] == rail_id) return static_cast<int>(i);

@@ -1,10 +1,11 @@
 // The Store across tiers: energy from the finest tier holding each edge,
 // buckets of a tier, and the database's footprint.
+#include "energy/store_tiers.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
 
-#include "energy/store.h"
 #include "sqlite.h"
 #include "tier_rows.h"
 
@@ -32,7 +33,7 @@ Result<TierFootprint> tier_footprint(sql::Db& db, Tier tier, const std::string& 
 
 }  // namespace
 
-Result<std::optional<EnergyAnswer>> Store::running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns) {
+Result<std::optional<EnergyAnswer>> StoreReadings::running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto raw = running_energy_at(boot, rail_id, t_ns);
   if (!raw) return raw.take_error();
   if (raw->has_value()) {
@@ -48,7 +49,7 @@ Result<std::optional<EnergyAnswer>> Store::running_energy_any(int64_t boot, int6
   return std::optional<EnergyAnswer>();
 }
 
-Result<std::optional<EnergyAnswer>> Store::energy(int64_t boot, int64_t rail_id, EnergyWindow w) {
+Result<std::optional<EnergyAnswer>> StoreReadings::energy(int64_t boot, int64_t rail_id, EnergyWindow w) {
   auto live = refresh_live();
   if (!live) return live.take_error();
   auto a = running_energy_any(boot, rail_id, w.begin_ns);
@@ -65,7 +66,7 @@ Result<std::optional<EnergyAnswer>> Store::energy(int64_t boot, int64_t rail_id,
   return std::optional<EnergyAnswer>(e);
 }
 
-Result<std::vector<Bucket>> Store::rail_buckets(int64_t boot, int64_t rail_id, Tier tier, EnergyWindow w) {
+Result<std::vector<Bucket>> StoreTiers::rail_buckets(int64_t boot, int64_t rail_id, Tier tier, EnergyWindow w) {
   if (tier == Tier::kRaw) return make_error(ErrorCode::kInvalid, "the raw tier has readings, not buckets");
   return TierRows(*db_).buckets(tier, boot, rail_id, w);
 }
@@ -90,9 +91,9 @@ int64_t first_valid_ns(const std::vector<PowerPoint>& pts) {
 // Tier boundaries: the 1 min tier reaches the minute holding the first 1 s
 // row's start, the 1 s tier the second after the first raw reading
 // (retention.cpp), so each stretch is taken from exactly one tier.
-Result<Store::RailHistory> Store::rail_history(int64_t boot, int64_t rail_id, EnergyWindow w) {
+Result<StoreTiers::RailHistory> StoreTiers::rail_history(int64_t boot, int64_t rail_id, EnergyWindow w) {
   const int64_t sec = tier_width_ns(Tier::kSecond), min = tier_width_ns(Tier::kMinute);
-  auto pts = rail_points(boot, rail_id, w);
+  auto pts = readings_.rail_points(boot, rail_id, w);
   if (!pts) return pts.take_error();
   auto sec_from = TierRows(*db_).first_start(Tier::kSecond, boot, rail_id);
   if (!sec_from) return sec_from.take_error();
@@ -116,7 +117,7 @@ Result<Store::RailHistory> Store::rail_history(int64_t boot, int64_t rail_id, En
 // Live pages plus the WAL's allowance: the WAL file goes back to the
 // allowance (journal_size_limit) after each checkpoint, so counting its
 // momentary size would make retention delete data to pay for a transient.
-Result<int64_t> Store::budget_bytes_used(int64_t wal_allowance_bytes) {
+Result<int64_t> StoreTiers::budget_bytes_used(int64_t wal_allowance_bytes) {
   auto pages = db_->query_int("PRAGMA page_count");
   if (!pages) return pages.take_error();
   auto free_pages = db_->query_int("PRAGMA freelist_count");
@@ -126,7 +127,7 @@ Result<int64_t> Store::budget_bytes_used(int64_t wal_allowance_bytes) {
   return (*pages - *free_pages) * *page_size + wal_allowance_bytes;
 }
 
-Result<StoreFootprint> Store::footprint() {
+Result<StoreFootprint> StoreTiers::footprint() {
   StoreFootprint f;
   auto pages = db_->query_int("PRAGMA page_count");
   auto free_pages = db_->query_int("PRAGMA freelist_count");

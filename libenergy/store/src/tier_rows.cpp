@@ -28,12 +28,9 @@ TierRow row_from(const sql::Stmt& st) {
 
 Result<std::vector<TierRow>> collect(sql::Stmt& st) {
   std::vector<TierRow> out;
-  for (;;) {
-    auto r = st.step();
-    if (!r) return r.take_error();
-    if (*r == sql::StepResult::kDone) return out;
-    out.push_back(row_from(st));
-  }
+  auto rows = sql::for_each_row(st, [&] { out.push_back(row_from(st)); });
+  if (!rows) return rows.take_error();
+  return out;
 }
 
 void bind_last_reading(sql::Stmt& st, int index, const std::optional<PowerPoint>& p) {

@@ -61,7 +61,7 @@ struct ContextSeries {
   std::vector<ContextRow> rows;
 };
 
-// Receives a window's rows one source at a time (Store::scan_context): a
+// Receives a window's rows one source at a time (StoreContext::scan): a
 // source, then its rows oldest first, then the next source.
 class ContextRowSink {
  public:

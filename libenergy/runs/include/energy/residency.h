@@ -65,7 +65,7 @@ struct RunContext {
 };
 
 // The same summary built from rows streamed one source at a time (a
-// ContextRowSink for Store::scan_context): memory grows with the distinct
+// ContextRowSink for StoreContext::scan): memory grows with the distinct
 // values of a run, not with its rows.
 class ContextSummary final : public ContextRowSink {
  public:

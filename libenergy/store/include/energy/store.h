@@ -41,8 +41,13 @@
 #include "energy/rails.h"
 #include "energy/result.h"
 #include "energy/sample.h"
+#include "energy/store_context.h"
+#include "energy/store_counters.h"
 #include "energy/store_guard.h"
-#include "energy/sweep_records.h"
+#include "energy/store_readings.h"
+#include "energy/store_runs.h"
+#include "energy/store_sweeps.h"
+#include "energy/store_tiers.h"
 #include "energy/tiers.h"
 
 namespace energy {
@@ -53,36 +58,6 @@ class Db;
 struct TailFrame;
 
 enum class StoreRole { kWriter, kReader };
-
-enum class RunState { kOpen, kStopped, kInterrupted };
-const char* run_state_name(RunState s);
-// The state named "open", "stopped" or "interrupted"; nullopt for anything else.
-std::optional<RunState> run_state_from_name(const std::string& name);
-
-struct RunRecord {
-  int64_t id = 0;
-  std::string name;
-  std::string tags_json = "{}";  // object of string -> string
-  int64_t boot = 0;
-  int64_t start_ns = 0;
-  int64_t start_wall_ns = 0;
-  std::optional<int64_t> stop_ns;
-  std::optional<int64_t> stop_wall_ns;
-  RunState state = RunState::kOpen;
-  std::optional<std::string> clocks_json;  // stopped runs: {"clock_pins": [...], "clock_events": [...]}
-  std::optional<double> items;             // work items the run processed (mark.start/stop `items`), > 0
-};
-
-// Which runs Store::find_runs returns; every field set must match.
-struct RunFilter {
-  std::optional<std::string> name;          // exact name
-  std::map<std::string, std::string> tags;  // each key must have exactly this value
-  std::optional<int64_t> since_wall_ns;     // started at or after
-  std::optional<int64_t> until_wall_ns;     // started at or before
-  std::optional<RunState> state;
-  std::optional<int64_t> before_id;  // paging: only ids below this
-  int64_t limit = 100;
-};
 
 struct StoredRail {
   int64_t id = 0;
@@ -114,79 +89,6 @@ struct FilterSince {
 
 // The unit of a driver's power file in uW, as the raw tier stores it.
 int64_t power_unit_uw(MonitorDriver driver);
-
-// Energy of a window from the finest tier holding each of its edges.
-struct EnergyAnswer {
-  double energy_uj = 0;
-  double error_bound_uj = 0;  // |energy from the raw readings - energy_uj| <= this (0 from raw)
-  Tier tier = Tier::kRaw;     // the coarsest tier that answered an edge
-  // The power at the window's edges, for the averaging correction
-  // (averaging_correction.h): raw, the readings interpolated there; a tier, the mean of the
-  // bucket holding the edge, which may be off by up to edge_spread_uw (the
-  // buckets' max - min; 0 from raw).
-  double begin_power_uw = 0;
-  double end_power_uw = 0;
-  double edge_spread_uw = 0;
-};
-
-// What apply_retention keeps. Ages are measured from RetentionNow: by boot
-// time for the current boot (wall-clock steps change nothing), by wall
-// clock for earlier boots.
-struct RetentionPolicy {
-  int64_t raw_retention_ns = 7 * 86'400'000'000'000;      // raw chunks older than this go to 1 s buckets
-  int64_t second_retention_ns = 90 * 86'400'000'000'000;  // 1 s rows older than this go to 1 min buckets
-  int64_t minute_retention_ns = 0;                        // 1 min rows older than this are deleted; 0: kept
-  int64_t disk_budget_bytes = 1024LL * 1024 * 1024;       // database pages + WAL; 0: no budget
-  int64_t protect_recent_ns = 600'000'000'000;            // the current boot's newest raw data the budget never takes
-  int max_units_per_step = 8;                             // raw chunks or tier rows per transaction
-  int64_t max_context_rows_per_step = 4096;               // board context rows deleted per transaction
-};
-
-struct RetentionNow {
-  int64_t boot = 0;     // row id of the current boot
-  int64_t boot_ns = 0;  // CLOCK_BOOTTIME now
-  int64_t wall_ns = 0;  // CLOCK_REALTIME now
-};
-
-struct RetentionStep {
-  int64_t raw_chunks_downsampled = 0;
-  int64_t second_rows_downsampled = 0;
-  int64_t minute_rows_deleted = 0;
-  int64_t context_rows_deleted = 0;  // board context rows aged out with the 1 s tier (not in units())
-  int64_t budget_bytes_used = 0;     // what the budget counts, after the step
-  bool more = false;                 // work remains: call again (after letting other writes in)
-  bool over_budget = false;          // over budget with nothing left that may be removed
-  int64_t units() const { return raw_chunks_downsampled + second_rows_downsampled + minute_rows_deleted; }
-};
-
-struct TierFootprint {
-  Tier tier = Tier::kRaw;
-  int64_t rows = 0;        // raw: chunks; tiers: rows of buckets (all rails)
-  int64_t data_bytes = 0;  // encoded payload (blobs), without SQLite overhead
-  std::optional<int64_t> oldest_wall_ns;
-  std::optional<int64_t> newest_wall_ns;
-};
-
-struct StoreFootprint {
-  int64_t file_bytes = 0;            // database pages (page_count x page_size)
-  int64_t free_bytes = 0;            // of which on the freelist (reused before the file grows)
-  int64_t wal_bytes = 0;             // the -wal file
-  std::vector<TierFootprint> tiers;  // raw, 1s, 1min
-};
-
-// The joule counters of `energy.counters` (daemon energy_counters.h) as
-// stored (schema 6): their id (16 lowercase hex digits, new when they start
-// from zero), when they started, and each rail's joules by label.
-struct StoredCounters {
-  std::string counters_id;
-  int64_t created_wall_ns = 0;
-  std::vector<std::pair<std::string, double>> energy_uj;  // label, microjoules >= 0
-};
-
-// The checks a stored or migrated counters record must pass: id of 16
-// lowercase hex digits, created_wall_ns >= 0, each rail's joules finite and
-// >= 0, no label twice. The error names `where` and the field.
-Status validate_counters(const StoredCounters& c, const std::string& where);
 
 class Store {
  public:
@@ -222,157 +124,23 @@ class Store {
   Status set_durability(Durability d);
   // Copies the WAL into the database and syncs both (PRAGMA wal_checkpoint).
   Status checkpoint();
-  // Inserts or rewrites a chunk (the open chunk is rewritten at every flush);
-  // rail_ids maps the chunk's rail positions to rail rows.
-  Status put_chunk(int64_t boot, const std::vector<int64_t>& rail_ids, const Chunk& chunk);
-  // Running-energy cursors at each rail's last stored valid reading of a boot
-  // (parallel to rail_ids), so a restarted daemon continues them.
-  Result<std::vector<RailCursor>> resume_cursors(int64_t boot, const std::vector<int64_t>& rail_ids);
-
   // What open() found lost or damaged, and what it did about it; empty
   // when nothing was (always empty for a reader).
   const std::vector<StorageLoss>& losses() const { return losses_; }
   // The sweep tail of this database (sweep_tail.h).
   std::string tail_path() const { return path_ + "-tail"; }
-  // Appends an acknowledged mark to the marks journal, synced: call after
-  // the mark's commit and before its reply. `tags_rewritten`: a stop that
-  // stored new tags. kStorage when the journal could not be opened.
-  enum class JournalTags { kUnchanged, kRewritten };
-  Status journal_mark(const RunRecord& run, MarkEntry::Op op, JournalTags tags = JournalTags::kUnchanged);
-
-  Result<int64_t> insert_run(const RunRecord& run);
-  Status finish_run(int64_t id, int64_t stop_ns, int64_t stop_wall_ns, RunState state);
-  // Moves a run's start (energyd moves it to the sample taken as mark.start
-  // replies, and stores it with the stop).
-  Status set_run_start(int64_t id, int64_t start_ns, int64_t start_wall_ns);
-  // What the run's report said about clocks (JSON object), kept with the run.
-  Status set_run_clocks(int64_t id, const std::string& clocks_json);
-  // The run's item count (mark.stop's `items` replaces the start's).
-  Status set_run_items(int64_t id, double items);
-  Result<std::vector<RunRecord>> runs_in_state(RunState state);
-  Result<std::optional<RunRecord>> run_by_id(int64_t id);
-  // Replaces the run's tags (JSON object of strings).
-  Status set_run_tags(int64_t id, const std::string& tags_json);
-  // Runs matching `filter`, newest (highest id) first, at most filter.limit.
-  Result<std::vector<RunRecord>> find_runs(const RunFilter& filter);
-  // The newest run (highest id) named `name`, if any.
-  Result<std::optional<RunRecord>> newest_run_named(const std::string& name);
-  // The newest stopped run tagged `tag_key`=`tag_value` (a baseline, see
-  // baseline.h) that ended before `run` started: one of its own boot first
-  // (compared on boot time), else of an earlier boot (on the wall clock).
-  Result<std::optional<RunRecord>> latest_tagged_before(const RunRecord& run, const std::string& tag_key,
-                                                        const std::string& tag_value);
-  // Runs of `boot` other than `except_id` open at any time in (begin, end).
-  Result<std::vector<RunRecord>> runs_overlapping(int64_t boot, EnergyWindow window, int64_t except_id);
-
-  // Sweeps (sweep_records.h). The writing calls check everything before
-  // they write, so a refusal leaves the open transaction untouched:
-  // kNotFound for an unknown sweep or run, kState for a run still open or
-  // already in a sweep, a complete sweep, a second measure run at the same
-  // (point, repeat) and a transition sweep_transition_allowed refuses.
-  // Other errors are the database's (kStorage, kCorrupt).
-  Result<SweepRecord> create_sweep(const std::string& name, const std::string& spec_json, int64_t wall_ns);
-  Result<SweepRecord> add_sweep_run(const SweepRunRecord& run, int64_t wall_ns);
-  Result<SweepRecord> set_sweep_state(int64_t sweep_id, SweepState state, int64_t wall_ns);
-  // With its spec; nullopt for an unknown id.
-  Result<std::optional<SweepRecord>> sweep_by_id(int64_t sweep_id);
-  // Without specs, newest first, at most filter.limit.
-  Result<std::vector<SweepRecord>> find_sweeps(const SweepFilter& filter);
-  // A sweep's runs in the order they were added.
-  Result<std::vector<SweepRunRecord>> sweep_runs(int64_t sweep_id);
+  // The parts, each with one job, sharing this connection and its transactions.
+  StoreRuns& runs() { return runs_; }
+  StoreSweeps& sweeps() { return sweeps_; }
+  StoreContext& context() { return context_; }
+  StoreCounters& counters() { return counters_; }
+  StoreReadings& readings() { return readings_; }
+  StoreTiers& tiers() { return tiers_; }
 
   Result<std::vector<StoredRail>> rails();
-  // Readings of one rail in [begin, end] plus the nearest valid reading on
-  // each side, so the window's edges can be interpolated.
-  Result<std::vector<PowerPoint>> rail_points(int64_t boot, int64_t rail_id, EnergyWindow window);
-  // Energy of one rail over a window from the raw tier's running energy: two
-  // chunk lookups (O(log n)) and at most two decoded chunks. nullopt when an
-  // edge of the window is outside the stored raw readings (see energy()).
-  Result<std::optional<double>> energy_uj(int64_t boot, int64_t rail_id, EnergyWindow window);
-  // Energy of one rail over a window, each edge taken from the finest tier
-  // that holds it (raw, then 1 s, then 1 min): O(log n) per edge. nullopt
-  // when an edge is in no tier.
-  Result<std::optional<EnergyAnswer>> energy(int64_t boot, int64_t rail_id, EnergyWindow window);
-  // The raw readings of one rail interpolated at t_ns; nullopt when no valid
-  // reading of the raw tier is on each side.
-  Result<std::optional<double>> power_at(int64_t boot, int64_t rail_id, int64_t t_ns);
-  // Buckets of one rail in a downsampled tier whose start is in [begin, end).
-  Result<std::vector<Bucket>> rail_buckets(int64_t boot, int64_t rail_id, Tier tier, EnergyWindow window);
-  // One rail's downsampled history over a window, for reports of runs whose
-  // raw readings are gone: buckets of [begin, raw_from), each stretch from the
-  // finest tier holding it (1 min, then 1 s); from raw_from on, the raw tier
-  // holds the readings (rail_points). `coarsest` is the coarsest tier used.
-  struct RailHistory {
-    std::vector<Bucket> buckets;
-    int64_t raw_from_ns = INT64_MAX;
-    Tier coarsest = Tier::kRaw;
-  };
-  Result<RailHistory> rail_history(int64_t boot, int64_t rail_id, EnergyWindow window);
-  // One bounded step of retention (at most policy.max_units_per_step raw
-  // chunks or tier rows, one transaction): (a) raw chunks older than the raw
-  // retention become 1 s buckets, (b) 1 s rows older than theirs become 1 min
-  // buckets, (c) 1 min rows older than theirs are deleted; (d) while over the
-  // disk budget (until 90% of it), the finest tier is shortened first, then
-  // the next. Never touches the current boot's newest raw chunk or its
-  // protected recent minutes, nor the newest 1 s row of a current-boot rail.
-  // Board context rows older than where a boot's 1 s (or raw) history starts
-  // are deleted except each source's newest one before that point (at most
-  // max_context_rows_per_step per step; once the tiers' work fits a step).
-  // Over the budget, context older than the raw readings goes before any
-  // raw chunk is downsampled (the readings are worth more than old context).
-  // Freed pages are returned to the file system (incremental vacuum). Call it
-  // again while `more`; it must not run inside a transaction.
-  Result<RetentionStep> apply_retention(const RetentionPolicy& policy, const RetentionNow& now);
-  Result<StoreFootprint> footprint();
-  // Raw readings whose wall-clock time is in [since, until], oldest first;
-  // `rail_label` empty means every rail. Reads whole raw chunks until more
-  // than `limit` rows are collected, as export_boot_readings does.
-  struct ExportRow {
-    std::string boot_id;
-    std::string rail;
-    int64_t t_ns = 0;     // CLOCK_BOOTTIME of that boot
-    int64_t wall_ns = 0;  // display only
-    codec::Reading reading;
-  };
-  Result<std::vector<ExportRow>> export_readings(int64_t since_wall_ns, int64_t until_wall_ns,
-                                                 const std::string& rail_label, size_t limit);
-  // Raw readings of one boot whose boot time is in [window.begin, window.end]
-  // (a run's readings), oldest first; `rail_label` empty means every rail.
-  // Reads whole raw chunks until more than `limit` rows are collected, so
-  // every sweep is complete (all its rails) in the rows returned; a caller
-  // paging at row `limit` cuts the page before that row's sweep.
-  Result<std::vector<ExportRow>> export_boot_readings(int64_t boot, EnergyWindow window, const std::string& rail_label,
-                                                      size_t limit);
-  // Board context (context.h): the change log of polled clocks, governors
-  // and temperatures. Source ids are per database, created on first use.
-  Result<int64_t> ensure_context_source(ContextKind kind, const std::string& name);
-  // Stores one row of a source in a boot; a row at the same instant replaces it.
-  Status put_context_row(int64_t boot, int64_t source, const ContextRow& row);
-  // Every source with a row in `boot`, by kind and name: its last row at or
-  // before the window's start (the state the window starts in) and its rows
-  // after that, up to the window's end (none: unknown all along, e.g. aged out).
-  Result<std::vector<ContextSeries>> context_window(int64_t boot, EnergyWindow window);
-  // The same rows streamed into `sink` (a long run's rows need not be held at once).
-  Status scan_context(int64_t boot, EnergyWindow window, ContextRowSink& sink);
-  // Ends an earlier daemon's polling in this boot (it crashed or stopped):
-  // every source whose last row in the boot holds a value gets an unknown
-  // row at max(stopped_ns, that row + 1 ns). Returns how many were added.
-  Result<int64_t> close_context(int64_t boot, int64_t stopped_ns);
-  // The energy counters (schema 6), replaced as a whole; call inside the
-  // transaction that stores the sweeps they count (StorageWriter::flush).
-  Status put_counters(const StoredCounters& c);
-  // The stored counters, nullopt when none were ever stored; kCorrupt when
-  // the stored rows fail validate_counters. A reader takes those of the
-  // sweep tail's newest frame when it has any (they count the tail's sweeps).
-  Result<std::optional<StoredCounters>> counters();
-  // Number of stored sweeps.
-  Result<int64_t> sample_count();
-  // Time of the last reading stored for a boot, or nullopt if none.
-  Result<std::optional<int64_t>> last_sample_ns(int64_t boot);
 
  private:
-  friend class Retention;
-  Store(std::unique_ptr<sql::Db> db, std::string path);
+  Store(std::unique_ptr<sql::Db> db, std::string path, StoreRole role);
   Status migrate();
   Status quick_check();
   // The guard (store_guard.h), around SQLite's open: the WAL scan and the
@@ -396,74 +164,22 @@ class Store {
   Status migrate_v5_to_v6();
   Status migrate_v6_to_v7();
   Status migrate_v7_to_v8();
-  Status check_sweep_run(const SweepRunRecord& run);
-  Result<SweepRecord> update_sweep(int64_t sweep_id, std::optional<SweepState> state, int64_t wall_ns);
-  struct ContextRetention {
-    int64_t rows_deleted = 0;
-    bool more = false;
-  };
-  // How far back a boot's board context is kept: as far as its 1 s (or raw)
-  // history reaches, or, over the disk budget, as far as its raw readings do.
-  enum class ContextReach { kSecondTier, kRawTier };
-  // Board context beyond that reach, keeping each source's newest row before the cut.
-  Result<ContextRetention> retain_context(const RetentionPolicy& policy, const RetentionNow& now, ContextReach reach);
-  Result<int64_t> context_cut(int64_t boot, const RetentionPolicy& policy, const RetentionNow& now, ContextReach reach);
-  Result<std::optional<EnergyAnswer>> running_energy_any(int64_t boot, int64_t rail_id, int64_t t_ns);
-  Result<int64_t> budget_bytes_used(int64_t wal_allowance_bytes);
-  // apply_retention's steps (retention.cpp).
-  Status retention_transaction(const RetentionPolicy& policy, const RetentionNow& now, RetentionStep& step,
-                               bool& context_more);
-  void settle_budget(const RetentionPolicy& policy, bool was_shrinking, bool context_more, RetentionStep& step);
-  struct Edge;
-  struct RunningEnergy {
-    double cum_uj = 0;
-    double power_uw = 0;  // the readings interpolated at t
-  };
-  Result<std::optional<RunningEnergy>> running_energy_at(int64_t boot, int64_t rail_id, int64_t t_ns);
-  Result<std::optional<Edge>> chunk_at_or_before(int64_t boot, int64_t rail_id, int64_t t_ns);
-  Result<std::optional<RailCursor>> cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns);
-  Result<std::optional<RailCursor>> cursor_before(int64_t boot, int64_t rail_id, int64_t t_ns);
-  Result<std::optional<RailCursor>> first_cursor_after_chunk(int64_t boot, int64_t rail_id, int64_t t_ns);
-  struct Around {
-    std::optional<RailCursor> before;  // the last valid reading at or before t
-    std::optional<RailCursor> after;   // the first at or after t, when in the chunk holding t
-  };
-  Result<Around> cursors_around(int64_t boot, int64_t rail_id, int64_t t_ns);
-  Result<std::vector<StoredReading>> decode(int64_t chunk_id, int64_t rail_id);
-  Result<std::optional<int64_t>> stored_last_ns(int64_t boot);
-  Status append_points(int64_t chunk_id, int64_t rail_id, EnergyWindow w, std::vector<PowerPoint>& out);
-
-  // The sweep tail's sweeps the database lacks, as chunks (store_tail.cpp).
-  // A live chunk's id is -1 - its index; it is newer than every stored one.
-  struct LiveChunks {
-    int64_t boot = 0;
-    std::vector<int64_t> rail_ids;
-    std::vector<int64_t> units;  // power_unit_uw, parallel to rail_ids
-    std::vector<Chunk> chunks;   // oldest first
-    std::string boot_id;         // for exports
-    std::vector<std::string> labels;
-  };
-  Result<LiveChunks> chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
-                                      const std::vector<int64_t>& rail_ids);
   Status replay_tail();
   Status replay_frames(const std::vector<TailFrame>& frames);
   void set_tail_aside(const std::string& why);
-  // Reader: reloads live_ from the tail (before each public query of the raw tier).
-  Status refresh_live();
-  Result<std::optional<StoredCounters>> tail_counters();
-  // The position of rail_id among live_'s rails for `boot`, or -1.
-  int live_rail(int64_t boot, int64_t rail_id) const;
-  Status append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
-                          size_t limit, std::vector<ExportRow>& out);
 
   std::unique_ptr<sql::Db> db_;
   std::string path_;
   std::vector<StorageLoss> losses_;
   std::optional<MarksJournal> journal_;
-  bool shrinking_ = false;  // over the disk budget: retention shortens tiers until 90% of it
   bool reader_ = false;
-  std::optional<LiveChunks> live_;  // reader only
-  std::string live_key_;            // the tail file live_ was read from (inode, size, mtime)
+  // The parts (declared last: they refer to the members above).
+  StoreRuns runs_{db_.get(), &journal_};
+  StoreSweeps sweeps_{db_.get(), runs_};
+  StoreContext context_{db_.get()};
+  StoreCounters counters_{db_.get(), path_, reader_};
+  StoreReadings readings_{db_.get(), path_, reader_};
+  StoreTiers tiers_{db_.get(), path_, readings_, context_};
 };
 
 }  // namespace energy

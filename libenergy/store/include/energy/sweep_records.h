@@ -48,7 +48,7 @@ struct SweepRunRecord {
   std::optional<int64_t> cooldown_ms;  // the wait before the run, when there was one
 };
 
-// Which sweeps Store::find_sweeps returns, newest (highest id) first.
+// Which sweeps StoreSweeps::find returns, newest (highest id) first.
 struct SweepFilter {
   std::optional<SweepState> state;
   std::optional<int64_t> before_id;  // paging: only ids below this
