@@ -249,14 +249,21 @@ in_work '
   if as other energyctl status >/tmp/other.out 2>&1; then echo "another user could read"; exit 1; fi
   cat /tmp/other.out
   if [ -x /usr/sbin/energyd-exporter ]; then
-    as reader energyd-exporter --listen 127.0.0.1:19862 >/tmp/exporter.log 2>&1 &
+    # setpriv itself (not the `as` function, a subshell) so that $! is the
+    # exporter; port 0: the chroot shares the host network, so any fixed
+    # port may be taken there. The exporter logs the port it bound.
+    setpriv --reuid=reader --regid=reader --init-groups -- energyd-exporter --listen 127.0.0.1:0 \
+      >/tmp/exporter.log 2>&1 &
     exporter_pid=$!
     for i in $(seq 50); do grep -q "serving /metrics" /tmp/exporter.log && break; sleep 0.1; done
-    exec 3<>/dev/tcp/127.0.0.1/19862
+    port="$(sed -n "s/.*serving \/metrics on 127.0.0.1 port \([0-9]*\) .*/\1/p" /tmp/exporter.log)"
+    [ -n "$port" ] && [ "$port" != 0 ] || { echo "energyd-exporter did not start:"; cat /tmp/exporter.log; exit 1; }
+    exec 3<>"/dev/tcp/127.0.0.1/$port"
     printf "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3
     cat <&3 >/tmp/metrics.out
     exec 3<&-
     kill "$exporter_pid"
+    wait "$exporter_pid" || true
     grep -q "^energyd_power_watts{" /tmp/metrics.out || { cat /tmp/exporter.log; head -n 20 /tmp/metrics.out; exit 1; }
     echo "energyd-exporter: $(grep -c "^energyd_" /tmp/metrics.out) samples at /metrics"
   fi
