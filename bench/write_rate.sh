@@ -15,7 +15,9 @@
 # threads over the window (a page going from clean to dirty, which is when
 # write_bytes counts it), and the pages are summed per file of the state
 # directory; pages of no such file are the file system's own (inode tables,
-# bitmaps, directories: the block device's pages). Needs perf and root.
+# bitmaps, directories: the block device's pages). It also counts the
+# store thread's context switches that happened inside fsync/fdatasync
+# (waits for the disk) and outside them. Needs perf and root.
 # WRITE_RATE_CONFIG=FILE starts energyd with --config FILE.
 # Exits non-zero when energyd does not start or a counter cannot be read:
 # a measurement never reads zero silently.
@@ -80,10 +82,23 @@ pages_per_file() {
            printf "pages dirtied %-30s %6d (%d bytes)\n", "all", total, total * 4096}' | sort -k3
 }
 
+# The store thread's switches inside and outside fsync/fdatasync.
+store_switches() {
+  perf script -i "$DIR/wb.data" -F comm,event 2>/dev/null | awk '
+    $1 != "store" {next}
+    /sys_enter_f(data)?sync/ {inside = 1; syncs++}
+    /sys_exit_f(data)?sync/ {inside = 0}
+    /sched_switch/ {if (inside) in_sync++; else out++}
+    END {if (out + in_sync == 0) exit 1
+         printf "store thread: %d switches in %d fsync/fdatasync calls, %d outside them\n", in_sync, syncs, out}' ||
+    die "perf recorded no switch of the store thread"
+}
+
 files0="$(state_files)"
 w0="$(write_bytes)"; s0="$(switches)"; t0="$(date +%s.%N)"
 if [[ "$TRACE" == 1 ]]; then
-  perf record -q -e writeback:writeback_dirty_folio -p "$PID" -o "$DIR/wb.data" -- sleep "$WINDOW" >/dev/null 2>&1 ||
+  perf record -q -e writeback:writeback_dirty_folio -e sched:sched_switch -e 'syscalls:sys_*_fdatasync' \
+    -e 'syscalls:sys_*_fsync' -p "$PID" -o "$DIR/wb.data" -- sleep "$WINDOW" >/dev/null 2>&1 ||
     die "perf record failed"
 else
   sleep "$WINDOW"
@@ -104,4 +119,5 @@ if [[ "$TRACE" == 1 ]]; then
   per_file="$(pages_per_file "$(printf '%s\n%s\n' "$files0" "$(state_files)" | sort -u)")"
   [[ -n "$per_file" ]] || die "perf recorded no dirtied page"
   echo "$per_file"
+  store_switches
 fi

@@ -38,7 +38,7 @@ struct DaemonConfig {
   // Closed raw-tier chunks (600 sweeps each) the sweep tail holds before
   // they are committed to the database together (docs/PERFORMANCE.md, issue 16).
   int64_t seal_chunks = 5;
-  std::string log_level = "info";                               // trace|debug|info|warn|error
+  std::string log_level = "info";  // trace|debug|info|warn|error
   // Retention (store.h RetentionPolicy): raw readings, then 1 s buckets, then
   // 1 min buckets, all within a disk budget for the database and its WAL.
   int64_t raw_retention_hours = 168;   // 7 days of full-rate readings
