@@ -169,13 +169,28 @@ void Sampler::arm_stall_timer(int64_t after_ns) {
   (void)::timerfd_settime(stall_fd_.get(), 0, &spec, nullptr);
 }
 
+// At a sweep's start and end. With a period of at least the stall limit
+// the timer is armed for the sweep and disarmed after it, so it never fires
+// between sweeps, however late a tick is. With a shorter period it is kept
+// ahead of the sweeps instead (one timerfd_settime per half limit rather
+// than one per tick); it then fires between sweeps only when a tick is more
+// than half a limit late, which at 10 ms is when arming per sweep did too.
+void Sampler::stall_timer_around_sweep(bool starting) {
+  std::lock_guard<std::mutex> lock(stall_mu_);
+  const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
+  if (period_ < stall_limit_) {
+    keep_stall_timer_ahead(starting ? clock_.mono_ns() : next_deadline_ns());
+    return;
+  }
+  stall_expiry_ns_ = starting ? clock_.mono_ns() + limit_ns : 0;
+  arm_stall_timer(starting ? limit_ns : 0);
+}
+
 // Caller holds stall_mu_. Keeps the timer firing no sooner than half a
 // stall limit after `from_ns` (a sweep's start, or the next tick's
 // deadline), re-arming it a whole limit ahead only when it would fire
 // sooner: a read blocked since `from_ns` still wakes the watchdog (which
-// re-arms for the rest of the limit), and a healthy sampler re-arms once a
-// tick at most, once every limit / 2 at periods shorter than that (it was
-// armed and disarmed around every sweep: two timerfd_settime per tick).
+// re-arms for the rest of the limit).
 void Sampler::keep_stall_timer_ahead(int64_t from_ns) {
   const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
   if (stall_expiry_ns_ >= from_ns + limit_ns / 2) return;
@@ -284,20 +299,14 @@ std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   thread_local std::vector<std::string> errors;
   read_ns.assign(slots_.size(), 0);
   errors.assign(slots_.size(), std::string());
-  {
-    std::lock_guard<std::mutex> lock(stall_mu_);
-    keep_stall_timer_ahead(clock_.mono_ns());
-  }
+  stall_timer_around_sweep(true);
   int64_t before = clock_.boot_ns();
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!read_rail(i, generation, s.values[i], read_ns[i], errors[i]))
       return std::nullopt;  // superseded: not ours to disarm
   }
   int64_t after = clock_.boot_ns();
-  {
-    std::lock_guard<std::mutex> lock(stall_mu_);
-    keep_stall_timer_ahead(next_deadline_ns());  // past the next sweep's start: it never fires between sweeps
-  }
+  stall_timer_around_sweep(false);
   s.t_ns = to_stored_ns(before + (after - before) / 2);  // the raw tier's precision, so run edges match it
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);

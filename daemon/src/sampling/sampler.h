@@ -94,6 +94,7 @@ class Sampler {
   void watch();
   void quarantine_current_read();
   void arm_stall_timer(int64_t after_ns);
+  void stall_timer_around_sweep(bool starting);
   void keep_stall_timer_ahead(int64_t from_ns);
   int64_t next_deadline_ns() const;
   bool on_timer(uint64_t generation);
