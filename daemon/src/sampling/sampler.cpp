@@ -137,9 +137,9 @@ void Sampler::loop(uint64_t generation) {
   serve_requests(generation);  // answer marks that raced with stop
 }
 
-// Sleeps on the stall timer, which the sweeps keep pushing ahead of them
-// (keep_stall_timer_ahead): a healthy sampler never wakes the watchdog (a
-// wake-up costs more CPU than a whole sweep on a virtual machine). When the
+// Sleeps on the stall timer, which the sweeps arm (stall_timer_around_sweep):
+// a healthy sampler never wakes the watchdog (a wake-up costs more CPU than a
+// whole sweep on a virtual machine). When the
 // timer fires, the read in progress is quarantined if it has passed the
 // stall limit, or the timer is re-armed for when it would.
 void Sampler::watch() {

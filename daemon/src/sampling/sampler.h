@@ -115,7 +115,7 @@ class Sampler {
   SampleSink& sink_;
   UniqueFd timer_fd_;
   UniqueFd wake_fd_;
-  UniqueFd stall_fd_;       // kept armed ahead of the sweeps (keep_stall_timer_ahead, watch())
+  UniqueFd stall_fd_;       // armed by the sweeps (stall_timer_around_sweep) and watch()
   UniqueFd watch_stop_fd_;  // wakes the watchdog at stop
   std::atomic<bool> stopping_{false};
   int64_t first_deadline_ns_ = 0;
