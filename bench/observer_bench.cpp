@@ -19,7 +19,8 @@
 // catalogue has no 9-rail board). For 1 ms the hwmon update_interval files
 // are set to 1 ms, which energyd requires of a 1 ms period.
 //
-// Usage: observer_bench [--short] [--board orin-nano|tx2]... [--out FILE]
+// Usage: observer_bench [--short] [--board orin-nano|tx2]... [--out FILE] [--energyd PATH]
+//   --energyd PATH: measure that energyd build instead of this tree's;
 //   --short (or OBSBENCH_SHORT=1): a tenth of the ticks (a smoke run);
 //   --out FILE: the rows and ratios as JSON.
 // Prints a Markdown table. Exit status 1 on a measurement failure only (the
@@ -165,10 +166,10 @@ void fill_energyd(Row& row, const Proc& a, const Proc& b, const nlohmann::json& 
 }
 
 // Runs energyd on `root` and, over the window, the floor on the same files.
-Row measure_on(const Row& base, const std::string& dir, const Period& p) {
+Row measure_on(const Row& base, const std::string& dir, const Period& p, const std::string& energyd) {
   Row row = base;
   std::string socket = dir + "/energyd.sock";
-  ChildProcess d({ENERGYD_BIN, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket", socket,
+  ChildProcess d({energyd, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket", socket,
                   "--sample-period-ms", std::to_string(p.ms), "--log-level", "warn"},
                  dir + "/energyd.log");
   if (!energy::testing::wait_for_socket(socket, std::chrono::seconds(20)) || call(socket, "status").is_null())
@@ -196,7 +197,7 @@ Row measure_on(const Row& base, const std::string& dir, const Period& p) {
   return row;
 }
 
-Row measure(const Board& b, const Period& p) {
+Row measure(const Board& b, const Period& p, const std::string& energyd) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
@@ -208,7 +209,7 @@ Row measure(const Board& b, const Period& p) {
     row.error = "energyd-sim: " + made.err;
   else {
     if (p.ms < 7) set_update_intervals(dir + "/board");
-    row = measure_on(row, dir, p);
+    row = measure_on(row, dir, p, energyd);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -260,6 +261,7 @@ struct Options {
   bool shorter = false;
   std::vector<std::string> boards;
   std::string out;
+  std::string energyd = ENERGYD_BIN;  // --energyd: another build, for a before/after pair
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -273,8 +275,14 @@ bool parse(int argc, char** argv, Options& o) {
       o.boards.push_back(argv[++i]);
     else if (flag == "--out" && i + 1 < argc)
       o.out = argv[++i];
+    else if (flag == "--energyd" && i + 1 < argc && ::access(argv[i + 1], X_OK) != 0)
+      return std::fprintf(stderr, "observer_bench: --energyd: '%s' is not an executable\n", argv[i + 1]), false;
+    else if (flag == "--energyd" && i + 1 < argc)
+      o.energyd = argv[++i];
     else
-      return std::fprintf(stderr, "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --out FILE)\n",
+      return std::fprintf(stderr,
+                          "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --out FILE, "
+                          "--energyd PATH)\n",
                           argv[i]),
              false;
   }
@@ -294,7 +302,7 @@ int main(int argc, char** argv) {
     for (auto p : periods) {
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      rows.push_back(measure(b, p));
+      rows.push_back(measure(b, p, o.energyd));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;

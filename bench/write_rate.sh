@@ -10,6 +10,15 @@
 # (energyd-sim create --board NAME --l4t VERSION; default "jetson-orin-nano 36").
 # With the sweep tail (issue 16) the database is written once per five
 # minutes: use a window of at least 330 s for a figure that includes it.
+# WRITE_RATE_TRACE=1 also says which files the written bytes went to: perf
+# records the writeback:writeback_dirty_folio tracepoint in energyd's
+# threads over the window (a page going from clean to dirty, which is when
+# write_bytes counts it), and the pages are summed per file of the state
+# directory; pages of no such file are the file system's own (inode tables,
+# bitmaps, directories: the block device's pages). It also counts the
+# store thread's context switches that happened inside fsync/fdatasync
+# (waits for the disk) and outside them. Needs perf and root.
+# WRITE_RATE_CONFIG=FILE starts energyd with --config FILE.
 # Exits non-zero when energyd does not start or a counter cannot be read:
 # a measurement never reads zero silently.
 set -euo pipefail
@@ -29,8 +38,16 @@ trap cleanup EXIT
 read -r BOARD L4T <<<"${WRITE_RATE_BOARD:-jetson-orin-nano 36}"
 [[ -n "$BOARD" && "$L4T" =~ ^[0-9]+$ ]] || die "WRITE_RATE_BOARD must be 'BOARD L4T', got '${WRITE_RATE_BOARD:-}'"
 "$SIM" create --board "$BOARD" --l4t "$L4T" --root "$DIR/board" >/dev/null || die "energyd-sim create --board $BOARD --l4t $L4T failed"
-"$ENERGYD" --root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/energyd.sock" --log-level warn \
-  >"$DIR/energyd.log" 2>&1 &
+TRACE="${WRITE_RATE_TRACE:-0}"
+[[ "$TRACE" == 0 || "$TRACE" == 1 ]] || die "WRITE_RATE_TRACE must be 0 or 1, got '$TRACE'"
+[[ "$TRACE" == 0 ]] || command -v perf >/dev/null || die "WRITE_RATE_TRACE=1 needs perf"
+CONFIG_ARGS=()
+if [[ -n "${WRITE_RATE_CONFIG:-}" ]]; then
+  [[ -r "$WRITE_RATE_CONFIG" ]] || die "WRITE_RATE_CONFIG: cannot read '$WRITE_RATE_CONFIG'"
+  CONFIG_ARGS=(--config "$WRITE_RATE_CONFIG")
+fi
+"$ENERGYD" "${CONFIG_ARGS[@]}" --root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/energyd.sock" \
+  --log-level warn >"$DIR/energyd.log" 2>&1 &
 PID=$!
 for _ in $(seq 200); do [[ -S "$DIR/energyd.sock" ]] && break; sleep 0.1; done
 [[ -S "$DIR/energyd.sock" ]] || die "energyd did not start: $(cat "$DIR/energyd.log")"
@@ -51,8 +68,41 @@ switches() {
   done | sort
 }
 
+# "inode name" of the state directory's files (before and after: the sweep
+# tail is replaced by a new file at each commit of closed chunks).
+state_files() { stat -c '%i %n' "$DIR"/state/* | sed "s|$DIR/state/||"; }
+
+# Pages dirtied per file over the window, from perf's record.
+pages_per_file() {
+  perf script -i "$DIR/wb.data" -F event,trace 2>/dev/null | sed -nE 's/.*writeback_dirty_folio:.* ino=([0-9]+) .*/\1/p' |
+    sort | uniq -c | awk -v files="$1" '
+      BEGIN {n = split(files, l, "\n"); for (i = 1; i <= n; i++) {split(l[i], f, " "); name[f[1]] = name[f[1]] (name[f[1]] ? "," : "") f[2]}}
+      {k = ($2 in name) ? name[$2] : "file system metadata"; pages[k] += $1; total += $1}
+      END {for (k in pages) printf "pages dirtied %-30s %6d (%d bytes)\n", k, pages[k], pages[k] * 4096
+           printf "pages dirtied %-30s %6d (%d bytes)\n", "all", total, total * 4096}' | sort -k3
+}
+
+# The store thread's switches inside and outside fsync/fdatasync.
+store_switches() {
+  perf script -i "$DIR/wb.data" -F comm,event 2>/dev/null | awk '
+    $1 != "store" {next}
+    /sys_enter_f(data)?sync/ {inside = 1; syncs++}
+    /sys_exit_f(data)?sync/ {inside = 0}
+    /sched_switch/ {if (inside) in_sync++; else out++}
+    END {if (out + in_sync == 0) exit 1
+         printf "store thread: %d switches in %d fsync/fdatasync calls, %d outside them\n", in_sync, syncs, out}' ||
+    die "perf recorded no switch of the store thread"
+}
+
+files0="$(state_files)"
 w0="$(write_bytes)"; s0="$(switches)"; t0="$(date +%s.%N)"
-sleep "$WINDOW"
+if [[ "$TRACE" == 1 ]]; then
+  perf record -q -e writeback:writeback_dirty_folio -e sched:sched_switch -e 'syscalls:sys_*_fdatasync' \
+    -e 'syscalls:sys_*_fsync' -p "$PID" -o "$DIR/wb.data" -- sleep "$WINDOW" >/dev/null 2>&1 ||
+    die "perf record failed"
+else
+  sleep "$WINDOW"
+fi
 w1="$(write_bytes)"; s1="$(switches)"; t1="$(date +%s.%N)"
 kill -0 "$PID" 2>/dev/null || die "energyd ended during the window: $(cat "$DIR/energyd.log")"
 
@@ -65,3 +115,9 @@ join <(echo "$s0") <(echo "$s1") | awk -v s="$secs" '
   {d = $3 - $2; total += d; printf "wake-ups/s %-16s %6.2f\n", $1, d / s}
   END {if (NR == 0) exit 1; printf "wake-ups/s %-16s %6.2f\n", "all", total / s}' ||
   die "no thread counters read"
+if [[ "$TRACE" == 1 ]]; then
+  per_file="$(pages_per_file "$(printf '%s\n%s\n' "$files0" "$(state_files)" | sort -u)")"
+  [[ -n "$per_file" ]] || die "perf recorded no dirtied page"
+  echo "$per_file"
+  store_switches
+fi

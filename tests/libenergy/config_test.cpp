@@ -90,6 +90,26 @@ TEST(Config, ValidationRejectsOutOfRangeValues) {
   EXPECT_NE(st.error().message.find("loud"), std::string::npos);
 }
 
+TEST(Config, SealChunksIsReadAndBounded) {
+  EXPECT_EQ(DaemonConfig{}.seal_chunks, 5);
+  auto c = apply_config_yaml("seal_chunks: 12\n", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->seal_chunks, 12);
+  EXPECT_TRUE(validate_config(*c).ok());
+  for (int64_t bad : {0, -1, 61}) {
+    DaemonConfig d;
+    d.seal_chunks = bad;
+    auto st = validate_config(d);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.error().message.find("seal_chunks must be between 1 and 60, got " + std::to_string(bad)),
+              std::string::npos)
+        << st.error().message;
+  }
+  auto text = apply_config_yaml("seal_chunks: five\n", "t.yaml", DaemonConfig{});
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.error().message.find("key 'seal_chunks'"), std::string::npos) << text.error().message;
+}
+
 TEST(Config, RetentionKeysHaveDefaultsAndBecomeAPolicy) {
   auto c = apply_config_yaml(
       "raw_retention_hours: 48\nsecond_retention_days: 30\nminute_retention_days: 365\n"

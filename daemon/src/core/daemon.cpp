@@ -332,6 +332,7 @@ Status DaemonImpl::open_storage() {
   WriterOptions options;
   options.flush_interval = std::chrono::milliseconds(config_.flush_interval_ms);
   options.checkpoint_interval = std::chrono::milliseconds(config_.checkpoint_interval_ms);
+  options.seal_chunks = static_cast<size_t>(config_.seal_chunks);
   options.retention = retention_policy(config_);
   writer_ = std::make_unique<StorageWriter>(
       [this] { return open_session(); },

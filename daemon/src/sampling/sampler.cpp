@@ -137,11 +137,11 @@ void Sampler::loop(uint64_t generation) {
   serve_requests(generation);  // answer marks that raced with stop
 }
 
-// Sleeps on the stall timer, which each sweep arms at its start and disarms
-// at its end: a healthy sampler never wakes the watchdog (a wake-up costs more
-// CPU than a whole sweep on a virtual machine). When the timer fires, the read
-// in progress is quarantined if it has passed the stall limit, or the timer
-// is re-armed for when it would.
+// Sleeps on the stall timer, which the sweeps arm (stall_timer_around_sweep):
+// a healthy sampler never wakes the watchdog (a wake-up costs more CPU than a
+// whole sweep on a virtual machine). When the
+// timer fires, the read in progress is quarantined if it has passed the
+// stall limit, or the timer is re-armed for when it would.
 void Sampler::watch() {
   pthread_setname_np(pthread_self(), "sample-watch");
   const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
@@ -150,12 +150,16 @@ void Sampler::watch() {
     if (::poll(fds, 2, -1) < 0 || (fds[0].revents & POLLIN) == 0) continue;
     drain(stall_fd_.get());
     std::lock_guard<std::mutex> lock(stall_mu_);
-    if (read_started_ns_ == 0 || stopping_) continue;  // the sweep ended meanwhile
-    int64_t left = read_started_ns_ + limit_ns - clock_.mono_ns();
-    if (left > 0)
-      arm_stall_timer(left);
-    else
+    stall_expiry_ns_ = 0;                              // spent
+    if (read_started_ns_ == 0 || stopping_) continue;  // no read in progress: the next sweep re-arms
+    int64_t now = clock_.mono_ns();
+    int64_t left = read_started_ns_ + limit_ns - now;
+    if (left <= 0) {
       quarantine_current_read();
+      continue;
+    }
+    arm_stall_timer(left);
+    stall_expiry_ns_ = now + left;
   }
 }
 
@@ -165,10 +169,46 @@ void Sampler::arm_stall_timer(int64_t after_ns) {
   (void)::timerfd_settime(stall_fd_.get(), 0, &spec, nullptr);
 }
 
+// At a sweep's start and end. With a period of at least the stall limit
+// the timer is armed for the sweep and disarmed after it, so it never fires
+// between sweeps, however late a tick is. With a shorter period it is kept
+// ahead of the sweeps instead (one timerfd_settime per half limit rather
+// than one per tick); it then fires between sweeps only when a tick is more
+// than half a limit late, which at 10 ms is when arming per sweep did too.
+void Sampler::stall_timer_around_sweep(bool starting) {
+  std::lock_guard<std::mutex> lock(stall_mu_);
+  const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
+  if (period_ < stall_limit_) {
+    keep_stall_timer_ahead(starting ? clock_.mono_ns() : next_deadline_ns());
+    return;
+  }
+  stall_expiry_ns_ = starting ? clock_.mono_ns() + limit_ns : 0;
+  arm_stall_timer(starting ? limit_ns : 0);
+}
+
+// Caller holds stall_mu_. Keeps the timer firing no sooner than half a
+// stall limit after `from_ns` (a sweep's start, or the next tick's
+// deadline), re-arming it a whole limit ahead only when it would fire
+// sooner: a read blocked since `from_ns` still wakes the watchdog (which
+// re-arms for the rest of the limit).
+void Sampler::keep_stall_timer_ahead(int64_t from_ns) {
+  const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
+  if (stall_expiry_ns_ >= from_ns + limit_ns / 2) return;
+  int64_t now = clock_.mono_ns();
+  stall_expiry_ns_ = std::max(from_ns, now) + limit_ns;
+  arm_stall_timer(stall_expiry_ns_ - now);
+}
+
+// The timer's next expiration (the sweep after the latest one due).
+int64_t Sampler::next_deadline_ns() const {
+  return first_deadline_ns_ + expirations_ * static_cast<int64_t>(period_.count()) * kNsPerMs;
+}
+
 // Caller holds stall_mu_.
 void Sampler::quarantine_current_read() {
   slots_[reading_rail_]->quarantined = true;
   read_started_ns_ = 0;
+  stall_expiry_ns_ = 0;  // the new thread's sweep arms it
   ++generation_;
   spdlog::warn("rail {}: read blocked for more than {} ms; sampling the other rails without it",
                slots_[reading_rail_]->reader.label(), stall_limit_.count());
@@ -259,14 +299,14 @@ std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   thread_local std::vector<std::string> errors;
   read_ns.assign(slots_.size(), 0);
   errors.assign(slots_.size(), std::string());
-  arm_stall_timer(static_cast<int64_t>(stall_limit_.count()) * kNsPerMs);
+  stall_timer_around_sweep(true);
   int64_t before = clock_.boot_ns();
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!read_rail(i, generation, s.values[i], read_ns[i], errors[i]))
       return std::nullopt;  // superseded: not ours to disarm
   }
   int64_t after = clock_.boot_ns();
-  if (period_ >= stall_limit_) arm_stall_timer(0);       // else the next sweep re-arms it before it can fire
+  stall_timer_around_sweep(false);
   s.t_ns = to_stored_ns(before + (after - before) / 2);  // the raw tier's precision, so run edges match it
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);

@@ -94,6 +94,9 @@ class Sampler {
   void watch();
   void quarantine_current_read();
   void arm_stall_timer(int64_t after_ns);
+  void stall_timer_around_sweep(bool starting);
+  void keep_stall_timer_ahead(int64_t from_ns);
+  int64_t next_deadline_ns() const;
   bool on_timer(uint64_t generation);
   bool on_timer_sweep(uint64_t generation);
   bool serve_requests(uint64_t generation);
@@ -112,7 +115,7 @@ class Sampler {
   SampleSink& sink_;
   UniqueFd timer_fd_;
   UniqueFd wake_fd_;
-  UniqueFd stall_fd_;       // armed while a sweep is in progress (watch())
+  UniqueFd stall_fd_;       // armed by the sweeps (stall_timer_around_sweep) and watch()
   UniqueFd watch_stop_fd_;  // wakes the watchdog at stop
   std::atomic<bool> stopping_{false};
   int64_t first_deadline_ns_ = 0;
@@ -122,6 +125,7 @@ class Sampler {
   uint64_t generation_ = 0;
   int64_t read_started_ns_ = 0;  // 0 when no read is in progress
   size_t reading_rail_ = 0;
+  int64_t stall_expiry_ns_ = 0;  // when stall_fd_ fires (clock_.mono_ns()); 0: disarmed
   std::thread current_;
   std::vector<std::thread> abandoned_;  // superseded threads still inside a read
   std::thread watchdog_;

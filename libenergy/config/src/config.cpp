@@ -23,6 +23,7 @@ namespace {
 constexpr int64_t kMinPeriodMs = 1;
 constexpr int64_t kMaxPeriodMs = 60'000;
 constexpr int64_t kMaxRetentionDays = 36'500;
+constexpr int64_t kMaxSealChunks = 60;
 // The budget must hold the raw data retention never takes (the newest
 // minutes of every rail) plus the WAL's allowance, with room to spare.
 constexpr int64_t kMinBudgetMb = 16;
@@ -89,6 +90,7 @@ const std::map<std::string, Setter>& setters() {
       {"sensor_averaging", sensor_averaging_key()},
       {"flush_interval_ms", int_key(&DaemonConfig::flush_interval_ms, "milliseconds")},
       {"checkpoint_interval_ms", int_key(&DaemonConfig::checkpoint_interval_ms, "milliseconds")},
+      {"seal_chunks", int_key(&DaemonConfig::seal_chunks, "chunks")},
       {"log_level", string_key(&DaemonConfig::log_level)},
       {"raw_retention_hours", int_key(&DaemonConfig::raw_retention_hours, "hours")},
       {"second_retention_days", int_key(&DaemonConfig::second_retention_days, "days")},
@@ -329,12 +331,17 @@ Status validate_context_polls(const DaemonConfig& c) {
   return st;
 }
 
+// The tail holds seal_chunks closed chunks besides the open one; every
+// reader decodes it after each append, so it is kept to an hour at 100 ms.
+Status validate_storage(const DaemonConfig& c) { return check_range("seal_chunks", c.seal_chunks, 1, kMaxSealChunks); }
+
 }  // namespace
 
 Status validate_config(const DaemonConfig& c) {
   if (auto st = validate_paths(c); !st) return st;
   if (auto st = validate_client_limits(c); !st) return st;
   if (auto st = validate_context_polls(c); !st) return st;
+  if (auto st = validate_storage(c); !st) return st;
   if (c.sample_period_ms < kMinPeriodMs || c.sample_period_ms > kMaxPeriodMs) {
     return make_error(ErrorCode::kInvalid,
                       "sample_period_ms must be between 1 and 60000, got " + std::to_string(c.sample_period_ms));

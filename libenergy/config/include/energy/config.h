@@ -35,7 +35,10 @@ struct DaemonConfig {
   SensorAveraging sensor_averaging = SensorAveraging::kPeriod;  // each reading a running mean over about 4 periods
   int64_t flush_interval_ms = 1000;                             // batched commit period
   int64_t checkpoint_interval_ms = 10000;                       // WAL sync period: the power-loss window for samples
-  std::string log_level = "info";                               // trace|debug|info|warn|error
+  // Closed raw-tier chunks (600 sweeps each) the sweep tail holds before
+  // they are committed to the database together (docs/PERFORMANCE.md, issue 16).
+  int64_t seal_chunks = 5;
+  std::string log_level = "info";  // trace|debug|info|warn|error
   // Retention (store.h RetentionPolicy): raw readings, then 1 s buckets, then
   // 1 min buckets, all within a disk budget for the database and its WAL.
   int64_t raw_retention_hours = 168;   // 7 days of full-rate readings
