@@ -26,7 +26,7 @@
 // chunks are bounded; beyond the bound the oldest are dropped and their
 // sweeps counted.
 //
-// Retention (Store::apply_retention) runs on the same thread: a pass starts
+// Retention (StoreTiers::apply_retention) runs on the same thread: a pass starts
 // every retention_interval and proceeds in bounded steps of a few chunks, at
 // most retention_slice per loop turn, so a flush is never delayed by more.
 // "Now" for retention is the newest sweep's time (the sampler's clocks).
