@@ -1,6 +1,7 @@
 // Whole-number arguments of the benchmarks: the whole text a number within
 // [min, max], or a usage error naming the option and the text (no atoi that
-// reads "10x" as 10 and "x" as 0).
+// reads "10x" as 10 and "x" as 0). And guarded_main: a benchmark's main whose
+// exceptions end it with their message and status 1.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -29,6 +31,20 @@ inline long whole_number_or_exit(const char* program, const std::string& option,
   std::fprintf(stderr, "%s: %s wants a whole number from %ld to %ld, got '%s'\n", program, option.c_str(), min, max,
                text);
   std::exit(2);
+}
+
+// body() as main's result; an exception escaping it is reported as
+// "PROGRAM: WHAT" with status 1.
+template <typename Body>
+int guarded_main(const char* program, Body&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: unknown exception\n", program);
+  }
+  return 1;
 }
 
 }  // namespace energy::bench

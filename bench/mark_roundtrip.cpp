@@ -104,6 +104,7 @@ energy::Client connect(const Options& o) {
 
 std::vector<double> measure(int n, const std::function<double(int)>& once) {
   std::vector<double> ms;
+  ms.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) ms.push_back(once(i));
   return ms;
 }

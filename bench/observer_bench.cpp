@@ -35,11 +35,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "energy/client.h"
 #include "harness.h"
 
@@ -140,17 +142,33 @@ void set_update_intervals(const std::string& root) {
   }
 }
 
+// The number after "KEY=" among the space-separated fields of `out`;
+// nullopt when the field is missing or not wholly a number.
+std::optional<double> floor_field(const std::string& out, const std::string& key) {
+  std::istringstream in(out);
+  std::string word;
+  while (in >> word) {
+    if (word.rfind(key + "=", 0) != 0) continue;
+    const char* text = word.c_str() + key.size() + 1;
+    char* end = nullptr;
+    double v = std::strtod(text, &end);
+    if (end == text || *end != '\0') return std::nullopt;
+    return v;
+  }
+  return std::nullopt;
+}
+
 // Parses the floor's "ticks=N cpu_ns=N ctxsw=N seconds=F" line into `row`.
 bool parse_floor(const std::string& out, Row& row) {
-  long long ticks = 0, cpu = 0, ctxsw = 0;
-  double seconds = 0;
-  if (std::sscanf(out.c_str(), "ticks=%lld cpu_ns=%lld ctxsw=%lld seconds=%lf", &ticks, &cpu, &ctxsw, &seconds) != 4 ||
-      ticks <= 0 || seconds <= 0)
-    return false;
-  row.floor_ticks = ticks;
-  row.floor_seconds = seconds;
-  row.floor_cpu_us = static_cast<double>(cpu) / 1e3 / static_cast<double>(ticks);
-  row.floor_wakeups = static_cast<double>(ctxsw) / seconds;
+  auto ticks = floor_field(out, "ticks");
+  auto cpu = floor_field(out, "cpu_ns");
+  auto ctxsw = floor_field(out, "ctxsw");
+  auto seconds = floor_field(out, "seconds");
+  if (!ticks || !cpu || !ctxsw || !seconds || *ticks <= 0 || *seconds <= 0) return false;
+  row.floor_ticks = static_cast<int64_t>(*ticks);
+  row.floor_seconds = *seconds;
+  row.floor_cpu_us = *cpu / 1e3 / *ticks;
+  row.floor_wakeups = *ctxsw / *seconds;
   return true;
 }
 
@@ -289,9 +307,7 @@ bool parse(int argc, char** argv, Options& o) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o)) return 2;
   const std::vector<Board> boards = {{"orin-nano", "jetson-orin-nano", "36"}, {"tx2", "jetson-tx2", "32"}};
@@ -315,4 +331,10 @@ int main(int argc, char** argv) {
     if (!r.error.empty()) return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return energy::bench::guarded_main("observer_bench", [&] { return run(argc, argv); });
 }

@@ -134,9 +134,7 @@ void print(const RunResult& ref, const RunResult& s, int seconds, int rate) {
               ratio(s.max_ns, ref.max_ns));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   int seconds = 60, rate = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
@@ -163,4 +161,10 @@ int main(int argc, char** argv) {
   print(ref, scraped, seconds, rate);
   fs::remove_all(dir);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return energy::bench::guarded_main("scrape_bench", [&] { return run(argc, argv); });
 }
