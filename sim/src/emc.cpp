@@ -2,6 +2,7 @@
 #include "emc.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "build.h"
 #include "sysfs_write.h"
@@ -27,7 +28,7 @@ std::uint64_t lowest_at_least(const std::vector<std::uint64_t>& table, std::uint
 }
 
 ContentFn emc_content(std::function<std::string(const EmcState&)> format) {
-  return [format](const BoardState& s) -> Result<std::string> { return format(s.emc); };
+  return [format = std::move(format)](const BoardState& s) -> Result<std::string> { return format(s.emc); };
 }
 
 // The clock framework's rounding of a written rate: up to the next listed
