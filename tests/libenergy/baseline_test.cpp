@@ -71,7 +71,7 @@ TEST(BaselineJson, DoubtfulBaselinesAreNoted) {
   RunReport run = report(7, 1.0, 8.0, 2.0);
   BaselineUse use = baseline_from_report(report(3, 1.0, 5.0, 2.0));
   use.same_boot = false;
-  use.age_ns = 2 * 86'400 * kSec;
+  use.age_ns = int64_t{2} * 86'400 * kSec;
   use.open_during = {4, 5};
   nlohmann::json out = report_to_json(run);
   add_baseline_json(run, use, out);

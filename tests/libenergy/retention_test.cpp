@@ -177,7 +177,7 @@ RetentionPolicy policy(int64_t raw_ns, int64_t second_ns, int64_t minute_ns, int
 TEST_F(RetentionTest, BucketAlignedIntervalsEqualRawEnergyToRounding) {
   Synth synth(100 * kMs, 2);
   start(synth);
-  write_until(2 * 36'000);  // 2 h
+  write_until(int64_t{2} * 36'000);  // 2 h
   std::mt19937_64 rng(3);
   std::vector<std::pair<EnergyWindow, double>> raw;
   for (int i = 0; i < 200; ++i) {
@@ -201,7 +201,7 @@ TEST_F(RetentionTest, BucketAlignedIntervalsEqualRawEnergyToRounding) {
 TEST_F(RetentionTest, UnalignedIntervalsOfThousandSecondBucketsStayWithinATenthOfAPercent) {
   Synth synth(100 * kMs, 2);
   start(synth);
-  write_until(3 * 36'000);  // 3 h, so that rail 1's runs of failed reads are inside
+  write_until(int64_t{3} * 36'000);  // 3 h, so that rail 1's runs of failed reads are inside
   retain(policy(30 * kMin, 90 * kDay, 0, 0));
   for (size_t rail = 0; rail < 2; ++rail)
     expect_close(rail, 2 * kSec, 149 * kMin, 1000 * kSec, Tier::kSecond, 1e-3, 150);

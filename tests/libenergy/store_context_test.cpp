@@ -225,7 +225,7 @@ TEST_F(StoreContextTest, OverBudgetContextOlderThanTheRawReadingsGoesBeforeAnyRe
   ASSERT_TRUE(store_->commit().ok());
   RetentionPolicy p;
   p.raw_retention_ns = kHour;  // raw readings from about 1 h on, 1 s buckets before
-  p.second_retention_ns = 30 * 24 * kHour;
+  p.second_retention_ns = int64_t{30} * 24 * kHour;
   p.disk_budget_bytes = 0;
   RetentionNow now{boot_, 2 * kHour, 2 * kHour};
   retain(p, now);
