@@ -219,7 +219,7 @@ TEST_F(RetentionTest, UnalignedIntervalsOfThousandSecondBucketsStayWithinATenthO
 TEST_F(RetentionTest, MinuteTierKeepsEnergyWithinATenthOfAPercent) {
   Synth synth(kSec, 2);
   start(synth);
-  write_until(24 * 3600);
+  write_until(int64_t{24} * 3600);
   retain(policy(kHour, 2 * kHour, 0, 0));
   for (size_t rail = 0; rail < 2; ++rail) {
     expect_close(rail, 2 * kSec, 21 * kHour, 1000 * kMin, Tier::kMinute, 1e-3, 60);
@@ -229,7 +229,7 @@ TEST_F(RetentionTest, MinuteTierKeepsEnergyWithinATenthOfAPercent) {
 TEST_F(RetentionTest, EnergyFallsBackToTheFinestTierHoldingEachEdge) {
   Synth synth(kSec, 1);
   start(synth);
-  write_until(12 * 3600);
+  write_until(int64_t{12} * 3600);
   retain(policy(kHour, 3 * kHour, 0, 0));
   EnergyAnswer raw = energy(0, {11 * kHour + 10 * kMin, 11 * kHour + 40 * kMin});
   EXPECT_EQ(raw.tier, Tier::kRaw);
@@ -280,7 +280,7 @@ TEST_F(RetentionTest, BucketsOfAnOldWindowCarryCountsAndExtremes) {
 TEST_F(RetentionTest, ReportOfARunWhoseReadingsWereDownsampledComesFromTheTiers) {
   Synth synth(100 * kMs, 2);
   start(synth);
-  write_until(3 * 36'000);
+  write_until(int64_t{3} * 36'000);
   RunRecord run;
   run.boot = boot_;
   run.start_ns = 10 * kMin + 123 * kMs;  // the first rail's readings there become 1 s buckets
@@ -313,7 +313,7 @@ TEST_F(RetentionTest, ReportOfARunWhoseReadingsWereDownsampledComesFromTheTiers)
 TEST_F(RetentionTest, TheAveragingCorrectionFromTheTiersStaysWithinItsBound) {
   Synth synth(100 * kMs, 2);
   start(synth, "boot-a", 430 * kMs);
-  write_until(3 * 36'000);
+  write_until(int64_t{3} * 36'000);
   RunRecord run;
   run.boot = boot_;
   run.start_ns = 10 * kMin + 123 * kMs;
@@ -338,20 +338,20 @@ TEST_F(RetentionTest, TheAveragingCorrectionFromTheTiersStaysWithinItsBound) {
 TEST_F(RetentionTest, BudgetNeverTakesTheNewestChunkOrTheRecentMinutes) {
   Synth synth(100 * kMs, 2);
   start(synth);
-  write_until(30 * 600);                                            // 30 min
+  write_until(int64_t{30} * 600);                                   // 30 min
   RetentionStep last = retain(policy(90 * kDay, 90 * kDay, 0, 1));  // a budget nothing fits in
   EXPECT_TRUE(last.over_budget);
   EnergyAnswer recent = energy(0, {21 * kMin, 29 * kMin});
   EXPECT_EQ(recent.tier, Tier::kRaw);
   EXPECT_NEAR(recent.energy_uj, synth.energy_uj(0, {21 * kMin, 29 * kMin}), 1.0);
-  write_until(31 * 600);  // the open chunk is still written to
+  write_until(int64_t{31} * 600);  // the open chunk is still written to
   EXPECT_EQ(energy(0, {21 * kMin, 30 * kMin + 50 * kSec}).tier, Tier::kRaw);
 }
 
 TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
   Synth synth(kSec, 1);
   start(synth, "boot-old");
-  write_until(3 * 3600 + 17);  // ends mid-chunk: its last chunk has no successor
+  write_until(int64_t{3} * 3600 + 17);  // ends mid-chunk: its last chunk has no successor
   int64_t old_boot = boot_, old_rail = ids_[0];
   Synth later(kSec, 1);
   start(later, "boot-new");
@@ -375,7 +375,7 @@ TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
 // and energy over long windows from the tiers stays within 0.1% of the
 // readings and within its stated bound.
 TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercent) {
-  constexpr int64_t kBudget = 1280 * 1024;
+  constexpr int64_t kBudget = int64_t{1280} * 1024;
   constexpr int64_t kDays = 12;
   Synth synth(kSec, 3);
   start(synth);
@@ -392,7 +392,7 @@ TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercen
     ASSERT_FALSE(last.over_budget) << "hour " << hour;
     ASSERT_LE(last.budget_bytes_used, kBudget) << "hour " << hour;
     ASSERT_TRUE(store_->checkpoint().ok());
-    if (hour % (6 * 24) != 0) continue;
+    if (hour % (int64_t{6} * 24) != 0) continue;
     int64_t now_ns = hour * kHour;
     int64_t oldest = std::max<int64_t>(2 * kSec, now_ns - 5 * kDay);
     for (size_t rail = 0; rail < 3; ++rail) {

@@ -105,7 +105,8 @@ TEST_F(StoreRuns, FindRunsFiltersByNameTagsStateAndStartTimeNewestFirst) {
 
 TEST_F(StoreRuns, FindRunsPagesWithBeforeIdAndLimit) {
   std::vector<int64_t> all;
-  for (int i = 0; i < 5; ++i) all.push_back(add_run("r", "{}", i * 10, i * 10 + 5));
+  all.reserve(5);
+  for (int64_t i = 0; i < 5; ++i) all.push_back(add_run("r", "{}", i * 10, i * 10 + 5));
   RunFilter page;
   page.limit = 2;
   EXPECT_EQ(ids(page), (std::vector<int64_t>{all[4], all[3]}));

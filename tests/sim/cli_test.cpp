@@ -19,7 +19,7 @@ struct CliRun {
   std::string err;
 };
 
-CliRun run(std::vector<std::string> args, const CliEnv& env = {}) {
+CliRun run(const std::vector<std::string>& args, const CliEnv& env = {}) {
   std::ostringstream out;
   std::ostringstream err;
   const int code = run_cli(args, env, out, err);
@@ -64,7 +64,12 @@ TEST(Cli, ListPrintsOneLinePerSimulatedBoardAndGeneration) {
     std::istringstream words(line);
     std::string id, l4t, driver;
     words >> id >> l4t >> driver;
-    entries.push_back(id + " " + l4t + " " + driver);
+    std::string entry = id;
+    entry += " ";
+    entry += l4t;
+    entry += " ";
+    entry += driver;
+    entries.push_back(entry);
   }
   ASSERT_EQ(entries.size(), 13u) << r.out;
   EXPECT_EQ(entries.front(), "jetson-nano-4gb 32 ina3221x");

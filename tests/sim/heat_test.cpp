@@ -185,7 +185,7 @@ struct Residency {
 
 // Runs `seconds` of the load from kStart (warm-up of 5 s not counted),
 // sampling the clocks every 1 ms.
-Residency run_inference(PowerModel& model, const BoardSpec& spec, ModelControls base, int seconds,
+Residency run_inference(PowerModel& model, const BoardSpec& spec, const ModelControls& base, int seconds,
                         const Inference& load = {}) {
   const std::uint32_t cpu_top = spec.cpu.available_khz.back();
   const std::uint64_t gpu_top = spec.gpus.front().available_hz.back();
