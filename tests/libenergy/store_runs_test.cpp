@@ -52,14 +52,7 @@ class StoreRuns : public TempStoreTest {
   }
 
   std::vector<int64_t> rails() {
-    RailInfo in;
-    in.label = "VDD_IN";
-    in.device = "1-0040";
-    in.channel = 1;
-    RailInfo soc = in;
-    soc.label = "VDD_SOC";
-    soc.channel = 3;
-    auto r = store_->ensure_rails({in, soc});
+    auto r = store_->ensure_rails(two_test_rails(3));
     EXPECT_TRUE(r.ok());
     return *r;
   }
