@@ -248,6 +248,20 @@ Result<std::uint32_t> cpu_khz(ControlClient& client) {
   return (*policies)[0]["cur_khz"].get<std::uint32_t>();
 }
 
+// How much the memory clock now stretches memory time: top / rate (1 where
+// the board's EMC is not modelled), as emc_slowdown() does in model time.
+Result<double> memory_slowdown(ControlClient& client) {
+  Result<nlohmann::json> emc = client.call("emc");
+  if (!emc) return emc.take_error();
+  const nlohmann::json& e = *emc;
+  if (!e.contains("rate_hz") || !e["rate_hz"].is_number_unsigned() || !e.contains("top_hz") ||
+      !e["top_hz"].is_number_unsigned())
+    return make_error(ErrorCode::kProtocol, "emc: no rate_hz or top_hz");
+  const auto rate = e["rate_hz"].get<std::uint64_t>();
+  const auto top = e["top_hz"].get<std::uint64_t>();
+  return rate == 0 || top == 0 ? 1.0 : static_cast<double>(top) / static_cast<double>(rate);
+}
+
 // The board's study speeds and its CPU load source, from `status`.
 Result<RunContext> run_context(ControlClient& client, const WorkloadParams& params) {
   Result<nlohmann::json> status = client.call("status");
@@ -284,6 +298,11 @@ Result<StudyClocks> phase_clocks(ControlClient& client, const WorkloadParams& pa
     Result<std::uint32_t> khz = cpu_khz(client);
     if (!khz) return khz.take_error();
     clocks.cpu_khz = *khz;
+  }
+  if (phase.memory_ns > 0) {
+    Result<double> stretch = memory_slowdown(client);
+    if (!stretch) return stretch.take_error();
+    clocks.emc_slowdown = *stretch;
   }
   return clocks;
 }

@@ -191,6 +191,19 @@ Result<json> cmd_cpu(Board& b, const json&) {
   return out;
 }
 
+// The memory clock now: its rate, its top rate and whether a pin holds it
+// (all 0 / false on a board whose EMC is not modelled). The live workload
+// stretches its memory time by top / rate (emc_slowdown()).
+Result<json> cmd_emc(Board& b, const json&) {
+  json out;
+  b.board.inspect([&out](const PowerModel& model, std::int64_t) {
+    const EmcState emc = governed_state(model.spec(), model.controls()).emc;
+    const std::vector<std::uint64_t>& rates = model.spec().emc.rates_hz;
+    out = {{"rate_hz", emc.rate_hz}, {"top_hz", rates.empty() ? 0 : rates.back()}, {"locked", emc.locked}};
+  });
+  return out;
+}
+
 Result<json> cmd_set_gpu_load(Board& b, const json& args) {
   Result<std::int64_t> permille = int_in(args, "permille", 0, 1000);
   Result<std::string> gpu = optional_string(args, "gpu");
@@ -341,6 +354,7 @@ constexpr Command kCommands[] = {
     {"set_gpu_load", cmd_set_gpu_load},
     {"set_cpu_load", cmd_set_cpu_load},
     {"cpu", cmd_cpu},
+    {"emc", cmd_emc},
     {"set_rail", cmd_set_rail},
     {"clear_rail", cmd_clear_rail},
     {"fault", cmd_fault},

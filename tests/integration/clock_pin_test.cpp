@@ -138,6 +138,26 @@ TEST_F(ClockPins, APinIsReadBackAndUnpinRestoresEveryFile) {
   EXPECT_TRUE(leases().empty());
 }
 
+// The Orin Nano's memory clock is driven through debugfs (bpmp): energyd locks
+// it at the requested rate, reports what it achieved, and unpin unlocks it.
+TEST_F(ClockPins, APinOfTheDebugfsMemoryClockHoldsTheRateAndUnpinHandsItBack) {
+  const std::string emc = "/sys/kernel/debug/bpmp/debug/clk/emc";
+  ASSERT_EQ(board(emc + "/mrq_rate_locked"), "0");
+  auto range = run_ctl({"pin", "--emc", "min:max", "--for", "10m"});
+  EXPECT_NE(range.exit_code, 0);
+  EXPECT_NE(range.err.find("one rate, not a range"), std::string::npos) << range.err;
+  auto res = ctl({"pin", "--emc", "665.6MHz", "--for", "10m"});
+  ASSERT_EQ(res["domains"].size(), 1u) << res.dump();
+  EXPECT_EQ(res["domains"][0]["achieved"]["cur_hz"], 665600000) << res.dump();
+  EXPECT_EQ(res["domains"][0]["achieved"]["max_hz"], 665600000) << res.dump();
+  EXPECT_EQ(board(emc + "/mrq_rate_locked"), "1");
+  EXPECT_EQ(board(emc + "/rate"), "665600000");
+  auto un = ctl({"unpin", std::to_string(res["lease"]["id"].get<int>())});
+  EXPECT_TRUE(un["released"][0]["restored"].get<bool>()) << un.dump();
+  EXPECT_EQ(board(emc + "/mrq_rate_locked"), "0");
+  EXPECT_TRUE(leases().empty());
+}
+
 TEST_F(ClockPins, DaemonStopRestoresEveryPin) {
   ctl({"pin", "--cpu", "max", "--gpu", "min", "--governor", "performance", "--for", "10m"});
   ASSERT_FALSE(restored());

@@ -1,9 +1,10 @@
 // energyd's view of the simulator's memory clock (issue 14): on one board per
 // EMC layout (emc_test.cpp checks every board has one), libenergy's discovery finds
 // one `emc` domain where jetson-sysfs.md 3.5 puts it and reads its rate and
-// limits in Hz; on Thor (devfreq `bwmgr`, the one EMC energyd writes) the
-// writes energyd plans for `pin --emc` are accepted by the simulated kernel
-// stores, hold the model's rate under load and are undone by its restore.
+// limits in Hz; on every layout (Thor's devfreq `bwmgr`, bpmp and T210
+// debugfs) the writes energyd plans for `pin --emc` are accepted by the
+// simulated kernel stores, hold the model's rate under load and are undone
+// by its restore.
 // Static trees and the in-memory tree: no FUSE, no daemon, a few ms.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -68,10 +69,10 @@ TEST_F(EmcDiscovery, EnergydFindsTheSimulatedEmcWhereTheReferencePutsIt) {
     ASSERT_EQ(emc.size(), 1u) << what;
     EXPECT_EQ(emc[0].dir, emc_dir(b.spec.emc)) << what;
     const std::vector<std::uint64_t>& rates = b.spec.emc.rates_hz;
-    if (b.spec.emc.layout != sim::EmcLayout::kT210Debugfs) {  // T210 lists no rates (no possible_rates)
-      EXPECT_EQ(std::vector<std::uint64_t>(emc[0].available_hz.begin(), emc[0].available_hz.end()), rates) << what;
-    }
-    EXPECT_EQ(emc[0].writable, b.spec.emc.layout == sim::EmcLayout::kThorDevfreq) << what;
+    std::vector<std::uint64_t> listed = rates;
+    if (b.spec.emc.layout == sim::EmcLayout::kT210Debugfs) listed = {rates.front(), rates.back()};  // bwmgr limits
+    EXPECT_EQ(std::vector<std::uint64_t>(emc[0].available_hz.begin(), emc[0].available_hz.end()), listed) << what;
+    EXPECT_TRUE(emc[0].writable) << what;
     const DomainState st = read_domain(root, emc[0]);
     ASSERT_TRUE(st.cur_hz && st.min_hz && st.max_hz) << what << ": " << st.error;
     EXPECT_EQ(*st.cur_hz, static_cast<int64_t>(rates.front())) << what;
@@ -118,16 +119,53 @@ TEST_F(EmcDiscovery, APinOfThorsEmcHoldsUnderLoadAndIsRestored) {
   EXPECT_EQ(rate_under_load(b.spec, state), top);
 }
 
-// Debugfs EMCs are read, never written, by energyd (clock_pin.cpp says so to the user).
-TEST_F(EmcDiscovery, APinOfADebugfsEmcIsRefusedWithTheReason) {
+// A debugfs EMC (T210 override.emc, bpmp clk/emc) is pinned as jetson_clocks
+// does it: locked, then the rate written; the simulated kernel holds that rate
+// under load, and the restore hands the clock back to its governor.
+TEST_F(EmcDiscovery, APinOfADebugfsEmcHoldsUnderLoadAndIsRestored) {
+  for (const Case& c : {Case{"jetson-nano-4gb", 32}, Case{"jetson-orin-nano", 36}}) {
+    const sim::test::BuiltBoard b = sim::test::build(c.board, c.l4t);
+    const SysRoot root = materialized(b);
+    ClockDomain emc;
+    for (const ClockDomain& d : discover_clocks(root).domains) {
+      if (d.kind == DomainKind::kEmc) emc = d;
+    }
+    ASSERT_EQ(emc.name, "emc") << c.board;
+    const DomainState now = read_domain(root, emc);
+    Result<DomainPin> pin = plan_pin(emc, now, PinRequest{"emc", *parse_freq_range("min"), ""}, OfflineCpus::kRefuse);
+    ASSERT_TRUE(pin.ok()) << c.board << ": " << pin.error().describe();
+    sim::BoardState state = sim::idle_state(b.spec);
+    const std::uint64_t top = b.spec.emc.rates_hz.back();
+    ASSERT_EQ(rate_under_load(b.spec, state), top) << c.board;
+    std::vector<FileWrite> on = plan_writes(*pin, PinDirection::kApply, 0);
+    ASSERT_EQ(on.size(), 2u) << c.board;
+    EXPECT_EQ(on[0].path, emc_pin_files(emc).lock) << c.board;  // locked first, then the rate
+    apply(b, on, state);
+    EXPECT_EQ(rate_under_load(b.spec, state), b.spec.emc.rates_hz.front()) << c.board;
+    apply(b, plan_writes(*pin, PinDirection::kRestore, 0), state);
+    EXPECT_FALSE(state.emc.locked) << c.board;
+    EXPECT_EQ(rate_under_load(b.spec, state), top) << c.board;
+  }
+}
+
+// Asked for a range, a debugfs EMC (one rate) refuses by name; a governor
+// asked with it is left to the other domains (it has no governor file); a
+// rate outside its list names the nearest listed ones.
+TEST_F(EmcDiscovery, ADebugfsEmcRefusesRangesAndUnlistedRatesAndLeavesGovernorsToOthers) {
   const sim::test::BuiltBoard b = sim::test::build("jetson-orin-nano", 36);
   const SysRoot root = materialized(b);
   for (const ClockDomain& d : discover_clocks(root).domains) {
     if (d.kind != DomainKind::kEmc) continue;
-    Result<DomainPin> pin =
-        plan_pin(d, read_domain(root, d), PinRequest{"emc", *parse_freq_range("min"), ""}, OfflineCpus::kRefuse);
-    ASSERT_FALSE(pin.ok());
-    EXPECT_NE(pin.error().message.find("debugfs"), std::string::npos) << pin.error().message;
+    const DomainState now = read_domain(root, d);
+    auto range = plan_pin(d, now, PinRequest{"emc", *parse_freq_range("min:max"), ""}, OfflineCpus::kRefuse);
+    ASSERT_FALSE(range.ok());
+    EXPECT_NE(range.error().message.find("one rate, not a range"), std::string::npos) << range.error().message;
+    auto gov = plan_pin(d, now, PinRequest{"emc", *parse_freq_range("max"), "performance"}, OfflineCpus::kRefuse);
+    ASSERT_TRUE(gov.ok()) << gov.error().describe();  // --governor is for the domains that have one
+    for (const PinnedFile& f : gov->files) EXPECT_NE(f.role, PinRole::kGovernor) << f.path;
+    auto odd = plan_pin(d, now, PinRequest{"emc", *parse_freq_range("1234MHz"), ""}, OfflineCpus::kRefuse);
+    ASSERT_FALSE(odd.ok());
+    EXPECT_NE(odd.error().message.find("nearest listed"), std::string::npos) << odd.error().message;
     return;
   }
   ADD_FAILURE() << "no emc domain on the simulated Orin Nano";

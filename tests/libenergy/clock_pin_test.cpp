@@ -225,6 +225,84 @@ TEST(PlanWrites, TheGovernorIsWrittenFirst) {
   EXPECT_EQ(r[0].text, "schedutil");
 }
 
+ClockDomain debugfs_emc(const std::string& dir) {
+  ClockDomain emc;
+  emc.kind = DomainKind::kEmc;
+  emc.name = "emc";
+  emc.dir = dir;
+  emc.available_hz = {204000000, 665600000, 3199000000};
+  emc.writable = true;
+  return emc;
+}
+
+DomainState emc_state(const std::string& lock, const std::string& rate) {
+  DomainState s;
+  s.lock_text = lock;
+  s.rate_request_text = rate;
+  return s;
+}
+
+// bpmp: locked, then the rate; put back: the saved rate while still locked, then the lock.
+TEST(PlanWrites, ADebugfsEmcIsLockedThenRatedAndPutBackInTheOtherOrder) {
+  auto p = plan_pin(debugfs_emc("/sys/kernel/debug/bpmp/debug/clk/emc"), emc_state("0", "3199000000"),
+                    request("665.6MHz"), OfflineCpus::kRefuse);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto on = plan_writes(*p, PinDirection::kApply, 0);
+  ASSERT_EQ(on.size(), 2u);
+  EXPECT_EQ(on[0].path, "/sys/kernel/debug/bpmp/debug/clk/emc/mrq_rate_locked");
+  EXPECT_EQ(on[0].text, "1");
+  EXPECT_EQ(on[1].path, "/sys/kernel/debug/bpmp/debug/clk/emc/rate");
+  EXPECT_EQ(on[1].text, "665600000");
+  auto off = plan_writes(*p, PinDirection::kRestore, 0);
+  ASSERT_EQ(off.size(), 2u);
+  EXPECT_EQ(off[0].text, "3199000000");
+  EXPECT_EQ(off[1].path, on[0].path);
+  EXPECT_EQ(off[1].text, "0");
+}
+
+// T210's clk_update_rate reads 0 until someone writes it: nothing to put back but the lock.
+TEST(PlanWrites, AT210RateRequestThatWasNeverWrittenIsNotPutBack) {
+  auto p = plan_pin(debugfs_emc("/sys/kernel/debug/clk/override.emc"), emc_state("0", "0"), request("max"),
+                    OfflineCpus::kRefuse);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto on = plan_writes(*p, PinDirection::kApply, 0);
+  ASSERT_EQ(on.size(), 2u);
+  EXPECT_EQ(on[0].path, "/sys/kernel/debug/clk/override.emc/clk_state");
+  EXPECT_EQ(on[1].path, "/sys/kernel/debug/clk/override.emc/clk_update_rate");
+  EXPECT_EQ(on[1].text, "3199000000");
+  auto off = plan_writes(*p, PinDirection::kRestore, 0);
+  ASSERT_EQ(off.size(), 1u);
+  EXPECT_EQ(off[0].path, on[0].path);
+  EXPECT_EQ(off[0].text, "0");
+}
+
+TEST(PlanPin, ADebugfsEmcWhoseFilesCannotBeReadIsNotPinned) {
+  DomainState unread;
+  auto p = plan_pin(debugfs_emc("/sys/kernel/debug/bpmp/debug/clk/emc"), unread, request("max"), OfflineCpus::kRefuse);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, ErrorCode::kIo);
+  EXPECT_NE(p.error().message.find("mrq_rate_locked"), std::string::npos) << p.error().message;
+}
+
+TEST(LeaseJournal, TheLockAndRateRolesOfADebugfsEmcRoundTrip) {
+  LeaseJournal j;
+  j.boot_id = "b1";
+  j.next_lease = 2;
+  LeaseRecord l;
+  l.id = 1;
+  l.state = LeaseState::kActive;
+  l.domains.push_back(*plan_pin(debugfs_emc("/sys/kernel/debug/bpmp/debug/clk/emc"), emc_state("0", "204000000"),
+                                request("max"), OfflineCpus::kRefuse));
+  j.leases.push_back(l);
+  auto back = journal_from_text(journal_to_text(j), "test");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  const auto& files = back->leases.at(0).domains.at(0).files;
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].role, PinRole::kLock);
+  EXPECT_EQ(files[1].role, PinRole::kRate);
+  EXPECT_EQ(files[1].saved, "204000000");
+}
+
 TEST(LeaseJournal, RoundTripsEveryField) {
   LeaseJournal j;
   j.boot_id = "b1";

@@ -232,6 +232,26 @@ TEST_F(FuseTest, TheWorkloadRunsSlowerAtALowerGpuMaxFreq) {
   EXPECT_EQ(sim_->ctl("gpu").at("load_permille"), 0);  // reset at the end
 }
 
+// The live workload's memory time stretches with the memory clock as the
+// evaluator's does (top / rate): memory-bound, one batch of 4, takes longer
+// with the EMC locked at 665.6 MHz than at the top (2133 MHz).
+TEST_F(FuseTest, TheWorkloadsMemoryTimeStretchesWhenTheEmcIsLockedLow) {
+  start("jetson-orin-nano", 36);
+  const std::string emc = "/sys/kernel/debug/bpmp/debug/clk/emc";
+  const std::vector<std::string> workload = {
+      ENERGYD_SIM_BIN, "workload", "--control", sim_->control(), "--preset", "memory-bound", "--items", "4", "--batch",
+      "4"};
+  ASSERT_EQ(write_errno(sim_->path(emc + "/mrq_rate_locked"), "1\n"), 0);
+  ASSERT_EQ(write_errno(sim_->path(emc + "/rate"), "2133000000\n"), 0);
+  const test::CommandResult top = test::run_command(workload, std::chrono::seconds(30));
+  ASSERT_EQ(top.code, 0) << top.out;
+  ASSERT_EQ(write_errno(sim_->path(emc + "/rate"), "665600000\n"), 0);
+  const test::CommandResult low = test::run_command(workload, std::chrono::seconds(30));
+  ASSERT_EQ(low.code, 0) << low.out;
+  EXPECT_EQ(sim_->ctl("emc").at("rate_hz"), 665600000) << low.out;
+  EXPECT_GT(elapsed_ms(low.out), 1.3 * elapsed_ms(top.out)) << top.out << low.out;
+}
+
 double total_energy_uj(const std::string& output) {
   std::smatch m;
   const std::regex pattern("total_energy_uj=([0-9.]+)");

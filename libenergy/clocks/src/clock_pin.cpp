@@ -89,8 +89,11 @@ std::string governor_file(const ClockDomain& d) { return d.kind == DomainKind::k
 Status check_writable(const ClockDomain& d) {
   if (d.writable) return ok_status();
   if (d.dir.rfind(kDebugfs, 0) == 0) {
-    return make_error(ErrorCode::kUnsupported, d.name + ": this board controls its memory clock through debugfs (" +
-                                                   d.dir + "), which energyd does not write; it can only be read");
+    return make_error(ErrorCode::kUnsupported,
+                      d.name + ": " + d.dir +
+                          " has no lock and rate files to pin the memory clock with (debugfs: "
+                          "clk/override.emc/{clk_state,clk_update_rate} on T210, "
+                          "bpmp/debug/clk/emc/{mrq_rate_locked,rate} on T186/T194/T234); it can only be read");
   }
   return make_error(ErrorCode::kUnsupported, d.name + ": " + d.dir + " has no " + min_file(d) + "/" + max_file(d) +
                                                  " files to write (read-only domain)");
@@ -172,6 +175,31 @@ DomainPin make_pin(const ClockDomain& d, const DomainState& now, const PinReques
   return pin;
 }
 
+bool is_debugfs_emc(const ClockDomain& d) { return !emc_pin_files(d).lock.empty(); }
+
+// A debugfs EMC takes one rate; it has no governor file, so a governor
+// asked with the pin (energyctl's --governor applies to every domain) is
+// for the other domains. Its lock and rate files are saved
+// (DomainState::lock_text, rate_request_text) to be put back.
+Result<DomainPin> plan_emc_pin(const ClockDomain& d, const DomainState& now, int64_t lo, int64_t hi) {
+  if (lo != hi) {
+    return make_error(ErrorCode::kInvalid, d.name + ": the memory clock in " + d.dir +
+                                               " is pinned to one rate, not a range (" + format_mhz(lo) + " to " +
+                                               format_mhz(hi) + ")");
+  }
+  EmcPinFiles files = emc_pin_files(d);
+  for (const auto& [text, path] : {std::make_pair(&now.lock_text, files.lock), {&now.rate_request_text, files.rate}}) {
+    if (!*text) return make_error(ErrorCode::kIo, d.name + ": cannot read " + path + " to save it before the pin");
+  }
+  DomainPin pin;
+  pin.domain = d.name;
+  pin.requested_min_hz = lo;
+  pin.requested_max_hz = hi;
+  pin.files.push_back({PinRole::kLock, files.lock, *now.lock_text, "1"});
+  pin.files.push_back({PinRole::kRate, files.rate, *now.rate_request_text, std::to_string(lo)});
+  return pin;
+}
+
 const PinnedFile* find_role(const DomainPin& pin, PinRole role) {
   for (const auto& f : pin.files) {
     if (f.role == role) return &f;
@@ -235,6 +263,8 @@ const char* pin_role_name(PinRole role) {
     case PinRole::kGovernor: return "governor";
     case PinRole::kMin: return "min";
     case PinRole::kMax: return "max";
+    case PinRole::kLock: return "lock";
+    case PinRole::kRate: return "rate";
   }
   return "unknown";
 }
@@ -250,8 +280,13 @@ Result<int64_t> resolve_bound(const ClockDomain& d, const FreqBound& bound) {
 }
 
 Result<DomainPin> plan_pin(const ClockDomain& d, const DomainState& now, const PinRequest& req, OfflineCpus offline) {
-  for (auto st : {check_writable(d), check_online(d, now, offline), check_limits_readable(d, now),
-                  check_governor(d, now, req.governor)}) {
+  if (auto st = check_writable(d); !st) return st.take_error();
+  if (is_debugfs_emc(d)) {
+    auto range = resolve_range(d, req.range);
+    if (!range) return range.take_error();
+    return plan_emc_pin(d, now, range->first, range->second);
+  }
+  for (auto st : {check_online(d, now, offline), check_limits_readable(d, now), check_governor(d, now, req.governor)}) {
     if (!st) return st.take_error();
   }
   auto range = resolve_range(d, req.range);
@@ -268,6 +303,13 @@ int64_t recorded_max_units(const DomainPin& pin, PinDirection direction) {
 std::vector<FileWrite> plan_writes(const DomainPin& pin, PinDirection direction, int64_t current_max_units) {
   auto target = [direction](const PinnedFile& f) { return direction == PinDirection::kApply ? f.pinned : f.saved; };
   std::vector<FileWrite> out;
+  if (const PinnedFile* lock = find_role(pin, PinRole::kLock)) {
+    const PinnedFile* rate = find_role(pin, PinRole::kRate);
+    if (direction == PinDirection::kApply) out.push_back({lock->path, lock->pinned});
+    if (rate != nullptr && units_of(target(*rate)) > 0) out.push_back({rate->path, target(*rate)});
+    if (direction == PinDirection::kRestore) out.push_back({lock->path, lock->saved});
+    return out;
+  }
   if (const PinnedFile* g = find_role(pin, PinRole::kGovernor)) out.push_back({g->path, target(*g)});
   const PinnedFile* min = find_role(pin, PinRole::kMin);
   const PinnedFile* max = find_role(pin, PinRole::kMax);

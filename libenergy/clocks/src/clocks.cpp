@@ -105,17 +105,35 @@ void discover_devfreq(const SysRoot& root, ClockInventory& inv) {
 }
 
 constexpr const char* kTegraBwmgr = "/sys/kernel/debug/tegra_bwmgr";
+constexpr const char* kBpmpEmc = "/sys/kernel/debug/bpmp/debug/clk/emc";
+constexpr const char* kT210OverrideEmc = "/sys/kernel/debug/clk/override.emc";
+
+// T210 lists no rate table in debugfs: the lowest and highest rates its
+// bandwidth manager allows (tegra_bwmgr emc_min_rate / emc_max_rate) are the
+// rates energyd knows, so a pin or a sweep takes one of those two.
+std::vector<int64_t> t210_limit_rates(const SysRoot& root) {
+  std::vector<int64_t> out;
+  for (const char* f : {"emc_min_rate", "emc_max_rate"}) {
+    auto v = read_freq_list(root, join_path(kTegraBwmgr, f), 1);
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 // EMC through debugfs (root only, and only where debugfs is mounted).
 void discover_emc_debugfs(const SysRoot& root, ClockInventory& inv) {
-  for (const char* dir :
-       {"/sys/kernel/debug/bpmp/debug/clk/emc", "/sys/kernel/debug/clk/override.emc", "/sys/kernel/debug/clk/emc"}) {
+  for (const char* dir : {kBpmpEmc, kT210OverrideEmc, "/sys/kernel/debug/clk/emc"}) {
     if (!root.is_dir(dir)) continue;
     ClockDomain d;
     d.kind = DomainKind::kEmc;
     d.name = "emc";
     d.dir = dir;
     d.available_hz = read_freq_list(root, join_path(dir, "possible_rates"), 1);
+    if (d.available_hz.empty() && d.dir == kT210OverrideEmc) d.available_hz = t210_limit_rates(root);
+    EmcPinFiles pin = emc_pin_files(d);
+    d.writable = !pin.lock.empty() && root.exists(pin.lock) && root.exists(pin.rate);
     inv.domains.push_back(std::move(d));
     return;
   }
@@ -166,6 +184,11 @@ void read_devfreq_state(const SysRoot& root, const ClockDomain& d, DomainState& 
   auto gov = root.read_text(join_path(d.dir, "governor"));
   s.governor = gov ? *gov : "";
   if (!d.load_file.empty()) s.load_permille = read_int(root, d.load_file);
+  if (EmcPinFiles pin = emc_pin_files(d); !pin.lock.empty()) {
+    if (auto lock = root.read_text(pin.lock)) s.lock_text = *lock;
+    if (auto rate = root.read_text(pin.rate)) s.rate_request_text = *rate;
+    if (s.lock_text == "1" && s.cur_hz) s.min_hz = s.max_hz = s.cur_hz;  // held: its limits are the rate
+  }
   if (!s.cur_hz) s.error = "cannot read the current frequency in " + d.dir;
 }
 
@@ -199,6 +222,13 @@ std::vector<int> parse_cpu_list(const std::string& text) {
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+EmcPinFiles emc_pin_files(const ClockDomain& d) {
+  if (d.kind != DomainKind::kEmc) return {};
+  if (d.dir == kBpmpEmc) return {join_path(d.dir, "mrq_rate_locked"), join_path(d.dir, "rate")};
+  if (d.dir == kT210OverrideEmc) return {join_path(d.dir, "clk_state"), join_path(d.dir, "clk_update_rate")};
+  return {};
 }
 
 ClockInventory discover_clocks(const SysRoot& root) {

@@ -46,7 +46,7 @@ json lease_to_json(const LeaseRecord& l) {
 }
 
 Result<PinRole> parse_role(const std::string& name) {
-  for (PinRole r : {PinRole::kGovernor, PinRole::kMin, PinRole::kMax}) {
+  for (PinRole r : {PinRole::kGovernor, PinRole::kMin, PinRole::kMax, PinRole::kLock, PinRole::kRate}) {
     if (name == pin_role_name(r)) return r;
   }
   return make_error(ErrorCode::kParse, "unknown file role '" + name + "'");

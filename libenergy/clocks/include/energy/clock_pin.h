@@ -12,9 +12,15 @@
 //    HI is an error.
 //  * Limits are written so that min <= max holds after every single write
 //    (raise: max first; lower: min first); a governor is written first.
-//  * Read-only domains (no min/max files, debugfs EMC), CPU policies with an
-//    offline CPU (unless allowed) and governors the domain does not list are
-//    errors naming the domain and the file.
+//  * Read-only domains (no min/max files, a debugfs EMC without its lock and
+//    rate files), CPU policies with an offline CPU (unless allowed) and
+//    governors the domain does not list are errors naming the domain and the file.
+//  * A debugfs memory clock (emc_pin_files) is pinned to one rate as
+//    jetson_clocks does it: the lock file set to 1, then the rate written. A
+//    range is an error; a governor asked with it is for the other domains
+//    (it has no governor file). Put back: the
+//    saved rate request while still locked (unless it was 0: none was ever
+//    written), then the saved lock.
 // Units: Hz everywhere in this API; file texts are in the file's own unit
 // (cpufreq kHz, devfreq Hz), converted here, once.
 //
@@ -62,7 +68,7 @@ struct PinRequest {
 
 enum class OfflineCpus { kRefuse, kAllow };
 
-enum class PinRole { kGovernor, kMin, kMax };
+enum class PinRole { kGovernor, kMin, kMax, kLock, kRate };
 const char* pin_role_name(PinRole role);
 
 // One file a pin changes: its text before the pin and the text the pin writes.
@@ -73,7 +79,8 @@ struct PinnedFile {
   std::string pinned;  // what the pin writes and the watcher expects
 };
 
-// Everything a pin does to one domain. Files are listed governor, min, max;
+// Everything a pin does to one domain. Files are listed governor, min, max
+// (or lock, rate for a debugfs EMC);
 // the order of the writes comes from plan_writes.
 struct DomainPin {
   std::string domain;

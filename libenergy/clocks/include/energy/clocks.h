@@ -32,7 +32,7 @@ struct ClockDomain {
   std::vector<int> cpus;              // CPU domains: related CPUs
   std::vector<int64_t> available_hz;  // ascending; empty if the domain lists none
   std::vector<std::string> governors;
-  bool writable = false;  // has min/max files energyd may pin (cpufreq, devfreq)
+  bool writable = false;  // has files energyd may pin: min/max (cpufreq, devfreq), lock + rate (debugfs EMC)
   std::string load_file;  // GPU: board path of the per-mille load file, if any
 };
 
@@ -44,6 +44,10 @@ struct DomainState {
   std::string governor;
   std::vector<int> online_cpus;          // CPU domains
   std::optional<int64_t> load_permille;  // GPU
+  // Debugfs EMC (emc_pin_files): the texts of its lock and rate-request
+  // files, which a pin saves to put back (nullopt: not read or no such file).
+  std::optional<std::string> lock_text;
+  std::optional<std::string> rate_request_text;
   std::string error;                     // non-empty when a read failed (names the file)
 };
 
@@ -63,6 +67,17 @@ struct ClockInventory {
   std::vector<ThermalZone> thermal;
   std::vector<std::string> notes;
 };
+
+// A memory clock driven through debugfs is pinned as jetson_clocks does it:
+// a lock file (1 holds the requested rate, 0 hands the clock back to its
+// governor) and a rate-request file (Hz). T186/T194/T234 bpmp:
+// clk/emc/{mrq_rate_locked,rate}; T210: clk/override.emc/{clk_state,
+// clk_update_rate}. Empty paths for every other domain.
+struct EmcPinFiles {
+  std::string lock;
+  std::string rate;
+};
+EmcPinFiles emc_pin_files(const ClockDomain& domain);
 
 ClockInventory discover_clocks(const SysRoot& root);
 DomainState read_domain(const SysRoot& root, const ClockDomain& domain);
