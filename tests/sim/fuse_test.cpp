@@ -238,9 +238,8 @@ TEST_F(FuseTest, TheWorkloadRunsSlowerAtALowerGpuMaxFreq) {
 TEST_F(FuseTest, TheWorkloadsMemoryTimeStretchesWhenTheEmcIsLockedLow) {
   start("jetson-orin-nano", 36);
   const std::string emc = "/sys/kernel/debug/bpmp/debug/clk/emc";
-  const std::vector<std::string> workload = {
-      ENERGYD_SIM_BIN, "workload", "--control", sim_->control(), "--preset", "memory-bound", "--items", "4", "--batch",
-      "4"};
+  const std::vector<std::string> workload = {ENERGYD_SIM_BIN, "workload", "--control", sim_->control(), "--preset",
+                                             "memory-bound",  "--items",  "4",         "--batch",       "4"};
   ASSERT_EQ(write_errno(sim_->path(emc + "/mrq_rate_locked"), "1\n"), 0);
   ASSERT_EQ(write_errno(sim_->path(emc + "/rate"), "2133000000\n"), 0);
   const test::CommandResult top = test::run_command(workload, std::chrono::seconds(30));

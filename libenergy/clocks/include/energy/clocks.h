@@ -48,7 +48,7 @@ struct DomainState {
   // files, which a pin saves to put back (nullopt: not read or no such file).
   std::optional<std::string> lock_text;
   std::optional<std::string> rate_request_text;
-  std::string error;                     // non-empty when a read failed (names the file)
+  std::string error;  // non-empty when a read failed (names the file)
 };
 
 struct ThermalZone {
