@@ -284,17 +284,22 @@ TEST(PlanPin, ADebugfsEmcWhoseFilesCannotBeReadIsNotPinned) {
   EXPECT_NE(p.error().message.find("mrq_rate_locked"), std::string::npos) << p.error().message;
 }
 
-TEST(LeaseJournal, TheLockAndRateRolesOfADebugfsEmcRoundTrip) {
+// A journal of boot "b1" holding one lease.
+LeaseJournal journal_of(const LeaseRecord& l) {
   LeaseJournal j;
   j.boot_id = "b1";
-  j.next_lease = 2;
+  j.next_lease = l.id + 1;
+  j.leases.push_back(l);
+  return j;
+}
+
+TEST(LeaseJournal, TheLockAndRateRolesOfADebugfsEmcRoundTrip) {
   LeaseRecord l;
   l.id = 1;
   l.state = LeaseState::kActive;
   l.domains.push_back(*plan_pin(debugfs_emc("/sys/kernel/debug/bpmp/debug/clk/emc"), emc_state("0", "204000000"),
                                 request("max"), OfflineCpus::kRefuse));
-  j.leases.push_back(l);
-  auto back = journal_from_text(journal_to_text(j), "test");
+  auto back = journal_from_text(journal_to_text(journal_of(l)), "test");
   ASSERT_TRUE(back.ok()) << back.error().message;
   const auto& files = back->leases.at(0).domains.at(0).files;
   ASSERT_EQ(files.size(), 2u);
@@ -304,9 +309,6 @@ TEST(LeaseJournal, TheLockAndRateRolesOfADebugfsEmcRoundTrip) {
 }
 
 TEST(LeaseJournal, RoundTripsEveryField) {
-  LeaseJournal j;
-  j.boot_id = "b1";
-  j.next_lease = 8;
   LeaseRecord l;
   l.id = 7;
   l.kind = LeaseKind::kDuration;
@@ -316,7 +318,7 @@ TEST(LeaseJournal, RoundTripsEveryField) {
   l.created_wall_ns = 1700000000000000000;
   l.domains.push_back(
       *plan_pin(cpu_policy(), cpu_state(729600000, 1510400000), request("max", "performance"), OfflineCpus::kRefuse));
-  j.leases.push_back(l);
+  const LeaseJournal j = journal_of(l);
   auto back = journal_from_text(journal_to_text(j), "test");
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(journal_to_text(*back), journal_to_text(j));

@@ -42,6 +42,14 @@ class FuseTest : public ::testing::Test {
     EXPECT_TRUE(fd) << tree_path << ": " << std::strerror(errno);
     return fd;
   }
+  // `energyd-sim workload ARGS...` on the board; its output (the test fails if it does).
+  std::string workload(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {ENERGYD_SIM_BIN, "workload", "--control", sim_->control()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const test::CommandResult r = test::run_command(argv, std::chrono::seconds(30));
+    EXPECT_EQ(r.code, 0) << r.out;
+    return r.out;
+  }
   std::unique_ptr<test::LiveSim> sim_;
 };
 
@@ -216,19 +224,15 @@ double elapsed_ms(const std::string& output) {
 
 TEST_F(FuseTest, TheWorkloadRunsSlowerAtALowerGpuMaxFreq) {
   start("jetson-orin-nano", 36);
-  const std::vector<std::string> workload = {ENERGYD_SIM_BIN, "workload", "--control",
-                                             sim_->control(), "--units",  "20"};
   // Pinned by `performance`: under nvhost_podgov the clock follows the load (sim/README.md "Heat and governors").
   ASSERT_EQ(write_errno(sim_->path(kGpu + "/governor"), "performance\n"), 0);
-  const test::CommandResult fast = test::run_command(workload, std::chrono::seconds(30));
-  ASSERT_EQ(fast.code, 0) << fast.out;
+  const std::string fast = workload({"--units", "20"});
   ASSERT_EQ(write_errno(sim_->path(kGpu + "/max_freq"), "306000000\n"), 0);
-  const test::CommandResult slow = test::run_command(workload, std::chrono::seconds(30));
-  ASSERT_EQ(slow.code, 0) << slow.out;
+  const std::string slow = workload({"--units", "20"});
   // 20 x (6.40 + 4) ms at 624.75 MHz against 20 x (13.07 + 4) ms at 306 MHz.
-  EXPECT_GT(elapsed_ms(fast.out), 200.0) << fast.out;
-  EXPECT_GT(elapsed_ms(slow.out), 1.4 * elapsed_ms(fast.out)) << fast.out << slow.out;
-  EXPECT_NE(slow.out.find("gpu_mhz=306.000"), std::string::npos) << slow.out;
+  EXPECT_GT(elapsed_ms(fast), 200.0) << fast;
+  EXPECT_GT(elapsed_ms(slow), 1.4 * elapsed_ms(fast)) << fast << slow;
+  EXPECT_NE(slow.find("gpu_mhz=306.000"), std::string::npos) << slow;
   EXPECT_EQ(sim_->ctl("gpu").at("load_permille"), 0);  // reset at the end
 }
 
@@ -238,17 +242,14 @@ TEST_F(FuseTest, TheWorkloadRunsSlowerAtALowerGpuMaxFreq) {
 TEST_F(FuseTest, TheWorkloadsMemoryTimeStretchesWhenTheEmcIsLockedLow) {
   start("jetson-orin-nano", 36);
   const std::string emc = "/sys/kernel/debug/bpmp/debug/clk/emc";
-  const std::vector<std::string> workload = {ENERGYD_SIM_BIN, "workload", "--control", sim_->control(), "--preset",
-                                             "memory-bound",  "--items",  "4",         "--batch",       "4"};
+  const std::vector<std::string> args = {"--preset", "memory-bound", "--items", "4", "--batch", "4"};
   ASSERT_EQ(write_errno(sim_->path(emc + "/mrq_rate_locked"), "1\n"), 0);
   ASSERT_EQ(write_errno(sim_->path(emc + "/rate"), "2133000000\n"), 0);
-  const test::CommandResult top = test::run_command(workload, std::chrono::seconds(30));
-  ASSERT_EQ(top.code, 0) << top.out;
+  const std::string top = workload(args);
   ASSERT_EQ(write_errno(sim_->path(emc + "/rate"), "665600000\n"), 0);
-  const test::CommandResult low = test::run_command(workload, std::chrono::seconds(30));
-  ASSERT_EQ(low.code, 0) << low.out;
-  EXPECT_EQ(sim_->ctl("emc").at("rate_hz"), 665600000) << low.out;
-  EXPECT_GT(elapsed_ms(low.out), 1.3 * elapsed_ms(top.out)) << top.out << low.out;
+  const std::string low = workload(args);
+  EXPECT_EQ(sim_->ctl("emc").at("rate_hz"), 665600000) << low;
+  EXPECT_GT(elapsed_ms(low), 1.3 * elapsed_ms(top)) << top << low;
 }
 
 double total_energy_uj(const std::string& output) {
