@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "build.h"
+#include "governor.h"
 #include "sysfs_write.h"
 
 namespace energy::sim {
@@ -17,15 +18,6 @@ constexpr const char* kT210Bwmgr = "/sys/kernel/debug/tegra_bwmgr";
 constexpr const char* kBpmpDir = "/sys/kernel/debug/bpmp/debug/clk/emc";
 constexpr const char* kIsoCap = "/sys/kernel/nvpmodel_emc_cap/emc_iso_cap";
 constexpr const char* kThorDevfreq = "/sys/devices/virtual/devfreq/bwmgr";  // A48: physical dir assumed
-
-// The lowest listed rate >= target within [lo, hi]; hi if none.
-std::uint64_t lowest_at_least(const std::vector<std::uint64_t>& table, std::uint64_t lo, std::uint64_t hi,
-                              double target) {
-  for (std::uint64_t f : table) {
-    if (f >= lo && f <= hi && static_cast<double>(f) >= target - 1e-6) return f;
-  }
-  return hi;
-}
 
 ContentFn emc_content(std::function<std::string(const EmcState&)> format) {
   return [format = std::move(format)](const BoardState& s) -> Result<std::string> { return format(s.emc); };

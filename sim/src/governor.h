@@ -22,11 +22,22 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "dynamics.h"
 #include "model_power.h"
 
 namespace energy::sim {
+
+// The lowest listed frequency >= target within [min, max]; max if none
+// (every load-following pick: CPU, GPU and the memory clock).
+template <typename Freq>
+Freq lowest_at_least(const std::vector<Freq>& table, Freq min, Freq max, double target) {
+  for (Freq f : table) {
+    if (f >= min && f <= max && static_cast<double>(f) >= target - 1e-6) return f;
+  }
+  return max;
+}
 
 struct GovernorProfile {
   double cpu_climb = 1.0;  // largest rise per sample, share of the table's span (1: unlimited)

@@ -18,15 +18,6 @@ constexpr double kOrinCpuClimb = 0.2;
 constexpr double kOrinGpuClimb = 0.34;
 constexpr double kOrinPodgovTargetLoad = 0.9;
 
-// The lowest listed frequency >= target within [min, max]; max if none.
-template <typename Freq>
-Freq lowest_at_least(const std::vector<Freq>& table, Freq min, Freq max, double target) {
-  for (Freq f : table) {
-    if (f >= min && f <= max && static_cast<double>(f) >= target - 1e-6) return f;
-  }
-  return max;
-}
-
 // The lowest listed frequency >= min + load x (max - min), within [min, max].
 template <typename Freq>
 Freq load_following(const std::vector<Freq>& table, Freq min, Freq max, double load) {
