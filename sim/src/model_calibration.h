@@ -53,6 +53,11 @@ inline constexpr double kSecondaryGpuShare = 0.25;
 inline constexpr double kFeedEfficiency = 0.9;
 // V(f_min) / V(f_max) of every DVFS curve (0.6 V .. 1.0 V).
 inline constexpr double kVoltageMinRatio = 0.6;
+// A GPU's voltage floor: below this share of its table's span the voltage
+// stays at the line's value there (0.84 x V_max), so a lower clock saves
+// only the frequency's share of dynamic power while the run takes longer
+// (assumed and fitted, sim/ASSUMPTIONS.md A52; S14, S15, S17).
+inline constexpr double kGpuVoltageFloorPosition = 0.6;
 
 // The coefficients of a catalog board; a generic set scaled by CPU count otherwise.
 BoardCalibration calibration_for(std::string_view board_id, std::size_t cpu_count);

@@ -214,7 +214,8 @@ double gpu_power(const Component& c, const BoardState& s) {
   const GpuState* g = gpu_state(c, s);
   if (g == nullptr || g->cur_hz == 0) return 0.0;
   const double f = static_cast<double>(g->cur_hz);
-  return c.static_mw + c.dyn_max_mw * dvfs_factor(f, c.f_min, c.f_max) * g->load_permille / kPermille;
+  return c.static_mw +
+         c.dyn_max_mw * dvfs_factor(f, c.f_min, c.f_max, kGpuVoltageFloorPosition) * g->load_permille / kPermille;
 }
 
 // The DDR dynamic power's share at the EMC rate (1 at the top, and where the
@@ -315,10 +316,10 @@ RailLevel override_level(const RailState& value) {
 
 }  // namespace
 
-double dvfs_factor(double f, double f_min, double f_max) {
+double dvfs_factor(double f, double f_min, double f_max, double floor_position) {
   if (f_max <= 0 || f <= 0) return 0.0;
   const double span = f_max - f_min;
-  const double position = span > 0 ? std::clamp((f - f_min) / span, 0.0, 1.0) : 1.0;
+  const double position = span > 0 ? std::clamp(std::max((f - f_min) / span, floor_position), 0.0, 1.0) : 1.0;
   const double v = kVoltageMinRatio + (1 - kVoltageMinRatio) * position;
   return f / f_max * v * v;
 }

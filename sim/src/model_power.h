@@ -14,7 +14,8 @@
 //               dvfs_factor(EMC rate) over the EMC table (1 at its top, and
 //               where the board's EMC is not modelled; emc.h);
 // with V(f) linear from kVoltageMinRatio x V_max at the table's minimum to
-// V_max at its maximum, and activity = load x f / f_max (CPU: weighted by
+// V_max at its maximum (a GPU's held at its floor below
+// kGpuVoltageFloorPosition of the span), and activity = load x f / f_max (CPU: weighted by
 // the share of online cores). Rails, by role (model_calibration.h):
 //   components: the sum of the components their label names (the rail's
 //               idle power is split among them by idle_weight());
@@ -114,7 +115,9 @@ struct RailLevel {
 std::vector<RailLevel> rail_levels(const PowerTopology& topology, const BoardSpec& spec, const ModelControls& controls,
                                    const DynamicState* dyn = nullptr);
 
-// (f / f_max) x (V(f) / V_max)^2: the dynamic power's share at frequency f.
-double dvfs_factor(double f, double f_min, double f_max);
+// (f / f_max) x (V(f) / V_max)^2: the dynamic power's share at frequency f,
+// V linear in f over the table, not below its value at `floor_position`
+// (a share of the span, 0: no floor).
+double dvfs_factor(double f, double f_min, double f_max, double floor_position = 0.0);
 
 }  // namespace energy::sim

@@ -148,7 +148,9 @@ TEST(StudyCalibration, CpuFrequencyMattersMuchLessThanGpuFrequency) {
 }
 
 // "Energy over the CPU x GPU grid": the minimum at a moderate GPU frequency
-// (Nano 614.4, Xavier NX 803.25, Orin NX 714 MHz), within two table steps.
+// (Nano 614.4, Xavier NX 803.25, Orin NX 714 MHz), within two table steps
+// (since the GPU's voltage floor, A52: the Nano and Orin NX at the published
+// clock, Xavier NX two steps below it).
 TEST(StudyCalibration, EnergyPerItemIsMinimalAtAModerateGpuFrequency) {
   const std::pair<Board, std::uint64_t> rows[] = {{kNano, 614400000}, {kXavierNx, 803250000}, {kOrinNx, 714000000}};
   for (const auto& [b, published_hz] : rows) {
@@ -213,9 +215,8 @@ TEST(StudyCalibration, GridMinimumAgainstTheDefaultGovernors) {
   }
 }
 
-// Nano: the minimum 10-20 % below DVFS (the acceptance's range) and 20-40 %
-// slower (published 28-35 %); the model's minimum is slower than that (S15):
-// only the lower bound is asserted.
+// Nano: the minimum 10-20 % below DVFS and 20-40 % slower (the acceptance's
+// ranges; published 9.9-19.3 % and 28-35 %, S14 and S15).
 TEST(StudyCalibration, NanoMinimumIsTenToTwentyPercentBelowDvfsAndSlower) {
   const BoardSpec spec = test::board(kNano.id, kNano.l4t);
   const WorkloadMix mix = *preset_mix("gpu-bound");
@@ -225,6 +226,7 @@ TEST(StudyCalibration, NanoMinimumIsTenToTwentyPercentBelowDvfsAndSlower) {
   EXPECT_GE(lower, 0.10);
   EXPECT_LE(lower, 0.20);
   EXPECT_GE(min.study.time_per_item_ms / dvfs.study.time_per_item_ms - 1, 0.20);
+  EXPECT_LE(min.study.time_per_item_ms / dvfs.study.time_per_item_ms - 1, 0.40);
   // "DVFS ... its power can be slightly above the highest pinned setting's."
   const StudyClocks top{spec.cpu.available_khz.back(), spec.gpus.front().available_hz.back()};
   const StudyResult pinned = *evaluate_study(spec, mix, 16, fixed_clocks(top));
@@ -233,9 +235,11 @@ TEST(StudyCalibration, NanoMinimumIsTenToTwentyPercentBelowDvfsAndSlower) {
 }
 
 // Every preset on the Nano, batch 16: the grid minimum below DVFS lands in
-// or near the published 9.9-19.3 % over six workloads (S17). Before the
-// spinning host thread and the memory phase (A49, A50) memory-bound was 48 %
-// and cpu-heavy 23 %: DVFS held the GPU at the top through memory stalls.
+// the acceptance's 10-20 % (published 9.9-19.3 % over six workloads, S17).
+// Before the spinning host thread and the memory phase (A49, A50)
+// memory-bound was 48 % and cpu-heavy 23 %: DVFS held the GPU at the top
+// through memory stalls; before the GPU's voltage floor (A52) memory-bound
+// was 24 %.
 TEST(StudyCalibration, NanoEveryPresetsMinimumIsNearThePublishedSavings) {
   const BoardSpec spec = test::board(kNano.id, kNano.l4t);
   for (const std::string& preset : preset_names()) {
@@ -245,7 +249,7 @@ TEST(StudyCalibration, NanoEveryPresetsMinimumIsNearThePublishedSavings) {
     const double lower = 1 - min.study.total_mj_per_item / dvfs.study.total_mj_per_item;
     report((std::string(kNano.id) + " " + preset + " grid minimum below DVFS").c_str(), lower, 0.146);
     EXPECT_GE(lower, 0.099) << preset;
-    EXPECT_LE(lower, 0.30) << preset << ": at most about 10 points above the published 19.3 %";
+    EXPECT_LE(lower, 0.20) << preset;
     EXPECT_GT(min.study.time_per_item_ms, dvfs.study.time_per_item_ms) << preset;
   }
 }
