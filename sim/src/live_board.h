@@ -33,7 +33,7 @@
 namespace energy::sim {
 
 struct LiveOptions {
-  ModelOptions model{1, 0.03, kGovernorLateNs};  // drifting governor grids (A40)
+  ModelOptions model{1, 0.03, kGovernorLateNs};              // drifting governor grids (A40)
   std::vector<std::pair<std::string, RailState>> overrides;  // --rail: label or rail id -> constant value
   std::optional<std::uint32_t> cpu_load_permille;            // pinned; nullopt: fed from the host
   std::int64_t history_ns = 3600LL * 1000000000LL;           // how long the event log is kept
