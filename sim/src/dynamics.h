@@ -23,6 +23,11 @@ namespace energy::sim {
 inline constexpr std::int64_t kCpuSampleNs = 20LL * 1000000;      // schedutil-like sampling
 inline constexpr std::int64_t kGpuSampleNs = 50LL * 1000000;      // podgov-like sampling
 inline constexpr std::int64_t kThermalStepNs = 1000LL * 1000000;  // thermal, trip and fan step
+// On the live board a governor sample runs up to this late (seeded,
+// uniform) and the next is due a period after it, so the CPU and GPU grids
+// drift (A40) and never stay in phase with a reader's own period (energyd's
+// 100 ms would alias them). Model-time studies keep exact grids (ModelOptions).
+inline constexpr std::int64_t kGovernorLateNs = 1LL * 1000000;
 
 struct DynamicState {
   std::map<int, std::uint32_t> cpu_khz;             // governor pick per policy; absent until the first sample

@@ -32,8 +32,15 @@
 
 namespace energy::sim {
 
+// The model options of a live board: the defaults with drifting governor grids (A40).
+inline ModelOptions live_model_options() {
+  ModelOptions options;
+  options.governor_late_ns = kGovernorLateNs;
+  return options;
+}
+
 struct LiveOptions {
-  ModelOptions model;
+  ModelOptions model = live_model_options();
   std::vector<std::pair<std::string, RailState>> overrides;  // --rail: label or rail id -> constant value
   std::optional<std::uint32_t> cpu_load_permille;            // pinned; nullopt: fed from the host
   std::int64_t history_ns = 3600LL * 1000000000LL;           // how long the event log is kept

@@ -16,6 +16,8 @@ constexpr double kNsPerS = 1e9;
 // Ripple frequencies: 3.1 Hz + up to 6 Hz, below 10 Hz and so never a multiple of it.
 constexpr double kRippleMinHz = 3.1;
 constexpr double kRippleSpanHz = 6.0;
+// Seeds the governor samples' lateness apart from the ripples (same seed).
+constexpr std::uint64_t kGridStream = 0x6a09e667f3bcc909ULL;
 
 // SplitMix64: a seeded sequence that is the same on every platform and compiler.
 class SplitMix {
@@ -76,9 +78,13 @@ PowerModel::PowerModel(BoardSpec spec, ModelControls controls, std::int64_t star
       controls_(std::move(controls)),
       origin_ns_(start_ns),
       accounted_ns_(start_ns),
-      next_cpu_ns_(start_ns + kCpuSampleNs),
-      next_gpu_ns_(start_ns + kGpuSampleNs),
-      next_heat_ns_(start_ns + kThermalStepNs) {
+      next_heat_ns_(start_ns + kThermalStepNs),
+      cpu_window_ns_(start_ns),
+      gpu_window_ns_(start_ns),
+      governor_late_ns_(std::max<std::int64_t>(0, options.governor_late_ns)),
+      grid_state_(options.seed ^ kGridStream) {
+  next_cpu_ns_ = start_ns + kCpuSampleNs + late_ns();
+  next_gpu_ns_ = start_ns + kGpuSampleNs + late_ns();
   ripples_ = make_ripples(topology_.rails.size(), options);
   init_thermal(topology_, spec_, ambient_offset_c, dyn_);
   sync_board();
@@ -109,9 +115,18 @@ Status PowerModel::update(std::int64_t t_ns, ModelControls controls) {
   return ok_status();
 }
 
+std::int64_t PowerModel::next_grid_ns() const { return std::min({next_cpu_ns_, next_gpu_ns_, next_heat_ns_}); }
+
+std::int64_t PowerModel::late_ns() {
+  if (governor_late_ns_ == 0) return 0;
+  SplitMix random(grid_state_);
+  grid_state_ += 0x9e3779b97f4a7c15ULL;
+  return static_cast<std::int64_t>(random.next_unit() * static_cast<double>(governor_late_ns_));
+}
+
 void PowerModel::advance_to(std::int64_t t_ns) {
   while (true) {
-    const std::int64_t next = std::min({next_cpu_ns_, next_gpu_ns_, next_heat_ns_});
+    const std::int64_t next = next_grid_ns();
     if (next > t_ns) return;
     accumulate(next);
     tick(next);
@@ -137,16 +152,20 @@ void PowerModel::accumulate(std::int64_t t_ns) {
 
 void PowerModel::tick(std::int64_t t_ns) {
   if (t_ns == next_cpu_ns_) {
-    cpu_governor_step(spec_, governed_state(spec_, controls_, &dyn_), cpu_busy_ns_ / kCpuSampleNs, dyn_);
+    const auto window = static_cast<double>(t_ns - cpu_window_ns_);
+    cpu_governor_step(spec_, governed_state(spec_, controls_, &dyn_), cpu_busy_ns_ / window, dyn_);
     cpu_busy_ns_ = 0;
-    next_cpu_ns_ += kCpuSampleNs;
+    cpu_window_ns_ = t_ns;
+    next_cpu_ns_ = t_ns + kCpuSampleNs + late_ns();
   }
   if (t_ns == next_gpu_ns_) {
+    const auto window = static_cast<double>(t_ns - gpu_window_ns_);
     std::map<std::string, double> util;
-    for (const auto& [name, busy] : gpu_busy_ns_) util[name] = busy / kGpuSampleNs;
+    for (const auto& [name, busy] : gpu_busy_ns_) util[name] = busy / window;
     gpu_governor_step(spec_, governed_state(spec_, controls_, &dyn_), util, dyn_);
     gpu_busy_ns_.clear();
-    next_gpu_ns_ += kGpuSampleNs;
+    gpu_window_ns_ = t_ns;
+    next_gpu_ns_ = t_ns + kGpuSampleNs + late_ns();
   }
   if (t_ns == next_heat_ns_) {
     heat_step(t_ns);

@@ -43,6 +43,9 @@ namespace energy::sim {
 struct ModelOptions {
   std::uint64_t seed = 1;         // ripple frequencies and phases
   double ripple_fraction = 0.03;  // amplitude a, relative to the level
+  // Each governor sample up to this late (seeded; 0: exact 20 / 50 ms grids,
+  // which the fitted studies assume; the live board: kGovernorLateNs, A40).
+  std::int64_t governor_late_ns = 0;
 };
 
 struct Ripple {
@@ -63,6 +66,8 @@ class PowerModel {
   std::int64_t origin_ns() const { return origin_ns_; }
   std::int64_t history_start_ns() const { return segments_.front().start_ns; }
   std::int64_t last_event_ns() const { return segments_.back().start_ns; }
+  // The next instant of the dynamics' grids (a governor sample or thermal step).
+  std::int64_t next_grid_ns() const;
   std::vector<std::int64_t> event_times() const;  // start of every retained segment
 
   // New controls from t_ns on; kInvalid if t_ns precedes the latest event.
@@ -105,6 +110,7 @@ class PowerModel {
   double phase(std::size_t rail, std::int64_t t_ns) const;
   void accumulate(std::int64_t t_ns);  // busy time under controls_ up to t_ns
   void tick(std::int64_t t_ns);        // the samples due at t_ns
+  std::int64_t late_ns();              // the next governor sample's lateness
   void heat_step(std::int64_t t_ns);
   void sync_board();  // controls_.board's temperatures and fan from dyn_
   void push_levels(std::int64_t t_ns, bool always);
@@ -123,6 +129,10 @@ class PowerModel {
   std::int64_t next_cpu_ns_ = 0;
   std::int64_t next_gpu_ns_ = 0;
   std::int64_t next_heat_ns_ = 0;
+  std::int64_t cpu_window_ns_ = 0;     // where the CPU governor's current window began
+  std::int64_t gpu_window_ns_ = 0;     // and the GPU governor's
+  std::int64_t governor_late_ns_ = 0;  // ModelOptions::governor_late_ns
+  std::uint64_t grid_state_ = 0;       // its seeded sequence
 };
 
 }  // namespace energy::sim

@@ -16,10 +16,6 @@ namespace {
 constexpr double kNsPerMs = 1e6;
 constexpr double kNsPerS = 1e9;
 
-// Every grid instant of the dynamics (CPU and GPU samples, thermal steps) is
-// a multiple of this after the model's start.
-constexpr std::int64_t kGridNs = std::gcd(std::gcd(kCpuSampleNs, kGpuSampleNs), kThermalStepNs);
-
 // The idle board under its default governors, limits over the whole table,
 // with the phase's loads.
 ModelControls dvfs_controls(const BoardSpec& spec, const Phase& phase, std::size_t cpu_count) {
@@ -87,7 +83,7 @@ class DvfsRun {
       if (!full_ns) return full_ns.take_error();
       if (!(*full_ns > 0))
         return make_error(ErrorCode::kInvalid, std::string("phase '") + phase.name + "' takes no time");
-      const std::int64_t next_grid = kStartNs + ((t_ - kStartNs) / kGridNs + 1) * kGridNs;
+      const std::int64_t next_grid = model_.next_grid_ns();
       const double finish = static_cast<double>(t_) + remaining * *full_ns;
       if (finish <= static_cast<double>(next_grid)) {
         const std::int64_t end = std::max(t_, static_cast<std::int64_t>(std::llround(finish)));
