@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <iomanip>
@@ -24,7 +25,8 @@ constexpr const char* kWorkloadHelp =
     "(CPU_THREADS busy), launch and copies (1 thread busy, GPU busy), GPU (GPU load 1000,\n"
     "HOST_THREADS spin-waiting: busy for the governor, a quarter of the power), and in the\n"
     "presets memory (GPU load 300: cores stalled on DRAM). Each phase sets the simulated\n"
-    "loads through the control socket and asks the board's effective clocks first, so it\n"
+    "loads through the control socket and asks the board's effective clocks first and\n"
+    "every 10 ms while it runs (the work done carries over), so it\n"
     "follows max_freq and the governors. A mix\n"
     "with a CPU part pins the simulated CPU load (busy threads) while it runs, instead of the\n"
     "host's load, and puts the load source back as it was (host or pinned) at the end. Mixes are in Jetson Nano\n"
@@ -309,17 +311,30 @@ Result<StudyClocks> phase_clocks(ControlClient& client, const WorkloadParams& pa
 
 using Deadline = std::chrono::steady_clock::time_point;
 
+// A phase's work progresses at the clocks the board runs now: every
+// kPhaseStepNs (the governors' common 10 ms grid) the clocks are read again
+// and the share of the work done so far is carried over, so a governor that
+// raises a clock mid-phase shortens what is left, as on a real board.
+constexpr double kPhaseStepNs = 10e6;
+
 Status run_phase(ControlClient& client, const RunContext& run, const Phase& phase, Deadline& deadline,
                  std::int64_t items, Progress& progress) {
   Status loaded = set_loads(client, run.params, phase);
   if (!loaded) return loaded;
-  Result<StudyClocks> clocks = phase_clocks(client, run.params, phase);
-  if (!clocks) return clocks.take_error();
-  Result<double> ns = phase_duration_ns(phase, *clocks, run.calibration);
-  if (!ns) return ns.take_error();
-  deadline += std::chrono::nanoseconds(std::llround(*ns));
-  std::this_thread::sleep_until(deadline);
-  if (phase.gpu_megacycles > 0) progress.gpu_hz_sum += static_cast<double>(clocks->gpu_hz) * static_cast<double>(items);
+  for (double done = 0; done < 1;) {
+    Result<StudyClocks> clocks = phase_clocks(client, run.params, phase);
+    if (!clocks) return clocks.take_error();
+    Result<double> whole_ns = phase_duration_ns(phase, *clocks, run.calibration);
+    if (!whole_ns) return whole_ns.take_error();
+    if (*whole_ns <= 0) break;
+    const double step_ns = std::min((1 - done) * *whole_ns, kPhaseStepNs);
+    const double share = std::min(1 - done, step_ns / *whole_ns);
+    deadline += std::chrono::nanoseconds(std::llround(step_ns));
+    std::this_thread::sleep_until(deadline);
+    done = share >= 1 - done ? 1 : done + share;
+    if (phase.gpu_megacycles > 0)
+      progress.gpu_hz_sum += static_cast<double>(clocks->gpu_hz) * static_cast<double>(items) * share;
+  }
   return ok_status();
 }
 

@@ -236,6 +236,27 @@ TEST_F(FuseTest, TheWorkloadRunsSlowerAtALowerGpuMaxFreq) {
   EXPECT_EQ(sim_->ctl("gpu").at("load_permille"), 0);  // reset at the end
 }
 
+// A phase's work follows the clock while it runs: one item of GPU work,
+// started with the GPU held at its lowest clock, speeds up when the maximum
+// is raised 150 ms in (it would take the whole phase at 306 MHz if the
+// clock were read only at the phase's start).
+TEST_F(FuseTest, APhaseSpeedsUpWhenItsClockRisesMidPhase) {
+  start("jetson-orin-nano", 36);
+  ASSERT_EQ(write_errno(sim_->path(kGpu + "/governor"), "performance\n"), 0);
+  const std::vector<std::string> args = {"--items", "1", "--gpu-megacycles", "190", "--memory-us", "0"};
+  const double top_ms = elapsed_ms(workload(args));  // at 624.75 MHz
+  ASSERT_EQ(write_errno(sim_->path(kGpu + "/max_freq"), "306000000\n"), 0);
+  std::thread raise([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    EXPECT_EQ(write_errno(sim_->path(kGpu + "/max_freq"), "624750000\n"), 0);
+  });
+  const double switched_ms = elapsed_ms(workload(args));
+  raise.join();
+  const double low_ms = top_ms * 624.75 / 306.0;  // the whole item at 306 MHz
+  EXPECT_GT(switched_ms, top_ms) << top_ms;
+  EXPECT_LT(switched_ms, 0.8 * low_ms) << top_ms;
+}
+
 // The live workload's memory time stretches with the memory clock as the
 // evaluator's does (top / rate): memory-bound, one batch of 4, takes longer
 // with the EMC locked at 665.6 MHz than at the top (2133 MHz).
