@@ -9,8 +9,9 @@
 // Where the polls run: a due poll rides on the sampler's sweep (on_sweep),
 // while the CPU is awake anyway. With inline_reads it runs on the sampler's
 // thread right after the sweep was handed on, and the poller's own thread
-// ("context") sleeps on a timer that each poll pushes back: it wakes only
-// for requests (marks), stop, or when no sweep comes. Without inline_reads
+// ("context") sleeps on a timer that the polls push back (about once a
+// second, timer_slack): it wakes only for requests (marks, pins), stop, or
+// when no sweep comes. Without inline_reads
 // the sweep wakes that thread, which polls.
 //
 // A clock file can hang (Thor's devfreq): there, only the poller's thread
