@@ -235,8 +235,8 @@ size_t governor_rows(const std::vector<ContextChange>& rows, const std::string& 
 
 TEST_F(ContextPollerTest, GovernorsAreNotReadAtEveryClockPollButAtARequest) {
   // Clocks every 10 ms, governors every 10 s: after the first poll only a request reads them.
-  auto p = poller(milliseconds(10), milliseconds(10'000), milliseconds(0), milliseconds(20), false,
-                  milliseconds(10'000));
+  auto p =
+      poller(milliseconds(10), milliseconds(10'000), milliseconds(0), milliseconds(20), false, milliseconds(10'000));
   ASSERT_TRUE(p->start());
   ASSERT_TRUE(eventually([&] { return p->stats().clock_polls >= 1; }));
   std::ofstream(root_->resolve(gpu_dir_ + "/governor").value()) << "performance\n";
@@ -251,8 +251,7 @@ TEST_F(ContextPollerTest, GovernorsAreNotReadAtEveryClockPollButAtARequest) {
 }
 
 TEST_F(ContextPollerTest, AChangedGovernorIsSeenWithinItsPeriodWithoutARequest) {
-  auto p = poller(milliseconds(10), milliseconds(10'000), milliseconds(0), milliseconds(20), false,
-                  milliseconds(40));
+  auto p = poller(milliseconds(10), milliseconds(10'000), milliseconds(0), milliseconds(20), false, milliseconds(40));
   ASSERT_TRUE(p->start());
   ASSERT_TRUE(eventually([&] { return p->stats().clock_polls >= 1; }));
   std::ofstream(root_->resolve(gpu_dir_ + "/governor").value()) << "performance\n";
@@ -263,7 +262,8 @@ TEST_F(ContextPollerTest, AChangedGovernorIsSeenWithinItsPeriodWithoutARequest) 
 }
 
 TEST_F(ContextPollerTest, WhenInlineSweepsStopThePollersThreadTakesOver) {
-  // Polls ride on sweeps (every 20 ms here) and push the own timer back lazily (up to 60 ms late); then the sweeps stop.
+  // Polls ride on sweeps (every 20 ms here) and push the own timer back lazily (up to 60 ms late); then the sweeps
+  // stop.
   auto p = poller(milliseconds(40), milliseconds(10'000), milliseconds(20), milliseconds(10), true);
   ASSERT_TRUE(p->start());
   ASSERT_TRUE(eventually([&] { return p->stats().clock_polls >= 1; }));

@@ -82,7 +82,7 @@ struct ContextPollerOptions {
 
 struct ContextPollerStats {
   int64_t clock_polls = 0;
-  int64_t governor_polls = 0;     // clock polls that also read the governors
+  int64_t governor_polls = 0;  // clock polls that also read the governors
   int64_t thermal_polls = 0;
   int64_t requested_polls = 0;    // extra polls asked for (marks)
   int64_t rows = 0;               // change rows handed to the sink
