@@ -64,8 +64,11 @@ class ContextPollerTest : public StaticBoardTest {
   // sweep_period 0: polls never wait for sweeps.
   std::unique_ptr<ContextPoller> poller(milliseconds clock_period, milliseconds thermal_period,
                                         milliseconds sweep_period = milliseconds(0),
-                                        milliseconds sweep_wait = milliseconds(20), bool inline_reads = false) {
+                                        milliseconds sweep_wait = milliseconds(20), bool inline_reads = false,
+                                        milliseconds governor_period = milliseconds(1000)) {
     ContextPollerOptions o;
+    o.timer_slack = milliseconds(60);
+    o.governor_period = governor_period;
     o.inline_reads = inline_reads;
     o.clock_period = clock_period;
     o.thermal_period = thermal_period;
@@ -222,6 +225,57 @@ TEST_F(ContextPollerTest, ARequestedPollStillRunsOnThePollersThreadWithInlineRea
   EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return polled; }));
   EXPECT_EQ(p->stats().clock_polls, 2);
   EXPECT_EQ(p->stats().inline_polls, 0);
+}
+
+size_t governor_rows(const std::vector<ContextChange>& rows, const std::string& name, const std::string& governor) {
+  size_t n = 0;
+  for (const auto& r : rows) n += r.kind == ContextKind::kGovernor && r.name == name && r.v.text == governor ? 1u : 0u;
+  return n;
+}
+
+TEST_F(ContextPollerTest, GovernorsAreNotReadAtEveryClockPollButAtARequest) {
+  // Clocks every 10 ms, governors every 10 s: after the first poll only a request reads them.
+  auto p =
+      poller(milliseconds(10), milliseconds(10'000), milliseconds(0), milliseconds(20), false, milliseconds(10'000));
+  ASSERT_TRUE(p->start());
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls >= 1; }));
+  std::ofstream(root_->resolve(gpu_dir_ + "/governor").value()) << "performance\n";
+  const int64_t polls = p->stats().clock_polls;
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls >= polls + 3; }));
+  EXPECT_EQ(governor_rows(sink_.rows(), "gpu", "performance"), 0u) << "clock polls read the governor";
+  EXPECT_EQ(p->stats().governor_polls, 1);
+  p->poll_now();
+  auto rows = sink_.wait_for([&](const auto& r) { return governor_rows(r, "gpu", "performance") > 0; });
+  EXPECT_EQ(governor_rows(rows, "gpu", "performance"), 1u);
+  EXPECT_EQ(p->stats().governor_polls, 2);
+}
+
+TEST_F(ContextPollerTest, AChangedGovernorIsSeenWithinItsPeriodWithoutARequest) {
+  auto p = poller(milliseconds(10), milliseconds(10'000), milliseconds(0), milliseconds(20), false, milliseconds(40));
+  ASSERT_TRUE(p->start());
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls >= 1; }));
+  std::ofstream(root_->resolve(gpu_dir_ + "/governor").value()) << "performance\n";
+  auto rows = sink_.wait_for([&](const auto& r) { return governor_rows(r, "gpu", "performance") > 0; });
+  EXPECT_EQ(governor_rows(rows, "gpu", "performance"), 1u);
+  EXPECT_EQ(p->stats().requested_polls, 1) << "only the first poll was asked for";
+  EXPECT_GE(p->stats().governor_polls, 2);
+}
+
+TEST_F(ContextPollerTest, WhenInlineSweepsStopThePollersThreadTakesOver) {
+  // Polls ride on sweeps (every 20 ms here) and push the own timer back lazily (up to 60 ms late); then the sweeps
+  // stop.
+  auto p = poller(milliseconds(40), milliseconds(10'000), milliseconds(20), milliseconds(10), true);
+  ASSERT_TRUE(p->start());
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls >= 1; }));
+  for (int i = 0; i < 8; ++i) {
+    std::this_thread::sleep_for(milliseconds(20));
+    p->on_sweep();
+  }
+  EXPECT_GE(p->stats().inline_polls, 2);
+  const auto before = p->stats();
+  EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= before.clock_polls + 2; }));
+  EXPECT_GT(p->stats().thread_wakeups, before.thread_wakeups);
+  EXPECT_EQ(p->stats().inline_polls, before.inline_polls);
 }
 
 TEST(InlineReads, OnlyIdentifiedBoardsBeforeThor) {

@@ -121,9 +121,12 @@ TEST_F(LiveOrin, ResidencyShowsBothGpuFrequenciesWithTheSharesOfTheRunTheyHeld) 
 
   auto start = call(sock(), {"mark", "start", "dvfs"});
   std::this_thread::sleep_for(seconds(1));
+  const int64_t asked = call(sock(), {"status"})["context"].value("requested_polls", int64_t{0});
   int64_t before_pin = sim_now();
   call(sock(), {"pin", "--gpu", std::to_string(mid) + "Hz", "--for", "1m"});
   int64_t after_pin = sim_now();
+  // The pin asked for a poll before it replied (governors are otherwise read once a second).
+  EXPECT_GT(call(sock(), {"status"})["context"].value("requested_polls", int64_t{0}), asked);
   std::this_thread::sleep_for(seconds(1));
   auto rep = call(sock(), {"mark", "stop", "dvfs"});
 

@@ -65,7 +65,13 @@ json clock_event_json(const ClockEvent& e) {
 void ClockEventLog::add(ClockEvent e) {
   std::lock_guard<std::mutex> lock(mu_);
   events_.push_back(std::move(e));
+  ++added_;
   while (events_.size() > kMaxEvents) events_.pop_front();
+}
+
+uint64_t ClockEventLog::added() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return added_;
 }
 
 std::vector<ClockEvent> ClockEventLog::between(int64_t from_boot_ns, int64_t to_boot_ns) const {

@@ -54,10 +54,14 @@ class ClockEventLog {
   // Events with from_boot_ns <= boot_ns <= to_boot_ns, oldest first.
   std::vector<ClockEvent> between(int64_t from_boot_ns, int64_t to_boot_ns) const;
   std::vector<ClockEvent> latest(size_t n) const;
+  // Events added since construction (pins, restores, external changes): a
+  // change tells that clock files were written.
+  uint64_t added() const;
 
  private:
   mutable std::mutex mu_;
   std::deque<ClockEvent> events_;
+  uint64_t added_ = 0;
 };
 
 // A parsed clocks.pin request.

@@ -44,7 +44,12 @@ PinManager::~PinManager() {
 
 void PinManager::run(std::function<Reply(PinEngine&)> task) {
   worker_.post([this, engine = engine_, shared = shared_, clock = &clock_, poster = &poster_, task = std::move(task)] {
+    const uint64_t events_before = shared->events.added();
     Reply reply = task(*engine);
+    if (shared->events.added() != events_before) {  // clock files were written (or found changed)
+      std::lock_guard<std::mutex> lock(shared->hook_mu);
+      if (shared->clocks_written) shared->clocks_written();
+    }
     size_t leases = engine->lease_count();
     bool first = shared->leases.exchange(leases) == 0 && leases > 0;
     publish(*engine, shared->history, *clock, shared->mu, shared->snapshot);
@@ -171,6 +176,12 @@ void PinManager::stop(std::chrono::milliseconds wait) {
         wait.count());
   }
   worker_.stop(std::chrono::milliseconds(100));
+  set_clocks_written_hook(nullptr);  // a worker left inside a read must not reach the poller
+}
+
+void PinManager::set_clocks_written_hook(std::function<void()> hook) {
+  std::lock_guard<std::mutex> lock(shared_->hook_mu);
+  shared_->clocks_written = std::move(hook);
 }
 
 std::vector<ClockEvent> PinManager::events_between(int64_t from_boot_ns, int64_t to_boot_ns) const {

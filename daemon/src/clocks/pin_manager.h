@@ -60,6 +60,11 @@ class PinManager {
   std::vector<ClockEvent> events_between(int64_t from_boot_ns, int64_t to_boot_ns) const;
   // The run's `clock_pins` (PinHistory::for_run); any thread.
   nlohmann::json pins_for_run(int64_t run_id, int64_t from_boot_ns, int64_t to_boot_ns) const;
+  // Called on the worker thread after an operation that pinned, restored or
+  // found changed clock files (a clock event was logged), so the context
+  // poller reads them (and the governors) at once; must not block. Not
+  // called once stop() has returned.
+  void set_clocks_written_hook(std::function<void()> hook);
 
  private:
   static int on_timer(sd_event_source* s, uint64_t usec, void* self);
@@ -79,6 +84,8 @@ class PinManager {
     std::atomic<bool> tick_busy{false};
     std::atomic<size_t> leases{0};    // lease records after the last task: no tick work without one
     std::atomic<bool> closed{false};  // stop() or destruction began: posted wakes do nothing
+    std::mutex hook_mu;               // guards clocks_written
+    std::function<void()> clocks_written;
     std::mutex mu;
     nlohmann::json snapshot = nlohmann::json::object();
   };

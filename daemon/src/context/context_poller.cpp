@@ -55,6 +55,7 @@ struct PollOutcome {
 // When each schedule's next poll is due.
 struct Schedule {
   SteadyClock::time_point clock_at;
+  SteadyClock::time_point governor_at;  // the governors go with the first clock poll at or after this
   SteadyClock::time_point thermal_at;
 };
 
@@ -76,16 +77,19 @@ class PollWork {
   bool thermal_on() const { return options_.thermal_period.count() > 0; }
   std::chrono::milliseconds clock_period() const { return options_.clock_period; }
   std::chrono::milliseconds thermal_period() const { return options_.thermal_period; }
+  std::chrono::milliseconds governor_period() const { return std::max(options_.governor_period, clock_period()); }
   // At least half the sampling period: a sweep a little earlier than the one
   // the poll took its phase from (the previous one was late) still takes it.
   std::chrono::milliseconds sweep_early() const { return std::max(options_.sweep_early, options_.sweep_period / 2); }
   std::chrono::milliseconds sweep_wait() const { return options_.sweep_wait; }
+  std::chrono::milliseconds timer_slack() const { return options_.timer_slack; }
   bool rides(std::chrono::milliseconds period) const { return rides_sweeps(options_, period); }
 
   // Sources of a schedule that is off: unknown from the start.
   void announce_off(PollOutcome& out);
   // False when stopping was asked during a read (nothing more may be touched).
-  bool poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns);
+  // With `governors` (or after a gap) the governors are read too; `governors` tells whether they were.
+  bool poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns, bool& governors);
   bool poll_thermal(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns);
   void forget_all(std::vector<ContextChange>& out);
 
@@ -118,20 +122,25 @@ void PollWork::announce_off(PollOutcome& out) {
   }
 }
 
-bool PollWork::poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns) {
+// A governor is observed only when read: between reads its last value
+// holds (the clock poll's gap check covers it, and a gap forces a read).
+bool PollWork::poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns, bool& governors) {
   const int64_t begin = clock_.boot_ns();
   size_t before = out.rows.size();
   clocks_.begin_poll(begin, out.rows);
-  out.gaps += out.rows.size() > before ? 1 : 0;
+  bool gap = out.rows.size() > before;
+  out.gaps += gap ? 1 : 0;
+  governors = governors || gap;
   int64_t t = begin;
   for (size_t i = 0; i < probe_.domain_count(); ++i) {
     ContextValue hz = probe_.read_frequency(i);
-    ContextValue gov = probe_.read_governor(i);
+    bool gov_read = governors && probe_.has_governor(i);
+    ContextValue gov = gov_read ? probe_.read_governor(i) : ContextValue::unknown();
     if (stopping) return false;
     int64_t end = clock_.boot_ns();
     out.stalls += end - t > clock_stall_ns_ ? 1 : 0;
     clocks_.observe(ContextKind::kClock, probe_.domain_name(i), t, end, hz, out.rows);
-    if (probe_.has_governor(i)) clocks_.observe(ContextKind::kGovernor, probe_.domain_name(i), t, end, gov, out.rows);
+    if (gov_read) clocks_.observe(ContextKind::kGovernor, probe_.domain_name(i), t, end, gov, out.rows);
     t = end;
   }
   clocks_.end_poll(t);
@@ -174,6 +183,7 @@ struct ContextPoller::Shared {
   std::atomic<bool> inline_polls{false};  // due polls run on the sweeping thread (ContextPollerOptions::inline_reads)
   UniqueFd wake_fd;                       // eventfd: a request, a nudge or stop
   UniqueFd timer_fd;                      // timerfd: when the thread polls on its own (absolute, CLOCK_MONOTONIC)
+  SteadyClock::time_point timer_at{};     // when timer_fd fires (epoch: disarmed); guarded by work_mu
   std::mutex work_mu;                     // guards `work` (and its schedule); held for a whole poll
   std::unique_ptr<PollWork> work;
   mutable std::mutex mu;  // guards the members below
@@ -225,14 +235,15 @@ SteadyClock::time_point next_due(SteadyClock::time_point due, std::chrono::milli
 struct Wake {
   SteadyClock::time_point due;
   bool rides = false;  // waits for a sweep (until sweep_wait after due)
+  std::chrono::milliseconds period{0};
 };
 
 // When the next poll is due, and whether it waits for a sweep; none when both schedules are off.
 std::optional<Wake> next_wake(const PollWork& w) {
   const Schedule& at = w.schedule;
   bool clock_first = w.clocks_on() && (!w.thermal_on() || at.clock_at <= at.thermal_at);
-  if (clock_first) return Wake{at.clock_at, w.rides(w.clock_period())};
-  if (w.thermal_on()) return Wake{at.thermal_at, w.rides(w.thermal_period())};
+  if (clock_first) return Wake{at.clock_at, w.rides(w.clock_period()), w.clock_period()};
+  if (w.thermal_on()) return Wake{at.thermal_at, w.rides(w.thermal_period()), w.thermal_period()};
   return std::nullopt;
 }
 
@@ -240,16 +251,27 @@ std::optional<Wake> next_wake(const PollWork& w) {
 // poll that rides on sweeps: sweep_wait after it is due, in case no sweep
 // comes) and tells on_sweep when a sweep is early enough to take it.
 // Re-arming a timerfd does not wake the thread that sleeps on it.
-void arm_next(Shared& s, const PollWork& w) {
+// `lazy` (after a poll that rode on a sweep, so sweeps are coming): a timer
+// that already fires no sooner than needed and at most timer_slack later
+// is kept, and a new one is set timer_slack late, so about one poll a
+// second pays a timerfd_settime rather than every one. Sweeps that stop
+// (the sampler's thread held up for longer than its own stall limit, which
+// leaves a gap in the energy too) then have their polls taken over up to
+// timer_slack late; a takeover later than the gap limit is a gap, unknown.
+void arm_next(Shared& s, const PollWork& w, bool lazy) {
   auto next = next_wake(w);
   SteadyClock::time_point fire{};
   if (next && next->rides) {
     s.nudge_from_ns = steady_ns(next->due - w.sweep_early());
     fire = next->due + w.sweep_wait();
+    const auto slack = std::max<SteadyClock::duration>(w.timer_slack(), next->period);
+    if (lazy && s.timer_at >= fire && s.timer_at <= fire + slack) return;
+    if (lazy) fire += slack;
   } else {
     s.nudge_from_ns = INT64_MAX;
     if (next) fire = next->due;
   }
+  s.timer_at = next ? fire : SteadyClock::time_point{};
   int64_t ns = next ? std::max<int64_t>(steady_ns(fire), 1) : 0;  // 0 disarms
   itimerspec spec{timespec{0, 0}, timespec{static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)}};
   (void)::timerfd_settime(s.timer_fd.get(), TFD_TIMER_ABSTIME, &spec, nullptr);
@@ -260,6 +282,35 @@ struct PollResult {
   int64_t stalls = 0;    // reads of this poll longer than the stall limit
 };
 
+// When a poll runs: `real` is the time, `now` counts a sweep's early start as due.
+struct PollTime {
+  SteadyClock::time_point real;
+  SteadyClock::time_point now;
+  bool asked = false;
+  bool nudged = false;
+};
+
+// Caller holds work_mu. The clock poll, if due or asked for, with the
+// governors when theirs is due too (or asked for). False when stopping.
+bool poll_clocks_due(Shared& s, PollWork& w, const PollTime& pt, PollOutcome& out) {
+  Schedule& at = w.schedule;
+  if (!w.clocks_on() || !(pt.asked || pt.now >= at.clock_at)) return true;
+  const bool governors_due = pt.now >= at.governor_at;
+  bool governors = pt.asked || governors_due;
+  int64_t took = 0;
+  if (!w.poll_clocks(s.stopping, out, took, governors)) return false;
+  if (pt.now >= at.clock_at) at.clock_at = next_due(at.clock_at, w.clock_period(), pt.now, pt.nudged, pt.real);
+  if (governors_due)
+    at.governor_at = next_due(at.governor_at, w.governor_period(), pt.now, pt.nudged, pt.real);
+  else if (governors)
+    at.governor_at = pt.real + w.governor_period();  // read for a request or after a gap
+  std::lock_guard<std::mutex> lock(s.mu);
+  ++s.stats.clock_polls;
+  s.stats.governor_polls += governors ? 1 : 0;
+  s.clock_poll_ns.record(took);
+  return true;
+}
+
 // Caller holds work_mu. The polls that are due (or asked for).
 // A poll that rides on a sweep sets its schedule's phase to the sweep's, so
 // the next one is due at a sweep too (the sampler's deadlines are absolute).
@@ -269,13 +320,7 @@ PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nudged) {
   Schedule& at = w.schedule;
   PollOutcome out;
   int64_t took = 0;
-  if (w.clocks_on() && (asked || now >= at.clock_at)) {
-    if (!w.poll_clocks(s.stopping, out, took)) return {false, out.stalls};
-    if (now >= at.clock_at) at.clock_at = next_due(at.clock_at, w.clock_period(), now, nudged, real);
-    std::lock_guard<std::mutex> lock(s.mu);
-    ++s.stats.clock_polls;
-    s.clock_poll_ns.record(took);
-  }
+  if (!poll_clocks_due(s, w, PollTime{real, now, asked, nudged}, out)) return {false, out.stalls};
   if (w.thermal_on() && (asked || now >= at.thermal_at)) {
     if (!w.poll_thermal(s.stopping, out, took)) return {false, out.stalls};
     if (now >= at.thermal_at) at.thermal_at = next_due(at.thermal_at, w.thermal_period(), now, nudged, real);
@@ -316,8 +361,8 @@ void poll_loop(Shared& s) {
   PollWork& w = *s.work;
   {
     std::lock_guard<std::mutex> work(s.work_mu);
-    w.schedule.clock_at = w.schedule.thermal_at = SteadyClock::now();
-    arm_next(s, w);
+    w.schedule.clock_at = w.schedule.governor_at = w.schedule.thermal_at = SteadyClock::now();
+    arm_next(s, w, false);
   }
   while (!s.stopping) {
     sleep_until_woken(s);
@@ -327,7 +372,7 @@ void poll_loop(Shared& s) {
     {
       std::lock_guard<std::mutex> work(s.work_mu);
       r = poll_due(s, w, turn.asked, turn.nudged);
-      if (r.going_on) arm_next(s, w);
+      if (r.going_on) arm_next(s, w, false);
     }
     for (auto& polled : turn.waiting) polled();
     if (!r.going_on) return;
@@ -366,7 +411,7 @@ void poll_inline(Shared& s) {
   if (!work.owns_lock() || s.stopping) return;
   PollResult r = poll_due(s, *s.work, false, true);
   if (!r.going_on) return;
-  arm_next(s, *s.work);
+  arm_next(s, *s.work, true);
   work.unlock();
   {
     std::lock_guard<std::mutex> lock(s.mu);

@@ -1,14 +1,17 @@
 // ContextPoller: polls the board context (energy/context.h): every clock
-// domain's current frequency and governor every clock_poll_ms, every thermal
-// zone every thermal_poll_ms, and both once more when asked (at a mark, so a
-// run's edges are fresh). Changed values go to a ContextSink (the storage
+// domain's current frequency every clock_poll_ms and its governor every
+// governor_period (a second: governors change only when something writes
+// them), every thermal zone every thermal_poll_ms, and all of them once more
+// when asked (at a mark, so a run's edges are fresh, and after energyd's own
+// pins and restores). Changed values go to a ContextSink (the storage
 // writer), which commits them with its next transaction.
 //
 // Where the polls run: a due poll rides on the sampler's sweep (on_sweep),
 // while the CPU is awake anyway. With inline_reads it runs on the sampler's
 // thread right after the sweep was handed on, and the poller's own thread
-// ("context") sleeps on a timer that each poll pushes back: it wakes only
-// for requests (marks), stop, or when no sweep comes. Without inline_reads
+// ("context") sleeps on a timer that the polls push back (about once a
+// second, timer_slack): it wakes only for requests (marks, pins), stop, or
+// when no sweep comes. Without inline_reads
 // the sweep wakes that thread, which polls.
 //
 // A clock file can hang (Thor's devfreq): there, only the poller's thread
@@ -51,6 +54,10 @@ class ContextSink {
 struct ContextPollerOptions {
   std::chrono::milliseconds clock_period{100};     // 0: clocks not polled
   std::chrono::milliseconds thermal_period{1000};  // 0: temperatures not polled
+  // Governors are read with the clock poll that is due at least this long
+  // after the previous read of them (at least clock_period; 0: every clock
+  // poll), with every asked poll (poll_now), and after a gap.
+  std::chrono::milliseconds governor_period{1000};
   // The sampler's period: a schedule at least this long waits for the
   // sampler's sweeps (on_sweep) to start its polls; 0: never waits.
   std::chrono::milliseconds sweep_period{0};
@@ -66,10 +73,16 @@ struct ContextPollerOptions {
   // boards whose clock and thermal files do not hang (the daemon leaves it
   // off on Thor); a read slower than 20 ms ends it for good.
   bool inline_reads = false;
+  // After a poll that rode on a sweep, the poller's own timer is left up to
+  // this much later than needed, so it is re-armed about once per slack
+  // rather than at every poll; sweeps that stop have their polls taken over
+  // up to this late (a gap, unknown, when past the gap limit).
+  std::chrono::milliseconds timer_slack{1000};
 };
 
 struct ContextPollerStats {
   int64_t clock_polls = 0;
+  int64_t governor_polls = 0;  // clock polls that also read the governors
   int64_t thermal_polls = 0;
   int64_t requested_polls = 0;    // extra polls asked for (marks)
   int64_t rows = 0;               // change rows handed to the sink

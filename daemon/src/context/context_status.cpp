@@ -7,6 +7,7 @@ nlohmann::json context_status_json(int64_t clock_poll_ms, int64_t thermal_poll_m
   return {{"clock_poll_ms", clock_poll_ms},
           {"thermal_poll_ms", thermal_poll_ms},
           {"clock_polls", p.clock_polls},
+          {"governor_polls", p.governor_polls},
           {"thermal_polls", p.thermal_polls},
           {"requested_polls", p.requested_polls},
           {"clock_poll_p50_ns", p.clock_poll_p50_ns},

@@ -761,6 +761,8 @@ Status DaemonImpl::start_context() {
   o.inline_reads = inline_reads_safe(status_.board);
   context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
   runs_->set_mark_hook([this] { context_->poll_now(); });
+  // Governors are read about once a second; after a pin or restore at once.
+  if (pins_) pins_->set_clocks_written_hook([poller = context_.get()] { poller->poll_now(); });
   sweep_relay_->set_poller(context_.get());  // polls ride on the sampler's wake-ups
   return context_->start();
 }

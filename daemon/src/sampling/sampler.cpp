@@ -170,11 +170,14 @@ void Sampler::arm_stall_timer(int64_t after_ns) {
 }
 
 // At a sweep's start and end. With a period of at least the stall limit
-// the timer is armed for the sweep and disarmed after it, so it never fires
-// between sweeps, however late a tick is. With a shorter period it is kept
-// ahead of the sweeps instead (one timerfd_settime per half limit rather
-// than one per tick); it then fires between sweeps only when a tick is more
-// than half a limit late, which at 10 ms is when arming per sweep did too.
+// the end of a sweep arms the timer for a stall limit after the next tick's
+// deadline, and that tick's sweep finds it armed (one timerfd_settime per
+// tick, not two): it fires between sweeps only when a tick is more than a
+// whole stall limit late. A sweep that finds it spent, or firing more than
+// a limit away (an extra sample between ticks), arms it itself. With a
+// shorter period it is kept ahead of the sweeps instead (one
+// timerfd_settime per half limit rather than one per tick); it then fires
+// between sweeps only when a tick is more than half a limit late.
 void Sampler::stall_timer_around_sweep(bool starting) {
   std::lock_guard<std::mutex> lock(stall_mu_);
   const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
@@ -182,8 +185,10 @@ void Sampler::stall_timer_around_sweep(bool starting) {
     keep_stall_timer_ahead(starting ? clock_.mono_ns() : next_deadline_ns());
     return;
   }
-  stall_expiry_ns_ = starting ? clock_.mono_ns() + limit_ns : 0;
-  arm_stall_timer(starting ? limit_ns : 0);
+  const int64_t now = clock_.mono_ns();
+  if (starting && stall_expiry_ns_ > now && stall_expiry_ns_ <= now + limit_ns) return;
+  stall_expiry_ns_ = starting ? now + limit_ns : std::max(next_deadline_ns(), now) + limit_ns;
+  arm_stall_timer(stall_expiry_ns_ - now);
 }
 
 // Caller holds stall_mu_. Keeps the timer firing no sooner than half a

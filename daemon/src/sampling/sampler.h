@@ -6,9 +6,9 @@
 // for an immediate sample (marks) are served between ticks.
 //
 // Blocking reads: sysfs reads can hang (an INA3221 waiting for a conversion,
-// a wedged I2C bus). A watchdog thread, woken by a timer each sweep arms at
-// its start and disarms at its end, notices a read that takes longer than
-// the stall limit, quarantines that rail (it reads as a gap with ETIMEDOUT)
+// a wedged I2C bus). A watchdog thread, woken by a timer the sweeps keep
+// armed a stall limit past the next tick (so it does not fire while they
+// come in time), notices a read that takes longer than the stall limit, quarantines that rail (it reads as a gap with ETIMEDOUT)
 // and starts a new sampling thread that carries on with the other rails. The
 // stuck thread exits when its read returns, and the rail is sampled again.
 //
