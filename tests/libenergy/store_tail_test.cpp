@@ -163,5 +163,45 @@ TEST_F(StoreTail, ATornLastFrameIsNoLoss) {
   EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
 }
 
+// A tail left by energyd before the version 2 frames (2026-11-27): written
+// by the version 1 encoder from append(10, 20, 100) and append(20, 30, 200)
+// of this fixture (boot 1, rails 1 and 2). An upgraded energyd replays it.
+const char* const kVersion1Tail =
+    "45544c31af0000008b1410d8010201020110303030303030303030303030303061610201065644445f494e0000000000005940"
+    "0a80d0acf30e000000904e880e0000904e90038084af5f0000000014000000008084af5f0000000014000000008084af5f0000"
+    "000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f00"
+    "00000014000000008084af5f0000000014000000008084af5f00000000140000000045544c31af0000005b5009cd0102010201"
+    "10303030303030303030303030303061610201065644445f494e00000000000069400a80f882ad16000000904ed00f0000904e"
+    "90038084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f000000001400"
+    "0000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014"
+    "000000008084af5f000000001400000000";
+
+TEST_F(StoreTail, AVersion1TailFromBeforeTheUpgradeIsReplayed) {
+  ASSERT_EQ(boot_, 1);
+  ASSERT_EQ(ids_, (std::vector<int64_t>{1, 2}));
+  store_chunk(10);
+  {
+    std::string hex = kVersion1Tail, bytes;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2)
+      bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    FILE* f = std::fopen(store_->tail_path().c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+  }
+  reopen();
+  EXPECT_TRUE(store_->losses().empty());
+  EXPECT_FALSE(std::filesystem::exists(store_->tail_path()));
+  auto n = store_->readings().sample_count();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 30);
+  auto c = store_->counters().get();
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->energy_uj, counters(200).energy_uj);
+  auto e = store_->readings().energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(27).t_ns});
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_NEAR(**e, truth_uj(2, 27), 1e-6);
+}
+
 }  // namespace
 }  // namespace energy

@@ -22,7 +22,11 @@ using codec::put_varint;
 using codec::unzigzag;
 using codec::zigzag;
 
-constexpr char kMagic[4] = {'E', 'T', 'L', '1'};
+// Frames are written as version 2; version 1 frames (before issue 16's
+// smaller frames) are still decoded, so a tail left by an older energyd is
+// replayed after an upgrade.
+constexpr char kMagicV1[4] = {'E', 'T', 'L', '1'};
+constexpr char kMagicV2[4] = {'E', 'T', 'L', '2'};
 constexpr size_t kHeaderBytes = 12;              // magic, length, checksum
 constexpr uint64_t kMaxErrno = 4095;             // the kernel's errno range (MAX_ERRNO)
 constexpr size_t kMaxTailFileBytes = 64u << 20;  // read_tail_file's bound
@@ -61,19 +65,6 @@ struct RailPrev {
   int64_t current_ma = 0;
 };
 
-bool put_value(std::string& out, const RailValue& v, RailPrev& prev) {
-  if (v.err < 0) return false;
-  put_varint(out, static_cast<uint64_t>(v.err));
-  if (v.err != 0) return true;
-  int64_t dp = 0;
-  if (!delta(v.power_uw, prev.power_uw, dp)) return false;
-  put_signed(out, dp);
-  put_signed(out, int64_t{v.voltage_mv} - prev.voltage_mv);
-  put_signed(out, int64_t{v.current_ma} - prev.current_ma);
-  prev = RailPrev{v.power_uw, v.voltage_mv, v.current_ma};
-  return true;
-}
-
 Error invalid(const std::string& what) { return make_error(ErrorCode::kInvalid, "sweep tail frame: " + what); }
 
 void put_bytes(std::string& out, const std::string& text) {
@@ -81,17 +72,35 @@ void put_bytes(std::string& out, const std::string& text) {
   out += text;
 }
 
-void put_counters(std::string& out, const std::optional<StoredCounters>& c) {
-  put_varint(out, c ? 1 : 0);
-  if (!c) return;
-  put_bytes(out, c->counters_id);
-  put_signed(out, c->created_wall_ns);
-  put_varint(out, c->energy_uj.size());
+void put_double(std::string& out, double v) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+}
+
+bool same_identity(const StoredCounters& a, const StoredCounters& b) {
+  if (a.counters_id != b.counters_id || a.created_wall_ns != b.created_wall_ns) return false;
+  if (a.energy_uj.size() != b.energy_uj.size()) return false;
+  for (size_t i = 0; i < a.energy_uj.size(); ++i) {
+    if (a.energy_uj[i].first != b.energy_uj[i].first) return false;
+  }
+  return true;
+}
+
+// Kind 0: none; 1: whole; 2: the values only, the id, start and labels
+// being those of `previous` (the last earlier frame of the file with counters).
+void put_counters(std::string& out, const std::optional<StoredCounters>& c, const StoredCounters* previous) {
+  uint64_t kind = !c ? 0 : previous && same_identity(*c, *previous) ? 2 : 1;
+  put_varint(out, kind);
+  if (kind == 0) return;
+  if (kind == 1) {
+    put_bytes(out, c->counters_id);
+    put_signed(out, c->created_wall_ns);
+    put_varint(out, c->energy_uj.size());
+  }
   for (const auto& [label, uj] : c->energy_uj) {
-    put_bytes(out, label);
-    uint64_t bits = 0;
-    std::memcpy(&bits, &uj, sizeof bits);
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+    if (kind == 1) put_bytes(out, label);
+    put_double(out, uj);
   }
 }
 
@@ -101,50 +110,97 @@ Status check_frame(const TailFrame& frame) {
   for (int64_t id : frame.rail_ids) {
     if (id <= 0) return invalid("rail row id must be > 0, got " + std::to_string(id));
   }
+  for (size_t i = 0; i < frame.sweeps.size(); ++i) {
+    if (frame.sweeps[i].values.size() != frame.rail_ids.size())
+      return invalid("sweep " + std::to_string(i) + " has a different rail count");
+    for (const auto& v : frame.sweeps[i].values) {
+      if (v.err < 0 || uint64_t(v.err) > kMaxErrno)
+        return invalid("sweep " + std::to_string(i) + " has errno " + std::to_string(v.err) + " out of range");
+    }
+  }
   if (frame.counters) return validate_counters(*frame.counters, "sweep tail frame");
   return ok_status();
 }
 
-Status put_sweeps(std::string& out, const std::vector<Sample>& sweeps, size_t rails) {
+// Whether every valid reading's power is voltage x current (a rail without
+// a power file): its power is then not written, as in a chunk.
+bool power_derived(const std::vector<Sample>& sweeps) {
+  for (const auto& s : sweeps) {
+    for (const auto& v : s.values) {
+      if (v.err == 0 && v.power_uw != int64_t{v.voltage_mv} * v.current_ma) return false;
+    }
+  }
+  return true;
+}
+
+// The failed rails (their index and errno), then the valid ones' deltas.
+bool put_values(std::string& out, const Sample& s, std::vector<RailPrev>& prev, bool derived) {
+  size_t failed = 0;
+  for (const auto& v : s.values) failed += v.err != 0 ? 1 : 0;
+  put_varint(out, failed);
+  for (size_t r = 0; r < s.values.size(); ++r) {
+    if (s.values[r].err == 0) continue;
+    put_varint(out, r);
+    put_varint(out, static_cast<uint64_t>(s.values[r].err));
+  }
+  for (size_t r = 0; r < s.values.size(); ++r) {
+    const RailValue& v = s.values[r];
+    int64_t dp = 0;
+    if (v.err != 0) continue;
+    if (!derived && !delta(v.power_uw, prev[r].power_uw, dp)) return false;
+    put_signed(out, int64_t{v.voltage_mv} - prev[r].voltage_mv);
+    put_signed(out, int64_t{v.current_ma} - prev[r].current_ma);
+    if (!derived) put_signed(out, dp);
+    prev[r] = RailPrev{v.power_uw, v.voltage_mv, v.current_ma};
+  }
+  return true;
+}
+
+// Stamps: the first sweep's t_ns, the second's step from it, then each
+// step's change from the step before (a steady period codes in a byte or
+// two); wall_ns - t_ns as its change from the previous sweep's.
+Status put_sweeps(std::string& out, const std::vector<Sample>& sweeps, bool derived) {
   put_varint(out, sweeps.size());
-  std::vector<RailPrev> prev(rails);
-  int64_t prev_t = 0, prev_offset = 0;
+  std::vector<RailPrev> prev(sweeps.empty() ? 0 : sweeps[0].values.size());
+  int64_t prev_t = 0, prev_step = 0, prev_offset = 0;
   for (size_t i = 0; i < sweeps.size(); ++i) {
     const Sample& s = sweeps[i];
-    int64_t dt = 0, offset = 0, doff = 0;
-    if (s.values.size() != rails) return invalid("sweep " + std::to_string(i) + " has a different rail count");
+    int64_t step = 0, offset = 0, doff = 0;
     if (s.t_ns <= prev_t) return invalid("sweep " + std::to_string(i) + " is not after the previous one");
-    if (!delta(s.t_ns, prev_t, dt) || !delta(s.wall_ns, s.t_ns, offset) || !delta(offset, prev_offset, doff))
+    if (!delta(s.t_ns, prev_t, step) || !delta(s.wall_ns, s.t_ns, offset) || !delta(offset, prev_offset, doff))
       return invalid("sweep " + std::to_string(i) + " has stamps out of range");
-    put_signed(out, dt);
+    put_signed(out, step - prev_step);  // both > 0: no overflow
     put_signed(out, doff);
     prev_t = s.t_ns;
+    prev_step = i == 0 ? 0 : step;
     prev_offset = offset;
-    for (size_t r = 0; r < rails; ++r) {
-      if (!put_value(out, s.values[r], prev[r]))
-        return invalid("sweep " + std::to_string(i) + " rail " + std::to_string(r) + " is out of range");
-    }
+    if (!put_values(out, s, prev, derived)) return invalid("sweep " + std::to_string(i) + " has a power out of range");
   }
   return ok_status();
 }
 
-Result<std::string> encode_payload(const TailFrame& frame) {
+Result<std::string> encode_payload(const TailFrame& frame, const StoredCounters* previous) {
   auto st = check_frame(frame);
   if (!st) return make_error(ErrorCode::kInvalid, st.error().message);
   std::string out;
   put_varint(out, static_cast<uint64_t>(frame.boot));
   put_varint(out, frame.rail_ids.size());
   for (int64_t id : frame.rail_ids) put_varint(out, static_cast<uint64_t>(id));
-  put_counters(out, frame.counters);
-  st = put_sweeps(out, frame.sweeps, frame.rail_ids.size());
+  bool derived = power_derived(frame.sweeps);
+  put_varint(out, derived ? 1 : 0);
+  put_counters(out, frame.counters, previous);
+  st = put_sweeps(out, frame.sweeps, derived);
   if (!st) return st.take_error();
   return out;
 }
 
-// Reads a payload; each step says what it found wrong in `problem`.
+// Reads a version 1 or 2 payload; each step says what it found wrong in
+// `problem`. `previous` is the last earlier frame's counters (version 2's
+// counters kind 2 takes their id, start and labels).
 class PayloadReader {
  public:
-  explicit PayloadReader(const std::string& in) : in_(in) {}
+  PayloadReader(const std::string& in, int version, const std::optional<StoredCounters>& previous)
+      : in_(in), version_(version), previous_(previous) {}
   bool read(TailFrame& frame);
   const std::string& problem() const { return problem_; }
 
@@ -162,15 +218,24 @@ class PayloadReader {
   }
   bool read_id(int64_t& id, const char* what);
   bool read_text(std::string& text, const char* what);
+  bool read_double(double& v);
   bool read_counters(std::optional<StoredCounters>& out);
+  bool read_counter_identity(uint64_t kind, StoredCounters& c, uint64_t& n);
   bool read_header(TailFrame& frame, uint64_t& count);
+  bool read_stamps(Sample& s, size_t index);
   bool read_sweep(Sample& s, size_t index);
+  bool read_failed(Sample& s);
   bool read_value(RailValue& v, RailPrev& prev);
+  bool read_value_v1(RailValue& v, RailPrev& prev);
 
   const std::string& in_;
+  int version_;
+  const std::optional<StoredCounters>& previous_;
+  bool derived_ = false;  // version 2: power is voltage x current, not written
   size_t rails_ = 0;
   size_t pos_ = 0;
   int64_t prev_t_ = 0;
+  int64_t prev_step_ = 0;
   int64_t prev_offset_ = 0;
   std::vector<RailPrev> prev_;
   std::string problem_;
@@ -194,27 +259,42 @@ bool PayloadReader::read_text(std::string& text, const char* what) {
   return true;
 }
 
-bool PayloadReader::read_counters(std::optional<StoredCounters>& out) {
-  uint64_t present = 0, n = 0;
-  if (!get(present, "counters flag")) return false;
-  if (present > 1) return fail("bad counters flag");
-  if (present == 0) return true;
-  StoredCounters c;
+bool PayloadReader::read_double(double& v) {
+  if (in_.size() - pos_ < 8) return fail("counter value cut short");
+  uint64_t bits = 0;
+  for (size_t b = 0; b < 8; ++b) bits |= uint64_t{static_cast<unsigned char>(in_[pos_ + b])} << (8 * b);
+  pos_ += 8;
+  std::memcpy(&v, &bits, sizeof v);
+  return true;
+}
+
+// Kind 1: the id, start and rail count are in the frame; kind 2: they are
+// the previous frame's.
+bool PayloadReader::read_counter_identity(uint64_t kind, StoredCounters& c, uint64_t& n) {
+  if (kind == 2) {
+    if (!previous_) return fail("counters refer to an earlier frame's, and no earlier frame has counters");
+    c = *previous_;
+    n = c.energy_uj.size();
+    return true;
+  }
   int64_t created = 0;
   if (!read_text(c.counters_id, "counters id") || !get_signed(created, "counters start") || !get(n, "counters rails"))
     return false;
   if (n > kMaxTailRails) return fail("too many counter rails");
   c.created_wall_ns = created;
-  for (uint64_t i = 0; i < n; ++i) {
-    std::string label;
-    if (!read_text(label, "counter label")) return false;
-    if (in_.size() - pos_ < 8) return fail("counter value cut short");
-    uint64_t bits = 0;
-    for (size_t b = 0; b < 8; ++b) bits |= uint64_t{static_cast<unsigned char>(in_[pos_ + b])} << (8 * b);
-    pos_ += 8;
-    double uj = 0;
-    std::memcpy(&uj, &bits, sizeof uj);
-    c.energy_uj.emplace_back(std::move(label), uj);
+  c.energy_uj.resize(static_cast<size_t>(n));
+  return true;
+}
+
+bool PayloadReader::read_counters(std::optional<StoredCounters>& out) {
+  uint64_t kind = 0, n = 0;
+  if (!get(kind, "counters flag")) return false;
+  if (kind > (version_ == 1 ? 1u : 2u)) return fail("bad counters flag");
+  if (kind == 0) return true;
+  StoredCounters c;
+  if (!read_counter_identity(kind, c, n)) return false;
+  for (auto& [label, uj] : c.energy_uj) {
+    if ((kind == 1 && !read_text(label, "counter label")) || !read_double(uj)) return false;
   }
   auto st = validate_counters(c, "counters");
   if (!st) return fail(st.error().message);
@@ -223,7 +303,7 @@ bool PayloadReader::read_counters(std::optional<StoredCounters>& out) {
 }
 
 bool PayloadReader::read_header(TailFrame& frame, uint64_t& count) {
-  uint64_t rails = 0;
+  uint64_t rails = 0, derived = 0;
   if (!read_id(frame.boot, "boot id") || !get(rails, "rail count")) return false;
   if (rails > kMaxTailRails) return fail(std::to_string(rails) + " rails is more than a board has");
   rails_ = static_cast<size_t>(rails);
@@ -231,44 +311,90 @@ bool PayloadReader::read_header(TailFrame& frame, uint64_t& count) {
   for (auto& id : frame.rail_ids) {
     if (!read_id(id, "rail id")) return false;
   }
+  if (version_ == 2 && !get(derived, "power flag")) return false;
+  if (derived > 1) return fail("bad power flag");
+  derived_ = derived == 1;
   if (!read_counters(frame.counters) || !get(count, "sweep count")) return false;
   if (count > (in_.size() - pos_) / kMinSweepBytes) return fail("sweep count larger than the frame");
   prev_.assign(rails_, RailPrev{});
   return true;
 }
 
+// prev + the three deltas, in range; version 1 writes power first and
+// after the errno, version 2 last (or not at all when derived).
 bool PayloadReader::read_value(RailValue& v, RailPrev& prev) {
+  int64_t dp = 0, dv = 0, dc = 0, p = 0, mv = 0, ma = 0;
+  if (version_ == 1 && !get_signed(dp, "power")) return false;
+  if (!get_signed(dv, "voltage") || !get_signed(dc, "current")) return false;
+  if (version_ == 2 && !derived_ && !get_signed(dp, "power")) return false;
+  if (__builtin_add_overflow(prev.voltage_mv, dv, &mv) || __builtin_add_overflow(prev.current_ma, dc, &ma) ||
+      (!derived_ && __builtin_add_overflow(prev.power_uw, dp, &p)))
+    return fail("reading overflows");
+  constexpr int64_t kLo = std::numeric_limits<int32_t>::min(), kHi = std::numeric_limits<int32_t>::max();
+  if (mv < kLo || mv > kHi || ma < kLo || ma > kHi) return fail("voltage or current out of range");
+  v.power_uw = derived_ ? mv * ma : p;
+  v.voltage_mv = static_cast<int32_t>(mv);
+  v.current_ma = static_cast<int32_t>(ma);
+  prev = RailPrev{v.power_uw, mv, ma};
+  return true;
+}
+
+bool PayloadReader::read_value_v1(RailValue& v, RailPrev& prev) {
   uint64_t err = 0;
   if (!get(err, "errno")) return false;
   if (err > kMaxErrno) return fail("errno " + std::to_string(err) + " out of range");
   v.err = static_cast<int32_t>(err);
-  if (err != 0) return true;
-  int64_t dp = 0, dv = 0, dc = 0, p = 0, mv = 0, ma = 0;
-  if (!get_signed(dp, "power") || !get_signed(dv, "voltage") || !get_signed(dc, "current")) return false;
-  if (__builtin_add_overflow(prev.power_uw, dp, &p) || __builtin_add_overflow(prev.voltage_mv, dv, &mv) ||
-      __builtin_add_overflow(prev.current_ma, dc, &ma))
-    return fail("reading overflows");
-  constexpr int64_t kLo = std::numeric_limits<int32_t>::min(), kHi = std::numeric_limits<int32_t>::max();
-  if (mv < kLo || mv > kHi || ma < kLo || ma > kHi) return fail("voltage or current out of range");
-  v.power_uw = p;
-  v.voltage_mv = static_cast<int32_t>(mv);
-  v.current_ma = static_cast<int32_t>(ma);
-  prev = RailPrev{p, mv, ma};
+  return err != 0 || read_value(v, prev);
+}
+
+// Version 2: the failed rails' count, then each one's index (increasing)
+// and errno (1..kMaxErrno).
+bool PayloadReader::read_failed(Sample& s) {
+  uint64_t n = 0;
+  if (!get(n, "failed rail count")) return false;
+  if (n > rails_) return fail("more failed rails than rails");
+  uint64_t next = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t r = 0, err = 0;
+    if (!get(r, "failed rail") || !get(err, "errno")) return false;
+    if (r < next || r >= rails_) return fail("failed rail " + std::to_string(r) + " out of order or range");
+    if (err == 0 || err > kMaxErrno) return fail("errno " + std::to_string(err) + " out of range");
+    s.values[static_cast<size_t>(r)].err = static_cast<int32_t>(err);
+    next = r + 1;
+  }
   return true;
 }
 
-bool PayloadReader::read_sweep(Sample& s, size_t index) {
-  int64_t dt = 0, doff = 0, offset = 0;
-  if (!get_signed(dt, "stamp") || !get_signed(doff, "wall offset")) return false;
-  if (dt <= 0 || __builtin_add_overflow(prev_t_, dt, &s.t_ns))
+// Version 1: t_ns as its step from the previous sweep's (the first from 0);
+// version 2: the first sweep's t_ns, the second's step, then each step's
+// change from the previous step. Then wall_ns - t_ns's change.
+bool PayloadReader::read_stamps(Sample& s, size_t index) {
+  int64_t code = 0, step = 0, doff = 0, offset = 0;
+  if (!get_signed(code, "stamp") || !get_signed(doff, "wall offset")) return false;
+  step = code;
+  if ((version_ == 2 && __builtin_add_overflow(prev_step_, code, &step)) || step <= 0 ||
+      __builtin_add_overflow(prev_t_, step, &s.t_ns))
     return fail("sweep " + std::to_string(index) + " is not after the previous one");
   if (__builtin_add_overflow(prev_offset_, doff, &offset) || __builtin_add_overflow(s.t_ns, offset, &s.wall_ns))
     return fail("sweep " + std::to_string(index) + " wall clock out of range");
   prev_t_ = s.t_ns;
+  prev_step_ = index == 0 ? 0 : step;
   prev_offset_ = offset;
-  s.values.resize(rails_);
+  return true;
+}
+
+bool PayloadReader::read_sweep(Sample& s, size_t index) {
+  if (!read_stamps(s, index)) return false;
+  s.values.assign(rails_, RailValue{});
+  if (version_ == 1) {
+    for (size_t r = 0; r < rails_; ++r) {
+      if (!read_value_v1(s.values[r], prev_[r])) return false;
+    }
+    return true;
+  }
+  if (!read_failed(s)) return false;
   for (size_t r = 0; r < rails_; ++r) {
-    if (!read_value(s.values[r], prev_[r])) return false;
+    if (s.values[r].err == 0 && !read_value(s.values[r], prev_[r])) return false;
   }
   return true;
 }
@@ -293,11 +419,22 @@ bool cut_short(TailScan& scan, std::string what) {
   return damaged(scan, std::move(what));
 }
 
-// The frame at `pos`, or false with what is wrong in `scan`.
-bool decode_frame(const std::string& bytes, size_t pos, TailFrame& frame, TailScan& scan) {
+// The frame's version from its magic (of which a torn header may hold only
+// a prefix: version 2 is then assumed), or 0 when it is no frame's.
+int frame_version(const std::string& bytes, size_t pos) {
+  size_t n = std::min<size_t>(bytes.size() - pos, 4);
+  if (bytes.compare(pos, n, kMagicV2, n) == 0) return 2;
+  if (bytes.compare(pos, n, kMagicV1, n) == 0) return 1;
+  return 0;
+}
+
+// The frame at `pos`, or false with what is wrong in `scan`; `previous` is
+// the counters of the last earlier frame that has them.
+bool decode_frame(const std::string& bytes, size_t pos, const std::optional<StoredCounters>& previous,
+                  TailFrame& frame, TailScan& scan) {
   size_t left = bytes.size() - pos;
-  size_t magic = std::min<size_t>(left, 4);
-  if (bytes.compare(pos, magic, kMagic, magic) != 0) return damaged(scan, "no frame magic");
+  int version = frame_version(bytes, pos);
+  if (version == 0) return damaged(scan, "no frame magic");
   if (left < kHeaderBytes) return cut_short(scan, "header cut short");
   uint32_t length = get_u32(bytes, pos + 4);
   if (length > kMaxTailPayloadBytes) return damaged(scan, "frame length " + std::to_string(length) + " too large");
@@ -306,7 +443,7 @@ bool decode_frame(const std::string& bytes, size_t pos, TailFrame& frame, TailSc
         scan, "frame cut short (" + std::to_string(left - kHeaderBytes) + " of " + std::to_string(length) + " bytes)");
   std::string payload = bytes.substr(pos + kHeaderBytes, length);
   if (crc32_ieee(payload.data(), payload.size()) != get_u32(bytes, pos + 8)) return damaged(scan, "checksum mismatch");
-  PayloadReader reader(payload);
+  PayloadReader reader(payload, version, previous);
   if (!reader.read(frame)) return damaged(scan, reader.problem());
   return true;
 }
@@ -319,12 +456,12 @@ uint32_t crc32_ieee(const char* data, size_t size) {
   return c ^ 0xFFFFFFFFu;
 }
 
-Result<std::string> encode_tail_frame(const TailFrame& frame) {
-  auto payload = encode_payload(frame);
+Result<std::string> encode_tail_frame(const TailFrame& frame, const StoredCounters* previous) {
+  auto payload = encode_payload(frame, previous);
   if (!payload) return payload.take_error();
   if (payload->size() > kMaxTailPayloadBytes)
     return invalid("more than " + std::to_string(kMaxTailPayloadBytes) + " bytes");
-  std::string out(kMagic, 4);
+  std::string out(kMagicV2, 4);
   put_u32(out, static_cast<uint32_t>(payload->size()));
   put_u32(out, crc32_ieee(payload->data(), payload->size()));
   return out + *payload;
@@ -332,15 +469,17 @@ Result<std::string> encode_tail_frame(const TailFrame& frame) {
 
 TailScan decode_tail(const std::string& bytes) {
   TailScan scan;
+  std::optional<StoredCounters> previous;
   while (scan.valid_bytes < bytes.size()) {
     TailFrame frame;
-    if (!decode_frame(bytes, scan.valid_bytes, frame, scan)) {
+    if (!decode_frame(bytes, scan.valid_bytes, previous, frame, scan)) {
       scan.problem = "frame " + std::to_string(scan.frames.size() + 1) + " at byte " +
                      std::to_string(scan.valid_bytes) + ": " + scan.problem;
       return scan;
     }
     uint32_t length = get_u32(bytes, scan.valid_bytes + 4);
     scan.valid_bytes += kHeaderBytes + length;
+    if (frame.counters) previous = frame.counters;
     scan.frames.push_back(std::move(frame));
   }
   return scan;
@@ -373,8 +512,10 @@ Result<SweepTailFile> SweepTailFile::open(const std::string& path) {
 }
 
 Status SweepTailFile::append(const TailFrame& frame) {
-  auto bytes = encode_tail_frame(frame);
+  auto bytes = encode_tail_frame(frame, last_counters_ ? &*last_counters_ : nullptr);
   if (!bytes) return bytes.take_error();
+  std::optional<StoredCounters> previous = std::move(last_counters_);
+  last_counters_.reset();  // unknown until the whole frame is written
   size_t off = 0;
   while (off < bytes->size()) {
     ssize_t n = ::write(fd_.get(), bytes->data() + off, bytes->size() - off);
@@ -383,6 +524,7 @@ Status SweepTailFile::append(const TailFrame& frame) {
     off += static_cast<size_t>(n);
     size_ += n;
   }
+  last_counters_ = frame.counters ? frame.counters : std::move(previous);
   return ok_status();
 }
 
@@ -394,6 +536,7 @@ Status SweepTailFile::sync() {
 Status SweepTailFile::reset() {
   if (::ftruncate(fd_.get(), 0) != 0) return errno_error("cannot empty the sweep tail " + path_);
   size_ = 0;
+  last_counters_.reset();
   return ok_status();
 }
 
