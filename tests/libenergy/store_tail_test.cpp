@@ -120,6 +120,47 @@ TEST_F(StoreTail, ALiveWritersTailIsNotReplayedButReadersSeeIt) {
   EXPECT_EQ(pts->size(), 11u);  // 9 inside and one beyond each edge
 }
 
+// A reader reads a grown tail from where it stopped (frames whose counters
+// refer to earlier ones included) and a replaced one afresh: its answers
+// are those of a reader that reads the whole file.
+TEST_F(StoreTail, AReaderReadsWhatWasAppendedSinceAndANewFileAfresh) {
+  store_chunk(10);
+  auto tail = SweepTailFile::open(store_->tail_path());
+  ASSERT_TRUE(tail.ok());
+  append(*tail, 10, 20, 100);
+  auto r = reader();
+  ASSERT_TRUE(r);
+  auto expect_energy = [&](int64_t a, int64_t b) {
+    auto e = r->readings().energy_uj(boot_, ids_[0], {sweep(a).t_ns, sweep(b).t_ns});
+    auto whole = reader()->readings().energy_uj(boot_, ids_[0], {sweep(a).t_ns, sweep(b).t_ns});
+    ASSERT_TRUE(e.ok() && e->has_value() && whole.ok() && whole->has_value()) << a << ".." << b;
+    EXPECT_DOUBLE_EQ(**e, **whole) << a << ".." << b;
+    EXPECT_GT(**e, 0) << a << ".." << b;
+  };
+  expect_energy(3, 17);
+  auto first = r->readings().energy_uj(boot_, ids_[0], {sweep(3).t_ns, sweep(17).t_ns});
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_NEAR(**first, truth_uj(3, 17), 1e-6);
+  for (int64_t i = 20; i < 700; i += 10) append(*tail, i, i + 10, static_cast<double>(i));  // a chunk closes
+  expect_energy(3, 690);
+  append(*tail, 700, 710, 700);
+  expect_energy(650, 705);
+  auto rows = r->readings().export_boot_readings(boot_, {0, INT64_MAX}, "", 100000);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->size(), 1420u);
+  std::string next = store_->tail_path() + ".new";
+  {
+    auto fresh = SweepTailFile::open(next);
+    ASSERT_TRUE(fresh.ok());
+    append(*fresh, 10, 720, 720);
+  }
+  ASSERT_EQ(std::rename(next.c_str(), store_->tail_path().c_str()), 0);
+  expect_energy(3, 715);
+  auto last = r->readings().last_sample_ns(boot_);
+  ASSERT_TRUE(last.ok() && last->has_value());
+  EXPECT_EQ(**last, sweep(719).t_ns);
+}
+
 TEST_F(StoreTail, ADamagedTailKeepsItsValidFramesAndIsReportedAndKeptAside) {
   store_chunk(10);
   {

@@ -467,9 +467,11 @@ Result<std::string> encode_tail_frame(const TailFrame& frame, const StoredCounte
   return out + *payload;
 }
 
-TailScan decode_tail(const std::string& bytes) {
+TailScan decode_tail(const std::string& bytes) { return decode_tail(bytes, 0, std::nullopt); }
+
+TailScan decode_tail(const std::string& bytes, size_t from, std::optional<StoredCounters> previous) {
   TailScan scan;
-  std::optional<StoredCounters> previous;
+  scan.valid_bytes = std::min(from, bytes.size());
   while (scan.valid_bytes < bytes.size()) {
     TailFrame frame;
     if (!decode_frame(bytes, scan.valid_bytes, previous, frame, scan)) {

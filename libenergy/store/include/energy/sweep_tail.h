@@ -94,6 +94,10 @@ struct TailScan {
 
 // Decodes a tail file's bytes.
 TailScan decode_tail(const std::string& bytes);
+// Decodes the frames from byte `from` on (a frame boundary), `previous`
+// being the counters of the last frame before it that has counters (a
+// reader extending what it read before). valid_bytes counts from byte 0.
+TailScan decode_tail(const std::string& bytes, size_t from, std::optional<StoredCounters> previous);
 
 // The sweeps of `boot` in `frames` stamped after `stored_up_to_ns` (the
 // newest sweep the store holds for that boot; 0 when none), in time order,
