@@ -26,8 +26,9 @@
 // A frame decodes on its own except for counters of kind 2, which need the
 // frame that set them: an earlier frame of the same file, which the decoder
 // has read whenever it reads this one (it decodes a prefix, and a file
-// starts with kind 1 after every open or reset). Issue 16: 3 rails at 100 ms
-// take about 140 bytes a second instead of about 290 (docs/PERFORMANCE.md).
+// starts with kind 1 after every open or reset). Issue 16: a simulated Orin
+// Nano (3 rails, 100 ms) appends about 180 bytes a second instead of about
+// 300 (docs/PERFORMANCE.md).
 //
 // Version 1 frames ("ETL1", written before 2026-11-27's smaller frames) are
 // still decoded, so a tail an older energyd left is replayed after an
