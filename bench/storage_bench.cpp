@@ -342,7 +342,8 @@ void BM_TailQuery(benchmark::State& state) {
   Readings gen(3);
   std::vector<int64_t> ids = {1, 2, 3};
   int64_t next = kHour;
-  for (; next < kHour + tail_sweeps; next += 10) (void)tail->append(tail_second(gen, next, ids, static_cast<double>(next)));
+  for (; next < kHour + tail_sweeps; next += 10)
+    (void)tail->append(tail_second(gen, next, ids, static_cast<double>(next)));
   auto reader = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
   bool answered = true;
   for (auto _ : state) {

@@ -158,7 +158,8 @@ const char* const kVersion1Tail =
 
 std::string unhex(const std::string& hex) {
   std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return out;
 }
 
@@ -173,7 +174,8 @@ TEST(SweepTail, AVersion1TailFromBeforeTheUpgradeStillDecodes) {
   for (int64_t i = 10; i < 30; ++i) {
     const Sample& s = scan.frames[static_cast<size_t>(i / 20)].sweeps[static_cast<size_t>(i % 10)];
     int32_t ma = static_cast<int32_t>(800 + 10 * i);
-    expect_same(s, Sample{(1000 + 100 * i) * 1'000'000, (1000 + 100 * i) * 1'000'000,
+    expect_same(s, Sample{(1000 + 100 * i) * 1'000'000,
+                          (1000 + 100 * i) * 1'000'000,
                           {RailValue{0, 5000, ma, 0}, RailValue{0, 5000, 200, 0}}});
   }
 }

@@ -134,11 +134,11 @@ class StoreReadings {
   // closed chunks is not decoded again after every append).
   struct LiveCursor {
     uint64_t ino = 0;
-    size_t bytes = 0;                         // the valid prefix read
-    Chunker chunker;                          // holds live_'s open chunk (its last, when not empty)
-    int64_t newest_ns = 0;                    // the newest sweep chunked
-    int64_t stored_last_ns = 0;               // the database's newest sweep of the boot then
-    std::optional<StoredCounters> counters;   // what the next frame's counters may refer to
+    size_t bytes = 0;                        // the valid prefix read
+    Chunker chunker;                         // holds live_'s open chunk (its last, when not empty)
+    int64_t newest_ns = 0;                   // the newest sweep chunked
+    int64_t stored_last_ns = 0;              // the database's newest sweep of the boot then
+    std::optional<StoredCounters> counters;  // what the next frame's counters may refer to
   };
   // `keep`: where the reader's cursor goes (nullptr for a replay).
   Result<LiveChunks> chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
@@ -159,8 +159,8 @@ class StoreReadings {
   sql::Db* db_;
   const std::string& path_;  // the Store's
   bool reader_;
-  std::optional<LiveChunks> live_;  // reader only
-  std::string live_key_;            // the tail file live_ was read from (inode, size, mtime)
+  std::optional<LiveChunks> live_;         // reader only
+  std::string live_key_;                   // the tail file live_ was read from (inode, size, mtime)
   std::optional<LiveCursor> live_cursor_;  // reader only, with live_
 };
 
