@@ -13,6 +13,11 @@
 //  - BM_RunsList: what `runs.list` does for 100 and 1000 of 1000 runs spread
 //    over a day of 3-rail data: the filtered query, the total rails and each
 //    run's summary from the running energy (the daemon adds only JSON).
+//  - BM_TailQuery: a reader's energy query over the last minute right after
+//    the writer appended a second to the sweep tail, when the tail holds
+//    `seal_chunks` (5, 15, 30) closed chunks of 3 rails and half an open
+//    one (the reader decodes the whole tail again after each append); 50
+//    iterations, so the tail grows by less than a chunk while measured.
 // Readings are INA3221-like: 8 mV / 8 mA steps with a random walk around a
 // base value (what the simulator produces), generated deterministically.
 #include <unistd.h>
@@ -26,6 +31,7 @@
 #include "energy/chunker.h"
 #include "energy/run_summary.h"
 #include "energy/store.h"
+#include "energy/sweep_tail.h"
 
 namespace energy {
 namespace {
@@ -317,6 +323,44 @@ void BM_RunsList(benchmark::State& state) {
   if (summarized != static_cast<size_t>(filter.limit)) state.SkipWithError("a run had no summary");
 }
 BENCHMARK(BM_RunsList)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+// One flush interval (10 sweeps from sweep `first`) as the writer appends it.
+TailFrame tail_second(Readings& gen, int64_t first, const std::vector<int64_t>& ids, double uj) {
+  TailFrame f{1, ids, {}, StoredCounters{"0123456789abcdef", 1, {}}};
+  for (size_t r = 0; r < ids.size(); ++r) f.counters->energy_uj.emplace_back("RAIL" + std::to_string(r), uj);
+  for (int64_t i = first; i < first + 10; ++i) f.sweeps.push_back(gen.next(i));
+  return f;
+}
+
+void BM_TailQuery(benchmark::State& state) {
+  constexpr int64_t kHour = 36'000;
+  const int64_t tail_sweeps = (state.range(0) * 2 + 1) * 300;  // seal_chunks and a half chunks of 600
+  std::string path = temp_db();
+  auto writer = fill(path, 3, kHour);
+  auto tail = SweepTailFile::open(writer->tail_path());
+  if (!tail.ok()) return state.SkipWithError(tail.error().describe().c_str());
+  Readings gen(3);
+  std::vector<int64_t> ids = {1, 2, 3};
+  int64_t next = kHour;
+  for (; next < kHour + tail_sweeps; next += 10)
+    (void)tail->append(tail_second(gen, next, ids, static_cast<double>(next)));
+  auto reader = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
+  bool answered = true;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto st = tail->append(tail_second(gen, next, ids, static_cast<double>(next)));
+    next += 10;
+    state.ResumeTiming();
+    auto e = reader->readings().energy_uj(1, 1, {(next - 600) * kPeriodNs, (next - 20) * kPeriodNs});
+    answered = answered && st.ok() && e.ok() && e->has_value();
+  }
+  if (!answered) state.SkipWithError("an append failed or the query found no energy");
+  state.counters["tail_bytes"] = static_cast<double>(tail->size_bytes());
+  reader.reset();
+  writer.reset();
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+BENCHMARK(BM_TailQuery)->Arg(5)->Arg(15)->Arg(30)->Iterations(50)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace energy

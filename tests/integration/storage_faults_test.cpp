@@ -123,7 +123,10 @@ TEST_F(StorageFaults, FullDiskIsReportedAndWritingResumesWhenSpaceReturns) {
     std::string dir;
     ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
   } unmount{state};
-  start(state);
+  // Nothing fails until a write needs a new page: the sweep tail's appends
+  // (about 180 bytes a second at 100 ms) fill its last page for up to 20 s.
+  // At 10 ms they need one within a few seconds.
+  start(state, {"--sample-period-ms", "10"});
   ASSERT_TRUE(
       eventually([](const nlohmann::json& st) { return st["storage"]["commits"].get<int>() >= 1; }, seconds(5)));
   {

@@ -91,7 +91,7 @@ TEST(Config, ValidationRejectsOutOfRangeValues) {
 }
 
 TEST(Config, SealChunksIsReadAndBounded) {
-  EXPECT_EQ(DaemonConfig{}.seal_chunks, 5);
+  EXPECT_EQ(DaemonConfig{}.seal_chunks, 15);
   auto c = apply_config_yaml("seal_chunks: 12\n", "t.yaml", DaemonConfig{});
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->seal_chunks, 12);

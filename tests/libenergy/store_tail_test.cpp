@@ -120,6 +120,47 @@ TEST_F(StoreTail, ALiveWritersTailIsNotReplayedButReadersSeeIt) {
   EXPECT_EQ(pts->size(), 11u);  // 9 inside and one beyond each edge
 }
 
+// A reader reads a grown tail from where it stopped (frames whose counters
+// refer to earlier ones included) and a replaced one afresh: its answers
+// are those of a reader that reads the whole file.
+TEST_F(StoreTail, AReaderReadsWhatWasAppendedSinceAndANewFileAfresh) {
+  store_chunk(10);
+  auto tail = SweepTailFile::open(store_->tail_path());
+  ASSERT_TRUE(tail.ok());
+  append(*tail, 10, 20, 100);
+  auto r = reader();
+  ASSERT_TRUE(r);
+  auto expect_energy = [&](int64_t a, int64_t b) {
+    auto e = r->readings().energy_uj(boot_, ids_[0], {sweep(a).t_ns, sweep(b).t_ns});
+    auto whole = reader()->readings().energy_uj(boot_, ids_[0], {sweep(a).t_ns, sweep(b).t_ns});
+    ASSERT_TRUE(e.ok() && e->has_value() && whole.ok() && whole->has_value()) << a << ".." << b;
+    EXPECT_DOUBLE_EQ(**e, **whole) << a << ".." << b;
+    EXPECT_GT(**e, 0) << a << ".." << b;
+  };
+  expect_energy(3, 17);
+  auto first = r->readings().energy_uj(boot_, ids_[0], {sweep(3).t_ns, sweep(17).t_ns});
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_NEAR(**first, truth_uj(3, 17), 1e-6);
+  for (int64_t i = 20; i < 700; i += 10) append(*tail, i, i + 10, static_cast<double>(i));  // a chunk closes
+  expect_energy(3, 690);
+  append(*tail, 700, 710, 700);
+  expect_energy(650, 705);
+  auto rows = r->readings().export_boot_readings(boot_, {0, INT64_MAX}, "", 100000);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->size(), 1420u);
+  std::string next = store_->tail_path() + ".new";
+  {
+    auto fresh = SweepTailFile::open(next);
+    ASSERT_TRUE(fresh.ok());
+    append(*fresh, 10, 720, 720);
+  }
+  ASSERT_EQ(std::rename(next.c_str(), store_->tail_path().c_str()), 0);
+  expect_energy(3, 715);
+  auto last = r->readings().last_sample_ns(boot_);
+  ASSERT_TRUE(last.ok() && last->has_value());
+  EXPECT_EQ(**last, sweep(719).t_ns);
+}
+
 TEST_F(StoreTail, ADamagedTailKeepsItsValidFramesAndIsReportedAndKeptAside) {
   store_chunk(10);
   {
@@ -161,6 +202,46 @@ TEST_F(StoreTail, ATornLastFrameIsNoLoss) {
   auto c = store_->counters().get();
   ASSERT_TRUE(c.ok() && c->has_value());
   EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
+}
+
+// A tail left by energyd before the version 2 frames (2026-11-27): written
+// by the version 1 encoder from append(10, 20, 100) and append(20, 30, 200)
+// of this fixture (boot 1, rails 1 and 2). An upgraded energyd replays it.
+const char* const kVersion1Tail =
+    "45544c31af0000008b1410d8010201020110303030303030303030303030303061610201065644445f494e0000000000005940"
+    "0a80d0acf30e000000904e880e0000904e90038084af5f0000000014000000008084af5f0000000014000000008084af5f0000"
+    "000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f00"
+    "00000014000000008084af5f0000000014000000008084af5f00000000140000000045544c31af0000005b5009cd0102010201"
+    "10303030303030303030303030303061610201065644445f494e00000000000069400a80f882ad16000000904ed00f0000904e"
+    "90038084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f000000001400"
+    "0000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014"
+    "000000008084af5f000000001400000000";
+
+TEST_F(StoreTail, AVersion1TailFromBeforeTheUpgradeIsReplayed) {
+  ASSERT_EQ(boot_, 1);
+  ASSERT_EQ(ids_, (std::vector<int64_t>{1, 2}));
+  store_chunk(10);
+  {
+    std::string hex = kVersion1Tail, bytes;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2)
+      bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    FILE* f = std::fopen(store_->tail_path().c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+  }
+  reopen();
+  EXPECT_TRUE(store_->losses().empty());
+  EXPECT_FALSE(std::filesystem::exists(store_->tail_path()));
+  auto n = store_->readings().sample_count();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 30);
+  auto c = store_->counters().get();
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->energy_uj, counters(200).energy_uj);
+  auto e = store_->readings().energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(27).t_ns});
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_NEAR(**e, truth_uj(2, 27), 1e-6);
 }
 
 }  // namespace

@@ -146,9 +146,9 @@ struct WriterOptions {
   size_t max_pending_chunks = 240;  // closed chunks kept while the database refuses writes
   // With the sweep tail: closed chunks held (in memory and in the tail)
   // before they are committed together; a mark, a write or context rows
-  // take them along sooner. One commit of five chunks writes about a fifth
-  // of the pages of five commits of one (docs/PERFORMANCE.md, issue 16).
-  size_t seal_chunks = 5;
+  // take them along sooner. Each commit costs about 21 pages whatever it
+  // holds, each chunk about 3 more (docs/PERFORMANCE.md, issue 16).
+  size_t seal_chunks = 15;
   std::chrono::milliseconds checkpoint_interval{10000};  // the power-loss window for samples
   std::chrono::milliseconds reopen_interval{5000};       // retry period while the database cannot be opened
   int consecutive_failures_before_reopen = 5;            // failed commits before the database is reopened

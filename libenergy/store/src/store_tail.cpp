@@ -11,6 +11,7 @@
 
 #include "energy/store.h"
 #include "energy/sweep_tail.h"
+#include "energy/sysroot.h"
 #include "sqlite.h"
 #include "tail_counters.h"
 
@@ -19,6 +20,7 @@ namespace {
 
 // Replayed sweeps are grouped as the writer groups them (WriterOptions::chunk_sweeps).
 constexpr int64_t kTailChunkSweeps = 600;
+constexpr size_t kMaxTailFileBytes = 64u << 20;  // as read_tail_file's bound
 
 bool same_rails(const TailFrame& f, int64_t boot, const std::vector<int64_t>& rail_ids) {
   return f.boot == boot && f.rail_ids == rail_ids;
@@ -35,10 +37,8 @@ Result<std::optional<int64_t>> StoreReadings::stored_last_ns(int64_t boot) {
   return std::optional<int64_t>(st->int_at(0));
 }
 
-// The frames' sweeps of (boot, rails) newer than the stored ones, chunked
-// from the stored running energy on, as the writer's Chunker would have.
-Result<StoreReadings::LiveChunks> StoreReadings::chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
-                                                                  const std::vector<int64_t>& rail_ids) {
+// The rails' power units and labels, for live chunks of (boot, rails).
+Result<StoreReadings::LiveChunks> StoreReadings::live_rails(int64_t boot, const std::vector<int64_t>& rail_ids) {
   LiveChunks out{boot, rail_ids, {}, {}, {}, {}};
   for (int64_t id : rail_ids) {
     auto st = db_->prepare("SELECT power_unit_uw, label FROM rails WHERE id = ?1");
@@ -50,6 +50,16 @@ Result<StoreReadings::LiveChunks> StoreReadings::chunks_from_tail(const std::vec
     out.units.push_back(st->int_at(0));
     out.labels.push_back(st->text_at(1));
   }
+  return out;
+}
+
+// The frames' sweeps of (boot, rails) newer than the stored ones, chunked
+// from the stored running energy on, as the writer's Chunker would have.
+Result<StoreReadings::LiveChunks> StoreReadings::chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
+                                                                  const std::vector<int64_t>& rail_ids,
+                                                                  std::optional<LiveCursor>* keep) {
+  auto out = live_rails(boot, rail_ids);
+  if (!out) return out.take_error();
   std::vector<TailFrame> group;
   for (const auto& f : frames) {
     if (same_rails(f, boot, rail_ids)) group.push_back(f);
@@ -57,15 +67,21 @@ Result<StoreReadings::LiveChunks> StoreReadings::chunks_from_tail(const std::vec
   auto last = stored_last_ns(boot);
   if (!last) return last.take_error();
   auto sweeps = sweeps_to_replay(group, boot, last->value_or(0));
-  if (sweeps.empty()) return out;
+  if (sweeps.empty() && !keep) return out;
   auto resume = resume_cursors(boot, rail_ids);
   if (!resume) return resume.take_error();
   std::vector<ChunkRail> rails;
-  for (int64_t u : out.units) rails.push_back(ChunkRail{u});
+  for (int64_t u : out->units) rails.push_back(ChunkRail{u});
   Chunker chunker(std::move(rails), kTailChunkSweeps, std::move(resume).value());
   for (const auto& s : sweeps) chunker.add(s);
-  out.chunks = chunker.take_closed();
-  if (!chunker.empty()) out.chunks.push_back(chunker.open_chunk());
+  out->chunks = chunker.take_closed();
+  if (keep) {
+    int64_t newest = sweeps.empty() ? last->value_or(0) : sweeps.back().t_ns;
+    *keep = LiveCursor{0, 0, std::move(chunker), newest, last->value_or(0), last_counters(frames)};
+    if (!keep->value().chunker.empty()) out->chunks.push_back(keep->value().chunker.open_chunk());
+    return out;
+  }
+  if (!chunker.empty()) out->chunks.push_back(chunker.open_chunk());
   return out;
 }
 
@@ -134,7 +150,8 @@ void Store::set_tail_aside(const std::string& why) {
 // Read before the database is asked what it holds, so a chunk committed in
 // between is found in the database rather than missed by both.
 // A tail unchanged since the last refresh (same inode, size and mtime: the
-// writer appends, or replaces the file after a commit) is not read again.
+// writer appends, or replaces the file after a commit) is not read again;
+// one that only grew is read from where the last refresh stopped.
 Status StoreReadings::refresh_live() {
   if (!reader_) return ok_status();
   struct stat st {};
@@ -144,14 +161,33 @@ Status StoreReadings::refresh_live() {
           std::to_string(st.st_mtim.tv_nsec);
   }
   if (!key.empty() && key == live_key_) return ok_status();
+  if (!key.empty()) {
+    auto extended = extend_live(static_cast<uint64_t>(st.st_ino));
+    if (!extended) return extended.take_error();
+    if (*extended) {
+      live_key_ = key;
+      return ok_status();
+    }
+  }
+  return reload_live(key);
+}
+
+Status StoreReadings::reload_live(const std::string& key) {
   live_.reset();
+  live_cursor_.reset();
   live_key_.clear();
-  auto bytes = read_tail_file(tail_path());
+  auto fd = open_regular_file(tail_path(), "the sweep tail " + tail_path(), FileAccess::kRead);
+  if (!fd && fd.error().sys_errno == ENOENT) return ok_status();
+  if (!fd) return fd.take_error();
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return errno_error("cannot stat the sweep tail " + tail_path());
+  auto bytes = read_all(fd->get(), "the sweep tail " + tail_path(), kMaxTailFileBytes);
   if (!bytes) return bytes.take_error();
   TailScan scan = decode_tail(*bytes);
   if (scan.frames.empty()) return ok_status();
   const TailFrame& newest = scan.frames.back();
-  auto live = chunks_from_tail(scan.frames, newest.boot, newest.rail_ids);
+  std::optional<LiveCursor> cursor;
+  auto live = chunks_from_tail(scan.frames, newest.boot, newest.rail_ids, &cursor);
   if (!live) return live.take_error();
   auto boot = db_->prepare("SELECT boot_id FROM boots WHERE id = ?1");
   if (!boot) return boot.take_error();
@@ -159,8 +195,48 @@ Status StoreReadings::refresh_live() {
   if (!r) return r.take_error();
   if (*r == sql::StepResult::kRow) live->boot_id = boot->text_at(0);
   live_ = std::move(live).value();
+  live_cursor_ = std::move(cursor);
+  live_cursor_->ino = static_cast<uint64_t>(st.st_ino);
+  live_cursor_->bytes = scan.valid_bytes;
   live_key_ = key;
   return ok_status();
+}
+
+// The frames after the cursor, when the file is the cursor's (the writer
+// replaces it by a new one after each commit), all of live_'s boot and
+// rails, and the database holds no newer sweep than when live_ was read.
+// Only the new bytes are read; live_'s open chunk is rebuilt, its closed
+// ones kept.
+Result<bool> StoreReadings::extend_live(uint64_t ino) {
+  if (!live_ || !live_cursor_ || live_cursor_->ino != ino) return false;
+  LiveCursor& c = *live_cursor_;
+  auto fd = open_regular_file(tail_path(), "the sweep tail " + tail_path(), FileAccess::kRead);
+  struct stat st {};
+  if (!fd || ::fstat(fd->get(), &st) != 0 || static_cast<uint64_t>(st.st_ino) != ino) return false;
+  if (static_cast<size_t>(st.st_size) < c.bytes || ::lseek(fd->get(), static_cast<off_t>(c.bytes), SEEK_SET) < 0)
+    return false;
+  auto fresh = read_all(fd->get(), "the sweep tail " + tail_path(), kMaxTailFileBytes);
+  if (!fresh) return fresh.take_error();
+  TailScan scan = decode_tail(*fresh, 0, c.counters);
+  auto last = stored_last_ns(live_->boot);
+  if (!last) return last.take_error();
+  if (last->value_or(0) != c.stored_last_ns) return false;
+  for (const auto& f : scan.frames) {
+    if (!same_rails(f, live_->boot, live_->rail_ids)) return false;
+  }
+  if (!c.chunker.empty()) live_->chunks.pop_back();  // the open chunk, rebuilt below
+  for (const auto& f : scan.frames) {
+    for (const auto& s : f.sweeps) {
+      if (s.t_ns <= c.newest_ns) continue;
+      c.chunker.add(s);
+      c.newest_ns = s.t_ns;
+    }
+    if (f.counters) c.counters = f.counters;
+  }
+  for (auto& chunk : c.chunker.take_closed()) live_->chunks.push_back(std::move(chunk));
+  if (!c.chunker.empty()) live_->chunks.push_back(c.chunker.open_chunk());
+  c.bytes += scan.valid_bytes;
+  return true;
 }
 
 int StoreReadings::live_rail(int64_t boot, int64_t rail_id) const {

@@ -37,7 +37,7 @@ struct DaemonConfig {
   int64_t checkpoint_interval_ms = 10000;                       // WAL sync period: the power-loss window for samples
   // Closed raw-tier chunks (600 sweeps each) the sweep tail holds before
   // they are committed to the database together (docs/PERFORMANCE.md, issue 16).
-  int64_t seal_chunks = 5;
+  int64_t seal_chunks = 15;
   std::string log_level = "info";  // trace|debug|info|warn|error
   // Retention (store.h RetentionPolicy): raw readings, then 1 s buckets, then
   // 1 min buckets, all within a disk budget for the database and its WAL.

@@ -23,6 +23,7 @@
 #include "energy/chunker.h"
 #include "energy/integrate.h"
 #include "energy/result.h"
+#include "energy/store_counters.h"
 #include "energy/tiers.h"
 
 namespace energy {
@@ -128,10 +129,27 @@ class StoreReadings {
   Result<std::vector<StoredReading>> decode(int64_t chunk_id, int64_t rail_id);
   Result<std::optional<int64_t>> stored_last_ns(int64_t boot);
   Status append_points(int64_t chunk_id, int64_t rail_id, EnergyWindow w, std::vector<PowerPoint>& out);
+  // Reader: where live_ was read up to, so that frames appended since to
+  // the same file are decoded and chunked alone (issue 16: a tail of many
+  // closed chunks is not decoded again after every append).
+  struct LiveCursor {
+    uint64_t ino = 0;
+    size_t bytes = 0;                        // the valid prefix read
+    Chunker chunker;                         // holds live_'s open chunk (its last, when not empty)
+    int64_t newest_ns = 0;                   // the newest sweep chunked
+    int64_t stored_last_ns = 0;              // the database's newest sweep of the boot then
+    std::optional<StoredCounters> counters;  // what the next frame's counters may refer to
+  };
+  // `keep`: where the reader's cursor goes (nullptr for a replay).
   Result<LiveChunks> chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
-                                      const std::vector<int64_t>& rail_ids);
+                                      const std::vector<int64_t>& rail_ids, std::optional<LiveCursor>* keep = nullptr);
+  Result<LiveChunks> live_rails(int64_t boot, const std::vector<int64_t>& rail_ids);
   // Reader: reloads live_ from the tail (before each public query of the raw tier).
   Status refresh_live();
+  Status reload_live(const std::string& key);
+  // Reader: adds to live_ the frames appended since live_cursor_ to the
+  // same file of `ino`; false when live_ must be read afresh instead.
+  Result<bool> extend_live(uint64_t ino);
   // The position of rail_id among live_'s rails for `boot`, or -1.
   int live_rail(int64_t boot, int64_t rail_id) const;
   Status append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
@@ -141,8 +159,9 @@ class StoreReadings {
   sql::Db* db_;
   const std::string& path_;  // the Store's
   bool reader_;
-  std::optional<LiveChunks> live_;  // reader only
-  std::string live_key_;            // the tail file live_ was read from (inode, size, mtime)
+  std::optional<LiveChunks> live_;         // reader only
+  std::string live_key_;                   // the tail file live_ was read from (inode, size, mtime)
+  std::optional<LiveCursor> live_cursor_;  // reader only, with live_
 };
 
 }  // namespace energy

@@ -6,18 +6,35 @@
 // the power-loss window's schedule (sync()); at the next open the frames are
 // read back, the sweeps the store lacks replayed, and the file reset.
 //
-// Format, little-endian: per frame the magic "ETL1", the payload's length
+// Format, little-endian: per frame the magic "ETL2", the payload's length
 // (u32) and CRC-32 (u32, IEEE), then the payload: varints of the store's
-// boot row id, the rail count and each rail's row id; the energy counters
-// as of the frame's last sweep (a varint 0 for none, else 1, the id and
-// each label as a varint length and bytes, created_wall_ns as a zigzag
-// varint, the rail count, per rail its label and its microjoules as the
-// 8 bytes of an IEEE double); the sweep count, then per sweep the
-// zigzag deltas of t_ns (against the previous sweep of the frame, the first
-// against 0) and of wall_ns - t_ns, and per rail the errno of a failed read
-// (0: valid) followed, for a valid reading, by the zigzag deltas of power_uw,
-// voltage_mv and current_ma against the rail's previous valid reading in the
-// frame. A frame decodes on its own.
+// boot row id, the rail count and each rail's row id; a varint 1 when every
+// valid reading's power is voltage x current (a rail without a power file:
+// power is then not written, as in a chunk), else 0; the energy counters as
+// of the frame's last sweep (a varint kind: 0 none; 1 whole: the id and each
+// label as a varint length and bytes, created_wall_ns as a zigzag varint,
+// the rail count, per rail its label and its microjoules as the 8 bytes of
+// an IEEE double; 2 values only: the microjoules, the id, start and labels
+// being those of the last earlier frame of the file that has counters); the
+// sweep count, then per sweep the zigzag varints of the first sweep's t_ns,
+// the second's step from it, each later step's change from the step before,
+// and the change of wall_ns - t_ns; the count of failed rails and each
+// one's index (increasing) and errno; then per valid rail the zigzag deltas
+// of voltage_mv, current_ma (and power_uw unless derived) against the
+// rail's previous valid reading in the frame.
+//
+// A frame decodes on its own except for counters of kind 2, which need the
+// frame that set them: an earlier frame of the same file, which the decoder
+// has read whenever it reads this one (it decodes a prefix, and a file
+// starts with kind 1 after every open or reset). Issue 16: a simulated Orin
+// Nano (3 rails, 100 ms) appends about 180 bytes a second instead of about
+// 300 (docs/PERFORMANCE.md).
+//
+// Version 1 frames ("ETL1", written before 2026-11-27's smaller frames) are
+// still decoded, so a tail an older energyd left is replayed after an
+// upgrade: their sweeps hold per rail the errno (0: valid) and then the
+// deltas of power_uw, voltage_mv and current_ma; t_ns as its step from the
+// previous sweep (the first from 0); counters of kind 0 or 1 only.
 //
 // The decoder trusts nothing: a frame whose magic, length, checksum or
 // content is wrong ends the valid prefix, and what was wrong is said (a
@@ -58,9 +75,12 @@ inline constexpr uint32_t kMaxTailPayloadBytes = 16u << 20;
 inline constexpr uint64_t kMaxTailRails = 256;
 
 // The frame's bytes; kInvalid when a sweep's value count differs from the
-// rail count, a stamp is not after the previous one, a row id is not > 0 or
-// the counters fail validate_counters.
-Result<std::string> encode_tail_frame(const TailFrame& frame);
+// rail count, a stamp is not after the previous one, a row id is not > 0, an
+// errno is outside 0..4095 or the counters fail validate_counters.
+// `previous`: the counters of the last frame before this one in the same
+// file that has counters (nullptr when none or unknown); when this frame's
+// have the same id, start and labels, only their values are written.
+Result<std::string> encode_tail_frame(const TailFrame& frame, const StoredCounters* previous = nullptr);
 
 struct TailScan {
   std::vector<TailFrame> frames;  // the valid prefix, in file order
@@ -75,6 +95,10 @@ struct TailScan {
 
 // Decodes a tail file's bytes.
 TailScan decode_tail(const std::string& bytes);
+// Decodes the frames from byte `from` on (a frame boundary), `previous`
+// being the counters of the last frame before it that has counters (a
+// reader extending what it read before). valid_bytes counts from byte 0.
+TailScan decode_tail(const std::string& bytes, size_t from, std::optional<StoredCounters> previous);
 
 // The sweeps of `boot` in `frames` stamped after `stored_up_to_ns` (the
 // newest sweep the store holds for that boot; 0 when none), in time order,
@@ -109,6 +133,9 @@ class SweepTailFile {
   std::string path_;
   UniqueFd fd_;
   int64_t size_ = 0;
+  // The counters of the last frame appended with counters; none after open
+  // and reset (the next frame's are then written whole).
+  std::optional<StoredCounters> last_counters_;
 };
 
 // The tail file's bytes; an empty string when it does not exist. Anything
