@@ -8,8 +8,9 @@
 // Blocking reads: sysfs reads can hang (an INA3221 waiting for a conversion,
 // a wedged I2C bus). A watchdog thread, woken by a timer the sweeps keep
 // armed a stall limit past the next tick (so it does not fire while they
-// come in time), notices a read that takes longer than the stall limit, quarantines that rail (it reads as a gap with ETIMEDOUT)
-// and starts a new sampling thread that carries on with the other rails. The
+// come in time), notices a read that takes longer than the stall limit,
+// quarantines that rail (it reads as a gap with ETIMEDOUT) and starts a new
+// sampling thread that carries on with the other rails. The
 // stuck thread exits when its read returns, and the rail is sampled again.
 //
 // Thread-safety: start/stop from the owner thread; request_sample, latest and
