@@ -277,14 +277,14 @@ TEST_F(SweepTailFileTest, AppendedFramesReadBackAndResetEmptiesTheFile) {
   auto file = SweepTailFile::open(path());
   ASSERT_TRUE(file.ok()) << file.error().describe();
   ASSERT_TRUE(file->append(frame_of(1, 0, 4)).ok());
-  const size_t kFirst = static_cast<size_t>(file->size_bytes());
+  const size_t first_bytes = static_cast<size_t>(file->size_bytes());
   ASSERT_TRUE(file->append(frame_of(1, 4, 4)).ok());
   ASSERT_TRUE(file->sync().ok());
   auto bytes = read_tail_file(path());
   ASSERT_TRUE(bytes.ok());
   EXPECT_EQ(static_cast<int64_t>(bytes->size()), file->size_bytes());
   EXPECT_EQ(decode_tail(*bytes).frames.size(), 2u);
-  EXPECT_LT(bytes->size() - kFirst + 25, kFirst);  // the second frame's counters are values only
+  EXPECT_LT(bytes->size() - first_bytes + 25, first_bytes);  // the second frame's counters are values only
   ASSERT_TRUE(file->reset().ok());
   ASSERT_TRUE(file->append(frame_of(1, 8, 1)).ok());  // whole counters again: it decodes alone
   auto after = read_tail_file(path());

@@ -20,7 +20,6 @@ namespace {
 
 using codec::put_varint;
 using codec::zigzag;
-using tail_format::kHeaderBytes;
 using tail_format::kMagicV2;
 using tail_format::kMaxErrno;
 using tail_format::RailPrev;
@@ -234,7 +233,10 @@ Status SweepTailFile::append(const TailFrame& frame) {
     off += static_cast<size_t>(n);
     size_ += n;
   }
-  last_counters_ = frame.counters ? frame.counters : std::move(previous);
+  if (frame.counters)
+    last_counters_ = frame.counters;
+  else
+    last_counters_ = std::move(previous);
   return ok_status();
 }
 
