@@ -9,6 +9,7 @@
 #include "energy/store.h"
 #include "energy/sweep_tail.h"
 #include "temp_store.h"
+#include "version1_tail.h"
 
 namespace energy {
 namespace {
@@ -204,27 +205,14 @@ TEST_F(StoreTail, ATornLastFrameIsNoLoss) {
   EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
 }
 
-// A tail left by energyd before the version 2 frames (2026-11-27): written
-// by the version 1 encoder from append(10, 20, 100) and append(20, 30, 200)
-// of this fixture (boot 1, rails 1 and 2). An upgraded energyd replays it.
-const char* const kVersion1Tail =
-    "45544c31af0000008b1410d8010201020110303030303030303030303030303061610201065644445f494e0000000000005940"
-    "0a80d0acf30e000000904e880e0000904e90038084af5f0000000014000000008084af5f0000000014000000008084af5f0000"
-    "000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f00"
-    "00000014000000008084af5f0000000014000000008084af5f00000000140000000045544c31af0000005b5009cd0102010201"
-    "10303030303030303030303030303061610201065644445f494e00000000000069400a80f882ad16000000904ed00f0000904e"
-    "90038084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f000000001400"
-    "0000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014"
-    "000000008084af5f000000001400000000";
-
+// A tail left by energyd before the version 2 frames (version1_tail.h). An
+// upgraded energyd replays it.
 TEST_F(StoreTail, AVersion1TailFromBeforeTheUpgradeIsReplayed) {
   ASSERT_EQ(boot_, 1);
   ASSERT_EQ(ids_, (std::vector<int64_t>{1, 2}));
   store_chunk(10);
   {
-    std::string hex = kVersion1Tail, bytes;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2)
-      bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    const std::string bytes = test::version1_tail_bytes();
     FILE* f = std::fopen(store_->tail_path().c_str(), "wb");
     ASSERT_NE(f, nullptr);
     ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <random>
 
+#include "version1_tail.h"
+
 namespace energy {
 namespace {
 
@@ -141,30 +143,8 @@ TEST(SweepTail, EncodingRefusesAnErrnoOutsideTheKernelsRange) {
   EXPECT_EQ(encode_tail_frame(f).error().code, ErrorCode::kInvalid);
 }
 
-// Two frames written by the version 1 encoder (energyd before 2026-11-27):
-// boot 1, rails 1 and 2, sweeps i = 10..29 with t_ns = wall_ns =
-// (1000 + 100 i) ms, rail 0 at 5000 mV and 800 + 10 i mA, rail 1 at 5000 mV
-// and 200 mA, power 0 (read from a power file), counters "00000000000000aa"
-// started at 1 with VDD_IN at 100 and then 200 uJ.
-const char* const kVersion1Tail =
-    "45544c31af0000008b1410d8010201020110303030303030303030303030303061610201065644445f494e0000000000005940"
-    "0a80d0acf30e000000904e880e0000904e90038084af5f0000000014000000008084af5f0000000014000000008084af5f0000"
-    "000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f00"
-    "00000014000000008084af5f0000000014000000008084af5f00000000140000000045544c31af0000005b5009cd0102010201"
-    "10303030303030303030303030303061610201065644445f494e00000000000069400a80f882ad16000000904ed00f0000904e"
-    "90038084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f000000001400"
-    "0000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014000000008084af5f0000000014"
-    "000000008084af5f000000001400000000";
-
-std::string unhex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  return out;
-}
-
 TEST(SweepTail, AVersion1TailFromBeforeTheUpgradeStillDecodes) {
-  TailScan scan = decode_tail(unhex(kVersion1Tail));
+  TailScan scan = decode_tail(test::version1_tail_bytes());
   EXPECT_TRUE(scan.problem.empty()) << scan.problem;
   ASSERT_EQ(scan.frames.size(), 2u);
   EXPECT_EQ(scan.frames[1].rail_ids, (std::vector<int64_t>{1, 2}));
