@@ -321,9 +321,8 @@ void print(const std::vector<Row>& rows) {
         "%.1f (%.1f) MiB |\n",
         r.board.c_str(), r.rails, r.period_ms, static_cast<long long>(r.ticks), static_cast<long long>(r.floor_ticks),
         r.seconds, r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), spread(r.window_ratios).c_str(),
-        r.wakeups, r.floor_wakeups,
-        ratio(r.wakeups, r.floor_wakeups), r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0,
-        static_cast<double>(r.hwm_kb) / 1024.0);
+        r.wakeups, r.floor_wakeups, ratio(r.wakeups, r.floor_wakeups), r.written_mb_day,
+        static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0);
   }
 }
 
@@ -353,7 +352,7 @@ struct Options {
   std::vector<std::string> boards;
   std::string out;
   std::string energyd = ENERGYD_BIN;  // --energyd: another build, for a before/after pair
-  int windows = 5;                     // --windows: the floor's ticks split into this many windows
+  int windows = 5;                    // --windows: the floor's ticks split into this many windows
 };
 
 bool parse(int argc, char** argv, Options& o) {

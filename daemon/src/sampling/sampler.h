@@ -120,7 +120,7 @@ class Sampler {
   std::chrono::milliseconds stall_limit_;
   const Clock& clock_;
   SampleSink& sink_;
-  UniqueFd timer_fd_;  // blocking; armed on the grid, or at once by interrupt_wait
+  UniqueFd timer_fd_;       // blocking; armed on the grid, or at once by interrupt_wait
   UniqueFd stall_fd_;       // armed by the sweeps (stall_timer_around_sweep) and watch()
   UniqueFd watch_stop_fd_;  // wakes the watchdog at stop
   std::atomic<bool> stopping_{false};
