@@ -199,8 +199,8 @@ Row window(const Row& base, pid_t pid, const std::string& socket, const std::vec
   auto p0 = snapshot(pid);
   auto t0 = std::chrono::steady_clock::now();
   auto floor = run_command(argv, std::chrono::milliseconds(p.ms * ticks * 3 + 10000));
+  auto p1 = snapshot(pid);  // before the status call: its reply (~0.4 ms of energyd's CPU) is not the window's
   auto s1 = call(socket, "status");
-  auto p1 = snapshot(pid);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (floor.exit_code != 0 || !parse_floor(floor.out, row))
     return row.error = "observer_floor: exit " + std::to_string(floor.exit_code) + " " + floor.out + floor.err, row;
