@@ -19,8 +19,12 @@
 // catalogue has no 9-rail board). For 1 ms the hwmon update_interval files
 // are set to 1 ms, which energyd requires of a 1 ms period.
 //
-// Usage: observer_bench [--short] [--board orin-nano|tx2]... [--out FILE] [--energyd PATH]
+// Usage: observer_bench [--short] [--board orin-nano|tx2]... [--out FILE] [--energyd PATH] [--windows N]
 //   --energyd PATH: measure that energyd build instead of this tree's;
+//   --windows N: the floor's ticks run as N windows one after the other,
+//     each starting at another phase against energyd's ticks (default 5);
+//     the table gives the ratio over all of them and the median and range
+//     of the windows' ratios (the spread a single window would have shown);
 //   --short (or OBSBENCH_SHORT=1): a tenth of the ticks (a smoke run);
 //   --out FILE: the rows and ratios as JSON.
 // Prints a Markdown table. Exit status 1 on a measurement failure only (the
@@ -73,6 +77,7 @@ struct Row {
   double cpu_us = 0, floor_cpu_us = 0, wakeups = 0, floor_wakeups = 0;
   double written_mb_day = 0;
   int64_t rss_kb = 0, hwm_kb = 0;
+  std::vector<double> window_ratios;  // CPU per tick energyd / floor, one per window
   std::string error;
 };
 
@@ -183,8 +188,64 @@ void fill_energyd(Row& row, const Proc& a, const Proc& b, const nlohmann::json& 
   row.hwm_kb = b.hwm_kb;
 }
 
-// Runs energyd on `root` and, over the window, the floor on the same files.
-Row measure_on(const Row& base, const std::string& dir, const Period& p, const std::string& energyd) {
+// One window: the floor for `ticks` ticks on `files`, energyd (`pid`, at
+// `socket`) measured from /proc and its status over exactly that run.
+Row window(const Row& base, pid_t pid, const std::string& socket, const std::vector<std::string>& files,
+           const Period& p, long ticks) {
+  Row row = base;
+  std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(ticks)};
+  argv.insert(argv.end(), files.begin(), files.end());
+  auto s0 = call(socket, "status");
+  auto p0 = snapshot(pid);
+  auto t0 = std::chrono::steady_clock::now();
+  auto floor = run_command(argv, std::chrono::milliseconds(p.ms * ticks * 3 + 10000));
+  auto p1 = snapshot(pid);  // before the status call: its reply (~0.4 ms of energyd's CPU) is not the window's
+  auto s1 = call(socket, "status");
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (floor.exit_code != 0 || !parse_floor(floor.out, row))
+    return row.error = "observer_floor: exit " + std::to_string(floor.exit_code) + " " + floor.out + floor.err, row;
+  if (s0.is_null() || s1.is_null() || p0.cpu_ns <= 0 || p1.cpu_ns <= 0)
+    return row.error = "energyd's status or /proc counters unreadable", row;
+  fill_energyd(row, p0, p1, s0, s1, seconds);
+  row.window_ratios = {row.floor_cpu_us > 0 ? row.cpu_us / row.floor_cpu_us : 0.0};
+  return row;
+}
+
+// The windows' figures as one row: per-tick and per-second figures weighted
+// by ticks and seconds; RSS from the last window; every window's ratio kept.
+Row combine(const std::vector<Row>& windows) {
+  Row all = windows.back();
+  all.ticks = all.floor_ticks = 0;
+  all.seconds = all.floor_seconds = all.cpu_us = all.floor_cpu_us = all.wakeups = all.floor_wakeups = 0;
+  all.written_mb_day = 0;
+  all.window_ratios.clear();
+  for (const auto& w : windows) {
+    all.ticks += w.ticks;
+    all.floor_ticks += w.floor_ticks;
+    all.seconds += w.seconds;
+    all.floor_seconds += w.floor_seconds;
+    all.cpu_us += w.cpu_us * static_cast<double>(w.ticks);
+    all.floor_cpu_us += w.floor_cpu_us * static_cast<double>(w.floor_ticks);
+    all.wakeups += w.wakeups * w.seconds;
+    all.floor_wakeups += w.floor_wakeups * w.floor_seconds;
+    all.written_mb_day += w.written_mb_day * w.seconds;
+    all.window_ratios.push_back(w.window_ratios.front());
+  }
+  all.cpu_us /= static_cast<double>(std::max<int64_t>(all.ticks, 1));
+  all.floor_cpu_us /= static_cast<double>(std::max<int64_t>(all.floor_ticks, 1));
+  all.wakeups /= all.seconds;
+  all.floor_wakeups /= all.floor_seconds;
+  all.written_mb_day /= all.seconds;
+  return all;
+}
+
+// Runs energyd on `root` and, over `windows` windows one after the other,
+// the floor on the same files. Before each window the floor's start moves by
+// a different fraction of the period (i * 0.382, modulo 1), so its phase
+// against energyd's ticks differs from window to window: a floor that wakes
+// just after energyd on the same CPU finds the kernel's paths warm, one that
+// wakes apart from it does not.
+Row measure_on(const Row& base, const std::string& dir, const Period& p, const std::string& energyd, int windows) {
   Row row = base;
   std::string socket = dir + "/energyd.sock";
   ChildProcess d({energyd, "--root", dir + "/board", "--state-dir", dir + "/state", "--socket", socket,
@@ -197,25 +258,18 @@ Row measure_on(const Row& base, const std::string& dir, const Period& p, const s
   row.rails = rails.contains("rails") ? rails["rails"].size() : 0;
   if (files.empty()) return row.error = "no rail files from energyd's rails verb", row;
   std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
-  std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(p.ticks)};
-  argv.insert(argv.end(), files.begin(), files.end());
-  auto s0 = call(socket, "status");
-  auto p0 = snapshot(d.pid());
-  auto t0 = std::chrono::steady_clock::now();
-  auto floor = run_command(argv, std::chrono::milliseconds(p.ms * p.ticks * 3 + 10000));
-  auto s1 = call(socket, "status");
-  auto p1 = snapshot(d.pid());
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<Row> done;
+  for (int i = 0; i < windows; ++i) {
+    double shift = static_cast<double>(i) * 0.382 - static_cast<int>(static_cast<double>(i) * 0.382);
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(shift * p.ms * 1000)));
+    done.push_back(window(row, d.pid(), socket, files, p, std::max<long>(1, p.ticks / windows)));
+    if (!done.back().error.empty()) return done.back();
+  }
   d.stop(SIGTERM);
-  if (floor.exit_code != 0 || !parse_floor(floor.out, row))
-    return row.error = "observer_floor: exit " + std::to_string(floor.exit_code) + " " + floor.out + floor.err, row;
-  if (s0.is_null() || s1.is_null() || p0.cpu_ns <= 0 || p1.cpu_ns <= 0)
-    return row.error = "energyd's status or /proc counters unreadable", row;
-  fill_energyd(row, p0, p1, s0, s1, seconds);
-  return row;
+  return combine(done);
 }
 
-Row measure(const Board& b, const Period& p, const std::string& energyd) {
+Row measure(const Board& b, const Period& p, const std::string& energyd, int windows) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
@@ -227,7 +281,7 @@ Row measure(const Board& b, const Period& p, const std::string& energyd) {
     row.error = "energyd-sim: " + made.err;
   else {
     if (p.ms < 7) set_update_intervals(dir + "/board");
-    row = measure_on(row, dir, p, energyd);
+    row = measure_on(row, dir, p, energyd, windows);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -236,23 +290,39 @@ Row measure(const Board& b, const Period& p, const std::string& energyd) {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+// The median of the windows' ratios (the mean of the middle two for an even count).
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string spread(const std::vector<double>& v) {
+  if (v.empty()) return "-";
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f (%.2f-%.2f)", median(v), *lo, *hi);
+  return text;
+}
+
 void print(const std::vector<Row>& rows) {
   std::printf(
       "| board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | "
-      "wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "median of windows (min-max) | wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : rows) {
     if (!r.error.empty()) {
       std::printf("| %s | %d ms | error: %s |\n", r.board.c_str(), r.period_ms, r.error.c_str());
       continue;
     }
     std::printf(
-        "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %.1f | %.1f | %.2f | %.0f MB | %.1f "
-        "(%.1f) MiB |\n",
+        "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %s | %.1f | %.1f | %.2f | %.0f MB | "
+        "%.1f (%.1f) MiB |\n",
         r.board.c_str(), r.rails, r.period_ms, static_cast<long long>(r.ticks), static_cast<long long>(r.floor_ticks),
-        r.seconds, r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups,
-        ratio(r.wakeups, r.floor_wakeups), r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0,
-        static_cast<double>(r.hwm_kb) / 1024.0);
+        r.seconds, r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), spread(r.window_ratios).c_str(),
+        r.wakeups, r.floor_wakeups, ratio(r.wakeups, r.floor_wakeups), r.written_mb_day,
+        static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0);
   }
 }
 
@@ -267,6 +337,8 @@ nlohmann::json to_json(const Row& r) {
           {"energyd_cpu_us_per_tick", r.cpu_us},
           {"floor_cpu_us_per_tick", r.floor_cpu_us},
           {"cpu_ratio", ratio(r.cpu_us, r.floor_cpu_us)},
+          {"cpu_ratio_median", median(r.window_ratios)},
+          {"cpu_ratio_windows", r.window_ratios},
           {"energyd_wakeups_per_s", r.wakeups},
           {"floor_wakeups_per_s", r.floor_wakeups},
           {"wakeup_ratio", ratio(r.wakeups, r.floor_wakeups)},
@@ -280,6 +352,7 @@ struct Options {
   std::vector<std::string> boards;
   std::string out;
   std::string energyd = ENERGYD_BIN;  // --energyd: another build, for a before/after pair
+  int windows = 5;                    // --windows: the floor's ticks split into this many windows
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -297,10 +370,12 @@ bool parse(int argc, char** argv, Options& o) {
       return std::fprintf(stderr, "observer_bench: --energyd: '%s' is not an executable\n", argv[i + 1]), false;
     else if (flag == "--energyd" && i + 1 < argc)
       o.energyd = argv[++i];
+    else if (flag == "--windows" && i + 1 < argc)
+      o.windows = static_cast<int>(energy::bench::whole_number_or_exit("observer_bench", flag, argv[++i], 1, 50));
     else
       return std::fprintf(stderr,
                           "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --out FILE, "
-                          "--energyd PATH)\n",
+                          "--energyd PATH, --windows N)\n",
                           argv[i]),
              false;
   }
@@ -318,7 +393,7 @@ int run(int argc, char** argv) {
     for (auto p : periods) {
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      rows.push_back(measure(b, p, o.energyd));
+      rows.push_back(measure(b, p, o.energyd, o.windows));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;

@@ -216,6 +216,34 @@ TEST_F(SamplerTest, DeadlinesStayOnTheAbsoluteGridAndALateSweepCountsMissedTicks
   EXPECT_GT(st.max_lateness_ns, 0);
 }
 
+// A request interrupts the wait on the tick timer; the timer must then be
+// back on the grid: its wake-ups count as neither ticks nor missed ticks,
+// and the deadlines passed meanwhile are still swept.
+TEST_F(SamplerTest, RequestsBetweenTicksNeitherAddNorLoseDeadlines) {
+  constexpr int64_t kPeriodNs = 20 * kNsPerMs;
+  int64_t started_before = clock_.mono_ns();
+  auto s = sampler(milliseconds(20), clock_);
+  ASSERT_TRUE(s->start().ok());
+  int64_t started_after = clock_.mono_ns();
+  for (int i = 0; i < 12; ++i) {
+    request(*s);
+    std::this_thread::sleep_for(milliseconds(i % 3 == 0 ? 7 : 1));
+  }
+  // The first deadline lies one period after start; expirations by time t: (t - first) / period + 1.
+  // A deadline lost to an interruption would leave the count behind for good.
+  EXPECT_TRUE(eventually([&] {
+    int64_t now = clock_.mono_ns();
+    auto st = s->stats();
+    return st.ticks + st.missed_ticks >= (now - (started_after + kPeriodNs)) / kPeriodNs + 1;
+  })) << "deadlines that passed during the requests were lost";
+  auto st = s->stats();
+  int64_t queried = clock_.mono_ns();
+  s->stop();
+  EXPECT_EQ(st.extra_samples, 12);
+  EXPECT_LE(st.ticks + st.missed_ticks, (queried - (started_before + kPeriodNs)) / kPeriodNs + 1)
+      << "an interrupted wait was counted as a tick";
+}
+
 TEST_F(SamplerTest, StopAnswersNoMoreAndIsIdempotent) {
   auto s = sampler(milliseconds(60'000), clock_);
   ASSERT_TRUE(s->start().ok());

@@ -41,11 +41,10 @@ Sampler::Sampler(const SysRoot& root, const std::vector<RailInfo>& rails, std::c
 Sampler::~Sampler() { stop(); }
 
 Status Sampler::start() {
-  timer_fd_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-  wake_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  timer_fd_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));  // blocking: the sampler's one wait
   stall_fd_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
   watch_stop_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!timer_fd_ || !wake_fd_ || !stall_fd_ || !watch_stop_fd_) return errno_error("cannot create sampler timers");
+  if (!timer_fd_ || !stall_fd_ || !watch_stop_fd_) return errno_error("cannot create sampler timers");
   int64_t period_ns = static_cast<int64_t>(period_.count()) * kNsPerMs;
   first_deadline_ns_ = clock_.mono_ns() + period_ns;
   itimerspec spec{to_timespec(period_ns), to_timespec(first_deadline_ns_)};
@@ -64,8 +63,8 @@ Status Sampler::start() {
 void Sampler::stop() {
   if (!watchdog_.joinable()) return;
   stopping_ = true;
+  interrupt_wait();
   uint64_t one = 1;
-  (void)!::write(wake_fd_.get(), &one, sizeof one);
   (void)!::write(watch_stop_fd_.get(), &one, sizeof one);
   watchdog_.join();
   std::unique_lock<std::mutex> lock(stall_mu_);
@@ -90,8 +89,31 @@ void Sampler::request_sample(SampleCallback then) {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(std::move(then));
   }
-  uint64_t one = 1;
-  (void)!::write(wake_fd_.get(), &one, sizeof one);
+  interrupt_wait();
+}
+
+// The flag is set before the timer is armed, so the wake-up this causes
+// always finds it set; a grid expiration that raced with it is not lost:
+// resume_grid re-arms from the first deadline not yet swept, and the timer
+// counts every deadline passed since then.
+void Sampler::interrupt_wait() {
+  std::lock_guard<std::mutex> lock(timer_mu_);
+  wait_interrupted_ = true;
+  itimerspec at_once{timespec{0, 0}, timespec{0, 1}};
+  (void)::timerfd_settime(timer_fd_.get(), 0, &at_once, nullptr);
+}
+
+// After interrupt_wait: puts the timer back on the absolute grid. True if it
+// did, and the expirations just read were then not deadlines.
+bool Sampler::resume_grid() {
+  if (!wait_interrupted_.load()) return false;
+  std::lock_guard<std::mutex> lock(timer_mu_);
+  const int64_t period_ns = static_cast<int64_t>(period_.count()) * kNsPerMs;
+  itimerspec grid{to_timespec(period_ns), to_timespec(next_deadline_ns())};
+  if (::timerfd_settime(timer_fd_.get(), TFD_TIMER_ABSTIME, &grid, nullptr) != 0)
+    spdlog::error("sampler: cannot re-arm the tick timer: {}", std::strerror(errno));
+  wait_interrupted_ = false;
+  return true;
 }
 
 Sample Sampler::latest() const {
@@ -125,13 +147,19 @@ void Sampler::loop(uint64_t generation) {
   // A new generation first delivers the sweep its stuck predecessor owed.
   if (generation > 0 && !on_timer_sweep(generation)) return;
   if (generation == 0 && !take_sample(generation)) return;  // readings for status at once
-  pollfd fds[2] = {{timer_fd_.get(), POLLIN, 0}, {wake_fd_.get(), POLLIN, 0}};
   while (!stopping_ && !superseded(generation)) {
-    // No timeout: stop() writes wake_fd_, and a thread is superseded only
-    // inside a read, never here. A timeout would cost a wake-up per period.
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
-    if ((fds[1].revents & POLLIN) != 0) drain(wake_fd_.get());
-    if ((fds[0].revents & POLLIN) != 0 && !on_timer(generation)) return;
+    // One blocking read of the tick timer per tick, as a minimal poller's one
+    // sleep: requests and stop() interrupt it (interrupt_wait), and a thread
+    // is superseded only inside a rail read, never here.
+    uint64_t n = 0;
+    if (::read(timer_fd_.get(), &n, sizeof n) != static_cast<ssize_t>(sizeof n)) {
+      if (errno == EINTR) continue;
+      spdlog::error("sampler: cannot read the tick timer: {}; sampling stops", std::strerror(errno));
+      break;
+    }
+    if (resume_grid()) n = 0;  // the deadlines passed meanwhile fire again from the grid
+    if (stopping_) break;
+    if (n > 0 && !on_ticks(n, generation)) return;
     if (!serve_requests(generation)) return;
   }
   serve_requests(generation);  // answer marks that raced with stop
@@ -224,9 +252,9 @@ void Sampler::quarantine_current_read() {
   spawn(generation_);
 }
 
-bool Sampler::on_timer(uint64_t generation) {
-  uint64_t n = 0;
-  if (::read(timer_fd_.get(), &n, sizeof n) != static_cast<ssize_t>(sizeof n) || n == 0) return true;
+// `n` deadlines passed since the last read of the timer; all but the
+// latest were missed.
+bool Sampler::on_ticks(uint64_t n, uint64_t generation) {
   expirations_ += static_cast<int64_t>(n);
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -2,8 +2,12 @@
 // hands each sweep to a sink; never waits on storage or clients.
 //
 // A timerfd with an interval keeps the deadline grid absolute (no drift);
-// expirations beyond one per wake-up are counted as missed ticks. Requests
-// for an immediate sample (marks) are served between ticks.
+// expirations beyond one per wake-up are counted as missed ticks. The
+// sampling thread waits in one blocking read of it per tick (a minimal
+// poller's one sleep). Requests for an immediate sample (marks) and stop()
+// interrupt that wait by arming the timer to fire at once; the thread then
+// puts it back on the grid, from the first deadline not yet swept, so no
+// deadline is lost or invented. Requests are served between ticks.
 //
 // Blocking reads: sysfs reads can hang (an INA3221 waiting for a conversion,
 // a wedged I2C bus). A watchdog thread, woken by a timer the sweeps keep
@@ -92,13 +96,15 @@ class Sampler {
   };
 
   void loop(uint64_t generation);
+  void interrupt_wait();
+  bool resume_grid();
   void watch();
   void quarantine_current_read();
   void arm_stall_timer(int64_t after_ns);
   void stall_timer_around_sweep(bool starting);
   void keep_stall_timer_ahead(int64_t from_ns);
   int64_t next_deadline_ns() const;
-  bool on_timer(uint64_t generation);
+  bool on_ticks(uint64_t n, uint64_t generation);
   bool on_timer_sweep(uint64_t generation);
   bool serve_requests(uint64_t generation);
   std::optional<Sample> take_sample(uint64_t generation);
@@ -114,13 +120,14 @@ class Sampler {
   std::chrono::milliseconds stall_limit_;
   const Clock& clock_;
   SampleSink& sink_;
-  UniqueFd timer_fd_;
-  UniqueFd wake_fd_;
+  UniqueFd timer_fd_;       // blocking; armed on the grid, or at once by interrupt_wait
   UniqueFd stall_fd_;       // armed by the sweeps (stall_timer_around_sweep) and watch()
   UniqueFd watch_stop_fd_;  // wakes the watchdog at stop
   std::atomic<bool> stopping_{false};
   int64_t first_deadline_ns_ = 0;
   std::atomic<int64_t> expirations_{0};
+  std::mutex timer_mu_;  // serialises interrupt_wait and resume_grid
+  std::atomic<bool> wait_interrupted_{false};
 
   mutable std::mutex stall_mu_;  // guards the members below and Slot::quarantined
   uint64_t generation_ = 0;

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# System calls per tick of energyd's `sample` thread, by kind: the thread's
+# share of the per-tick CPU that issue 16 compares with a minimal poller's
+# one clock_nanosleep and its rail preads (docs/PERFORMANCE.md "Observer
+# cost"). Starts ENERGYD on a static simulated tree (energyd-sim create),
+# lets it settle 4 s, attaches `strace -c` to the `sample` thread for
+# SECONDS and divides each count by the ticks energyd's status reports over
+# the same window.
+#
+# Usage: bench/observer_syscalls.sh ENERGYD_SIM SECONDS ENERGYD [PERIOD_MS] [CONFIG]
+#   PERIOD_MS: the sampling period (default 100); CONFIG: passed as --config.
+#   OBS_BOARD="jetson-tx2 32" measures another board (default "jetson-orin-nano 36").
+#   ENERGYCTL: the energyctl to read the ticks with (default: beside ENERGYD's
+#   build, ../cli/energyctl).
+# Needs strace and permission to trace (root, or ptrace_scope 0).
+# Exits non-zero when energyd does not start or strace fails.
+set -euo pipefail
+
+die() { echo "observer_syscalls.sh: $*" >&2; exit 1; }
+[[ $# -ge 3 && $# -le 5 ]] || die "usage: observer_syscalls.sh ENERGYD_SIM SECONDS ENERGYD [PERIOD_MS] [CONFIG]"
+SIM="$1"; SECS="$2"; ENERGYD="$3"; PERIOD="${4:-100}"; CONFIG="${5:-}"
+[[ -x "$SIM" ]] || die "$SIM is not an executable"
+[[ -x "$ENERGYD" ]] || die "$ENERGYD is not an executable"
+[[ "$SECS" =~ ^[1-9][0-9]*$ ]] || die "SECONDS must be a whole number > 0, got '$SECS'"
+[[ "$PERIOD" =~ ^[1-9][0-9]*$ ]] || die "PERIOD_MS must be a whole number > 0, got '$PERIOD'"
+[[ -z "$CONFIG" || -r "$CONFIG" ]] || die "cannot read the config $CONFIG"
+CTL="${ENERGYCTL:-$(dirname "$ENERGYD")/../cli/energyctl}"
+[[ -x "$CTL" ]] || die "no energyctl at $CTL (set ENERGYCTL)"
+command -v strace >/dev/null || die "strace is not installed"
+read -r BOARD L4T <<<"${OBS_BOARD:-jetson-orin-nano 36}"
+
+DIR="$(mktemp -d /var/tmp/energyd-syscalls-XXXXXX)"
+PID=""
+cleanup() {
+  [[ -n "$PID" ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  rm -rf -- "$DIR"
+}
+trap cleanup EXIT
+
+"$SIM" create --board "$BOARD" --l4t "$L4T" --root "$DIR/board" >/dev/null || die "energyd-sim create failed"
+if ((PERIOD < 7)); then  # energyd requires the monitors' update_interval to keep up
+  find "$DIR/board/sys/devices" -name update_interval -exec sh -c 'echo 1 > "$1"' _ {} \;
+fi
+args=(--root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/s.sock" --log-level warn
+      --sample-period-ms "$PERIOD")
+[[ -n "$CONFIG" ]] && args+=(--config "$CONFIG")
+"$ENERGYD" "${args[@]}" >"$DIR/log" 2>&1 &
+PID=$!
+sleep 4  # past start-up, the first commit and checkpoint
+kill -0 "$PID" 2>/dev/null || die "energyd did not start: $(cat "$DIR/log")"
+TID=""
+for t in /proc/"$PID"/task/*; do [[ "$(cat "$t/comm")" == sample ]] && TID="$(basename "$t")"; done
+[[ -n "$TID" ]] || die "energyd has no 'sample' thread"
+
+ticks() { "$CTL" --socket "$DIR/s.sock" --json status | sed -n 's/.*"ticks": *\([0-9]*\).*/\1/p' | head -1; }
+T0="$(ticks)"
+timeout -s INT "$SECS" strace -c -qq -p "$TID" -o "$DIR/strace" || true
+T1="$(ticks)"
+[[ -n "$T0" && -n "$T1" && "$T1" -gt "$T0" ]] || die "cannot read energyd's ticks (got '$T0' and '$T1')"
+[[ -s "$DIR/strace" ]] || die "strace wrote nothing"
+echo "period ${PERIOD} ms, ${BOARD}, $((T1 - T0)) ticks in ${SECS} s: system calls per tick of the sample thread"
+awk -v ticks="$((T1 - T0))" '
+  $1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { name = $NF; calls = $4; all += calls
+                                printf "  %-18s %6.2f\n", name, calls / ticks }
+  END { printf "  %-18s %6.2f\n", "all", all / ticks }' "$DIR/strace"
