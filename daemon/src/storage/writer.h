@@ -3,7 +3,7 @@
 // delays no tick.
 //
 // Samples go into a Chunker (the raw tier's format). Every flush interval
-// the sweeps drained go to the sweep tail (sweep_tail.h) with one write(2):
+// the sweeps drained go to the sweep tail (sweep_tail.h) with one pwrite:
 // from then on a kill -9 loses none of them, and readers see them
 // (store.h). The database gets a transaction only for what needs one: the
 // chunks closed since the last commit (about once a minute), marks, writes

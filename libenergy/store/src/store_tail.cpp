@@ -150,8 +150,10 @@ void Store::set_tail_aside(const std::string& why) {
 // Read before the database is asked what it holds, so a chunk committed in
 // between is found in the database rather than missed by both.
 // A tail unchanged since the last refresh (same inode, size and mtime: the
-// writer appends, or replaces the file after a commit) is not read again;
-// one that only grew is read from where the last refresh stopped.
+// writer writes frames in place, which changes the mtime, grows the
+// preallocated file now and then, or replaces the file after a commit) is
+// not read again; one with frames added is read from where the last
+// refresh stopped (its zeros after the frames are the end of the data).
 Status StoreReadings::refresh_live() {
   if (!reader_) return ok_status();
   struct stat st {};
