@@ -266,7 +266,8 @@ TEST_F(SweepTailFileTest, AppendedFramesReadBackAndResetEmptiesTheFile) {
   EXPECT_EQ(static_cast<int64_t>(bytes->size()), kTailAllocBytes);
   EXPECT_EQ(decode_tail(*bytes).frames.size(), 2u);
   EXPECT_EQ(decode_tail(*bytes).valid_bytes, static_cast<size_t>(file->size_bytes()));
-  EXPECT_LT(static_cast<size_t>(file->size_bytes()) - first_bytes + 25, first_bytes);  // the second frame's counters are values only
+  // The second frame's counters are values only.
+  EXPECT_LT(static_cast<size_t>(file->size_bytes()) - first_bytes + 25, first_bytes);
   ASSERT_TRUE(file->reset().ok());
   ASSERT_TRUE(file->append(frame_of(1, 8, 1)).ok());  // whole counters again: it decodes alone
   auto after = read_tail_file(path());

@@ -276,7 +276,8 @@ bool decode_frame(const std::string& bytes, size_t pos, const std::optional<Stor
                   TailScan& scan) {
   size_t left = bytes.size() - pos;
   int version = frame_version(bytes, pos);
-  if (version == 0) return magic_cut(bytes, pos) ? cut_short(scan, "header cut short") : damaged(scan, "no frame magic");
+  if (version == 0 && magic_cut(bytes, pos)) return cut_short(scan, "header cut short");
+  if (version == 0) return damaged(scan, "no frame magic");
   if (left < kHeaderBytes) return cut_short(scan, "header cut short");
   uint32_t length = get_u32(bytes, pos + 4);
   if (length > kMaxTailPayloadBytes) return damaged(scan, "frame length " + std::to_string(length) + " too large");
