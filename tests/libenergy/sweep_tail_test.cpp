@@ -312,7 +312,10 @@ TEST(SweepTail, ATornLastFrameInAPreallocatedTailIsReportedAndThePrefixKept) {
   for (size_t from = 2; from < second.size(); ++from) {
     std::string torn = second;
     std::fill(torn.begin() + static_cast<std::ptrdiff_t>(from), torn.end(), '\0');
-    TailScan scan = decode_tail(first + torn + zeros);
+    std::string file = first;
+    file += torn;
+    file += zeros;
+    TailScan scan = decode_tail(file);
     ASSERT_EQ(scan.frames.size(), 1u) << "zeros from " << from;
     EXPECT_EQ(scan.valid_bytes, first.size());
     EXPECT_TRUE(scan.torn) << "zeros from " << from << ": " << scan.problem;
@@ -320,7 +323,9 @@ TEST(SweepTail, ATornLastFrameInAPreallocatedTailIsReportedAndThePrefixKept) {
   }
   std::string flipped = second;
   flipped[20] = static_cast<char>(flipped[20] ^ 0x5a);
-  TailScan damaged = decode_tail(first + flipped + second + zeros);
+  std::string file = first;
+  for (const std::string* part : {&flipped, &second, &zeros}) file += *part;
+  TailScan damaged = decode_tail(file);
   EXPECT_EQ(damaged.frames.size(), 1u);
   EXPECT_FALSE(damaged.torn) << damaged.problem;
   EXPECT_FALSE(damaged.problem.empty());
