@@ -324,7 +324,9 @@ TEST(SweepTail, ATornLastFrameInAPreallocatedTailIsReportedAndThePrefixKept) {
   std::string flipped = second;
   flipped[20] = static_cast<char>(flipped[20] ^ 0x5a);
   std::string file = first;
-  for (const std::string* part : {&flipped, &second, &zeros}) file += *part;
+  file += flipped;
+  file += second;
+  file += zeros;
   TailScan damaged = decode_tail(file);
   EXPECT_EQ(damaged.frames.size(), 1u);
   EXPECT_FALSE(damaged.torn) << damaged.problem;
