@@ -290,7 +290,7 @@ Status SweepTailFile::append(const TailFrame& frame) {
 }
 
 Status SweepTailFile::sync() {
-  if (::fdatasync(fd_.get()) != 0) return errno_error("cannot sync the sweep tail " + path_);
+  if (::fsync(fd_.get()) != 0) return errno_error("cannot sync the sweep tail " + path_);
   return ok_status();
 }
 

@@ -124,8 +124,8 @@ inline constexpr int64_t kTailAllocBytes = 256 << 10;
 // fallocate (reads as zeros, no data written for it), and frames are written
 // in place with pwrite at the end of the valid ones. An append thus changes
 // neither the file's size nor its block map (except the first write into an
-// allocated block), and sync()'s fdatasync flushes the frames' pages and no
-// size. The end of the data is where the frames end (the rest is zeros), as
+// allocated block), and sync() flushes the frames' pages and the mtime,
+// no size. The end of the data is where the frames end (the rest is zeros), as
 // decode_tail finds it; i_size says nothing about it. A file that fills
 // grows by doubling, up to read_tail_file's 64 MiB bound.
 class SweepTailFile {
@@ -143,7 +143,12 @@ class SweepTailFile {
   // not fit. kIo on failure; a partial frame is then in the file, and the
   // next open's decode reports it torn.
   Status append(const TailFrame& frame);
-  // fdatasync: every frame appended so far survives a power cut.
+  // fsync: every frame appended so far survives a power cut. fsync, not
+  // fdatasync, although only the frames' pages need to reach the disk: it
+  // also writes the inode's new mtime, which fdatasync leaves dirty, so the
+  // inode never stays dirty past the kernel's 30 s expiry and its flusher
+  // does not write the tail's page between syncs (issue 16: about 27 pages
+  // in 16 minutes, 11 MB a day, docs/PERFORMANCE.md).
   Status sync();
   // Empties the file and preallocates it again (after its sweeps are in a
   // synced commit).
