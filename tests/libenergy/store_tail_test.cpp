@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "energy/chunker.h"
 #include "energy/store.h"
@@ -185,16 +186,24 @@ TEST_F(StoreTail, ADamagedTailKeepsItsValidFramesAndIsReportedAndKeptAside) {
   EXPECT_EQ(*n, 20);
 }
 
+// In the preallocated file a power cut leaves the last frame's unwritten
+// pages as zeros.
 TEST_F(StoreTail, ATornLastFrameIsNoLoss) {
   store_chunk(10);
+  int64_t end = 0;
   {
     auto tail = SweepTailFile::open(store_->tail_path());
     ASSERT_TRUE(tail.ok());
     append(*tail, 10, 20, 100);
     append(*tail, 20, 30, 200);
+    end = tail->size_bytes();
   }
-  auto size = std::filesystem::file_size(store_->tail_path());
-  std::filesystem::resize_file(store_->tail_path(), size - 5);
+  {
+    std::fstream f(store_->tail_path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(end - 5);
+    f.write("\0\0\0\0\0", 5);
+    ASSERT_TRUE(f.good());
+  }
   reopen();
   EXPECT_TRUE(store_->losses().empty());
   auto n = store_->readings().sample_count();
@@ -230,6 +239,28 @@ TEST_F(StoreTail, AVersion1TailFromBeforeTheUpgradeIsReplayed) {
   auto e = store_->readings().energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(27).t_ns});
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_NEAR(**e, truth_uj(2, 27), 1e-6);
+}
+
+// A tail the energyd before preallocation left (version 2 frames, the file
+// as long as they are, its last frame cut short by a power cut): an
+// upgraded energyd replays it.
+TEST_F(StoreTail, AnUnpreallocatedTailFromBeforeTheUpgradeIsReplayed) {
+  store_chunk(10);
+  {
+    auto first = encode_tail_frame(TailFrame{boot_, ids_, sweeps(10, 20), counters(100)});
+    auto second = encode_tail_frame(TailFrame{boot_, ids_, sweeps(20, 30), counters(200)});
+    ASSERT_TRUE(first.ok() && second.ok());
+    std::ofstream(store_->tail_path(), std::ios::binary) << *first << second->substr(0, second->size() - 5);
+  }
+  reopen();
+  EXPECT_TRUE(store_->losses().empty());
+  EXPECT_FALSE(std::filesystem::exists(store_->tail_path()));
+  auto n = store_->readings().sample_count();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 20);
+  auto c = store_->counters().get();
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
 }
 
 }  // namespace

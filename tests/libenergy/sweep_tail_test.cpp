@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "version1_tail.h"
@@ -262,9 +263,11 @@ TEST_F(SweepTailFileTest, AppendedFramesReadBackAndResetEmptiesTheFile) {
   ASSERT_TRUE(file->sync().ok());
   auto bytes = read_tail_file(path());
   ASSERT_TRUE(bytes.ok());
-  EXPECT_EQ(static_cast<int64_t>(bytes->size()), file->size_bytes());
+  EXPECT_EQ(static_cast<int64_t>(bytes->size()), kTailAllocBytes);
   EXPECT_EQ(decode_tail(*bytes).frames.size(), 2u);
-  EXPECT_LT(bytes->size() - first_bytes + 25, first_bytes);  // the second frame's counters are values only
+  EXPECT_EQ(decode_tail(*bytes).valid_bytes, static_cast<size_t>(file->size_bytes()));
+  // The second frame's counters are values only.
+  EXPECT_LT(static_cast<size_t>(file->size_bytes()) - first_bytes + 25, first_bytes);
   ASSERT_TRUE(file->reset().ok());
   ASSERT_TRUE(file->append(frame_of(1, 8, 1)).ok());  // whole counters again: it decodes alone
   auto after = read_tail_file(path());
@@ -272,6 +275,98 @@ TEST_F(SweepTailFileTest, AppendedFramesReadBackAndResetEmptiesTheFile) {
   TailScan scan = decode_tail(*after);
   ASSERT_EQ(scan.frames.size(), 1u);
   EXPECT_TRUE(scan.problem.empty());
+}
+
+// Issue 16: appends write in place; the file's size stays what open
+// allocated, and what follows the frames reads as zeros, which is the end.
+TEST_F(SweepTailFileTest, APreallocatedTailWithZerosAfterItsFramesReplaysExactly) {
+  auto file = SweepTailFile::open(path());
+  ASSERT_TRUE(file.ok()) << file.error().describe();
+  std::vector<TailFrame> written = {frame_of(1, 0, 10), frame_of(1, 10, 10), frame_of(1, 20, 3)};
+  for (const auto& f : written) {
+    ASSERT_TRUE(file->append(f).ok());
+    struct stat st {};
+    ASSERT_EQ(::stat(path().c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, kTailAllocBytes);
+  }
+  auto bytes = read_tail_file(path());
+  ASSERT_TRUE(bytes.ok());
+  TailScan scan = decode_tail(*bytes);
+  EXPECT_TRUE(scan.problem.empty()) << scan.problem;
+  EXPECT_FALSE(scan.torn);
+  EXPECT_EQ(scan.valid_bytes, static_cast<size_t>(file->size_bytes()));
+  ASSERT_EQ(scan.frames.size(), written.size());
+  for (size_t f = 0; f < written.size(); ++f) {
+    ASSERT_EQ(scan.frames[f].sweeps.size(), written[f].sweeps.size());
+    for (size_t i = 0; i < written[f].sweeps.size(); ++i) expect_same(scan.frames[f].sweeps[i], written[f].sweeps[i]);
+    EXPECT_EQ(scan.frames[f].counters->energy_uj, written[f].counters->energy_uj);
+  }
+}
+
+// A power cut between syncs can leave any page of the last frame unwritten:
+// zeros where its payload or the end of its magic should be. It is torn,
+// the frames before it kept; a bad frame with frames after it is damage.
+TEST(SweepTail, ATornLastFrameInAPreallocatedTailIsReportedAndThePrefixKept) {
+  std::string first = bytes_of(frame_of(2, 0, 10)), second = bytes_of(frame_of(2, 10, 10));
+  const std::string zeros(4096, '\0');
+  for (size_t from = 2; from < second.size(); ++from) {
+    std::string torn = second;
+    std::fill(torn.begin() + static_cast<std::ptrdiff_t>(from), torn.end(), '\0');
+    std::string file = first;
+    file += torn;
+    file += zeros;
+    TailScan scan = decode_tail(file);
+    ASSERT_EQ(scan.frames.size(), 1u) << "zeros from " << from;
+    EXPECT_EQ(scan.valid_bytes, first.size());
+    EXPECT_TRUE(scan.torn) << "zeros from " << from << ": " << scan.problem;
+    EXPECT_NE(scan.problem.find("frame 2 at byte " + std::to_string(first.size())), std::string::npos) << scan.problem;
+  }
+  std::string flipped = second;
+  flipped[20] = static_cast<char>(flipped[20] ^ 0x5a);
+  std::string file = first;
+  file += flipped;
+  file += second;
+  file += zeros;
+  TailScan damaged = decode_tail(file);
+  EXPECT_EQ(damaged.frames.size(), 1u);
+  EXPECT_FALSE(damaged.torn) << damaged.problem;
+  EXPECT_FALSE(damaged.problem.empty());
+}
+
+// Frames beyond the allocation grow it (doubling) and keep every frame; a
+// reopened file is appended to after its frames, and one holding anything
+// but zeros after them is refused rather than written over.
+TEST_F(SweepTailFileTest, GrowingAndReopeningKeepEveryFrame) {
+  size_t frames = 0;
+  {
+    auto file = SweepTailFile::open(path());
+    ASSERT_TRUE(file.ok());
+    for (int64_t i = 0; file->size_bytes() <= kTailAllocBytes; i += 1000, ++frames)
+      ASSERT_TRUE(file->append(frame_of(1, i, 1000)).ok());
+    EXPECT_EQ(file->allocated_bytes(), 2 * kTailAllocBytes);
+  }
+  std::string bytes;
+  {
+    auto file = SweepTailFile::open(path());
+    ASSERT_TRUE(file.ok()) << file.error().describe();
+    ASSERT_TRUE(file->append(frame_of(1, 1'000'000, 5)).ok());
+    auto read = read_tail_file(path());
+    ASSERT_TRUE(read.ok());
+    bytes = *read;
+  }
+  EXPECT_EQ(static_cast<int64_t>(bytes.size()), 2 * kTailAllocBytes);
+  TailScan scan = decode_tail(bytes);
+  EXPECT_TRUE(scan.problem.empty()) << scan.problem;
+  ASSERT_EQ(scan.frames.size(), frames + 1);
+  EXPECT_EQ(scan.frames.back().sweeps.size(), 5u);
+  const int64_t last = 1000 * static_cast<int64_t>(frames - 1);
+  EXPECT_EQ(scan.frames[frames - 1].sweeps.back().t_ns, frame_of(1, last, 1000).sweeps.back().t_ns);
+  bytes[scan.valid_bytes + 100] = 'x';
+  std::ofstream(path(), std::ios::binary | std::ios::trunc) << bytes;
+  auto refused = SweepTailFile::open(path());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalid);
+  EXPECT_NE(refused.error().message.find(path()), std::string::npos) << refused.error().message;
 }
 
 TEST_F(SweepTailFileTest, AMissingFileReadsEmptyAndAFifoIsRefused) {

@@ -3,14 +3,14 @@
 // delays no tick.
 //
 // Samples go into a Chunker (the raw tier's format). Every flush interval
-// the sweeps drained go to the sweep tail (sweep_tail.h) with one write(2):
+// the sweeps drained go to the sweep tail (sweep_tail.h) with one pwrite:
 // from then on a kill -9 loses none of them, and readers see them
 // (store.h). The database gets a transaction only for what needs one: the
 // chunks closed since the last commit (about once a minute), marks, writes
 // and board context rows; the open chunk is not rewritten every second
 // (issue 16: that rewrite was 1.3 GB a day of writes). A commit that closes
 // chunks is synced, and the tail is then replaced by one frame of the open
-// chunk's sweeps. The tail is fdatasynced every checkpoint_interval before
+// chunk's sweeps. The tail is fsynced every checkpoint_interval before
 // the WAL is checkpointed (the power-loss window), and before every synced
 // commit, so the database never holds counters the tail cannot back. When
 // the tail cannot be opened or written, the writer falls back to rewriting
@@ -234,7 +234,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   std::optional<SweepTailFile> tail_;
   std::vector<Sample> tail_fresh_;   // absorbed sweeps not yet appended to the tail
   std::vector<Sample> open_sweeps_;  // the open chunk's sweeps (the tail after a chunk closes)
-  bool tail_unsynced_ = false;       // appended since the last fdatasync
+  bool tail_unsynced_ = false;       // appended since the last sync
   bool wal_unsynced_ = false;        // committed since the last checkpoint
   bool final_flush_ = false;         // the flush of stop()
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();

@@ -26,6 +26,39 @@ bool same_rails(const TailFrame& f, int64_t boot, const std::vector<int64_t>& ra
   return f.boot == boot && f.rail_ids == rail_ids;
 }
 
+// `n` bytes of the file from `from` (fewer at its end).
+Result<std::string> read_at(int fd, const std::string& path, size_t from, size_t n) {
+  std::string out(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, &out[got], n - got, static_cast<off_t>(from + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno_error("cannot read the sweep tail " + path);
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  out.resize(got);
+  return out;
+}
+
+// The file's bytes from `from` (a frame boundary) to the end of its frames,
+// or to the end of the file: a preallocated tail is mostly zeros after its
+// frames, so it is read in pieces, doubling, until the frames decoded from
+// them end before the piece does (at zeros or at damage).
+Result<std::string> read_frames(int fd, const std::string& path, size_t from, size_t file_size,
+                                const std::optional<StoredCounters>& previous) {
+  size_t want = 16u << 10;
+  while (true) {
+    size_t n = std::min({want, file_size - from, kMaxTailFileBytes});
+    auto bytes = read_at(fd, path, from, n);
+    if (!bytes || bytes->size() < want || from + bytes->size() >= file_size) return bytes;
+    TailScan scan = decode_tail(*bytes, 0, previous);
+    bool ran_out = scan.problem.empty() ? scan.valid_bytes == bytes->size() : scan.torn;
+    if (!ran_out) return bytes;
+    want *= 2;
+  }
+}
+
 }  // namespace
 
 Result<std::optional<int64_t>> StoreReadings::stored_last_ns(int64_t boot) {
@@ -150,8 +183,10 @@ void Store::set_tail_aside(const std::string& why) {
 // Read before the database is asked what it holds, so a chunk committed in
 // between is found in the database rather than missed by both.
 // A tail unchanged since the last refresh (same inode, size and mtime: the
-// writer appends, or replaces the file after a commit) is not read again;
-// one that only grew is read from where the last refresh stopped.
+// writer writes frames in place, which changes the mtime, grows the
+// preallocated file now and then, or replaces the file after a commit) is
+// not read again; one with frames added is read from where the last
+// refresh stopped (its zeros after the frames are the end of the data).
 Status StoreReadings::refresh_live() {
   if (!reader_) return ok_status();
   struct stat st {};
@@ -213,9 +248,8 @@ Result<bool> StoreReadings::extend_live(uint64_t ino) {
   auto fd = open_regular_file(tail_path(), "the sweep tail " + tail_path(), FileAccess::kRead);
   struct stat st {};
   if (!fd || ::fstat(fd->get(), &st) != 0 || static_cast<uint64_t>(st.st_ino) != ino) return false;
-  if (static_cast<size_t>(st.st_size) < c.bytes || ::lseek(fd->get(), static_cast<off_t>(c.bytes), SEEK_SET) < 0)
-    return false;
-  auto fresh = read_all(fd->get(), "the sweep tail " + tail_path(), kMaxTailFileBytes);
+  if (static_cast<size_t>(st.st_size) < c.bytes) return false;
+  auto fresh = read_frames(fd->get(), tail_path(), c.bytes, static_cast<size_t>(st.st_size), c.counters);
   if (!fresh) return fresh.take_error();
   TailScan scan = decode_tail(*fresh, 0, c.counters);
   auto last = stored_last_ns(live_->boot);

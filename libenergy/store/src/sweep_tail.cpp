@@ -24,7 +24,7 @@ using tail_format::kMagicV2;
 using tail_format::kMaxErrno;
 using tail_format::RailPrev;
 
-constexpr size_t kMaxTailFileBytes = 64u << 20;  // read_tail_file's bound
+constexpr size_t kMaxTailFileBytes = 64u << 20;  // read_tail_file's bound (and the allocation's)
 
 constexpr std::array<uint32_t, 256> make_crc_table() {
   std::array<uint32_t, 256> t{};
@@ -208,8 +208,33 @@ std::vector<Sample> sweeps_to_replay(const std::vector<TailFrame>& frames, int64
   return out;
 }
 
+namespace {
+
+// The file's valid frames end at the write offset; anything after them but
+// zeros (the preallocated space) is refused rather than written over.
+Result<int64_t> valid_end(int fd, const std::string& path) {
+  if (::lseek(fd, 0, SEEK_SET) < 0) return errno_error("cannot seek in the sweep tail " + path);
+  auto bytes = read_all(fd, "the sweep tail " + path, kMaxTailFileBytes);
+  if (!bytes) return bytes.take_error();
+  TailScan scan = decode_tail(*bytes);
+  if (!scan.problem.empty())
+    return make_error(ErrorCode::kInvalid, "the sweep tail " + path + " cannot be appended to: " + scan.problem);
+  return static_cast<int64_t>(scan.valid_bytes);
+}
+
+// Sets the file's size to `bytes`, the new part allocated and reading as
+// zeros (fallocate, or glibc's emulation where the file system lacks it).
+Status preallocate(int fd, int64_t from, int64_t bytes, const std::string& path) {
+  int e = ::posix_fallocate(fd, static_cast<off_t>(from), static_cast<off_t>(bytes - from));
+  if (e == 0) return ok_status();
+  errno = e;
+  return errno_error("cannot preallocate " + std::to_string(bytes) + " bytes for the sweep tail " + path);
+}
+
+}  // namespace
+
 Result<SweepTailFile> SweepTailFile::open(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
   if (!fd && errno == ENXIO) return make_error(ErrorCode::kInvalid, "the sweep tail " + path + " is a FIFO");
   if (!fd) return errno_error("cannot open the sweep tail " + path);
   struct stat st {};
@@ -217,17 +242,41 @@ Result<SweepTailFile> SweepTailFile::open(const std::string& path) {
   if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kInvalid, "the sweep tail " + path + " is not a regular file");
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
     return make_error(ErrorCode::kState, "the sweep tail " + path + " is in use by another writer", errno);
-  return SweepTailFile(path, std::move(fd), static_cast<int64_t>(st.st_size));
+  auto end = valid_end(fd.get(), path);
+  if (!end) return end.take_error();
+  int64_t allocated = static_cast<int64_t>(st.st_size);
+  if (allocated < kTailAllocBytes) {
+    auto grown = preallocate(fd.get(), allocated, kTailAllocBytes, path);
+    if (!grown) return grown.take_error();
+    allocated = kTailAllocBytes;
+  }
+  return SweepTailFile(path, std::move(fd), *end, allocated);
+}
+
+// Room for `bytes` more: the allocation doubles (one size change, whose
+// metadata the next sync flushes), up to what a reader accepts.
+Status SweepTailFile::make_room(size_t bytes) {
+  int64_t need = size_ + static_cast<int64_t>(bytes);
+  if (need <= allocated_) return ok_status();
+  const auto limit = static_cast<int64_t>(kMaxTailFileBytes);
+  if (need > limit)
+    return make_error(ErrorCode::kIo, "the sweep tail " + path_ + " is full (" + std::to_string(limit) + " bytes)");
+  int64_t grown = std::min(limit, std::max(need, 2 * allocated_));
+  auto st = preallocate(fd_.get(), allocated_, grown, path_);
+  if (st) allocated_ = grown;
+  return st;
 }
 
 Status SweepTailFile::append(const TailFrame& frame) {
   auto bytes = encode_tail_frame(frame, last_counters_ ? &*last_counters_ : nullptr);
   if (!bytes) return bytes.take_error();
+  auto room = make_room(bytes->size());
+  if (!room) return room;
   std::optional<StoredCounters> previous = std::move(last_counters_);
   last_counters_.reset();  // unknown until the whole frame is written
   size_t off = 0;
   while (off < bytes->size()) {
-    ssize_t n = ::write(fd_.get(), bytes->data() + off, bytes->size() - off);
+    ssize_t n = ::pwrite(fd_.get(), bytes->data() + off, bytes->size() - off, static_cast<off_t>(size_));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error("cannot append to the sweep tail " + path_);
     off += static_cast<size_t>(n);
@@ -241,15 +290,18 @@ Status SweepTailFile::append(const TailFrame& frame) {
 }
 
 Status SweepTailFile::sync() {
-  if (::fdatasync(fd_.get()) != 0) return errno_error("cannot sync the sweep tail " + path_);
+  if (::fsync(fd_.get()) != 0) return errno_error("cannot sync the sweep tail " + path_);
   return ok_status();
 }
 
 Status SweepTailFile::reset() {
   if (::ftruncate(fd_.get(), 0) != 0) return errno_error("cannot empty the sweep tail " + path_);
   size_ = 0;
+  allocated_ = 0;
   last_counters_.reset();
-  return ok_status();
+  auto st = preallocate(fd_.get(), 0, kTailAllocBytes, path_);
+  if (st) allocated_ = kTailAllocBytes;
+  return st;
 }
 
 Result<std::string> read_tail_file(const std::string& path) {

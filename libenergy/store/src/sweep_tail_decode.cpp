@@ -246,6 +246,12 @@ bool cut_short(TailScan& scan, std::string what) {
   return damaged(scan, std::move(what));
 }
 
+// Whether every byte from `pos` on is zero: the preallocated space after
+// the last frame.
+bool zeros_from(const std::string& bytes, size_t pos) {
+  return std::all_of(bytes.begin() + static_cast<std::ptrdiff_t>(pos), bytes.end(), [](char c) { return c == 0; });
+}
+
 // The frame's version from its magic (of which a torn header may hold only
 // a prefix: version 2 is then assumed), or 0 when it is no frame's.
 int frame_version(const std::string& bytes, size_t pos) {
@@ -255,12 +261,22 @@ int frame_version(const std::string& bytes, size_t pos) {
   return 0;
 }
 
+// Whether the bytes at `pos` are the start of a magic followed only by
+// zeros: a header a power cut tore in a preallocated file.
+bool magic_cut(const std::string& bytes, size_t pos) {
+  size_t n = 0;
+  while (n < 4 && pos + n < bytes.size() && bytes[pos + n] != 0) ++n;
+  return n > 0 && n < 4 && (bytes.compare(pos, n, kMagicV2, n) == 0 || bytes.compare(pos, n, kMagicV1, n) == 0) &&
+         zeros_from(bytes, pos + n);
+}
+
 // The frame at `pos`, or false with what is wrong in `scan`; `previous` is
 // the counters of the last earlier frame that has them.
 bool decode_frame(const std::string& bytes, size_t pos, const std::optional<StoredCounters>& previous, TailFrame& frame,
                   TailScan& scan) {
   size_t left = bytes.size() - pos;
   int version = frame_version(bytes, pos);
+  if (version == 0 && magic_cut(bytes, pos)) return cut_short(scan, "header cut short");
   if (version == 0) return damaged(scan, "no frame magic");
   if (left < kHeaderBytes) return cut_short(scan, "header cut short");
   uint32_t length = get_u32(bytes, pos + 4);
@@ -269,9 +285,13 @@ bool decode_frame(const std::string& bytes, size_t pos, const std::optional<Stor
     return cut_short(
         scan, "frame cut short (" + std::to_string(left - kHeaderBytes) + " of " + std::to_string(length) + " bytes)");
   std::string payload = bytes.substr(pos + kHeaderBytes, length);
-  if (crc32_ieee(payload.data(), payload.size()) != get_u32(bytes, pos + 8)) return damaged(scan, "checksum mismatch");
+  // A whole frame followed by (at least one, and only) zeros is the last of
+  // a preallocated file: wrong, it is the one a power cut tore.
+  size_t end = pos + kHeaderBytes + length;
+  auto bad = end < bytes.size() && zeros_from(bytes, end) ? cut_short : damaged;
+  if (crc32_ieee(payload.data(), payload.size()) != get_u32(bytes, pos + 8)) return bad(scan, "checksum mismatch");
   PayloadReader reader(payload, version, previous);
-  if (!reader.read(frame)) return damaged(scan, reader.problem());
+  if (!reader.read(frame)) return bad(scan, reader.problem());
   return true;
 }
 
@@ -282,7 +302,7 @@ TailScan decode_tail(const std::string& bytes) { return decode_tail(bytes, 0, st
 TailScan decode_tail(const std::string& bytes, size_t from, std::optional<StoredCounters> previous) {
   TailScan scan;
   scan.valid_bytes = std::min(from, bytes.size());
-  while (scan.valid_bytes < bytes.size()) {
+  while (scan.valid_bytes < bytes.size() && !zeros_from(bytes, scan.valid_bytes)) {
     TailFrame frame;
     if (!decode_frame(bytes, scan.valid_bytes, previous, frame, scan)) {
       scan.problem = "frame " + std::to_string(scan.frames.size() + 1) + " at byte " +

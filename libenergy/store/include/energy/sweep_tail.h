@@ -1,7 +1,8 @@
 // Sweep tail: an append-only file of the sweeps the database does not hold
 // yet (issue 16, docs/PERFORMANCE.md "Observer cost"). The storage writer is
 // meant to commit only sealed chunks to SQLite and to keep the open chunk's
-// sweeps here: one frame per flush interval, written with write(2) (in the
+// sweeps here: one frame per flush interval, written in place with pwrite
+// into the file's preallocated space (in the
 // kernel once append() returns: a kill -9 loses none of it) and synced on
 // the power-loss window's schedule (sync()); at the next open the frames are
 // read back, the sweeps the store lacks replayed, and the file reset.
@@ -38,7 +39,12 @@
 //
 // The decoder trusts nothing: a frame whose magic, length, checksum or
 // content is wrong ends the valid prefix, and what was wrong is said (a
-// power cut leaves a torn last frame; anything else is damage).
+// power cut leaves a torn last frame; anything else is damage). Zeros from
+// a frame boundary to the end of the file are the end of the data (the
+// preallocated space of SweepTailFile), not damage. A torn last frame is
+// one cut short by the end of the file, or, in a preallocated file, a whole
+// frame whose checksum or content is wrong followed only by zeros (a power
+// cut between syncs can leave any of its pages unwritten).
 //
 // Units: t_ns CLOCK_BOOTTIME and wall_ns CLOCK_REALTIME of the sweep, as in
 // sample.h. Thread-safety: pure functions; a SweepTailFile belongs to one
@@ -88,8 +94,8 @@ struct TailScan {
   // Empty when every byte decoded; else what is wrong at valid_bytes
   // ("frame 3 at byte 812: checksum mismatch").
   std::string problem;
-  // True when the bad part is a frame cut short at the end of the file
-  // (what a power cut during append leaves), not damaged content.
+  // True when the bad part is the torn last frame a power cut during an
+  // append leaves (see above), not damaged content.
   bool torn = false;
 };
 
@@ -108,31 +114,59 @@ std::vector<Sample> sweeps_to_replay(const std::vector<TailFrame>& frames, int64
 // CRC-32 (IEEE 802.3, reflected), as zlib's crc32().
 uint32_t crc32_ieee(const char* data, size_t size);
 
+// The space a tail file is given at open (issue 16): about 20 minutes of a
+// 3-rail board's frames at 100 ms.
+inline constexpr int64_t kTailAllocBytes = 256 << 10;
+
 // The tail file, open for appending. Errors name the path.
+//
+// Preallocated (issue 16): the file keeps a fixed size, allocated with
+// fallocate (reads as zeros, no data written for it), and frames are written
+// in place with pwrite at the end of the valid ones. An append thus changes
+// neither the file's size nor its block map (except the first write into an
+// allocated block), and sync() flushes the frames' pages and the mtime,
+// no size. The end of the data is where the frames end (the rest is zeros), as
+// decode_tail finds it; i_size says nothing about it. A file that fills
+// grows by doubling, up to read_tail_file's 64 MiB bound.
 class SweepTailFile {
  public:
   // Creates the file if missing (mode 0600); never follows a symlink. Holds
   // an exclusive flock while open (kState when another holder has it), so
-  // Store::open never replays the tail of a writer that is alive.
+  // Store::open never replays the tail of a writer that is alive. Frames
+  // already in the file are kept and appended after; a file holding
+  // anything else after them but zeros is refused (kInvalid). A file
+  // smaller than kTailAllocBytes is extended to it.
   static Result<SweepTailFile> open(const std::string& path);
 
-  // Writes the whole frame with write(2) (retried on EINTR and short
-  // writes). kIo on failure; a partial frame is then at the end of the file
-  // and the next open's decode reports it torn.
+  // Writes the whole frame with pwrite at the end of the frames (retried on
+  // EINTR and short writes), first growing the allocation if the frame does
+  // not fit. kIo on failure; a partial frame is then in the file, and the
+  // next open's decode reports it torn.
   Status append(const TailFrame& frame);
-  // fdatasync: every frame appended so far survives a power cut.
+  // fsync: every frame appended so far survives a power cut. fsync, not
+  // fdatasync, although only the frames' pages need to reach the disk: it
+  // also writes the inode's new mtime, which fdatasync leaves dirty, so the
+  // inode never stays dirty past the kernel's 30 s expiry and its flusher
+  // does not write the tail's page between syncs (issue 16: about 27 pages
+  // in 16 minutes, 11 MB a day, docs/PERFORMANCE.md).
   Status sync();
-  // Empties the file (after its sweeps are in a synced commit).
+  // Empties the file and preallocates it again (after its sweeps are in a
+  // synced commit).
   Status reset();
+  // The bytes of frames in the file (where the next append writes).
   int64_t size_bytes() const { return size_; }
+  // The file's size: its frames and the zeros after them.
+  int64_t allocated_bytes() const { return allocated_; }
   const std::string& path() const { return path_; }
 
  private:
-  SweepTailFile(std::string path, UniqueFd fd, int64_t size)
-      : path_(std::move(path)), fd_(std::move(fd)), size_(size) {}
+  SweepTailFile(std::string path, UniqueFd fd, int64_t size, int64_t allocated)
+      : path_(std::move(path)), fd_(std::move(fd)), size_(size), allocated_(allocated) {}
+  Status make_room(size_t bytes);
   std::string path_;
   UniqueFd fd_;
   int64_t size_ = 0;
+  int64_t allocated_ = 0;
   // The counters of the last frame appended with counters; none after open
   // and reset (the next frame's are then written whole).
   std::optional<StoredCounters> last_counters_;
