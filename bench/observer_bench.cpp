@@ -257,8 +257,7 @@ Row measure_on(const Row& base, const std::string& dir, const Period& p, const s
   if (!(std::ofstream(dir + "/energyd.yaml") << "read_group: \"" << gid << "\"\nclock_group: \"" << gid << "\"\n"))
     return row.error = "cannot write " + dir + "/energyd.yaml", row;
   ChildProcess d({energyd, "--config", dir + "/energyd.yaml", "--root", dir + "/board", "--state-dir", dir + "/state",
-                  "--socket", socket,
-                  "--sample-period-ms", std::to_string(p.ms), "--log-level", "warn"},
+                  "--socket", socket, "--sample-period-ms", std::to_string(p.ms), "--log-level", "warn"},
                  dir + "/energyd.log");
   if (!energy::testing::wait_for_socket(socket, std::chrono::seconds(20)) || call(socket, "status").is_null())
     return row.error = "energyd did not start: " + energy::testing::read_file(dir + "/energyd.log"), row;
