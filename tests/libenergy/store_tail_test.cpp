@@ -53,6 +53,15 @@ class StoreTail : public TempStoreTest {
   void append(SweepTailFile& tail, int64_t from, int64_t to, double uj) {
     ASSERT_TRUE(tail.append(TailFrame{boot_, ids_, sweeps(from, to), counters(uj)}).ok());
   }
+  // After a replay: the store holds `samples` sweeps and the counters of `uj`.
+  void expect_replayed(int64_t samples, double uj) {
+    auto n = store_->readings().sample_count();
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(*n, samples);
+    auto c = store_->counters().get();
+    ASSERT_TRUE(c.ok() && c->has_value());
+    EXPECT_EQ((*c)->energy_uj, counters(uj).energy_uj);
+  }
   // Energy of rail 0 over [sweep a, sweep b] from one Chunker over every sweep.
   static double truth_uj(int64_t a, int64_t b) {
     Chunker all({ChunkRail{0}, ChunkRail{0}}, 600, {});
@@ -81,12 +90,7 @@ TEST_F(StoreTail, ReplayStoresWhatTheDatabaseLacksWithTheLastCountersOnceOnly) {
   reopen();
   EXPECT_TRUE(store_->losses().empty());
   EXPECT_FALSE(std::filesystem::exists(store_->tail_path()));
-  auto n = store_->readings().sample_count();
-  ASSERT_TRUE(n.ok());
-  EXPECT_EQ(*n, 25);
-  auto c = store_->counters().get();
-  ASSERT_TRUE(c.ok() && c->has_value());
-  EXPECT_EQ((*c)->energy_uj, counters(250).energy_uj);
+  expect_replayed(25, 250);
   auto e = store_->readings().energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(22).t_ns});
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_NEAR(**e, truth_uj(2, 22), 1e-6);
@@ -206,12 +210,7 @@ TEST_F(StoreTail, ATornLastFrameIsNoLoss) {
   }
   reopen();
   EXPECT_TRUE(store_->losses().empty());
-  auto n = store_->readings().sample_count();
-  ASSERT_TRUE(n.ok());
-  EXPECT_EQ(*n, 20);
-  auto c = store_->counters().get();
-  ASSERT_TRUE(c.ok() && c->has_value());
-  EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
+  expect_replayed(20, 100);
 }
 
 // A tail left by energyd before the version 2 frames (version1_tail.h). An
@@ -230,12 +229,7 @@ TEST_F(StoreTail, AVersion1TailFromBeforeTheUpgradeIsReplayed) {
   reopen();
   EXPECT_TRUE(store_->losses().empty());
   EXPECT_FALSE(std::filesystem::exists(store_->tail_path()));
-  auto n = store_->readings().sample_count();
-  ASSERT_TRUE(n.ok());
-  EXPECT_EQ(*n, 30);
-  auto c = store_->counters().get();
-  ASSERT_TRUE(c.ok() && c->has_value());
-  EXPECT_EQ((*c)->energy_uj, counters(200).energy_uj);
+  expect_replayed(30, 200);
   auto e = store_->readings().energy_uj(boot_, ids_[0], {sweep(2).t_ns, sweep(27).t_ns});
   ASSERT_TRUE(e.ok() && e->has_value());
   EXPECT_NEAR(**e, truth_uj(2, 27), 1e-6);
@@ -255,12 +249,7 @@ TEST_F(StoreTail, AnUnpreallocatedTailFromBeforeTheUpgradeIsReplayed) {
   reopen();
   EXPECT_TRUE(store_->losses().empty());
   EXPECT_FALSE(std::filesystem::exists(store_->tail_path()));
-  auto n = store_->readings().sample_count();
-  ASSERT_TRUE(n.ok());
-  EXPECT_EQ(*n, 20);
-  auto c = store_->counters().get();
-  ASSERT_TRUE(c.ok() && c->has_value());
-  EXPECT_EQ((*c)->energy_uj, counters(100).energy_uj);
+  expect_replayed(20, 100);
 }
 
 }  // namespace
