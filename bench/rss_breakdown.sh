@@ -1,34 +1,77 @@
 #!/usr/bin/env bash
 # What energyd's RSS is made of (issue 16, docs/PERFORMANCE.md "What the
-# RSS is made of"): starts energyd at its defaults on a static simulated
-# board, waits for it to settle, and prints its smaps_rollup totals and the
-# resident kB of each mapped file (the largest first).
-# Usage: bench/rss_breakdown.sh ENERGYD ENERGYD_SIM [CONFIG]
+# RSS is made of"): starts energyd on a static simulated Orin Nano, waits
+# for it to settle, and prints its VmRSS and VmHWM, its smaps_rollup
+# totals, the resident kB of each mapped file (the largest first) and of
+# each anonymous mapping (heap arenas, thread stacks) on its own.
+# Usage: bench/rss_breakdown.sh [--period-ms MS] [--settle S] ENERGYD ENERGYD_SIM [CONFIG]
+#   --period-ms MS: energyd --sample-period-ms MS (1-60000; default: energyd's
+#     own). Below 7 ms the hwmon update_interval files are set to 1 ms, which
+#     energyd requires of such a period (as bench/observer_bench does).
+#   --settle S: seconds between energyd's socket appearing and the reading
+#     (1-3600, default 5: past start-up, the first commits and checkpoint; at
+#     1 ms a sealed commit comes every 15 chunks of 600 sweeps, 9 s).
 #   CONFIG: energyd --config FILE (e.g. read_group/clock_group as numbers,
-#   as an installed daemon finds its groups in /etc/group).
+#     as an installed daemon finds its groups in /etc/group).
 set -euo pipefail
 die() { echo "rss_breakdown: $*" >&2; exit 1; }
-[[ $# -ge 2 && $# -le 3 ]] || die "usage: $0 ENERGYD ENERGYD_SIM [CONFIG]"
+usage="usage: $0 [--period-ms MS] [--settle S] ENERGYD ENERGYD_SIM [CONFIG]"
+
+# A whole number from FLAG's VALUE, between LO and HI.
+whole() {
+  local flag="$1" value="$2" lo="$3" hi="$4"
+  [[ "$value" =~ ^[0-9]{1,9}$ ]] || die "$flag: '$value' is not a whole number"
+  ((10#$value >= lo && 10#$value <= hi)) || die "$flag: $value is not between $lo and $hi"
+  echo "$((10#$value))"
+}
+
+PERIOD="" SETTLE=5
+while [[ $# -gt 0 && "$1" == --* ]]; do
+  [[ $# -ge 2 ]] || die "$1 needs a value; $usage"
+  case "$1" in
+    --period-ms) PERIOD="$(whole "$1" "$2" 1 60000)" ;;
+    --settle) SETTLE="$(whole "$1" "$2" 1 3600)" ;;
+    *) die "unknown option '$1'; $usage" ;;
+  esac
+  shift 2
+done
+[[ $# -ge 2 && $# -le 3 ]] || die "$usage"
 ENERGYD="$1" SIM="$2"
 [[ -x "$ENERGYD" ]] || die "'$ENERGYD' is not an executable"
 [[ -x "$SIM" ]] || die "'$SIM' is not an executable"
-CONFIG_ARGS=()
+EXTRA_ARGS=()
 if [[ $# -eq 3 ]]; then
   [[ -r "$3" ]] || die "cannot read config '$3'"
-  CONFIG_ARGS=(--config "$3")
+  EXTRA_ARGS=(--config "$3")
 fi
+[[ -n "$PERIOD" ]] && EXTRA_ARGS+=(--sample-period-ms "$PERIOD")
 DIR="$(mktemp -d)"
 PID=""
 cleanup() { [[ -n "$PID" ]] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$DIR"; }
 trap cleanup EXIT
 "$SIM" create --board jetson-orin-nano --l4t 36 --root "$DIR/board" >/dev/null || die "energyd-sim create failed"
-"$ENERGYD" "${CONFIG_ARGS[@]}" --root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/energyd.sock" \
+if [[ -n "$PERIOD" ]] && ((PERIOD < 7)); then
+  found=0
+  while IFS= read -r -d '' f; do
+    echo 1 >"$f"
+    found=1
+  done < <(find "$DIR/board/sys/devices" -name update_interval -type f -print0)
+  ((found)) || die "no hwmon update_interval file to set to 1 ms for a $PERIOD ms period"
+fi
+"$ENERGYD" "${EXTRA_ARGS[@]}" --root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/energyd.sock" \
   --log-level warn >"$DIR/energyd.log" 2>&1 &
 PID=$!
 for _ in $(seq 200); do [[ -S "$DIR/energyd.sock" ]] && break; sleep 0.1; done
 [[ -S "$DIR/energyd.sock" ]] || die "energyd did not start: $(cat "$DIR/energyd.log")"
-sleep 5  # past start-up, the first commits and checkpoint
+sleep "$SETTLE"
+kill -0 "$PID" 2>/dev/null || die "energyd stopped: $(cat "$DIR/energyd.log")"
+grep -E '^(VmRSS|VmHWM):' "/proc/$PID/status" || die "cannot read /proc/$PID/status"
 grep -E '^(Rss|Pss|Anonymous):' "/proc/$PID/smaps_rollup" || die "cannot read /proc/$PID/smaps_rollup"
-echo "resident kB by mapping:"
+echo "resident kB by mapped file:"
 awk '/^[0-9a-f]+-[0-9a-f]+ / {name = (NF >= 6 ? $6 : "[anonymous]")} /^Rss:/ {rss[name] += $2}
      END {for (n in rss) if (rss[n] > 0) printf "%8d %s\n", rss[n], n}' "/proc/$PID/smaps" | sort -rn
+echo "resident kB of each anonymous mapping (size kB, address range):"
+awk '/^[0-9a-f]+-[0-9a-f]+ / {range = $1; name = (NF >= 6 ? $6 : "[anonymous]")}
+     /^Size:/ {size = $2}
+     /^Rss:/ && $2 > 0 && name ~ /^\[(anonymous|heap|stack)\]$/ {printf "%8d %8d %s %s\n", $2, size, range, name}' \
+  "/proc/$PID/smaps" | sort -rn

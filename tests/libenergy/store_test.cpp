@@ -105,6 +105,33 @@ TEST_F(StoreTest, ReopenKeepsDataAndSchemaVersion) {
   EXPECT_EQ(**last, 2000 * kMs);
 }
 
+// Issue 16: the writer's open reads every page of the database
+// (quick_check). With SQLite's default page cache (2,000 KiB a connection)
+// that much of a large database stayed in the daemon's heap; each
+// connection now holds at most 512 KiB of pages. A writer opens a 6 MB
+// database and SQLite's own count of the memory it holds must stay under 1 MiB.
+TEST_F(StoreTest, OpeningALargeDatabaseKeepsItsPageCacheBounded) {
+  store_.reset();
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path().c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "CREATE TABLE filler(b BLOB);"
+                         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)"
+                         " INSERT INTO filler SELECT randomblob(4000) FROM n;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  ASSERT_GT(std::filesystem::file_size(path()), 6'000'000u);
+  sqlite3_int64 before = 0, before_peak = 0;
+  ASSERT_EQ(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &before, &before_peak, 0), SQLITE_OK);
+  auto store = Store::open(path(), StoreRole::kWriter, 1000);
+  ASSERT_TRUE(store.ok()) << store.error().describe();
+  sqlite3_int64 now = 0, peak = 0;
+  ASSERT_EQ(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &now, &peak, 0), SQLITE_OK);
+  ASSERT_GT(now, before) << "SQLite does not count its memory (SQLITE_DEFAULT_MEMSTATUS=0?)";
+  EXPECT_LT(now - before, 1 << 20);
+}
+
 TEST_F(StoreTest, RunningEnergyAgreesWithIntegratingTheReadings) {
   auto boot = store_->ensure_boot("boot-a", 0);
   auto ids = store_->ensure_rails(rails());

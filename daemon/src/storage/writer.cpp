@@ -52,18 +52,20 @@ void StorageWriter::push_context(std::vector<ContextChange> changes) {
 }
 
 void StorageWriter::push_mark(MarkOp op) {
+  auto boxed = std::make_unique<MarkOp>(std::move(op));  // allocated before the lock the sampler takes
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.emplace_back(std::move(op));
+    queue_.emplace_back(std::move(boxed));
     mark_waiting_ = true;
   }
   cv_.notify_one();
 }
 
 void StorageWriter::push_write(StoreWrite write) {
+  auto boxed = std::make_unique<StoreWrite>(std::move(write));
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.emplace_back(std::move(write));
+    queue_.emplace_back(std::move(boxed));
     mark_waiting_ = true;  // someone waits for it, as for a mark
   }
   cv_.notify_one();
@@ -127,9 +129,9 @@ void StorageWriter::absorb(std::deque<Item>& batch) {
   for (auto& item : batch) {
     if (auto* s = std::get_if<Sample>(&item)) newest_ = Sample{s->t_ns, s->wall_ns, {}};
     if (auto* s = std::get_if<Sample>(&item)) early_.push_back(std::move(*s));
-    if (auto* m = std::get_if<MarkOp>(&item)) marks_.push_back(std::move(*m));
+    if (auto* m = std::get_if<std::unique_ptr<MarkOp>>(&item)) marks_.push_back(std::move(**m));
     if (auto* c = std::get_if<std::vector<ContextChange>>(&item)) context_.add(std::move(*c));
-    if (auto* w = std::get_if<StoreWrite>(&item)) writes_.push_back(std::move(*w));
+    if (auto* w = std::get_if<std::unique_ptr<StoreWrite>>(&item)) writes_.push_back(std::move(**w));
   }
   if (chunker_) absorb_sweeps();
   bound_pending();
@@ -503,7 +505,11 @@ std::optional<StoredCounters> StorageWriter::tail_counters() const {
 bool StorageWriter::append_tail() {
   if (!tail_) return false;
   if (tail_fresh_.empty()) return true;
-  auto st = tail_->append(TailFrame{boot_, rail_ids_, tail_fresh_, tail_counters()});
+  // The sweeps are moved into the frame and back (no copy of a second's
+  // sweeps, 1,000 at 1 ms, on the heap; the vector keeps its capacity).
+  TailFrame frame{boot_, rail_ids_, std::move(tail_fresh_), tail_counters()};
+  auto st = tail_->append(frame);
+  tail_fresh_ = std::move(frame.sweeps);
   if (!st) {
     spdlog::warn("storage: {}; committing the open chunk at every flush instead", st.error().describe());
     tail_.reset();
@@ -532,7 +538,9 @@ Status StorageWriter::sync_tail() {
 void StorageWriter::rewrite_tail() {
   std::string path = tail_->path(), bytes;
   if (!open_sweeps_.empty()) {
-    auto frame = encode_tail_frame(TailFrame{boot_, rail_ids_, open_sweeps_, tail_counters()});
+    TailFrame kept{boot_, rail_ids_, std::move(open_sweeps_), tail_counters()};  // moved back: not copied
+    auto frame = encode_tail_frame(kept);
+    open_sweeps_ = std::move(kept.sweeps);
     if (frame) bytes = std::move(frame).value();
   }
   tail_.reset();  // its lock goes with it; this thread is the only one to open the tail

@@ -27,6 +27,15 @@ CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tags TEXT NOT NULL
 CREATE INDEX runs_by_state ON runs(state);
 )sql";
 
+// Every connection's page cache is held to this many KiB (PRAGMA
+// cache_size) instead of SQLite's 2,000: the writer's open reads every page
+// (quick_check), and with the default its cache kept up to 2 MB of a large
+// database resident for the daemon's lifetime (issue 16, docs/PERFORMANCE.md
+// "The RSS at 1 ms, and the release build"). A commit, a retention step or
+// a query touches a few B-tree paths again; other pages come from the
+// kernel's page cache.
+constexpr int kPageCacheKiB = 512;
+
 }  // namespace
 
 Store::Store(std::unique_ptr<sql::Db> db, std::string path, StoreRole role)
@@ -41,6 +50,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   if (!db) return db.take_error();
   sqlite3_busy_timeout(db->raw(), busy_timeout_ms);
   std::unique_ptr<Store> store(new Store(std::make_unique<sql::Db>(std::move(db).value()), path, role));
+  auto cache = store->db_->exec("PRAGMA cache_size=-" + std::to_string(kPageCacheKiB));
+  if (!cache) return cache.take_error();
   if (role == StoreRole::kReader) return store;
   // auto_vacuum takes effect only on a database without tables (a new one;
   // the v2 -> v3 migration converts older files). journal_size_limit: the
