@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <thread>
 
@@ -267,6 +268,7 @@ TEST(RunContext, GpuResidencyUnderFastDvfsMatchesTheSimulatorsCountersPerFrequen
     both += std::to_string(hz) + ": " + std::to_string(s) + " s, energyd " +
             std::to_string(counted.count(hz) ? counted.at(hz) : 0.0) + " s\n";
   }
+  std::cout << "GPU residency off by " << error_s << " s in all (reads " << margin << " s from the marks)\n";
   EXPECT_LE(error_s, margin + 0.001 * static_cast<double>(truth.size()) + 0.02) << both << "margin " << margin << " s\n"
                                                                                 << d.log();
   EXPECT_NEAR((*g)["unknown_s"].get<double>(), 0.0, 1e-9) << g->dump(1);
