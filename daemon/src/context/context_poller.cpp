@@ -588,10 +588,14 @@ void ContextPoller::poll_now() { poll_now(nullptr); }
 void ContextPoller::poll_now(std::function<void()> polled) {
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
-    shared_->requested = true;
-    ++shared_->stats.requested_polls;
-    if (polled) shared_->waiting.push_back(std::move(polled));
+    if (!shared_->finished) {
+      shared_->requested = true;
+      ++shared_->stats.requested_polls;
+      if (polled) shared_->waiting.push_back(std::move(polled));
+      polled = nullptr;
+    }
   }
+  if (polled) return polled();  // stopped: no poll will come
   wake(*shared_);
 }
 

@@ -131,7 +131,8 @@ class ContextPoller {
   // Polls clocks and temperatures as soon as the thread is free; returns at once.
   void poll_now();
   // The same, and `polled` is called on the poller's thread once that poll's
-  // rows are with the sink (or at stop, if the poll never comes): a run that
+  // rows are with the sink (or at stop, if the poll never comes; at once on
+  // the caller's thread once the poller has stopped): a run that
   // opens after it has the clocks in force at its start on record (a pinned
   // mark.start). A hung clock read delays it, as it delays the pin's own read-back.
   void poll_now(std::function<void()> polled);
