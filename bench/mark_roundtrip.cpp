@@ -3,9 +3,11 @@
 //   (a) from a fresh `energyctl mark start` process (fork to its output line),
 //   (b) from the C++ client, on an open connection and with a new connection,
 // beside the floor of (a): fork + exec of /bin/true until it exits, the cost
-// of starting any process on this machine.
+// of starting any process on this machine; and how long a stop takes on an
+// open connection (its reply is the run's report).
 // Prints one row per case: CASE N P50_MS P99_MS MAX_MS. Each run is stopped
-// (untimed) before the next starts. bench/run_mark_roundtrip.sh drives it.
+// before the next starts (untimed, but for the stop case). bench/run_mark_roundtrip.sh
+// drives it.
 //
 // Usage: mark_roundtrip --socket PATH --energyctl PATH [--n N]
 #include <sys/wait.h>
@@ -146,6 +148,15 @@ int main(int argc, char** argv) {
               if (!run) die(run.error().describe());
               stop(control, std::to_string(run->id));
               return ms;
+            }));
+  // The stop's round trip, whose reply carries the run's report: on a board
+  // whose reads cannot hang it waits for the stop's context poll too.
+  print_row("cpp_stop_open_connection", measure(o.n, [&](int) {
+              auto run = control.mark_start("bench-cpp-stop");
+              if (!run) die(run.error().describe());
+              auto t0 = Clock::now();
+              stop(control, std::to_string(run->id));
+              return ms_since(t0);
             }));
   print_row("cpp_new_connection", measure(o.n, [&](int) {
               auto t0 = Clock::now();

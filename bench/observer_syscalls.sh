@@ -10,6 +10,10 @@
 # Usage: bench/observer_syscalls.sh ENERGYD_SIM SECONDS ENERGYD [PERIOD_MS] [CONFIG]
 #   PERIOD_MS: the sampling period (default 100); CONFIG: passed as --config.
 #   OBS_BOARD="jetson-tx2 32" measures another board (default "jetson-orin-nano 36").
+#   OBS_LIVE=1 runs the board live (energyd-sim run on a FUSE mount, CPU load
+#   pinned at 0; needs /dev/fuse) rather than as static files: its residency
+#   counters advance, so energyd takes clock residency from them (a static
+#   tree's counters do not move, and energyd falls back to polling).
 #   ENERGYCTL: the energyctl to read the ticks with (default: beside ENERGYD's
 #   build, ../cli/energyctl).
 # Needs strace and permission to trace (root, or ptrace_scope 0).
@@ -31,13 +35,27 @@ read -r BOARD L4T <<<"${OBS_BOARD:-jetson-orin-nano 36}"
 
 DIR="$(mktemp -d /var/tmp/energyd-syscalls-XXXXXX)"
 PID=""
+SIMPID=""
 cleanup() {
   [[ -n "$PID" ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  if [[ -n "$SIMPID" ]]; then
+    kill "$SIMPID" 2>/dev/null && wait "$SIMPID" 2>/dev/null
+    mountpoint -q "$DIR/board" && fusermount3 -u -z "$DIR/board"
+  fi
   rm -rf -- "$DIR"
 }
 trap cleanup EXIT
 
-"$SIM" create --board "$BOARD" --l4t "$L4T" --root "$DIR/board" >/dev/null || die "energyd-sim create failed"
+if [[ -n "${OBS_LIVE:-}" ]]; then
+  mkdir "$DIR/board"
+  "$SIM" run --board "$BOARD" --l4t "$L4T" --mount "$DIR/board" --control "$DIR/sim.ctl" --cpu-load 0 \
+    >"$DIR/sim.log" 2>&1 &
+  SIMPID=$!
+  for _ in $(seq 150); do [[ -S "$DIR/sim.ctl" ]] && break; sleep 0.1; done
+  [[ -S "$DIR/sim.ctl" ]] || die "energyd-sim run did not start: $(cat "$DIR/sim.log")"
+else
+  "$SIM" create --board "$BOARD" --l4t "$L4T" --root "$DIR/board" >/dev/null || die "energyd-sim create failed"
+fi
 if ((PERIOD < 7)); then  # energyd requires the monitors' update_interval to keep up
   find "$DIR/board/sys/devices" -name update_interval -exec sh -c 'echo 1 > "$1"' _ {} \;
 fi
@@ -58,7 +76,7 @@ timeout -s INT "$SECS" strace -c -qq -p "$TID" -o "$DIR/strace" || true
 T1="$(ticks)"
 [[ -n "$T0" && -n "$T1" && "$T1" -gt "$T0" ]] || die "cannot read energyd's ticks (got '$T0' and '$T1')"
 [[ -s "$DIR/strace" ]] || die "strace wrote nothing"
-echo "period ${PERIOD} ms, ${BOARD}, $((T1 - T0)) ticks in ${SECS} s: system calls per tick of the sample thread"
+echo "period ${PERIOD} ms, ${BOARD}${OBS_LIVE:+ (live)}, $((T1 - T0)) ticks in ${SECS} s: system calls per tick of the sample thread"
 awk -v ticks="$((T1 - T0))" '
   $1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { name = $NF; calls = $4; all += calls
                                 printf "  %-18s %6.2f\n", name, calls / ticks }

@@ -47,14 +47,21 @@ BoardState idle_state(const BoardSpec& spec) {
   }
   const std::uint32_t max_khz = spec.cpu.available_khz.empty() ? 0 : spec.cpu.available_khz.back();
   for (const CpuPolicySpec& p : spec.cpu.policies) {
-    state.policies[p.policy] =
-        CpuPolicyState{spec.cpu.floor_khz, max_khz, spec.cpu.floor_khz, spec.cpu.default_governor};
+    CpuPolicyState& policy = state.policies[p.policy];
+    policy.min_khz = spec.cpu.floor_khz;
+    policy.max_khz = max_khz;
+    policy.cur_khz = spec.cpu.floor_khz;
+    policy.governor = spec.cpu.default_governor;
   }
   for (int cpu : spec.cpu.all_cpus()) state.cpu_online[cpu] = true;
   for (const GpuSpec& g : spec.gpus) {
     const std::uint64_t min_hz = g.available_hz.empty() ? 0 : g.available_hz.front();
     const std::uint64_t cur_hz = g.idle_gated ? 0 : min_hz;
-    state.gpus[g.devfreq_name] = GpuState{min_hz, g.default_max_hz, cur_hz, g.default_governor, 0};
+    GpuState& gpu = state.gpus[g.devfreq_name];
+    gpu.min_hz = min_hz;
+    gpu.max_hz = g.default_max_hz;
+    gpu.cur_hz = cur_hz;
+    gpu.governor = g.default_governor;
   }
   for (const ThermalZoneSpec& zone : spec.thermal_zones) state.thermal_mc.push_back(zone.idle_mc);
   if (!spec.emc.rates_hz.empty()) {

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "build.h"
+#include "clock_counters.h"
 #include "sysfs_write.h"
 
 namespace energy::sim {
@@ -164,6 +165,24 @@ void add_policy_state_files(Tree& tree, const std::string& dir, const CpuSpec& c
       policy_store(policy, [cpu](CpuPolicyState& s, std::string_view t) { return store_setspeed(cpu, s, t); }));
 }
 
+template <typename Number>
+std::size_t index_in(const std::vector<Number>& table, std::uint64_t value) {
+  return static_cast<std::size_t>(std::find(table.begin(), table.end(), value) - table.begin());
+}
+
+// CONFIG_CPU_FREQ_STAT's files (clock_counters.h).
+void add_policy_stats(Tree& tree, const std::string& dir, const CpuSpec& cpu, int policy) {
+  const std::vector<std::uint32_t> khz = cpu.available_khz;
+  const auto shown = [khz](const CpuPolicyState& s) {
+    return shown_stats(s.stats, khz.size(), index_in(khz, s.cur_khz));
+  };
+  tree.add_file(
+      dir + "/stats/time_in_state", kModeReadOnly,
+      policy_content(policy, [khz, shown](const CpuPolicyState& s) { return format_time_in_state(khz, shown(s)); }));
+  tree.add_file(dir + "/stats/total_trans", kModeReadOnly,
+                policy_content(policy, [shown](const CpuPolicyState& s) { return format_total_trans(shown(s)); }));
+}
+
 void add_policy(Tree& tree, const CpuSpec& cpu, const CpuPolicySpec& p) {
   const std::string dir = std::string(kCpuDir) + "/cpufreq/policy" + std::to_string(p.policy);
   const std::vector<int> cpus = p.cpus;
@@ -177,6 +196,7 @@ void add_policy(Tree& tree, const CpuSpec& cpu, const CpuPolicySpec& p) {
     return spaced(online_cpus(cpus, state), false);
   });
   add_policy_state_files(tree, dir, cpu, p.policy);
+  add_policy_stats(tree, dir, cpu, p.policy);
 }
 
 // kstrtobool() spellings are accepted by the cpu online store; 0/1 are what tools write.
@@ -284,6 +304,10 @@ void add_devfreq_files(Tree& tree, const GpuSpec& g) {
   tree.add_file(dir + "/target_freq", kModeReadOnly,
                 gpu_content(name, [](const GpuState& s) { return line_of(s.cur_hz); }));
   add_setting(tree, dir + "/polling_interval", dir + "/polling_interval", "25", accept_unsigned);  // A18
+  const std::vector<std::uint64_t> hz = g.available_hz;
+  tree.add_file(dir + "/trans_stat", kModeReadOnly, gpu_content(name, [hz](const GpuState& s) {
+                  return format_trans_stat(hz, shown_stats(s.stats, hz.size(), index_in(hz, s.cur_hz)));
+                }));
 }
 
 void add_devfreq_links(Tree& tree, const GpuSpec& g) {

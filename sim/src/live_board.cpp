@@ -88,6 +88,7 @@ BoardState LiveBoard::snapshot() const {
   catch_up();
   const std::int64_t now = clock_();
   BoardState state = model_.governed();
+  model_.fill_clock_stats(state, now);
   std::size_t rail = 0;
   for (std::size_t i = 0; i < spec_.monitors.size(); ++i) {
     const PowerMonitorSpec& m = spec_.monitors[i];

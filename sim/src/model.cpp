@@ -77,6 +77,7 @@ PowerModel::PowerModel(BoardSpec spec, ModelControls controls, std::int64_t star
       topology_(build_topology(spec_)),
       controls_(std::move(controls)),
       origin_ns_(start_ns),
+      clocks_(spec_, governed_state(spec_, controls_, nullptr)),
       accounted_ns_(start_ns),
       next_heat_ns_(start_ns + kThermalStepNs),
       cpu_window_ns_(start_ns),
@@ -188,6 +189,7 @@ void PowerModel::sync_board() {
 }
 
 void PowerModel::push_levels(std::int64_t t_ns, bool always) {
+  clocks_.observe(t_ns, governed_state(spec_, controls_, &dyn_));
   std::vector<RailLevel> levels = rail_levels(topology_, spec_, controls_, &dyn_);
   if (!always && same_levels(levels, segments_.back().levels)) return;
   if (t_ns == last_event_ns()) {

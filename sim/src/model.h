@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clock_counters.h"
 #include "dynamics.h"
 #include "energy/result.h"
 #include "energysim/board_spec.h"
@@ -80,6 +81,9 @@ class PowerModel {
   const DynamicState& dynamics() const { return dyn_; }
   // What the files show: governed_state() with the dynamics, zone readings.
   BoardState governed() const;
+  // The clock domains' residency counters (ClockStats) as of t_ns, which
+  // must not precede the latest event or grid instant run, into `state`.
+  void fill_clock_stats(BoardState& state, std::int64_t t_ns) const { clocks_.fill(state, t_ns); }
   // Drops the segments that end at or before t_ns (the last one is kept).
   void forget_before(std::int64_t t_ns);
 
@@ -122,6 +126,7 @@ class PowerModel {
   std::int64_t origin_ns_ = 0;
   std::vector<Ripple> ripples_;
   std::deque<Segment> segments_;
+  ClockCounters clocks_;  // after spec_, controls_: built from them
   DynamicState dyn_;
   std::int64_t accounted_ns_ = 0;  // busy time is accumulated up to here
   double cpu_busy_ns_ = 0;

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "energy/context_probe.h"
@@ -60,6 +63,9 @@ class ContextPollerTest : public StaticBoardTest {
       if (d.kind == DomainKind::kGpu) gpu_dir_ = d.dir;
     }
     ASSERT_FALSE(gpu_dir_.empty());
+    // These tests change the GPU's cur_freq and expect the clock polls to
+    // see it: a kernel without devfreq counters (CountedClocksTest writes them).
+    std::filesystem::remove(root_->resolve(gpu_dir_ + "/trans_stat").value());
   }
   // sweep_period 0: polls never wait for sweeps.
   std::unique_ptr<ContextPoller> poller(milliseconds clock_period, milliseconds thermal_period,
@@ -276,6 +282,148 @@ TEST_F(ContextPollerTest, WhenInlineSweepsStopThePollersThreadTakesOver) {
   EXPECT_TRUE(eventually([&] { return p->stats().clock_polls >= before.clock_polls + 2; }));
   EXPECT_GT(p->stats().thread_wakeups, before.thread_wakeups);
   EXPECT_EQ(p->stats().inline_polls, before.inline_polls);
+}
+
+// Residency from counters: a fake boot clock makes the counted times and the
+// rows' instants exact.
+class SetClock final : public Clock {
+ public:
+  int64_t boot_ns() const override { return boot_.load(); }
+  int64_t mono_ns() const override { return real_.mono_ns(); }
+  int64_t wall_ns() const override { return real_.wall_ns(); }
+  void set_boot_ns(int64_t t) { boot_ = t; }
+
+ private:
+  SystemClock real_;
+  std::atomic<int64_t> boot_{10'000'000'000};
+};
+
+class CountedClocksTest : public ContextPollerTest {
+ protected:
+  static constexpr int64_t kT0 = 10'000'000'000;
+  static constexpr int64_t kMs = 1'000'000;
+
+  // Requested polls only (clock and governor periods never come), unless `clock_period` says otherwise.
+  std::unique_ptr<ContextPoller> counted_poller(milliseconds clock_period = milliseconds(10'000)) {
+    ContextPollerOptions o;
+    o.clock_period = clock_period;
+    o.thermal_period = milliseconds(10'000);
+    o.governor_period = milliseconds(10'000);
+    return std::make_unique<ContextPoller>(*root_, inv_, o, fake_, sink_);
+  }
+  const std::vector<int64_t>& gpu_hz() const {
+    for (const auto& d : inv_.domains) {
+      if (d.kind == DomainKind::kGpu) return d.available_hz;
+    }
+    throw std::logic_error("no GPU");
+  }
+  // The GPU's trans_stat with these ms per frequency (no transitions counted).
+  void write_trans_stat(const std::vector<int64_t>& ms) {
+    std::ofstream out(root_->resolve(gpu_dir_ + "/trans_stat").value());
+    out << "     From  :   To\n           :";
+    for (int64_t hz : gpu_hz()) out << " " << hz;
+    out << "   time(ms)\n";
+    for (size_t i = 0; i < gpu_hz().size(); ++i) {
+      out << "  " << gpu_hz()[i] << ":";
+      for (size_t j = 0; j < gpu_hz().size(); ++j) out << " 0";
+      out << " " << ms[i] << "\n";
+    }
+    out << "Total transition : 0\n";
+  }
+  void write_cur(int64_t hz) { std::ofstream(root_->resolve(gpu_dir_ + "/cur_freq").value()) << hz << "\n"; }
+  // Asks for a poll at boot time t and waits until its rows are with the sink.
+  void poll_at(ContextPoller& p, int64_t t) {
+    fake_.set_boot_ns(t);
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    p.poll_now([&] {
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+      cv.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return done; }));
+  }
+  std::vector<ContextChange> gpu_clock_rows() {
+    std::vector<ContextChange> out;
+    for (const auto& r : sink_.rows()) {
+      if (r.kind == ContextKind::kClock && r.name == "gpu") out.push_back(r);
+    }
+    return out;
+  }
+
+  SetClock fake_;
+};
+
+TEST_F(CountedClocksTest, TheTimeBetweenTwoReadsBecomesRowsGivingEachFrequencyItsCountedTime) {
+  const std::vector<int64_t>& hz = gpu_hz();
+  ASSERT_GE(hz.size(), 3u);
+  write_trans_stat(std::vector<int64_t>(hz.size(), 1000));
+  write_cur(hz[0]);
+  auto p = counted_poller();
+  ASSERT_TRUE(p->start());
+  sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
+  EXPECT_EQ(p->stats().counted_clocks, 3) << "two CPU policies and the GPU; the EMC is polled";
+  // In the next second: 300 ms more at hz[0], 200 ms at hz[1], 500 ms at hz[2], where it is now.
+  std::vector<int64_t> ms(hz.size(), 1000);
+  ms[0] += 300;
+  ms[1] += 200;
+  ms[2] += 500;
+  write_trans_stat(ms);
+  write_cur(hz[2]);
+  for (const auto& d : inv_.domains) {  // the CPUs' counters follow the clock too (all at their lowest frequency)
+    if (d.kind != DomainKind::kCpu) continue;
+    std::ofstream out(root_->resolve(d.dir + "/stats/time_in_state").value());
+    for (size_t i = 0; i < d.available_hz.size(); ++i)
+      out << d.available_hz[i] / 1000 << " " << (i == 0 ? 100 : 0) << "\n";
+  }
+  ASSERT_NO_FATAL_FAILURE(poll_at(*p, kT0 + 1000 * kMs));
+  const std::vector<ContextChange> rows = gpu_clock_rows();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].t_ns, kT0);
+  EXPECT_EQ(rows[0].v.number, hz[0]);
+  EXPECT_EQ(rows[1].t_ns, kT0 + 300 * kMs);
+  EXPECT_EQ(rows[1].v.number, hz[1]);
+  EXPECT_EQ(rows[2].t_ns, kT0 + 500 * kMs);
+  EXPECT_EQ(rows[2].v.number, hz[2]);
+  EXPECT_EQ(p->stats().counter_fallbacks, 0);
+}
+
+TEST_F(CountedClocksTest, MalformedCountersAtStartFallBackToPollingTheCurrentFrequency) {
+  std::ofstream(root_->resolve(gpu_dir_ + "/trans_stat").value()) << "Not Supported.\n";
+  auto p = counted_poller(milliseconds(10));
+  ASSERT_TRUE(p->start());
+  ASSERT_TRUE(eventually([&] { return p->stats().counter_fallbacks == 1; }));
+  EXPECT_EQ(p->stats().counted_clocks, 2) << "the CPUs keep their counters";
+  fake_.set_boot_ns(kT0 + 50 * kMs);  // the boot clock moves on (a row needs a later instant)
+  write_cur(gpu_hz().back());
+  auto rows = sink_.wait_for([&](const auto& r) {
+    return std::any_of(r.begin(), r.end(), [&](const ContextChange& c) { return c.v.number == gpu_hz().back(); });
+  });
+  EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [&](const ContextChange& c) {
+    return c.name == "gpu" && c.v.number == gpu_hz().back();
+  })) << "a clock poll (not a request) saw the change";
+}
+
+TEST_F(CountedClocksTest, ShrinkingOrStalledCountersFallBackAndAreNeverReadAsZeroTime) {
+  write_trans_stat(std::vector<int64_t>(gpu_hz().size(), 1000));
+  write_cur(gpu_hz()[0]);
+  auto p = counted_poller();
+  ASSERT_TRUE(p->start());
+  sink_.wait_for([&](const auto& r) { return r.size() >= sources(); });
+  std::vector<int64_t> shrunk(gpu_hz().size(), 1000);
+  shrunk[1] = 10;
+  write_trans_stat(shrunk);
+  write_cur(gpu_hz()[1]);
+  // The CPUs' counters do not move in that second: they fall back too.
+  ASSERT_NO_FATAL_FAILURE(poll_at(*p, kT0 + 1000 * kMs));
+  EXPECT_EQ(p->stats().counter_fallbacks, 3);
+  EXPECT_EQ(p->stats().counted_clocks, 0);
+  const std::vector<ContextChange> rows = gpu_clock_rows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].t_ns, kT0 + 1000 * kMs) << "the value read, at the read: no counted rows";
+  EXPECT_EQ(rows[1].v.number, gpu_hz()[1]);
 }
 
 TEST(InlineReads, OnlyIdentifiedBoardsBeforeThor) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <thread>
 
@@ -102,7 +103,11 @@ class RunManagerTest : public StaticBoardTest {
 TEST_F(RunManagerTest, StartOpensARunAtAFreshSampleAndStopClosesItWithAReport) {
   int marks = 0;
   std::vector<int64_t> stopped;
-  runs_->set_mark_hook([&] { ++marks; });
+  runs_->set_start_hook([&] { ++marks; });
+  runs_->set_stop_hook([&](const std::function<void()>& then) {
+    ++marks;
+    then();
+  });
   runs_->set_stopped_hook([&](int64_t id) { stopped.push_back(id); });
   int64_t before = to_stored_ns(clock_.boot_ns());
   auto rec = start(*runs_, "train", json{{"model", "resnet"}});
@@ -127,6 +132,36 @@ TEST_F(RunManagerTest, StartOpensARunAtAFreshSampleAndStopClosesItWithAReport) {
   EXPECT_EQ(in_store->state, RunState::kStopped);
   ASSERT_TRUE(in_store->stop_ns.has_value());
   EXPECT_GE(*in_store->stop_ns, rec->start_ns);
+}
+
+// A stop is stored only once its sample was taken and the stop hook's
+// continuation came (the daemon's: once the stop's context poll is with the
+// writer), so that poll's rows are in the stop's transaction; its time is
+// still its sample's.
+TEST_F(RunManagerTest, AStopIsStoredOnlyOnceTheStopHooksContinuationCame) {
+  std::function<void()> held;
+  runs_->set_stop_hook([&](std::function<void()> then) { held = std::move(then); });
+  auto rec = start(*runs_, "held");
+  ASSERT_TRUE(rec.ok()) << rec.error().describe();
+  std::optional<Result<json>> out;
+  runs_->stop(StopRequest{"held", json::object(), Caller{0, true}, std::nullopt, std::nullopt},
+              [&](Result<json> r) { out = std::move(r); });
+  ASSERT_TRUE(held);
+  for (int i = 0; i < 5; ++i) ASSERT_GE(sd_event_run(loop_.get(), 100'000), 0);
+  EXPECT_FALSE(out.has_value()) << "the stop completed without its continuation";
+  auto in_store = stored(rec->id);
+  ASSERT_TRUE(in_store.has_value());
+  EXPECT_EQ(in_store->state, RunState::kOpen);
+  int64_t released = to_stored_ns(clock_.boot_ns());
+  std::thread poller([&] { held(); });  // the continuation comes on another thread
+  poller.join();
+  turn_until(out);
+  ASSERT_TRUE(out->ok()) << out->error().describe();
+  in_store = stored(rec->id);
+  ASSERT_TRUE(in_store.has_value());
+  EXPECT_EQ(in_store->state, RunState::kStopped);
+  ASSERT_TRUE(in_store->stop_ns.has_value());
+  EXPECT_LT(*in_store->stop_ns, released) << "the stop's time is its sample's, taken before the wait";
 }
 
 // Issue 15: the start moves to a sample taken as mark.start replies (the

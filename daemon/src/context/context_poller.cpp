@@ -32,6 +32,7 @@ int64_t steady_ns(SteadyClock::time_point t) {
 // A read that takes longer than this (or a whole period) did not observe
 // the source all along; sysfs reads normally take microseconds.
 constexpr int64_t kMinStallNs = 20 * kNsPerMs;
+constexpr int64_t kNever = INT64_MAX / 4;  // a stall or gap limit that is never reached
 
 // A schedule whose polls wait for the sampler's sweeps.
 bool rides_sweeps(const ContextPollerOptions& o, std::chrono::milliseconds period) {
@@ -69,9 +70,13 @@ class PollWork {
         options_(o),
         clock_(clock),
         clocks_(limits_for(o, o.clock_period)),
+        counted_tracker_(ContextTracker::Limits{0, kNever, kNever}),
         thermal_(limits_for(o, o.thermal_period)),
         clock_stall_ns_(limits_for(o, o.clock_period).stall_ns),
-        thermal_stall_ns_(limits_for(o, o.thermal_period).stall_ns) {}
+        thermal_stall_ns_(limits_for(o, o.thermal_period).stall_ns) {
+    counted_.resize(probe_.domain_count());
+    for (size_t i = 0; i < counted_.size(); ++i) counted_[i].on = probe_.has_counters(i);
+  }
 
   bool clocks_on() const { return options_.clock_period.count() > 0; }
   bool thermal_on() const { return options_.thermal_period.count() > 0; }
@@ -92,14 +97,37 @@ class PollWork {
   bool poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns, bool& governors);
   bool poll_thermal(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns);
   void forget_all(std::vector<ContextChange>& out);
+  int64_t counted_domains() const;
+  int64_t counter_fallbacks() const { return counter_fallbacks_; }
 
   Schedule schedule;
 
  private:
+  // A domain whose residency comes from its counters: the last read's.
+  struct Counted {
+    bool on = false;  // false: polled (no counters, or they failed)
+    std::optional<ResidencyCounters> last;
+    int64_t t_ns = 0;               // when `last` was read (its end)
+    int64_t read_ns = 0;            // how long that read took
+    std::optional<int64_t> cur_hz;  // the value in force after the last read
+  };
+  void poll_domain(size_t i, bool governors, bool gap, int64_t& t, PollOutcome& out);
+  void read_counted(size_t i, bool gap, int64_t start_ns, PollOutcome& out);
+  // slack_ns: how long this read and the previous one took.
+  Status count_interval(size_t i, const ResidencyCounters& now, const ContextValue& hz, int64_t end_ns,
+                        int64_t slack_ns, PollOutcome& out);
+  void stop_counting(size_t i, const Error& why, int64_t start_ns, int64_t end_ns, const ContextValue& hz,
+                     PollOutcome& out);
+
   ContextProbe probe_;
+  std::vector<Counted> counted_;
+  int64_t counter_fallbacks_ = 0;
   ContextPollerOptions options_;
   const Clock& clock_;
   ContextTracker clocks_;
+  // The counted domains' clock rows: no gaps and no stalls, as the counters
+  // cover the time between two reads however long it is.
+  ContextTracker counted_tracker_;
   ContextTracker thermal_;
   int64_t clock_stall_ns_;
   int64_t thermal_stall_ns_;
@@ -133,19 +161,92 @@ bool PollWork::poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, 
   governors = governors || gap;
   int64_t t = begin;
   for (size_t i = 0; i < probe_.domain_count(); ++i) {
-    ContextValue hz = probe_.read_frequency(i);
-    bool gov_read = governors && probe_.has_governor(i);
-    ContextValue gov = gov_read ? probe_.read_governor(i) : ContextValue::unknown();
+    poll_domain(i, governors, gap, t, out);
     if (stopping) return false;
-    int64_t end = clock_.boot_ns();
-    out.stalls += end - t > clock_stall_ns_ ? 1 : 0;
-    clocks_.observe(ContextKind::kClock, probe_.domain_name(i), t, end, hz, out.rows);
-    if (gov_read) clocks_.observe(ContextKind::kGovernor, probe_.domain_name(i), t, end, gov, out.rows);
-    t = end;
   }
   clocks_.end_poll(t);
   took_ns = t - begin;
   return true;
+}
+
+// One domain: its frequency (from its counters at the governor cadence,
+// else read every poll), and its governor when `governors`. `t` is when its
+// reads start, and then when they ended.
+void PollWork::poll_domain(size_t i, bool governors, bool gap, int64_t& t, PollOutcome& out) {
+  const bool counted = counted_[i].on;
+  if (counted && !governors) return;  // counters: nothing is lost between reads
+  if (counted) {
+    read_counted(i, gap, t, out);
+  } else {
+    ContextValue hz = probe_.read_frequency(i);
+    int64_t end = clock_.boot_ns();
+    out.stalls += end - t > clock_stall_ns_ ? 1 : 0;
+    clocks_.observe(ContextKind::kClock, probe_.domain_name(i), t, end, hz, out.rows);
+  }
+  const int64_t start = clock_.boot_ns();
+  if (governors && probe_.has_governor(i)) {
+    ContextValue gov = probe_.read_governor(i);
+    int64_t end = clock_.boot_ns();
+    clocks_.observe(ContextKind::kGovernor, probe_.domain_name(i), start, end, gov, out.rows);
+  }
+  t = clock_.boot_ns();
+}
+
+// The counters and the current frequency, read together. The first read
+// is a baseline: its value is observed as a poll's. After it, the interval
+// since the previous read becomes rows giving each frequency its counted
+// time, even after a gap (the counters cover it). A read that fails or
+// does not add up ends the counting for the domain, except after a gap,
+// when the board may have been suspended (jiffies stop, CLOCK_BOOTTIME
+// does not): that interval is unknown and the read a new baseline.
+void PollWork::read_counted(size_t i, bool gap, int64_t start_ns, PollOutcome& out) {
+  ContextValue hz = probe_.read_frequency(i);
+  Result<ResidencyCounters> now = probe_.read_counters(i);
+  const int64_t end = clock_.boot_ns();
+  Counted& c = counted_[i];
+  Status counted = !now ? Status(now.error()) : ok_status();
+  if (counted && c.last) counted = count_interval(i, *now, hz, end, (end - start_ns) + c.read_ns, out);
+  if (!counted && now && gap) {
+    counted_tracker_.observe(ContextKind::kClock, probe_.domain_name(i), c.t_ns + 1, c.t_ns + 1,
+                             ContextValue::unknown(), out.rows);
+    counted = ok_status();
+  }
+  if (!counted) return stop_counting(i, counted.error(), start_ns, end, hz, out);
+  counted_tracker_.observe(ContextKind::kClock, probe_.domain_name(i), start_ns, end, hz, out.rows);
+  c.last = std::move(now).value();
+  c.t_ns = end;
+  c.read_ns = end - start_ns;
+  c.cur_hz = hz.number;
+}
+
+Status PollWork::count_interval(size_t i, const ResidencyCounters& now, const ContextValue& hz, int64_t end_ns,
+                                int64_t slack_ns, PollOutcome& out) {
+  Counted& c = counted_[i];
+  const std::string& label = probe_.counters_label(i);
+  Result<ResidencyCounters> delta = counter_delta(*c.last, now, label);
+  if (!delta) return delta.take_error();
+  Status covered = check_coverage(*delta, now.size(), probe_.counter_unit_ns(i), end_ns - c.t_ns, slack_ns, label);
+  if (!covered) return covered;
+  for (const ContextRow& row : counted_rows(*delta, c.t_ns, end_ns, c.cur_hz, hz.number)) {
+    counted_tracker_.observe(ContextKind::kClock, probe_.domain_name(i), row.t_ns, row.t_ns, row.v, out.rows);
+  }
+  return ok_status();
+}
+
+// The domain is polled from now on, as a domain without counters; this
+// read's value is its first poll.
+void PollWork::stop_counting(size_t i, const Error& why, int64_t start_ns, int64_t end_ns, const ContextValue& hz,
+                             PollOutcome& out) {
+  counted_[i] = Counted{};
+  counted_tracker_.forget(ContextKind::kClock, probe_.domain_name(i));
+  clocks_.observe(ContextKind::kClock, probe_.domain_name(i), start_ns, end_ns, hz, out.rows);
+  ++counter_fallbacks_;
+  spdlog::warn("clock {}: residency counters unusable ({}); polling its current frequency every {} ms instead",
+               probe_.domain_name(i), why.describe(), clock_period().count());
+}
+
+int64_t PollWork::counted_domains() const {
+  return std::count_if(counted_.begin(), counted_.end(), [](const Counted& c) { return c.on; });
 }
 
 bool PollWork::poll_thermal(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns) {
@@ -170,6 +271,7 @@ bool PollWork::poll_thermal(const std::atomic<bool>& stopping, PollOutcome& out,
 void PollWork::forget_all(std::vector<ContextChange>& out) {
   int64_t t = clock_.boot_ns();
   clocks_.forget_all(t, out);
+  counted_tracker_.forget_all(t, out);
   thermal_.forget_all(t, out);
 }
 
@@ -307,6 +409,8 @@ bool poll_clocks_due(Shared& s, PollWork& w, const PollTime& pt, PollOutcome& ou
   std::lock_guard<std::mutex> lock(s.mu);
   ++s.stats.clock_polls;
   s.stats.governor_polls += governors ? 1 : 0;
+  s.stats.counted_clocks = w.counted_domains();
+  s.stats.counter_fallbacks = w.counter_fallbacks();
   s.clock_poll_ns.record(took);
   return true;
 }
@@ -484,10 +588,14 @@ void ContextPoller::poll_now() { poll_now(nullptr); }
 void ContextPoller::poll_now(std::function<void()> polled) {
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
-    shared_->requested = true;
-    ++shared_->stats.requested_polls;
-    if (polled) shared_->waiting.push_back(std::move(polled));
+    if (!shared_->finished) {
+      shared_->requested = true;
+      ++shared_->stats.requested_polls;
+      if (polled) shared_->waiting.push_back(std::move(polled));
+      polled = nullptr;
+    }
   }
+  if (polled) return polled();  // stopped: no poll will come
   wake(*shared_);
 }
 

@@ -3,7 +3,16 @@
 // governor_period (a second: governors change only when something writes
 // them), every thermal zone every thermal_poll_ms, and all of them once more
 // when asked (at a mark, so a run's edges are fresh, and after energyd's own
-// pins and restores). Changed values go to a ContextSink (the storage
+// pins and restores).
+//
+// A domain with residency counters (cpufreq stats/time_in_state, devfreq
+// trans_stat; ContextProbe) that parse at its first poll is not polled
+// every clock_poll_ms: its counters and current frequency are read with the
+// governors and at every asked poll, and the time each frequency was held
+// in between becomes change rows (residency_counters.h counted_rows), exact
+// per frequency between two reads. Counters that fail to read or parse,
+// shrink, change their frequencies or do not add up to the time between two
+// reads are logged once and the domain is polled from then on. Changed values go to a ContextSink (the storage
 // writer), which commits them with its next transaction.
 //
 // Where the polls run: a due poll rides on the sampler's sweep (on_sweep),
@@ -90,6 +99,8 @@ struct ContextPollerStats {
   int64_t gaps = 0;               // polls that came later than the gap limit
   int64_t inline_polls = 0;       // polls run on the sweeping thread (inline_reads)
   int64_t thread_wakeups = 0;     // times the poller's own thread woke (requests, its timer, nudges)
+  int64_t counted_clocks = 0;     // clock domains whose residency comes from their counters now
+  int64_t counter_fallbacks = 0;  // domains whose counters failed (unreadable, malformed, shrinking): polled since
   int64_t clock_poll_p50_ns = 0;  // time one clock poll takes (all domains)
   int64_t clock_poll_p99_ns = 0;
   int64_t clock_poll_max_ns = 0;
@@ -120,7 +131,8 @@ class ContextPoller {
   // Polls clocks and temperatures as soon as the thread is free; returns at once.
   void poll_now();
   // The same, and `polled` is called on the poller's thread once that poll's
-  // rows are with the sink (or at stop, if the poll never comes): a run that
+  // rows are with the sink (or at stop, if the poll never comes; at once on
+  // the caller's thread once the poller has stopped): a run that
   // opens after it has the clocks in force at its start on record (a pinned
   // mark.start). A hung clock read delays it, as it delays the pin's own read-back.
   void poll_now(std::function<void()> polled);

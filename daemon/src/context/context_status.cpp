@@ -15,6 +15,8 @@ nlohmann::json context_status_json(int64_t clock_poll_ms, int64_t thermal_poll_m
           {"clock_poll_max_ns", p.clock_poll_max_ns},
           {"thermal_poll_p50_ns", p.thermal_poll_p50_ns},
           {"thermal_poll_max_ns", p.thermal_poll_max_ns},
+          {"counted_clocks", p.counted_clocks},
+          {"counter_fallbacks", p.counter_fallbacks},
           {"stalls", p.stalls},
           {"gaps", p.gaps},
           {"rows", p.rows},

@@ -42,6 +42,8 @@ class ContextTracker {
                std::vector<ContextChange>& out);
   // The poll ended at t_ns.
   void end_poll(int64_t t_ns) { last_poll_end_ns_ = t_ns; }
+  // The source is no longer this tracker's (another one tracks it from now): no row.
+  void forget(ContextKind kind, const std::string& name) { last_.erase({kind, name}); }
   // Every source this tracker has seen becomes unknown at t_ns (polling stops).
   void forget_all(int64_t t_ns, std::vector<ContextChange>& out);
 

@@ -752,7 +752,7 @@ Status DaemonImpl::start_pins() {
 
 // Board context for run reports: polled on the sampler's wake-ups (on its
 // thread where the board's files do not hang), pushed to the writer; a mark
-// asks for a fresh poll (not waiting for it).
+// asks for a fresh poll, and there a stop is stored only after that poll's rows.
 Status DaemonImpl::start_context() {
   ContextPollerOptions o;
   o.clock_period = std::chrono::milliseconds(config_.clock_poll_ms);
@@ -760,7 +760,18 @@ Status DaemonImpl::start_context() {
   o.sweep_period = std::chrono::milliseconds(config_.sample_period_ms);
   o.inline_reads = inline_reads_safe(status_.board);
   context_ = std::make_unique<ContextPoller>(root_, status_.clocks, o, clock_, *writer_);
-  runs_->set_mark_hook([this] { context_->poll_now(); });
+  runs_->set_start_hook([this] { context_->poll_now(); });
+  // A stop is stored with its own poll's rows (counted clocks are otherwise
+  // up to a second old in its report), except where a read can hang: there
+  // the stop does not wait for a poll that may never come.
+  if (o.inline_reads) {
+    runs_->set_stop_hook([this](std::function<void()> then) { context_->poll_now(std::move(then)); });
+  } else {
+    runs_->set_stop_hook([this](const std::function<void()>& then) {
+      context_->poll_now();
+      then();
+    });
+  }
   // Governors are read about once a second; after a pin or restore at once.
   if (pins_) pins_->set_clocks_written_hook([poller = context_.get()] { poller->poll_now(); });
   sweep_relay_->set_poller(context_.get());  // polls ride on the sampler's wake-ups

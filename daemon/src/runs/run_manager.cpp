@@ -1,8 +1,11 @@
 #include "run_manager.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
+#include <memory>
+#include <optional>
 
 #include "energy/chunker.h"
 
@@ -37,6 +40,13 @@ void set_stop_times(RunRecord& run, const Sample& s, const std::optional<Command
   run.stop_ns = end;
   run.stop_wall_ns = s.wall_ns - (s.t_ns - end);
 }
+
+// A stop waiting for its sample and for the stop hook's continuation; the
+// last of the two to arrive pushes the stop (when it did not fail).
+struct StopJoin {
+  std::atomic<int> pending{2};
+  std::optional<MarkOp> op;  // written by the sample's callback before it arrives
+};
 
 }  // namespace
 
@@ -96,7 +106,7 @@ void RunManager::start(const std::string& name, const nlohmann::json& tags, std:
       done(rec);
     });
   };
-  if (mark_hook_) mark_hook_();
+  if (start_hook_) start_hook_();
   sampler_.request_sample([this, op](const Sample& s) mutable {
     op.run.start_ns = s.t_ns;
     op.run.start_wall_ns = s.wall_ns;
@@ -196,15 +206,29 @@ void RunManager::stop(const StopRequest& request, ReportDone done) {
       finish_stop(rec, done);
     });
   };
-  if (mark_hook_) mark_hook_();
-  sampler_.request_sample([this, op, command = request.command](const Sample& s) mutable {
+  // The stop goes to the writer once both its sample (sampler's thread) and
+  // the stop hook's continuation (the poller's thread) have come, by
+  // whichever comes last; no lock is held while pushing.
+  auto join = std::make_shared<StopJoin>();
+  auto arrive = [this, join] {
+    if (join->pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    if (join->op) writer_.push_mark(std::move(*join->op));
+  };
+  if (stop_hook_) {
+    stop_hook_(arrive);
+  } else {
+    arrive();
+  }
+  sampler_.request_sample([op = std::move(op), command = request.command, join, arrive](const Sample& s) mutable {
     if (command && command->end_ns > s.t_ns) {
-      return op.done(make_error(ErrorCode::kInvalid, "mark.stop: argument \"command_end_ns\" (" +
-                                                         std::to_string(command->end_ns) + ") is in the future (now " +
-                                                         std::to_string(s.t_ns) + " on CLOCK_BOOTTIME)"));
+      op.done(make_error(ErrorCode::kInvalid, "mark.stop: argument \"command_end_ns\" (" +
+                                                  std::to_string(command->end_ns) + ") is in the future (now " +
+                                                  std::to_string(s.t_ns) + " on CLOCK_BOOTTIME)"));
+    } else {
+      set_stop_times(op.run, s, command);
+      join->op = std::move(op);
     }
-    set_stop_times(op.run, s, command);
-    writer_.push_mark(std::move(op));
+    arrive();
   });
 }
 

@@ -82,9 +82,18 @@ class RunManager {
   // writer thread, inside the stop's transaction).
   void set_clocks_source(RunClocksFn clocks) { clocks_ = std::move(clocks); }
   std::vector<RunRecord> open_runs() const;
-  // Called at every mark before its sample is requested (the board context
-  // poller's poll_now); must not block.
-  void set_mark_hook(std::function<void()> hook) { mark_hook_ = std::move(hook); }
+  // Called at every mark.start before its sample is requested (the board
+  // context poller's poll_now); must not block.
+  void set_start_hook(std::function<void()> hook) { start_hook_ = std::move(hook); }
+  // Called at every mark.stop before its sample is requested, with a
+  // continuation: the stop is stored (and its report built) only once the
+  // continuation was called and the stop's sample taken, so what the hook
+  // hands to the writer before calling it (a fresh context poll's rows) is
+  // in the stop's transaction. Must not block; may call the continuation at
+  // once or later from any thread, and must call it exactly once. Unset:
+  // the stop waits for its sample only.
+  using StopHook = std::function<void(std::function<void()> then)>;
+  void set_stop_hook(StopHook hook) { stop_hook_ = std::move(hook); }
   // Called on the loop with a run's id once its stop is stored, before its
   // report is built: what ends with the run (its clock leases) ends even
   // when the report then fails (a run without readings).
@@ -109,7 +118,8 @@ class RunManager {
   std::set<int64_t> start_moved_;  // open runs whose start differs from the stored one
   size_t open_run_limit_ = 64;
   std::map<std::string, size_t> starting_;  // owner -> starts not yet stored
-  std::function<void()> mark_hook_;
+  std::function<void()> start_hook_;
+  StopHook stop_hook_;
   std::function<void(int64_t)> stopped_hook_;
 };
 

@@ -24,6 +24,18 @@ std::string governor_file(const ClockDomain& d) {
   return is_debugfs(d.dir) ? std::string() : join_path(d.dir, "governor");
 }
 
+// The domain's residency counter file and its format; "" when it has none.
+std::pair<std::string, CounterFormat> counters_file(const SysRoot& root, const ClockDomain& d) {
+  std::string path;
+  CounterFormat format = CounterFormat::kTimeInState;
+  if (d.kind == DomainKind::kCpu) path = join_path(d.dir, "stats/time_in_state");
+  if (d.kind == DomainKind::kGpu && !is_debugfs(d.dir)) {
+    path = join_path(d.dir, "trans_stat");
+    format = CounterFormat::kTransStat;
+  }
+  return {!path.empty() && root.exists(path) ? path : std::string(), format};
+}
+
 std::string last_component(const std::string& path) {
   auto at = path.rfind('/');
   return at == std::string::npos ? path : path.substr(at + 1);
@@ -35,7 +47,9 @@ ContextProbe::ContextProbe(const SysRoot& root, const ClockInventory& inv) {
   for (const auto& d : inv.domains) {
     auto [cur, unit] = frequency_file(root, d);
     std::string gov = governor_file(d);
-    domains_.push_back(Domain{d.name, open_attr(root, cur), unit, gov.empty() ? AttrFile() : open_attr(root, gov)});
+    auto [counters, format] = counters_file(root, d);
+    domains_.push_back(Domain{d.name, open_attr(root, cur), unit, gov.empty() ? AttrFile() : open_attr(root, gov),
+                              counters.empty() ? AttrFile() : open_attr(root, counters), format});
   }
   std::map<std::string, int> uses;
   for (const auto& z : inv.thermal) ++uses[z.type];
@@ -58,6 +72,14 @@ ContextValue ContextProbe::read_governor(size_t i) {
   auto text = d.governor.read_text();
   if (!text || text->empty()) return ContextValue::unknown();
   return ContextValue::of_text(std::move(text).value());
+}
+
+Result<ResidencyCounters> ContextProbe::read_counters(size_t i) {
+  Domain& d = domains_[i];
+  if (!d.counters.configured()) return make_error(ErrorCode::kUnsupported, d.name + " has no residency counters");
+  Result<std::string> text = d.counters.read_text();
+  if (!text) return text.take_error();
+  return parse_counters(d.counter_format, *text, d.counters.label());
 }
 
 ContextValue ContextProbe::read_temperature(size_t i) {

@@ -31,12 +31,25 @@ struct RailState {
   std::int32_t current_ma = 0;
 };
 
+// A clock domain's residency counters since boot (cpufreq stats, devfreq
+// trans_stat): time per listed frequency, parallel to the domain's table
+// (BoardSpec), and the transitions between them. Filled by the live board
+// up to each read's instant; empty in a static tree (the files then show
+// zero time, see add_cpufreq()).
+struct ClockStats {
+  std::vector<std::uint64_t> time_ns;      // per table entry
+  std::vector<std::uint64_t> transitions;  // row-major: [from * size + to]
+  std::uint64_t total_transitions = 0;
+  std::size_t last = 0;  // table index of the last frequency set
+};
+
 struct CpuPolicyState {
   std::uint32_t min_khz = 0;
   std::uint32_t max_khz = 0;
   std::uint32_t cur_khz = 0;
   std::string governor;
   std::uint32_t setspeed_khz = 0;  // userspace governor's target; 0 = none written
+  ClockStats stats;
 };
 
 struct GpuState {
@@ -46,6 +59,7 @@ struct GpuState {
   std::string governor;
   std::uint32_t load_permille = 0;  // 0..1000
   bool railgate_enabled = true;     // nvgpu railgate_enable
+  ClockStats stats;
 };
 
 // The memory clock (EMC), Hz. `rate_hz` is the effective rate (the EMC

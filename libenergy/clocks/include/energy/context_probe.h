@@ -10,6 +10,10 @@
 // an unknown value, never a zero. A read may block (Thor's devfreq files can
 // hang): call from a thread that nothing else waits on.
 //
+// Residency counters (residency_counters.h): a CPU policy's
+// stats/time_in_state and a devfreq GPU's trans_stat, when the file exists
+// at construction; the EMC has none.
+//
 // Thread-safety: one thread at a time per object.
 #pragma once
 
@@ -20,6 +24,7 @@
 #include "energy/attr_file.h"
 #include "energy/clocks.h"
 #include "energy/context.h"
+#include "energy/residency_counters.h"
 #include "energy/sysroot.h"
 
 namespace energy {
@@ -33,6 +38,11 @@ class ContextProbe {
   bool has_governor(size_t i) const { return domains_[i].governor.configured(); }
   ContextValue read_frequency(size_t i);  // Hz
   ContextValue read_governor(size_t i);   // unknown for a domain without one
+  bool has_counters(size_t i) const { return domains_[i].counters.configured(); }
+  const std::string& counters_label(size_t i) const { return domains_[i].counters.label(); }
+  int64_t counter_unit_ns(size_t i) const { return energy::counter_unit_ns(domains_[i].counter_format); }
+  // The domain's counters; kIo, kParse (the file's name in the message) or kUnsupported without counters.
+  Result<ResidencyCounters> read_counters(size_t i);
 
   size_t zone_count() const { return zones_.size(); }
   // The zone's type; a type that several zones share gets "@thermal_zoneN".
@@ -45,6 +55,8 @@ class ContextProbe {
     AttrFile cur;
     int64_t hz_per_unit = 1;
     AttrFile governor;
+    AttrFile counters;
+    CounterFormat counter_format = CounterFormat::kTimeInState;
   };
   struct Zone {
     std::string name;
