@@ -79,6 +79,7 @@ TEST(ResidencyCounters, CoverageAllowsOneUnitPerFrequencyAndTheReadsDuration) {
 // Each row's instant and frequency, to compare with what a test expects.
 std::vector<std::pair<int64_t, int64_t>> instants_and_hz(const std::vector<ContextRow>& rows) {
   std::vector<std::pair<int64_t, int64_t>> out;
+  out.reserve(rows.size());
   for (const ContextRow& r : rows) out.emplace_back(r.t_ns, r.v.number.value_or(-1));  // -1: no number
   return out;
 }
