@@ -165,16 +165,11 @@ void add_policy_state_files(Tree& tree, const std::string& dir, const CpuSpec& c
       policy_store(policy, [cpu](CpuPolicyState& s, std::string_view t) { return store_setspeed(cpu, s, t); }));
 }
 
-template <typename Number>
-std::size_t index_in(const std::vector<Number>& table, std::uint64_t value) {
-  return static_cast<std::size_t>(std::find(table.begin(), table.end(), value) - table.begin());
-}
-
 // CONFIG_CPU_FREQ_STAT's files (clock_counters.h).
 void add_policy_stats(Tree& tree, const std::string& dir, const CpuSpec& cpu, int policy) {
   const std::vector<std::uint32_t> khz = cpu.available_khz;
   const auto shown = [khz](const CpuPolicyState& s) {
-    return shown_stats(s.stats, khz.size(), index_in(khz, s.cur_khz));
+    return shown_stats(s.stats, khz.size(), table_index(khz, s.cur_khz));
   };
   tree.add_file(
       dir + "/stats/time_in_state", kModeReadOnly,
@@ -306,7 +301,7 @@ void add_devfreq_files(Tree& tree, const GpuSpec& g) {
   add_setting(tree, dir + "/polling_interval", dir + "/polling_interval", "25", accept_unsigned);  // A18
   const std::vector<std::uint64_t> hz = g.available_hz;
   tree.add_file(dir + "/trans_stat", kModeReadOnly, gpu_content(name, [hz](const GpuState& s) {
-                  return format_trans_stat(hz, shown_stats(s.stats, hz.size(), index_in(hz, s.cur_hz)));
+                  return format_trans_stat(hz, shown_stats(s.stats, hz.size(), table_index(hz, s.cur_hz)));
                 }));
 }
 

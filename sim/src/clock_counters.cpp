@@ -6,11 +6,6 @@
 namespace energy::sim {
 namespace {
 
-// The table index of freq; table.size() when it is not listed.
-std::size_t index_of(const std::vector<std::uint64_t>& table, std::uint64_t freq) {
-  return static_cast<std::size_t>(std::find(table.begin(), table.end(), freq) - table.begin());
-}
-
 constexpr std::uint64_t kNsPerUserTick = 10000000;  // USER_HZ = 100
 constexpr std::uint64_t kNsPerMs = 1000000;
 
@@ -42,7 +37,7 @@ ClockCounters::Domain ClockCounters::make_domain(std::vector<std::uint64_t> tabl
   const std::size_t n = table.size();
   domain.stats.time_ns.assign(n, 0);
   domain.stats.transitions.assign(n * n, 0);
-  const std::size_t at = index_of(table, freq);
+  const std::size_t at = table_index(table, freq);
   domain.stats.last = at < n ? at : 0;  // a gated GPU counts from its lowest frequency
   domain.table = std::move(table);
   return domain;
@@ -64,7 +59,7 @@ void ClockCounters::move_to(Domain& domain, std::int64_t t_ns, std::uint64_t fre
   domain.stats = stats_at(domain, t_ns);
   domain.since_ns = std::max(domain.since_ns, t_ns);
   const std::size_t n = domain.table.size();
-  const std::size_t to = index_of(domain.table, freq);
+  const std::size_t to = table_index(domain.table, freq);
   ClockStats& stats = domain.stats;
   if (to >= n || to == stats.last) return;
   ++stats.transitions[stats.last * n + to];

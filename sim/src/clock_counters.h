@@ -16,6 +16,8 @@
 // caller serialises.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -48,6 +50,12 @@ class ClockCounters {
   std::map<int, Domain> policies_;      // key: policy number
   std::map<std::string, Domain> gpus_;  // key: devfreq name
 };
+
+// The index of `freq` in a domain's table; table.size() when it is not listed.
+template <typename Number>
+std::size_t table_index(const std::vector<Number>& table, std::uint64_t freq) {
+  return static_cast<std::size_t>(std::find(table.begin(), table.end(), freq) - table.begin());
+}
 
 // `stats` as the files show it: the counters kept, or (a static tree, empty
 // stats) zero time everywhere with `cur` as the last frequency set.
