@@ -19,6 +19,8 @@
 //     package's groups are found in /etc/group: without them the group
 //     lookup falls through to the systemd NSS module, which stays loaded
 //     (about 0.5 MiB of RSS that an installed daemon does not carry).
+//     Its socket is in a directory of /dev/shm, as /run/energyd is a tmpfs
+//     on a board: energyd keeps its sweep ring there (issue 16).
 //
 // Boards: Orin Nano L4T 36 (3 hwmon rails) and TX2 L4T 32 (12 IIO rails; the
 // catalogue has no 9-rail board). For 1 ms the hwmon update_interval files
@@ -250,9 +252,12 @@ Row combine(const std::vector<Row>& windows) {
 // against energyd's ticks differs from window to window: a floor that wakes
 // just after energyd on the same CPU finds the kernel's paths warm, one that
 // wakes apart from it does not.
-Row measure_on(const Row& base, const std::string& dir, const Period& p, const std::string& energyd, int windows) {
+// `run_dir`: the socket's directory, energyd's runtime directory: on a tmpfs
+// (/dev/shm here, /run/energyd when installed) it keeps its sweep ring there.
+Row measure_on(const Row& base, const std::string& dir, const std::string& run_dir, const Period& p,
+               const std::string& energyd, int windows) {
   Row row = base;
-  std::string socket = dir + "/energyd.sock";
+  std::string socket = run_dir + "/energyd.sock";
   const std::string gid = std::to_string(::getgid());
   if (!(std::ofstream(dir + "/energyd.yaml") << "read_group: \"" << gid << "\"\nclock_group: \"" << gid << "\"\n"))
     return row.error = "cannot write " + dir + "/energyd.yaml", row;
@@ -284,15 +289,19 @@ Row measure(const Board& b, const Period& p, const std::string& energyd, int win
   char tmpl[] = "/var/tmp/energyd-obsbench-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) return row.error = "mkdtemp failed", row;
   std::string dir = tmpl;
+  char run_tmpl[] = "/dev/shm/energyd-obsbench-XXXXXX";
+  if (::mkdtemp(run_tmpl) == nullptr) return row.error = "mkdtemp in /dev/shm failed", row;
+  std::string run_dir = run_tmpl;
   auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", b.board, "--l4t", b.l4t, "--root", dir + "/board"});
   if (made.exit_code != 0)
     row.error = "energyd-sim: " + made.err;
   else {
     if (p.ms < 7) set_update_intervals(dir + "/board");
-    row = measure_on(row, dir, p, energyd, windows);
+    row = measure_on(row, dir, run_dir, p, energyd, windows);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
+  fs::remove_all(run_dir, ec);
   return row;
 }
 

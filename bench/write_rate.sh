@@ -31,8 +31,20 @@ ENERGYD="$1"; SIM="$2"; WINDOW="${3:-60}"
 [[ "$WINDOW" =~ ^[1-9][0-9]*$ ]] || die "WINDOW_SECONDS must be a whole number > 0, got '$WINDOW'"
 
 DIR="$(mktemp -d /var/tmp/energyd-write-rate-XXXXXX)"
+# The socket's directory is energyd's runtime directory, where it keeps the
+# sweep ring when that is a tmpfs (/run/energyd under systemd): /dev/shm by
+# default, as installed; WRITE_RATE_RING=0 puts it on the state's disk
+# (no ring: the tail is written every flush interval, as before the ring).
+RING="${WRITE_RATE_RING:-1}"
+[[ "$RING" == 0 || "$RING" == 1 ]] || die "WRITE_RATE_RING must be 0 or 1, got '$RING'"
+RUN_DIR="$DIR"
+[[ "$RING" == 0 ]] || RUN_DIR="$(mktemp -d /dev/shm/energyd-write-rate-XXXXXX)"
 PID=""
-cleanup() { [[ -n "$PID" ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; rm -rf -- "$DIR"; }
+cleanup() {
+  [[ -n "$PID" ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  rm -rf -- "$DIR"
+  [[ "$RUN_DIR" == "$DIR" ]] || rm -rf -- "$RUN_DIR"
+}
 trap cleanup EXIT
 
 read -r BOARD L4T <<<"${WRITE_RATE_BOARD:-jetson-orin-nano 36}"
@@ -46,11 +58,11 @@ if [[ -n "${WRITE_RATE_CONFIG:-}" ]]; then
   [[ -r "$WRITE_RATE_CONFIG" ]] || die "WRITE_RATE_CONFIG: cannot read '$WRITE_RATE_CONFIG'"
   CONFIG_ARGS=(--config "$WRITE_RATE_CONFIG")
 fi
-"$ENERGYD" "${CONFIG_ARGS[@]}" --root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/energyd.sock" \
+"$ENERGYD" "${CONFIG_ARGS[@]}" --root "$DIR/board" --state-dir "$DIR/state" --socket "$RUN_DIR/energyd.sock" \
   --log-level warn >"$DIR/energyd.log" 2>&1 &
 PID=$!
-for _ in $(seq 200); do [[ -S "$DIR/energyd.sock" ]] && break; sleep 0.1; done
-[[ -S "$DIR/energyd.sock" ]] || die "energyd did not start: $(cat "$DIR/energyd.log")"
+for _ in $(seq 200); do [[ -S "$RUN_DIR/energyd.sock" ]] && break; sleep 0.1; done
+[[ -S "$RUN_DIR/energyd.sock" ]] || die "energyd did not start: $(cat "$DIR/energyd.log")"
 sleep 5  # past the first commits and checkpoint
 
 write_bytes() {
@@ -109,6 +121,7 @@ kill -0 "$PID" 2>/dev/null || die "energyd ended during the window: $(cat "$DIR/
 secs="$(echo "$t1 - $t0" | bc -l)"
 echo "energyd: $ENERGYD"
 echo "board: $BOARD (L4T $L4T)"
+echo "sweep ring: $([[ "$RING" == 1 ]] && echo "on ($RUN_DIR)" || echo off)"
 echo "window: $(printf %.1f "$secs") s"
 printf 'written: %d bytes, %.0f bytes/min\n' "$((w1 - w0))" "$(echo "($w1 - $w0) * 60 / $secs" | bc -l)"
 join <(echo "$s0") <(echo "$s1") | awk -v s="$secs" '

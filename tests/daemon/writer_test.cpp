@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <future>
 #include <mutex>
+#include <thread>
+
+#include <stdlib.h>
 
 #include "../libenergy/temp_store.h"
 #include "store_session.h"
@@ -357,6 +360,90 @@ TEST_F(WriterTest, TheFirstOpenContinuesTheStoredCountersWithoutTheDowntime) {
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->counters_id, before.counters_id);
   EXPECT_NEAR(after->energy_uj[0].second, 10e6, 1e-3);
+  EXPECT_NEAR(after->energy_uj[1].second, 2e6, 1e-3);
+}
+
+// A ring on /dev/shm for the writer's sweeps (sweep_ring.h).
+class RingDir {
+ public:
+  RingDir() {
+    char tmpl[] = "/dev/shm/energyd-writer-test-XXXXXX";
+    if (::mkdtemp(tmpl) != nullptr) path_ = tmpl;
+  }
+  ~RingDir() {
+    if (!path_.empty()) std::filesystem::remove_all(path_);
+  }
+  std::shared_ptr<SweepRing> make(size_t capacity) {
+    auto r = SweepRing::create(path_ + "/sweep-ring", 2, capacity, "two rails");
+    EXPECT_TRUE(r.ok()) << r.error().describe();
+    return r.ok() ? std::shared_ptr<SweepRing>(std::move(r).value()) : nullptr;
+  }
+
+ private:
+  std::string path_;
+};
+
+// With a ring the flush interval no longer writes the tail: the writer
+// sleeps until the checkpoint, or until wake_sweeps are queued, while a
+// reader takes the ring's sweeps.
+TEST_F(WriterTest, WithARingTheTailWaitsForWakeSweepsAndReadersTakeTheRingsSweeps) {
+  RingDir dir;
+  auto ring = dir.make(64);
+  ASSERT_TRUE(ring);
+  WriterOptions o = slow_flush();
+  o.flush_interval = milliseconds(5);  // without the ring: a tail write every 5 ms
+  o.checkpoint_interval = milliseconds(3'600'000);
+  auto w = writer(o);
+  w->use_ring(ring, {}, 8);
+  ASSERT_TRUE(w->open_now().has_value());
+  w->start();
+  push(*w, 0, 5);
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(w->stats().samples_written, 0) << "the tail was written before a checkpoint or wake_sweeps";
+  EXPECT_EQ(w->stats().ring_path, ring->path());
+  register_live_sweeps(path_, [ring](int64_t after) { return ring->since(after); });
+  EXPECT_EQ(stored_sweeps(), 5) << "a reader takes the ring's sweeps";
+  push(*w, 5, 3);  // 8 queued: the writer wakes
+  EXPECT_TRUE(eventually([&] { return w->stats().samples_written == 8; }));
+  EXPECT_EQ(stored_sweeps(), 8);
+  push(*w, 8, 2);
+  EXPECT_TRUE(eventually([&] { return stored_sweeps() == 10; })) << "the ring's newest sweeps after the tail's";
+  unregister_live_sweeps(path_);
+  EXPECT_EQ(stored_sweeps(), 8) << "without the ring a reader has the tail alone";
+  w->stop();
+  EXPECT_EQ(stored_sweeps(), 10);
+}
+
+// A killed process's ring: its sweeps after those the database holds are
+// stored before this process's, counted from the stored readings on.
+TEST_F(WriterTest, TheFirstOpenStoresTheLeftoverSweepsAfterThoseTheDatabaseHoldsAndCountsThem) {
+  {
+    EnergyCounters counters(counter_rails(), 42);
+    auto w = writer(slow_flush());
+    w->count_with(counters);
+    w->start();
+    push(*w, 0, 6);
+    w->stop();
+  }
+  RingDir dir;
+  auto ring = dir.make(64);
+  ASSERT_TRUE(ring);
+  std::vector<Sample> leftover;
+  for (int64_t i = 3; i < 11; ++i) leftover.push_back(sample(i));  // 3..5 are stored already
+  EnergyCounters counters(counter_rails(), 99);
+  auto w = writer(slow_flush());
+  w->count_with(counters);
+  w->use_ring(ring, leftover, 8);
+  ASSERT_TRUE(w->open_now().has_value());
+  EXPECT_EQ(w->stats().recovered_samples, 5);
+  w->start();
+  push(*w, 100, 11);  // this process's, after 89 sweeps of downtime
+  w->stop();
+  EXPECT_EQ(stored_sweeps(), 6 + 5 + 11);
+  EXPECT_NEAR(store_energy_uj("VDD_IN", 0, 10), 5e6, 1e-3);  // sweeps 0..10: 1 s at 5 W, no gap
+  auto after = stored_counters();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_NEAR(after->energy_uj[0].second, 10e6, 1e-3) << "1 s before the kill and 1 s after, the downtime not";
   EXPECT_NEAR(after->energy_uj[1].second, 2e6, 1e-3);
 }
 

@@ -4,7 +4,12 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+
+#include <stdlib.h>
 
 namespace energy::testing {
 
@@ -62,6 +67,15 @@ bool SimulatedDaemon::make_board(const BoardSpec& spec) {
 }
 
 SimulatedDaemon::SimulatedDaemon(const BoardSpec& spec) : socket_(tmp_.path() + "/energyd.sock") {
+  if (spec.ring) {
+    char tmpl[] = "/dev/shm/energyd-test-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) {
+      setup_error_ = std::string("cannot make a directory in /dev/shm: ") + std::strerror(errno);
+      return;
+    }
+    run_dir_ = tmpl;
+    socket_ = run_dir_ + "/energyd.sock";
+  }
   if (!make_board(spec)) return;
   std::ofstream(tmp_.path() + "/energyd.yaml") << "# written by the test fixture\nlog_level: debug\n"
                                                << spec.extra_config;
@@ -97,6 +111,7 @@ bool SimulatedDaemon::restart(int sig) {
 
 SimulatedDaemon::~SimulatedDaemon() {
   if (daemon_) daemon_->stop(SIGTERM);
+  if (!run_dir_.empty()) std::filesystem::remove_all(run_dir_);
   if (!sim_) return;
   sim_->stop(SIGTERM);
   ::umount2((tmp_.path() + "/board").c_str(), MNT_DETACH);  // in case the simulator could not unmount

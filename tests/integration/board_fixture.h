@@ -23,6 +23,9 @@ struct BoardSpec {
   // control socket) instead of a static tree; needs /dev/fuse.
   bool live = false;
   std::vector<std::string> sim_args;  // extra energyd-sim run arguments, e.g. --cpu-load 0
+  // The socket in a directory of /dev/shm (a tmpfs, as /run/energyd is), so
+  // energyd keeps its sweep ring there (sweep_ring.h).
+  bool ring = false;
 };
 
 // Orin Nano (L4T 36, hwmon ina3221, 5 mOhm shunts): 5000 mV and 1000/200/400 mA
@@ -43,6 +46,8 @@ class SimulatedDaemon {
   const std::string& socket() const { return socket_; }
   std::string log() const;
   std::string dir() const { return tmp_.path(); }
+  // The sweep ring's file (BoardSpec::ring), or "".
+  std::string ring() const { return run_dir_.empty() ? "" : run_dir_ + "/sweep-ring"; }
   // energyd's process id (-1 when it is not running).
   pid_t pid() const;
 
@@ -61,6 +66,7 @@ class SimulatedDaemon {
   void start_daemon();
 
   TempDir tmp_;
+  std::string run_dir_;  // BoardSpec::ring's directory
   std::string socket_;
   std::unique_ptr<ChildProcess> daemon_;
   std::vector<std::string> daemon_argv_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "energy/chunker.h"
+#include "energy/sweep_ring.h"
 #include "energy/sweep_tail.h"
 
 namespace energy::testing {
@@ -47,7 +48,7 @@ int64_t newest_tail_sweep(const std::string& path, DbFacts& f) {
 
 }  // namespace
 
-DbFacts inspect_database(const std::string& path, DbOpen mode) {
+DbFacts inspect_database(const std::string& path, DbOpen mode, const std::string& ring) {
   DbFacts f;
   sqlite3* db = nullptr;
   const int flags = mode == DbOpen::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
@@ -63,7 +64,28 @@ DbFacts inspect_database(const std::string& path, DbOpen mode) {
   }
   sqlite3_close(db);
   f.last_t_ns = std::max(f.chunks_last_t_ns, newest_tail_sweep(path + "-tail", f));
+  if (!ring.empty()) {
+    RingLeftover left = SweepRing::take_leftover(ring, 0, "");
+    if (!left.sweeps.empty()) f.ring_last_t_ns = left.sweeps.back().t_ns;
+    f.last_t_ns = std::max(f.last_t_ns, f.ring_last_t_ns);
+  }
   return f;
+}
+
+bool database_holds(const std::string& path, int64_t t_ns) {
+  sqlite3* db = nullptr;
+  bool holds = false;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM chunks WHERE t_first_ns <= ?1 AND t_last_ns >= ?1", -1, &st, nullptr) ==
+        SQLITE_OK) {
+      sqlite3_bind_int64(st, 1, to_stored_ns(t_ns));
+      holds = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return holds;
 }
 
 }  // namespace energy::testing

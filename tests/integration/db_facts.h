@@ -19,6 +19,7 @@ struct DbFacts {
   // start) when later; 0 with none.
   int64_t last_t_ns = 0;
   int64_t chunks_last_t_ns = 0;  // the database's alone
+  int64_t ring_last_t_ns = 0;    // the newest sweep of the sweep ring, when one was given
   std::string tail_problem;      // what decoding the tail found wrong (a torn last frame included)
   bool tail_torn = false;
 };
@@ -28,6 +29,12 @@ enum class DbOpen {
   kReadWrite,  // lets SQLite replay the WAL into the database, as energyd's next start would
 };
 
-DbFacts inspect_database(const std::string& path, DbOpen mode);
+// `ring`: energyd's sweep ring file (its socket's directory/sweep-ring), whose
+// sweeps the next start also stores; empty when energyd runs without one.
+DbFacts inspect_database(const std::string& path, DbOpen mode, const std::string& ring = "");
+
+// Whether a chunk of the database holds the reading at t_ns (its first and
+// last readings are on either side of it).
+bool database_holds(const std::string& path, int64_t t_ns);
 
 }  // namespace energy::testing

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "board_fixture.h"
+#include "db_facts.h"
 #include "energy/client.h"
 #include "energy/store.h"
 
@@ -140,6 +141,41 @@ TEST(EnergyCounters, AfterSigkillTheStoredCountersMatchTheStoredReadingsAndARest
   EXPECT_NEAR(second.vdd_in_uj, first.vdd_in_uj + second.runs_uj[1], 1.0);
   EXPECT_EQ(second.counters.counters_id, first.counters.counters_id);
   EXPECT_EQ(second.counters.created_wall_ns, first.counters.created_wall_ns);
+}
+
+// With the sweep ring (BoardSpec::ring) the tail is written only at
+// checkpoints and marks: a kill leaves the newest sweeps in the ring alone.
+// The next start stores them after the tail's and counts them from the
+// stored readings on, so after a clean stop the stored VDD_IN joules equal
+// the store's energy of both runs of energyd, the first one whole up to
+// its kill.
+TEST(EnergyCounters, WithTheSweepRingAKilledEnergydsNewestSweepsAreStoredAndCountedExactly) {
+  BoardSpec spec = constant_orin_nano();
+  spec.ring = true;
+  SimulatedDaemon d(spec);
+  ASSERT_TRUE(d.started()) << d.setup_error();
+  std::string db = d.dir() + "/state/energyd.db";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  auto mark = d.ctl_json({"mark", "start", "to-the-tail"});  // a mark's commit writes the tail up to it
+  ASSERT_TRUE(mark.is_object());
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  d.stop(SIGKILL);
+  DbFacts killed = inspect_database(db, DbOpen::kReadOnly, d.ring());
+  int64_t in_tail = inspect_database(db, DbOpen::kReadOnly).last_t_ns;
+  ASSERT_GT(killed.ring_last_t_ns, in_tail + 1'500'000'000) << "the ring holds the 2 s after the mark; the tail not";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // downtime: a gap between the two runs
+
+  ASSERT_TRUE(d.restart(SIGKILL)) << d.log();
+  auto status = d.ctl_json({"status"});
+  EXPECT_GE(status["storage"]["ring"]["recovered_samples"].get<int64_t>(), 15) << status["storage"].dump();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
+  EXPECT_TRUE(database_holds(db, killed.ring_last_t_ns)) << "the killed energyd's newest sweep is not stored";
+  auto stored = read_stored(db);
+  ASSERT_TRUE(stored.error.empty()) << stored.error;
+  ASSERT_EQ(stored.runs_uj.size(), 2u) << "two runs of energyd, a gap between";
+  EXPECT_GT(stored.runs_uj[0], 3.2e6 * kVddInWatts) << "the first run whole, 3.5 s, not the 1.5 s its tail held";
+  EXPECT_NEAR(stored.vdd_in_uj, stored.runs_uj[0] + stored.runs_uj[1], 1.0);
 }
 
 // energyd before schema 6 kept the counters in state_dir/energy-counters.json:

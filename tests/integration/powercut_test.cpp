@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -26,6 +27,7 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
+#include <stdlib.h>
 
 #include "db_facts.h"
 #include "harness.h"
@@ -73,6 +75,9 @@ struct Acknowledged {
 
 class PowerCut : public ::testing::Test {
  public:
+  ~PowerCut() override {
+    if (!run_dir_.empty()) fs::remove_all(run_dir_);
+  }
   nlohmann::json ctl_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
     return energyctl_json(sock(), args, exit_code, milliseconds(5000));
   }
@@ -96,11 +101,21 @@ class PowerCut : public ::testing::Test {
     EXPECT_TRUE(wait_for_socket(sock(), std::chrono::seconds(10))) << read_file(tmp_.path() + "/log");
     return d;
   }
-  // The power cut: the state directory becomes what was durable.
+  // The power cut: the state directory becomes what was durable, and the
+  // runtime directory's tmpfs (the sweep ring) is empty.
   void cut() {
     for (const auto& e : fs::directory_iterator(state())) fs::remove_all(e.path());
     copy_images(shadow(), state());
+    if (!run_dir_.empty()) fs::remove(run_dir_ + "/sweep-ring");
   }
+  // The socket's directory on a tmpfs, as /run/energyd: energyd keeps its
+  // sweep ring there and writes the tail only at checkpoints (and marks).
+  void use_ring() {
+    char tmpl[] = "/dev/shm/energyd-powercut-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    run_dir_ = tmpl;
+  }
+  void cut_repeatedly(int n);
   // A copy of the state directory to read the database from.
   DbFacts inspect_copy() {
     std::string dir = tmp_.path() + "/inspect";
@@ -117,9 +132,10 @@ class PowerCut : public ::testing::Test {
   }
   std::string state() const { return tmp_.path() + "/state"; }
   std::string shadow() const { return tmp_.path() + "/durable"; }
-  std::string sock() const { return tmp_.path() + "/s.sock"; }
+  std::string sock() const { return (run_dir_.empty() ? tmp_.path() : run_dir_) + "/s.sock"; }
   std::string log() const { return read_file(tmp_.path() + "/log"); }
   TempDir tmp_;
+  std::string run_dir_;
 };
 
 // Marks runs, and pins the GPU under a 10-minute lease or releases it, until
@@ -167,14 +183,13 @@ void check_and_clear_leases(PowerCut& t, Acknowledged& ack, int cut) {
   for (int64_t id : listed) ack.pinned.erase(id);
 }
 
-TEST_F(PowerCut, RandomCutsKeepTheDatabaseAcknowledgedMarksAndLeases) {
+void PowerCut::cut_repeatedly(int n) {
   uint32_t s = seed();
   std::cout << "power-cut seed " << s << " (ENERGYD_POWERCUT_SEED)\n";
   RecordProperty("seed", static_cast<int>(s));
   std::mt19937 rng(s);
   Acknowledged ack;
   int64_t durable_t_ns = 0;
-  int n = env_int("ENERGYD_POWERCUT_ITERATIONS", 20);
   for (int i = 0; i < n; ++i) {
     auto d = start();
     int64_t session_start = boottime_ns();
@@ -204,6 +219,16 @@ TEST_F(PowerCut, RandomCutsKeepTheDatabaseAcknowledgedMarksAndLeases) {
   EXPECT_GE(ack.started.size(), static_cast<size_t>(n / 2));
   EXPECT_FALSE(ack.pinned.empty() && ack.released.empty()) << "no lease was ever acknowledged";
   EXPECT_EQ(d->stop(SIGTERM), 0) << log();
+}
+
+// ENERGYD_POWERCUT_ITERATIONS cuts (20 by default), half of them with the sweep ring.
+TEST_F(PowerCut, RandomCutsKeepTheDatabaseAcknowledgedMarksAndLeases) {
+  cut_repeatedly((env_int("ENERGYD_POWERCUT_ITERATIONS", 20) + 1) / 2);
+}
+
+TEST_F(PowerCut, WithTheSweepRingRandomCutsLoseNoMoreThanTheStatedWindow) {
+  use_ring();
+  cut_repeatedly(std::max(1, env_int("ENERGYD_POWERCUT_ITERATIONS", 20) / 2));
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "energy/rails.h"
 #include "energy/report.h"
 #include "energy/store.h"
+#include "energy/sweep_ring.h"
 #include "energy/sysroot.h"
 #include "energy_counters.h"
 #include "event_loop.h"
@@ -47,6 +48,8 @@ namespace energy::daemon {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
+// The queued sweeps that wake the writer before a checkpoint, at most (sweep ring: twice as many are kept).
+constexpr int64_t kRingWakeSweeps = 2048;
 // energyd.kind of a baseline cut short (mark.stop's baseline_interrupted): never used as a baseline.
 constexpr const char* kBaselineInterruptedKind = "baseline-interrupted";
 // A read blocked longer than max(period / 2, this) is quarantined. Continuous-
@@ -184,6 +187,8 @@ class DaemonImpl {
   Status arm_watchdog();
   static int on_watchdog(sd_event_source* s, uint64_t usec, void* self);
   void start_counters();
+  void open_ring();
+  void close_ring();
   std::optional<StoredCounters> stored_counters(Store& store);
 
   DaemonConfig config_;
@@ -195,6 +200,7 @@ class DaemonImpl {
   Poster poster_;
   std::unique_ptr<Store> reader_;
   std::unique_ptr<StorageWriter> writer_;
+  std::shared_ptr<SweepRing> ring_;           // the sweep ring (sweep_ring.h), when the runtime directory is tmpfs
   std::unique_ptr<EnergyCounters> counters_;  // counted and stored by the writer
   std::unique_ptr<SweepRelay> sweep_relay_;   // sweeps to the writer, then a nudge to the context poller
   std::unique_ptr<Sampler> sampler_;
@@ -340,7 +346,53 @@ Status DaemonImpl::open_storage() {
         poster_.post([this, runs = std::move(runs)]() mutable { runs_->adopt(std::move(runs)); });
       },
       options);
+  open_ring();
   return ok_status();
+}
+
+// The sweep ring lives beside the socket, in energyd's runtime directory
+// (/run/energyd, tmpfs; the unit keeps it across restarts), as
+// `sweep-ring`. What a killed energyd left there is taken first and put
+// into the new ring at once, so a second kill before the writer stores it
+// loses none of it either. Its size: twice the sweeps that wake the writer
+// (a checkpoint interval's, at most 2048), plus some.
+void DaemonImpl::open_ring() {
+  size_t rails = status_.inventory.rails.size();
+  auto slash = config_.socket_path.find_last_of('/');
+  std::string dir = slash == 0 ? "/" : config_.socket_path.substr(0, slash);
+  auto why_not = [&](const std::string& why) {
+    spdlog::info("sweep ring off ({}); the sweep tail is written every flush interval", why);
+    writer_->note_no_ring(why);
+  };
+  if (rails == 0) return why_not("no rails");
+  auto memory = SweepRing::memory_backed(dir);
+  if (!memory) return why_not(memory.error().describe());
+  std::string signature;
+  for (const auto& r : status_.inventory.rails)
+    signature += r.label + '\n' + r.voltage_file + '\n' + r.current_file + '\n' + r.power_file + '\n';
+  std::string path = dir + "/sweep-ring";
+  RingLeftover left = SweepRing::take_leftover(path, rails, signature);
+  if (!left.dropped_why.empty()) spdlog::error("storage: {}; {} sweeps in it are lost", left.dropped_why, left.dropped);
+  int64_t per_checkpoint = config_.checkpoint_interval_ms / config_.sample_period_ms + 1;
+  size_t wake = static_cast<size_t>(std::min<int64_t>(per_checkpoint, kRingWakeSweeps));
+  auto ring = SweepRing::create(path, rails, 2 * wake + 64, signature);
+  if (!ring) return why_not(ring.error().describe());
+  ring_ = std::move(ring).value();
+  size_t keep = std::min(left.sweeps.size(), ring_->capacity());
+  for (size_t i = left.sweeps.size() - keep; i < left.sweeps.size(); ++i) ring_->put(left.sweeps[i]);
+  writer_->use_ring(ring_, std::move(left.sweeps), wake);
+  std::shared_ptr<SweepRing> ring_ref = ring_;
+  register_live_sweeps(database_path(config_), [ring_ref](int64_t after_ns) { return ring_ref->since(after_ns); });
+  spdlog::info("sweep ring {}: {} sweeps, {} KiB{}", path, ring_->capacity(), ring_->bytes() / 1024,
+               ring_->locked() ? ", locked in memory" : "");
+}
+
+// After the writer's last flush: every sweep of the ring is stored.
+void DaemonImpl::close_ring() {
+  if (!ring_) return;
+  unregister_live_sweeps(database_path(config_));
+  if (writer_ && writer_->stats().open && ::unlink(ring_->path().c_str()) != 0 && errno != ENOENT)
+    spdlog::warn("cannot remove the sweep ring {}: {}", ring_->path(), std::strerror(errno));
 }
 
 // Runs on the writer thread. A damaged database is moved aside (never
@@ -845,6 +897,7 @@ void DaemonImpl::shutdown() {
   }
   if (averaging_) averaging_->restore();  // the chips' own averaging back once sampling has stopped
   if (writer_) writer_->stop();           // flushes every queued sample and mark
+  close_ring();
   runs_.reset();
 }
 

@@ -180,6 +180,14 @@ nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
                       {"healthy", w.open && w.last_error.empty()},
                       {"retention", retention_json(w.retention, c)}};
   if (!w.last_error.empty()) j["last_error"] = w.last_error;
+  if (!w.ring_path.empty()) {
+    j["ring"] = {{"path", w.ring_path},
+                 {"capacity", w.ring_capacity},
+                 {"locked", w.ring_locked},
+                 {"recovered_samples", w.recovered_samples}};
+  } else {
+    j["ring"] = {{"off", w.ring_off}};
+  }
   j["losses"] = nlohmann::json::array();
   for (const auto& l : w.losses) {
     j["losses"].push_back({{"kind", l.kind}, {"message", l.message}, {"evidence", l.evidence}});

@@ -51,14 +51,24 @@ void EnergyCounters::restore(const StoredCounters& stored) {
 void EnergyCounters::count(const Sample& s) {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t t = to_stored_ns(s.t_ns);
-  for (size_t i = 0; i < rails_.size() && i < s.values.size(); ++i) add_value(i, t, s.values[i]);
+  for (size_t i = 0; i < rails_.size() && i < s.values.size(); ++i) add_value(i, t, s.values[i], cursors_[i]);
 }
 
-void EnergyCounters::add_value(size_t i, int64_t t_ns, const RailValue& v) {
+void EnergyCounters::count_recovered(const std::vector<Sample>& sweeps, const std::vector<RailCursor>& resume) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Cursor> from(rails_.size());
+  for (size_t i = 0; i < from.size() && i < resume.size(); ++i)
+    from[i] = Cursor{resume[i].has_last, resume[i].last_t_ns, resume[i].last_power_uw};
+  for (const auto& s : sweeps) {
+    int64_t t = to_stored_ns(s.t_ns);
+    for (size_t i = 0; i < rails_.size() && i < s.values.size(); ++i) add_value(i, t, s.values[i], from[i]);
+  }
+}
+
+void EnergyCounters::add_value(size_t i, int64_t t_ns, const RailValue& v, Cursor& c) {
   if (v.err != 0) return;  // bridged by the next valid reading
   codec::Reading r{v.voltage_mv, v.current_ma, v.power_uw, v.err};
   int64_t p = codec::stored_power_uw(r, rails_[i].power_unit_uw);
-  Cursor& c = cursors_[i];
   if (c.has_last && t_ns > c.last_t_ns) energy_uj_[i] += trapezoid_uj(c.last_t_ns, c.last_power_uw, t_ns, p);
   c = Cursor{true, t_ns, p};
 }

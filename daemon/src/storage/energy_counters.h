@@ -31,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "energy/chunker.h"
 #include "energy/rail_reader.h"
 #include "energy/rail_total.h"
 #include "energy/result.h"
@@ -65,6 +66,11 @@ class EnergyCounters final {
   // record does not name keep what they counted; rails it names that are
   // gone are dropped.
   void restore(const StoredCounters& stored);
+  // Adds sweeps a killed process took but did not store (the sweep ring's,
+  // sweep_ring.h), integrated from `resume` (each rail's last stored valid
+  // reading, parallel to the rails), as that process would have counted
+  // them. The cursors of this process's own sweeps are left alone.
+  void count_recovered(const std::vector<Sample>& sweeps, const std::vector<RailCursor>& resume);
   CountersSnapshot snapshot() const;
 
  private:
@@ -73,7 +79,7 @@ class EnergyCounters final {
     int64_t last_t_ns = 0;
     int64_t last_power_uw = 0;
   };
-  void add_value(size_t i, int64_t t_ns, const RailValue& v);
+  void add_value(size_t i, int64_t t_ns, const RailValue& v, Cursor& c);
 
   std::vector<CounterRail> rails_;
   mutable std::mutex mu_;  // guards the members below

@@ -40,10 +40,34 @@ void StorageWriter::count_with(EnergyCounters& counters) { counters_ = &counters
 
 // Counted and queued under one lock: the flush's snapshot, taken under it
 // with the drain, counts exactly the sweeps drained.
+// With a ring the sweep goes there first (plain stores, sweep_ring.h); the
+// writer is woken only when wake_sweeps are queued (short periods).
 void StorageWriter::push_sample(const Sample& sample) {
+  if (ring_) ring_->put(sample);
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (counters_) counters_->count(sample);
+    queue_.emplace_back(sample);
+    if (ring_ && ++queued_sweeps_ == wake_sweeps_) wake = mark_waiting_ = true;
+  }
+  if (wake) cv_.notify_one();
+}
+
+void StorageWriter::use_ring(std::shared_ptr<SweepRing> ring, std::vector<Sample> leftover, size_t wake_sweeps) {
+  ring_ = std::move(ring);
+  leftover_ = std::move(leftover);
+  wake_sweeps_ = std::max<size_t>(1, wake_sweeps);
   std::lock_guard<std::mutex> lock(mu_);
-  if (counters_) counters_->count(sample);
-  queue_.emplace_back(sample);
+  stats_.ring_path = ring_->path();
+  stats_.ring_capacity = ring_->capacity();
+  stats_.ring_locked = ring_->locked();
+  stats_.ring_off.clear();
+}
+
+void StorageWriter::note_no_ring(std::string why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.ring_off = std::move(why);
 }
 
 void StorageWriter::push_context(std::vector<ContextChange> changes) {
@@ -80,7 +104,7 @@ WriterStats StorageWriter::stats() const {
 
 void StorageWriter::loop() {
   ensure_open();  // unless open_now() succeeded; before any item, so early marks find the database
-  auto next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
+  auto next_flush = next_wake(std::chrono::steady_clock::now());
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait_until(lock, next_flush, [this] { return stopping_ || mark_waiting_; });
@@ -99,14 +123,24 @@ void StorageWriter::loop() {
     }
     lock.lock();
     if (last) break;
-    next_flush = std::chrono::steady_clock::now() + options_.flush_interval;
+    next_flush = next_wake(std::chrono::steady_clock::now());
   }
+}
+
+// Every flush interval; with a ring and a tail, at the next checkpoint
+// (the tail is written when it is synced), sooner only while a retention
+// pass has steps left or the database waits to be opened.
+std::chrono::steady_clock::time_point StorageWriter::next_wake(std::chrono::steady_clock::time_point now) const {
+  auto soon = now + options_.flush_interval;
+  if (!ring_ || !tail_ || !store_ || retention_running_) return soon;
+  return std::max(soon, last_checkpoint_ + options_.checkpoint_interval);
 }
 
 // Under mu_: the queue, and the counters as of its last sweep.
 std::deque<StorageWriter::Item> StorageWriter::drain() {
   std::deque<Item> batch;
   batch.swap(queue_);
+  queued_sweeps_ = 0;
   if (counters_) counted_ = counters_->snapshot();
   return batch;
 }
@@ -179,9 +213,12 @@ std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
   // After a reopen the chunker goes on: its running energy and unwritten
   // chunks are the truth; the database's resume point is used only at first.
   if (!chunker_) {
+    auto resume = session->resume;
     chunker_.emplace(std::move(session->rails), options_.chunk_sweeps, std::move(session->resume));
     if (counters_ && session->counters) counters_->restore(*session->counters);
+    recover_leftover(resume);
   }
+  if (ring_) ring_->stamp(boot_, rail_ids_);
   // A tail needs every sweep of the open chunk: it is opened only while the
   // chunker has none (the first open), never in the middle of a chunk.
   if (!tail_ && chunker_->empty()) open_tail();
@@ -194,6 +231,32 @@ std::optional<std::vector<RunRecord>> StorageWriter::try_open() {
   stats_.open = true;
   stats_.last_error.clear();
   return std::move(session->open_runs);
+}
+
+// The sweeps a killed process had put into the ring but not into the tail
+// (those the database holds after the tail's replay are skipped) go before
+// every sweep of this process, and into the counters from the stored
+// readings on, as that process would have counted them.
+void StorageWriter::recover_leftover(const std::vector<RailCursor>& resume) {
+  if (leftover_.empty()) return;
+  auto last = store_->readings().last_sample_ns(boot_);
+  if (!last) {
+    spdlog::error("storage: {} sweeps a killed energyd left in the sweep ring are lost: {}", leftover_.size(),
+                  last.error().describe());
+    leftover_.clear();
+    return;
+  }
+  std::vector<Sample> fresh;
+  for (auto& s : leftover_) {
+    if (to_stored_ns(s.t_ns) > last->value_or(0)) fresh.push_back(std::move(s));
+  }
+  leftover_.clear();
+  if (fresh.empty()) return;
+  if (counters_) counters_->count_recovered(fresh, resume);
+  spdlog::info("storage: {} sweeps a killed energyd left in the sweep ring are stored", fresh.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.recovered_samples += static_cast<int64_t>(fresh.size());
+  early_.insert(early_.begin(), std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
 }
 
 // Each loss is logged once, as an error: nothing recorded is lost silently.

@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 
 #include "energy/store.h"
+#include "energy/sweep_ring.h"
 #include "energy/sweep_tail.h"
 #include "energy/sysroot.h"
 #include "sqlite.h"
@@ -189,6 +191,12 @@ void Store::set_tail_aside(const std::string& why) {
 // refresh stopped (its zeros after the frames are the end of the data).
 Status StoreReadings::refresh_live() {
   if (!reader_) return ok_status();
+  auto st = refresh_tail();
+  if (!st) return st;
+  return add_ring_sweeps();
+}
+
+Status StoreReadings::refresh_tail() {
   struct stat st {};
   std::string key;
   if (::stat(tail_path().c_str(), &st) == 0) {
@@ -205,6 +213,51 @@ Status StoreReadings::refresh_live() {
     }
   }
   return reload_live(key);
+}
+
+// Reader: the sweeps newer than the tail's, from the sweep ring of the
+// writer in this process (sweep_ring.h), when it has one: the writer
+// appends to the tail only when it syncs it (every checkpoint_interval),
+// and a query still sees the newest sweep. They go into the cursor's
+// chunker as the tail's frames would; when those frames come, extend_live
+// skips the sweeps it already holds. Without tail frames of the ring's
+// rows (just after a start), live_ starts from the database's newest sweep.
+Status StoreReadings::add_ring_sweeps() {
+  bool matches = live_ && live_cursor_;
+  LiveSweeps fresh = live_sweeps_after(path_, matches ? live_cursor_->newest_ns : INT64_MAX);
+  if (fresh.boot == 0) return ok_status();
+  matches = matches && live_->boot == fresh.boot && live_->rail_ids == fresh.rail_ids;
+  if (!matches) {
+    std::optional<LiveCursor> cursor;
+    auto live = chunks_from_tail({}, fresh.boot, fresh.rail_ids, &cursor);
+    if (!live) return live.take_error();
+    fresh = live_sweeps_after(path_, cursor->newest_ns);
+    if (fresh.boot != live->boot || fresh.rail_ids != live->rail_ids || fresh.sweeps.empty()) return ok_status();
+    auto boot_id = boot_id_of(live->boot);
+    if (!boot_id) return boot_id.take_error();
+    live->boot_id = std::move(boot_id).value();
+    live_ = std::move(live).value();
+    live_cursor_ = std::move(cursor);  // ino 0: the tail's first frames make reload_live read it afresh
+  }
+  if (fresh.sweeps.empty()) return ok_status();
+  LiveCursor& c = *live_cursor_;
+  if (!c.chunker.empty()) live_->chunks.pop_back();  // the open chunk, rebuilt below
+  for (const auto& s : fresh.sweeps) {
+    if (s.t_ns <= c.newest_ns) continue;
+    c.chunker.add(s);
+    c.newest_ns = s.t_ns;
+  }
+  for (auto& chunk : c.chunker.take_closed()) live_->chunks.push_back(std::move(chunk));
+  if (!c.chunker.empty()) live_->chunks.push_back(c.chunker.open_chunk());
+  return ok_status();
+}
+
+Result<std::string> StoreReadings::boot_id_of(int64_t boot) {
+  auto st = db_->prepare("SELECT boot_id FROM boots WHERE id = ?1");
+  if (!st) return st.take_error();
+  auto r = st->bind(1, boot).step();
+  if (!r) return r.take_error();
+  return *r == sql::StepResult::kRow ? st->text_at(0) : std::string();
 }
 
 Status StoreReadings::reload_live(const std::string& key) {
@@ -224,11 +277,9 @@ Status StoreReadings::reload_live(const std::string& key) {
   std::optional<LiveCursor> cursor;
   auto live = chunks_from_tail(scan.frames, newest.boot, newest.rail_ids, &cursor);
   if (!live) return live.take_error();
-  auto boot = db_->prepare("SELECT boot_id FROM boots WHERE id = ?1");
-  if (!boot) return boot.take_error();
-  auto r = boot->bind(1, live->boot).step();
-  if (!r) return r.take_error();
-  if (*r == sql::StepResult::kRow) live->boot_id = boot->text_at(0);
+  auto boot_id = boot_id_of(live->boot);
+  if (!boot_id) return boot_id.take_error();
+  live->boot_id = std::move(boot_id).value();
   live_ = std::move(live).value();
   live_cursor_ = std::move(cursor);
   live_cursor_->ino = static_cast<uint64_t>(st.st_ino);

@@ -144,8 +144,12 @@ class StoreReadings {
   Result<LiveChunks> chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
                                       const std::vector<int64_t>& rail_ids, std::optional<LiveCursor>* keep = nullptr);
   Result<LiveChunks> live_rails(int64_t boot, const std::vector<int64_t>& rail_ids);
-  // Reader: reloads live_ from the tail (before each public query of the raw tier).
+  // Reader: reloads live_ from the tail, then adds the sweep ring's newer
+  // sweeps (before each public query of the raw tier).
   Status refresh_live();
+  Status refresh_tail();
+  Status add_ring_sweeps();
+  Result<std::string> boot_id_of(int64_t boot);
   Status reload_live(const std::string& key);
   // Reader: adds to live_ the frames appended since live_cursor_ to the
   // same file of `ino`; false when live_ must be read afresh instead.
