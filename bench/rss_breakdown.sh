@@ -11,6 +11,7 @@
 #   --settle S: seconds between energyd's socket appearing and the reading
 #     (1-3600, default 5: past start-up, the first commits and checkpoint; at
 #     1 ms a sealed commit comes every 15 chunks of 600 sweeps, 9 s).
+#   RSS_RING=0: the socket beside the state, not in /dev/shm (no sweep ring).
 #   CONFIG: energyd --config FILE (e.g. read_group/clock_group as numbers,
 #     as an installed daemon finds its groups in /etc/group).
 set -euo pipefail
@@ -46,8 +47,20 @@ if [[ $# -eq 3 ]]; then
 fi
 [[ -n "$PERIOD" ]] && EXTRA_ARGS+=(--sample-period-ms "$PERIOD")
 DIR="$(mktemp -d)"
+# The socket's directory is energyd's runtime directory; on a tmpfs (/dev/shm
+# here, /run/energyd when installed) energyd maps its sweep ring there, which
+# counts in its RSS. RSS_RING=0 puts it beside the state (no ring).
+RING="${RSS_RING:-1}"
+[[ "$RING" == 0 || "$RING" == 1 ]] || die "RSS_RING must be 0 or 1, got '$RING'"
+RUN_DIR="$DIR"
+[[ "$RING" == 0 ]] || RUN_DIR="$(mktemp -d /dev/shm/energyd-rss-XXXXXX)"
 PID=""
-cleanup() { [[ -n "$PID" ]] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$DIR"; }
+cleanup() {
+  [[ -n "$PID" ]] && kill "$PID" 2>/dev/null
+  wait 2>/dev/null || true
+  rm -rf "$DIR"
+  [[ "$RUN_DIR" == "$DIR" ]] || rm -rf "$RUN_DIR"
+}
 trap cleanup EXIT
 "$SIM" create --board jetson-orin-nano --l4t 36 --root "$DIR/board" >/dev/null || die "energyd-sim create failed"
 if [[ -n "$PERIOD" ]] && ((PERIOD < 7)); then
@@ -58,11 +71,11 @@ if [[ -n "$PERIOD" ]] && ((PERIOD < 7)); then
   done < <(find "$DIR/board/sys/devices" -name update_interval -type f -print0)
   ((found)) || die "no hwmon update_interval file to set to 1 ms for a $PERIOD ms period"
 fi
-"$ENERGYD" "${EXTRA_ARGS[@]}" --root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/energyd.sock" \
+"$ENERGYD" "${EXTRA_ARGS[@]}" --root "$DIR/board" --state-dir "$DIR/state" --socket "$RUN_DIR/energyd.sock" \
   --log-level warn >"$DIR/energyd.log" 2>&1 &
 PID=$!
-for _ in $(seq 200); do [[ -S "$DIR/energyd.sock" ]] && break; sleep 0.1; done
-[[ -S "$DIR/energyd.sock" ]] || die "energyd did not start: $(cat "$DIR/energyd.log")"
+for _ in $(seq 200); do [[ -S "$RUN_DIR/energyd.sock" ]] && break; sleep 0.1; done
+[[ -S "$RUN_DIR/energyd.sock" ]] || die "energyd did not start: $(cat "$DIR/energyd.log")"
 sleep "$SETTLE"
 kill -0 "$PID" 2>/dev/null || die "energyd stopped: $(cat "$DIR/energyd.log")"
 grep -E '^(VmRSS|VmHWM):' "/proc/$PID/status" || die "cannot read /proc/$PID/status"

@@ -354,8 +354,12 @@ Status DaemonImpl::open_storage() {
 // (/run/energyd, tmpfs; the unit keeps it across restarts), as
 // `sweep-ring`. What a killed energyd left there is taken first and put
 // into the new ring at once, so a second kill before the writer stores it
-// loses none of it either. Its size: twice the sweeps that wake the writer
-// (a checkpoint interval's, at most 2048), plus some.
+// loses none of it either. Its size: the sweeps that wake the writer (a
+// checkpoint interval's, at most 2048) and half as many again, for those
+// taken while the writer appends and syncs them (a second at 1 ms), plus
+// 64. Should a sync take longer, the oldest are overwritten before the
+// tail has them: only a kill -9 just then would lose them, and readers
+// take none of the ring's until the tail catches up.
 void DaemonImpl::open_ring() {
   size_t rails = status_.inventory.rails.size();
   auto slash = config_.socket_path.find_last_of('/');
@@ -375,7 +379,7 @@ void DaemonImpl::open_ring() {
   if (!left.dropped_why.empty()) spdlog::error("storage: {}; {} sweeps in it are lost", left.dropped_why, left.dropped);
   int64_t per_checkpoint = config_.checkpoint_interval_ms / config_.sample_period_ms + 1;
   size_t wake = static_cast<size_t>(std::min<int64_t>(per_checkpoint, kRingWakeSweeps));
-  auto ring = SweepRing::create(path, rails, 2 * wake + 64, signature);
+  auto ring = SweepRing::create(path, rails, wake + wake / 2 + 64, signature);
   if (!ring) return why_not(ring.error().describe());
   ring_ = std::move(ring).value();
   size_t keep = std::min(left.sweeps.size(), ring_->capacity());

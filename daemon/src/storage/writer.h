@@ -188,7 +188,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   // the ring (its file's, taken before `ring` replaced it), stored at the
   // first open after what the database holds. `wake_sweeps`: the queued
   // sweeps that wake the writer before a checkpoint (the ring must hold
-  // about twice as many). Before open_now() and start().
+  // more: those taken while the writer works). Before open_now() and start().
   void use_ring(std::shared_ptr<SweepRing> ring, std::vector<Sample> leftover, size_t wake_sweeps);
   // Why there is no ring (for `status`); the tail is then written every flush interval.
   void note_no_ring(std::string why);

@@ -157,7 +157,7 @@ Result<std::unique_ptr<SweepRing>> SweepRing::create(const std::string& path, si
   u32(kOffCapacity, capacity);
   u32(kOffRecordBytes, ring->record_bytes_);
   std::string boot = kernel_boot_id();
-  std::memcpy(h + kOffBootId, boot.data(), boot.size());
+  boot.copy(reinterpret_cast<char*>(h + kOffBootId), kBootIdBytes - 1);  // the field is zeros: ends with one
   uint64_t sig = signature_hash(signature);
   std::memcpy(h + kOffSignature, &sig, sizeof sig);
   if (::rename(fresh.c_str(), path.c_str()) != 0) {
