@@ -48,7 +48,7 @@ namespace energy::daemon {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
-// The queued sweeps that wake the writer before a checkpoint, at most (sweep ring: twice as many are kept).
+// The queued sweeps that wake the writer before a checkpoint, at most (the sweep ring keeps 1.5 times as many).
 constexpr int64_t kRingWakeSweeps = 2048;
 // energyd.kind of a baseline cut short (mark.stop's baseline_interrupted): never used as a baseline.
 constexpr const char* kBaselineInterruptedKind = "baseline-interrupted";

@@ -12,9 +12,11 @@
 // checkpoint_interval, or when wake_sweeps are queued, or for a mark): one
 // wake-up of this thread per checkpoint instead of one a second (issue 16).
 // The sweeps a killed process left in the ring come back at the first
-// open (use_ring's leftover), after those the tail and database hold. The database gets a transaction only for what
-// needs one: the chunks closed since the last commit (about once a minute), marks, writes and board context rows; the
-// open chunk is not rewritten every second (issue 16: that rewrite was 1.3 GB a day of writes). A commit that closes
+// open (use_ring's leftover), after those the tail and database hold.
+// The database gets a transaction only for what needs one: the chunks
+// closed since the last commit (about once a minute), marks, writes and
+// board context rows; the open chunk is not rewritten every second (issue
+// 16: that rewrite was 1.3 GB a day of writes). A commit that closes
 // chunks is synced, and the tail is then replaced by one frame of the open
 // chunk's sweeps. The tail is fsynced every checkpoint_interval before
 // the WAL is checkpointed (the power-loss window), and before every synced
