@@ -18,6 +18,12 @@
 //    `seal_chunks` (5, 15, 30) closed chunks of 3 rails and half an open
 //    one (the reader decodes the whole tail again after each append); 50
 //    iterations, so the tail grows by less than a chunk while measured.
+//  - BM_RingQuery: the same query and tail, but with the sweep ring
+//    (sweep_ring.h) as energyd keeps it on a tmpfs: each second goes into
+//    the ring, and into the tail only every 10 s as one frame (the
+//    checkpoint), so the reader takes up to 10 s of sweeps from the ring.
+//    Compare with BM_TailQuery/15 of the same run (issue 16: queries as
+//    fast as before the ring).
 // Readings are INA3221-like: 8 mV / 8 mA steps with a random walk around a
 // base value (what the simulator produces), generated deterministically.
 #include <unistd.h>
@@ -31,6 +37,7 @@
 #include "energy/chunker.h"
 #include "energy/run_summary.h"
 #include "energy/store.h"
+#include "energy/sweep_ring.h"
 #include "energy/sweep_tail.h"
 
 namespace energy {
@@ -361,6 +368,52 @@ void BM_TailQuery(benchmark::State& state) {
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 BENCHMARK(BM_TailQuery)->Arg(5)->Arg(15)->Arg(30)->Iterations(50)->Unit(benchmark::kMicrosecond);
+
+void BM_RingQuery(benchmark::State& state) {
+  constexpr int64_t kHour = 36'000;
+  const int64_t tail_sweeps = (state.range(0) * 2 + 1) * 300;
+  std::string path = temp_db();
+  auto writer = fill(path, 3, kHour);
+  auto tail = SweepTailFile::open(writer->tail_path());
+  if (!tail.ok()) return state.SkipWithError(tail.error().describe().c_str());
+  char ring_dir[] = "/dev/shm/energy-bench-XXXXXX";
+  if (::mkdtemp(ring_dir) == nullptr) return state.SkipWithError("cannot make a directory in /dev/shm");
+  auto made = SweepRing::create(std::string(ring_dir) + "/sweep-ring", 3, 215, "bench");
+  if (!made.ok()) return state.SkipWithError(made.error().describe().c_str());
+  std::shared_ptr<SweepRing> ring = std::move(made).value();
+  Readings gen(3);
+  std::vector<int64_t> ids = {1, 2, 3};
+  int64_t next = kHour;
+  for (; next < kHour + tail_sweeps; next += 10)
+    (void)tail->append(tail_second(gen, next, ids, static_cast<double>(next)));
+  ring->stamp(1, ids);
+  register_live_sweeps(path, [ring](int64_t after) { return ring->since(after); });
+  auto reader = std::move(Store::open(path, StoreRole::kReader, 5000)).value();
+  TailFrame checkpoint{1, ids, {}, StoredCounters{"0123456789abcdef", 1, {}}};
+  bool answered = true;
+  for (auto _ : state) {
+    state.PauseTiming();
+    TailFrame second = tail_second(gen, next, ids, static_cast<double>(next));
+    for (const auto& s : second.sweeps) ring->put(s);
+    checkpoint.sweeps.insert(checkpoint.sweeps.end(), second.sweeps.begin(), second.sweeps.end());
+    checkpoint.counters = second.counters;
+    next += 10;
+    if (checkpoint.sweeps.size() >= 100) {  // the checkpoint: the ring's last 10 s into the tail
+      answered = answered && tail->append(checkpoint).ok();
+      checkpoint.sweeps.clear();
+    }
+    state.ResumeTiming();
+    auto e = reader->readings().energy_uj(1, 1, {(next - 600) * kPeriodNs, (next - 20) * kPeriodNs});
+    answered = answered && e.ok() && e->has_value();
+  }
+  if (!answered) state.SkipWithError("an append failed or the query found no energy");
+  unregister_live_sweeps(path);
+  reader.reset();
+  writer.reset();
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+  std::filesystem::remove_all(ring_dir);
+}
+BENCHMARK(BM_RingQuery)->Arg(15)->Iterations(50)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace energy
