@@ -120,7 +120,10 @@ struct Client {
 void KillNine::kill_repeatedly(int n) {
   std::mt19937 rng(12345);
   // With the ring every sweep taken survives; the one being read may not.
+  // The slack is the scheduler's: a tick late on a loaded machine (the
+  // sanitizer build runs this beside other tests).
   const int64_t window_ms = ring().empty() ? kFlushMs : kPeriodMs;
+  const int64_t slack_ms = ring().empty() ? 150 : 250;
   int64_t long_run = 0;
   {
     auto d = start();
@@ -154,7 +157,7 @@ void KillNine::kill_repeatedly(int n) {
     // or from when it began serving if it stored none yet (the time before
     // is downtime, not a loss), to the kill.
     const int64_t lost_from = std::max(f.last_t_ns, ready_t);
-    ASSERT_GE(lost_from, kill_t - (window_ms + 150) * 1'000'000LL)
+    ASSERT_GE(lost_from, kill_t - (window_ms + slack_ms) * 1'000'000LL)
         << "more than " << window_ms << " ms lost at kill " << i << ": serving for " << (kill_t - ready_t) / 1'000'000
         << " ms, newest stored reading " << (kill_t - f.last_t_ns) / 1'000'000 << " ms before the kill";
     newest_before_restart = f.last_t_ns;
