@@ -2,7 +2,8 @@
 // on a tmpfs, as /run/energyd is): `status` names it, the storage thread
 // wakes less than once a second, a query still sees the newest sweep though
 // the tail is written only at checkpoints, and a clean stop removes it.
-// Without a tmpfs `status` says why there is none. (Kills and power cuts
+// A ring left by a kill that cannot be taken is listed as a loss; without
+// a tmpfs `status` says why there is none. (Kills and power cuts
 // with the ring: KillNine.*, PowerCut.*, EnergyCounters.WithTheSweepRing*.)
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -62,6 +63,31 @@ TEST(SweepRingDaemon, QueriesSeeTheNewestSweepWhileTheStoreThreadSleepsUntilTheC
   EXPECT_LE(after - before, 2) << "the store thread woke between checkpoints";
   EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
   EXPECT_FALSE(std::filesystem::exists(d.ring())) << "a clean stop stores the ring's sweeps and removes it";
+}
+
+// A ring a killed energyd left that cannot be taken (here cut shorter than
+// its header) is a loss: logged, and listed in `status` with the store's.
+TEST(SweepRingDaemon, ARingThatCannotBeTakenIsListedAsALoss) {
+  BoardSpec spec = constant_orin_nano();
+  spec.ring = true;
+  SimulatedDaemon d(spec);
+  ASSERT_TRUE(d.started()) << d.setup_error();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  d.stop(SIGKILL);
+  ASSERT_TRUE(std::filesystem::exists(d.ring())) << "a killed energyd leaves its ring";
+  std::filesystem::resize_file(d.ring(), 64);
+  ASSERT_TRUE(d.restart(SIGKILL)) << d.log();
+  auto losses = d.ctl_json({"status"})["storage"]["losses"];
+  ASSERT_TRUE(losses.is_array()) << losses.dump();
+  const nlohmann::json* found = nullptr;
+  for (const auto& l : losses) {
+    if (l["kind"] == "ring_dropped") found = &l;
+  }
+  ASSERT_NE(found, nullptr) << losses.dump(2);
+  std::string message = (*found)["message"].get<std::string>();
+  EXPECT_NE(message.find(d.ring() + " is not a ring file"), std::string::npos) << message;
+  EXPECT_NE(message.find("whatever sweeps it held are lost"), std::string::npos) << message;
+  EXPECT_NE(d.log().find("storage: the sweep ring"), std::string::npos) << "the loss is logged too";
 }
 
 TEST(SweepRingDaemon, WithoutAMemoryFileSystemStatusSaysWhyThereIsNoRing) {

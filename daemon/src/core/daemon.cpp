@@ -376,7 +376,11 @@ void DaemonImpl::open_ring() {
     signature += r.label + '\n' + r.voltage_file + '\n' + r.current_file + '\n' + r.power_file + '\n';
   std::string path = dir + "/sweep-ring";
   RingLeftover left = SweepRing::take_leftover(path, rails, signature);
-  if (!left.dropped_why.empty()) spdlog::error("storage: {}; {} sweeps in it are lost", left.dropped_why, left.dropped);
+  if (!left.dropped_why.empty()) {
+    std::string lost =
+        left.dropped > 0 ? std::to_string(left.dropped) + " sweeps in it are lost" : "whatever sweeps it held are lost";
+    writer_->note_loss({"ring_dropped", left.dropped_why + "; " + lost, {}});
+  }
   int64_t per_checkpoint = config_.checkpoint_interval_ms / config_.sample_period_ms + 1;
   size_t wake = static_cast<size_t>(std::min<int64_t>(per_checkpoint, kRingWakeSweeps));
   auto ring = SweepRing::create(path, rails, wake + wake / 2 + 64, signature);

@@ -241,8 +241,10 @@ void StorageWriter::recover_leftover(const std::vector<RailCursor>& resume) {
   if (leftover_.empty()) return;
   auto last = store_->readings().last_sample_ns(boot_);
   if (!last) {
-    spdlog::error("storage: {} sweeps a killed energyd left in the sweep ring are lost: {}", leftover_.size(),
-                  last.error().describe());
+    report_losses({{"ring_unstored",
+                    std::to_string(leftover_.size()) +
+                        " sweeps a killed energyd left in the sweep ring are lost: " + last.error().describe(),
+                    {}}});
     leftover_.clear();
     return;
   }
@@ -258,6 +260,8 @@ void StorageWriter::recover_leftover(const std::vector<RailCursor>& resume) {
   stats_.recovered_samples += static_cast<int64_t>(fresh.size());
   early_.insert(early_.begin(), std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
 }
+
+void StorageWriter::note_loss(StorageLoss loss) { report_losses({std::move(loss)}); }
 
 // Each loss is logged once, as an error: nothing recorded is lost silently.
 void StorageWriter::report_losses(const std::vector<StorageLoss>& losses) {

@@ -136,7 +136,7 @@ struct WriterStats {
   std::string ring_off;
   bool open = false;                // the database is open
   std::string last_error;           // empty while healthy
-  std::vector<StorageLoss> losses;  // found when the database was opened (store_guard.h), oldest first, at most 32
+  std::vector<StorageLoss> losses;  // found at start (store_guard.h; the sweep ring), oldest first, at most 32
   RetentionStats retention;
 };
 
@@ -194,6 +194,9 @@ class StorageWriter final : public SampleSink, public ContextSink {
   void use_ring(std::shared_ptr<SweepRing> ring, std::vector<Sample> leftover, size_t wake_sweeps);
   // Why there is no ring (for `status`); the tail is then written every flush interval.
   void note_no_ring(std::string why);
+  // A loss found outside the database (a sweep ring that could not be
+  // taken): logged once and listed with the store's in `status`.
+  void note_loss(StorageLoss loss);
   void start();
   void stop();  // flushes everything still queued
   void push_sample(const Sample& sample) override;

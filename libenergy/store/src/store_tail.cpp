@@ -240,16 +240,24 @@ Status StoreReadings::add_ring_sweeps() {
     live_cursor_ = std::move(cursor);  // ino 0: the tail's first frames make reload_live read it afresh
   }
   if (fresh.sweeps.empty()) return ok_status();
+  chunk_live({&fresh.sweeps});
+  return ok_status();
+}
+
+// Reader: adds the sweeps of `batches` newer than live_cursor_'s newest to
+// live_: its open chunk is rebuilt, its closed ones kept.
+void StoreReadings::chunk_live(const std::vector<const std::vector<Sample>*>& batches) {
   LiveCursor& c = *live_cursor_;
   if (!c.chunker.empty()) live_->chunks.pop_back();  // the open chunk, rebuilt below
-  for (const auto& s : fresh.sweeps) {
-    if (s.t_ns <= c.newest_ns) continue;
-    c.chunker.add(s);
-    c.newest_ns = s.t_ns;
+  for (const auto* sweeps : batches) {
+    for (const auto& s : *sweeps) {
+      if (s.t_ns <= c.newest_ns) continue;
+      c.chunker.add(s);
+      c.newest_ns = s.t_ns;
+    }
   }
   for (auto& chunk : c.chunker.take_closed()) live_->chunks.push_back(std::move(chunk));
   if (!c.chunker.empty()) live_->chunks.push_back(c.chunker.open_chunk());
-  return ok_status();
 }
 
 Result<std::string> StoreReadings::boot_id_of(int64_t boot) {
@@ -309,17 +317,12 @@ Result<bool> StoreReadings::extend_live(uint64_t ino) {
   for (const auto& f : scan.frames) {
     if (!same_rails(f, live_->boot, live_->rail_ids)) return false;
   }
-  if (!c.chunker.empty()) live_->chunks.pop_back();  // the open chunk, rebuilt below
+  std::vector<const std::vector<Sample>*> batches;
   for (const auto& f : scan.frames) {
-    for (const auto& s : f.sweeps) {
-      if (s.t_ns <= c.newest_ns) continue;
-      c.chunker.add(s);
-      c.newest_ns = s.t_ns;
-    }
+    batches.push_back(&f.sweeps);
     if (f.counters) c.counters = f.counters;
   }
-  for (auto& chunk : c.chunker.take_closed()) live_->chunks.push_back(std::move(chunk));
-  if (!c.chunker.empty()) live_->chunks.push_back(c.chunker.open_chunk());
+  chunk_live(batches);
   c.bytes += scan.valid_bytes;
   return true;
 }

@@ -33,7 +33,9 @@ namespace energy {
 
 // One thing found lost or damaged when the database was opened.
 struct StorageLoss {
-  std::string kind;                   // wal_damaged, database_replaced, run_restored, stop_restored, journal_damaged
+  // wal_damaged, database_replaced, run_restored, stop_restored, journal_damaged, ...
+  // (docs/ARCHITECTURE.md, "Losses are reported"); the daemon adds ring_dropped, ring_unstored.
+  std::string kind;
   std::string message;                // one sentence: what was lost, what energyd did about it
   std::vector<std::string> evidence;  // copies kept aside (paths)
 };

@@ -149,6 +149,7 @@ class StoreReadings {
   Status refresh_live();
   Status refresh_tail();
   Status add_ring_sweeps();
+  void chunk_live(const std::vector<const std::vector<Sample>*>& batches);
   Result<std::string> boot_id_of(int64_t boot);
   Status reload_live(const std::string& key);
   // Reader: adds to live_ the frames appended since live_cursor_ to the
