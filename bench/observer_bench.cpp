@@ -26,8 +26,13 @@
 // catalogue has no 9-rail board). For 1 ms the hwmon update_interval files
 // are set to 1 ms, which energyd requires of a 1 ms period.
 //
-// Usage: observer_bench [--short] [--board orin-nano|tx2]... [--out FILE] [--energyd PATH] [--windows N]
+// Usage: observer_bench [--short] [--board orin-nano|tx2]... [--period 100|10|1]... [--out FILE]
+//                       [--energyd PATH] [--config FILE] [--windows N]
+//   --period MS: only that period (default: all three);
 //   --energyd PATH: measure that energyd build instead of this tree's;
+//   --config FILE: YAML lines added to energyd's config, to see what a
+//     part costs (e.g. `clock_poll_ms: 0` and `thermal_poll_ms: 0`: the
+//     sampling and storage alone; docs/PERFORMANCE.md "Where the CPU goes");
 //   --windows N: the floor's ticks run as N windows one after the other,
 //     each starting at another phase against energyd's ticks (default 5);
 //     the table gives the ratio over all of them and the median and range
@@ -73,6 +78,7 @@ struct Period {
 
 struct Proc {
   int64_t cpu_ns = 0, ctxsw = 0, write_bytes = 0, rss_kb = 0, hwm_kb = 0;
+  int64_t sample_cpu_ns = 0;  // the `sample` thread's share of cpu_ns
 };
 
 struct Row {
@@ -82,6 +88,7 @@ struct Row {
   int64_t ticks = 0, floor_ticks = 0;
   double seconds = 0, floor_seconds = 0;
   double cpu_us = 0, floor_cpu_us = 0, wakeups = 0, floor_wakeups = 0;
+  double sample_cpu_us = 0;  // of cpu_us, the `sample` thread's (the rest: storage, the loop, ...)
   double written_mb_day = 0;
   int64_t rss_kb = 0, hwm_kb = 0;
   std::vector<double> window_ratios;  // CPU per tick energyd / floor, one per window
@@ -109,6 +116,9 @@ Proc snapshot(pid_t pid) {
     int64_t ns = 0;
     std::ifstream(t.path().string() + "/schedstat") >> ns;
     p.cpu_ns += ns;
+    std::string comm;
+    std::getline(std::ifstream(t.path().string() + "/comm"), comm);
+    if (comm == "sample") p.sample_cpu_ns += ns;
     std::string st = slurp(t.path().string() + "/status");
     p.ctxsw += std::max<int64_t>(0, status_field(st, "voluntary_ctxt_switches:")) +
                std::max<int64_t>(0, status_field(st, "nonvoluntary_ctxt_switches:"));
@@ -189,6 +199,8 @@ void fill_energyd(Row& row, const Proc& a, const Proc& b, const nlohmann::json& 
   row.seconds = seconds;
   row.ticks = s1["sampler"]["ticks"].get<int64_t>() - s0["sampler"]["ticks"].get<int64_t>();
   row.cpu_us = row.ticks > 0 ? static_cast<double>(b.cpu_ns - a.cpu_ns) / 1e3 / static_cast<double>(row.ticks) : 0;
+  row.sample_cpu_us =
+      row.ticks > 0 ? static_cast<double>(b.sample_cpu_ns - a.sample_cpu_ns) / 1e3 / static_cast<double>(row.ticks) : 0;
   row.wakeups = static_cast<double>(b.ctxsw - a.ctxsw) / seconds;
   row.written_mb_day = static_cast<double>(b.write_bytes - a.write_bytes) * 86400.0 / seconds / 1e6;
   row.rss_kb = b.rss_kb;
@@ -224,6 +236,7 @@ Row combine(const std::vector<Row>& windows) {
   Row all = windows.back();
   all.ticks = all.floor_ticks = 0;
   all.seconds = all.floor_seconds = all.cpu_us = all.floor_cpu_us = all.wakeups = all.floor_wakeups = 0;
+  all.sample_cpu_us = 0;
   all.written_mb_day = 0;
   all.window_ratios.clear();
   for (const auto& w : windows) {
@@ -232,6 +245,7 @@ Row combine(const std::vector<Row>& windows) {
     all.seconds += w.seconds;
     all.floor_seconds += w.floor_seconds;
     all.cpu_us += w.cpu_us * static_cast<double>(w.ticks);
+    all.sample_cpu_us += w.sample_cpu_us * static_cast<double>(w.ticks);
     all.floor_cpu_us += w.floor_cpu_us * static_cast<double>(w.floor_ticks);
     all.wakeups += w.wakeups * w.seconds;
     all.floor_wakeups += w.floor_wakeups * w.floor_seconds;
@@ -239,6 +253,7 @@ Row combine(const std::vector<Row>& windows) {
     all.window_ratios.push_back(w.window_ratios.front());
   }
   all.cpu_us /= static_cast<double>(std::max<int64_t>(all.ticks, 1));
+  all.sample_cpu_us /= static_cast<double>(std::max<int64_t>(all.ticks, 1));
   all.floor_cpu_us /= static_cast<double>(std::max<int64_t>(all.floor_ticks, 1));
   all.wakeups /= all.seconds;
   all.floor_wakeups /= all.floor_seconds;
@@ -254,12 +269,14 @@ Row combine(const std::vector<Row>& windows) {
 // wakes apart from it does not.
 // `run_dir`: the socket's directory, energyd's runtime directory: on a tmpfs
 // (/dev/shm here, /run/energyd when installed) it keeps its sweep ring there.
+// `extra`: YAML lines added to energyd's config (--config).
 Row measure_on(const Row& base, const std::string& dir, const std::string& run_dir, const Period& p,
-               const std::string& energyd, int windows) {
+               const std::string& energyd, const std::string& extra, int windows) {
   Row row = base;
   std::string socket = run_dir + "/energyd.sock";
   const std::string gid = std::to_string(::getgid());
-  if (!(std::ofstream(dir + "/energyd.yaml") << "read_group: \"" << gid << "\"\nclock_group: \"" << gid << "\"\n"))
+  if (!(std::ofstream(dir + "/energyd.yaml") << "read_group: \"" << gid << "\"\nclock_group: \"" << gid << "\"\n"
+                                             << extra << "\n"))
     return row.error = "cannot write " + dir + "/energyd.yaml", row;
   ChildProcess d({energyd, "--config", dir + "/energyd.yaml", "--root", dir + "/board", "--state-dir", dir + "/state",
                   "--socket", socket, "--sample-period-ms", std::to_string(p.ms), "--log-level", "warn"},
@@ -282,7 +299,7 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   return combine(done);
 }
 
-Row measure(const Board& b, const Period& p, const std::string& energyd, int windows) {
+Row measure(const Board& b, const Period& p, const std::string& energyd, const std::string& extra, int windows) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
@@ -297,7 +314,7 @@ Row measure(const Board& b, const Period& p, const std::string& energyd, int win
     row.error = "energyd-sim: " + made.err;
   else {
     if (p.ms < 7) set_update_intervals(dir + "/board");
-    row = measure_on(row, dir, run_dir, p, energyd, windows);
+    row = measure_on(row, dir, run_dir, p, energyd, extra, windows);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -326,20 +343,21 @@ std::string spread(const std::vector<double>& v) {
 void print(const std::vector<Row>& rows) {
   std::printf(
       "| board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | "
-      "median of windows (min-max) | wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "median of windows (min-max) | `sample` thread / floor | wake-ups/s energyd | floor | energyd/floor | "
+      "written/day | RSS (peak) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : rows) {
     if (!r.error.empty()) {
       std::printf("| %s | %d ms | error: %s |\n", r.board.c_str(), r.period_ms, r.error.c_str());
       continue;
     }
     std::printf(
-        "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %s | %.1f | %.1f | %.2f | %.0f MB | "
-        "%.1f (%.1f) MiB |\n",
+        "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %s | %.2f | %.1f | %.1f | %.2f | "
+        "%.0f MB | %.1f (%.1f) MiB |\n",
         r.board.c_str(), r.rails, r.period_ms, static_cast<long long>(r.ticks), static_cast<long long>(r.floor_ticks),
         r.seconds, r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), spread(r.window_ratios).c_str(),
-        r.wakeups, r.floor_wakeups, ratio(r.wakeups, r.floor_wakeups), r.written_mb_day,
-        static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0);
+        ratio(r.sample_cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups, ratio(r.wakeups, r.floor_wakeups),
+        r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0);
   }
 }
 
@@ -354,6 +372,8 @@ nlohmann::json to_json(const Row& r) {
           {"energyd_cpu_us_per_tick", r.cpu_us},
           {"floor_cpu_us_per_tick", r.floor_cpu_us},
           {"cpu_ratio", ratio(r.cpu_us, r.floor_cpu_us)},
+          {"energyd_sample_thread_cpu_us_per_tick", r.sample_cpu_us},
+          {"sample_thread_cpu_ratio", ratio(r.sample_cpu_us, r.floor_cpu_us)},
           {"cpu_ratio_median", median(r.window_ratios)},
           {"cpu_ratio_windows", r.window_ratios},
           {"energyd_wakeups_per_s", r.wakeups},
@@ -367,7 +387,9 @@ nlohmann::json to_json(const Row& r) {
 struct Options {
   bool shorter = false;
   std::vector<std::string> boards;
+  std::vector<int> periods;  // --period: only these (ms)
   std::string out;
+  std::string extra;                  // --config: the file's YAML lines, added to energyd's config
   std::string energyd = ENERGYD_BIN;  // --energyd: another build, for a before/after pair
   int windows = 5;                    // --windows: the floor's ticks split into this many windows
 };
@@ -387,12 +409,21 @@ bool parse(int argc, char** argv, Options& o) {
       return std::fprintf(stderr, "observer_bench: --energyd: '%s' is not an executable\n", argv[i + 1]), false;
     else if (flag == "--energyd" && i + 1 < argc)
       o.energyd = argv[++i];
-    else if (flag == "--windows" && i + 1 < argc)
+    else if (flag == "--period" && i + 1 < argc) {
+      std::string ms = argv[++i];
+      if (ms != "100" && ms != "10" && ms != "1")
+        return std::fprintf(stderr, "observer_bench: --period: '%s' is not one of 100, 10, 1\n", ms.c_str()), false;
+      o.periods.push_back(std::stoi(ms));
+    } else if (flag == "--config" && i + 1 < argc) {
+      std::ifstream in(argv[++i]);
+      if (!in) return std::fprintf(stderr, "observer_bench: --config: cannot read '%s'\n", argv[i]), false;
+      o.extra = slurp(argv[i]);
+    } else if (flag == "--windows" && i + 1 < argc)
       o.windows = static_cast<int>(energy::bench::whole_number_or_exit("observer_bench", flag, argv[++i], 1, 50));
     else
       return std::fprintf(stderr,
-                          "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --out FILE, "
-                          "--energyd PATH, --windows N)\n",
+                          "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
+                          "--out FILE, --energyd PATH, --config FILE, --windows N)\n",
                           argv[i]),
              false;
   }
@@ -408,15 +439,22 @@ int run(int argc, char** argv) {
   for (const auto& b : boards) {
     if (!o.boards.empty() && std::find(o.boards.begin(), o.boards.end(), b.key) == o.boards.end()) continue;
     for (auto p : periods) {
+      if (!o.periods.empty() && std::find(o.periods.begin(), o.periods.end(), p.ms) == o.periods.end()) continue;
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      rows.push_back(measure(b, p, o.energyd, o.windows));
+      rows.push_back(measure(b, p, o.energyd, o.extra, o.windows));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;
+  std::string shown = o.extra;
+  while (!shown.empty() && shown.back() == '\n') shown.pop_back();
+  if (!shown.empty()) std::printf("energyd's config adds:\n```\n%s\n```\n", shown.c_str());
   print(rows);
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& r : rows) all.push_back(to_json(r));
+  for (const auto& r : rows) {
+    all.push_back(to_json(r));
+    all.back()["config_added"] = o.extra;
+  }
   if (!o.out.empty() && !(std::ofstream(o.out) << all.dump(2) << "\n"))
     return std::fprintf(stderr, "observer_bench: cannot write %s\n", o.out.c_str()), 1;
   for (const auto& r : rows) {
