@@ -9,7 +9,8 @@
 #            (error, error bound, right-rectangle sum) on a live FUSE board; ~15-20 min;
 #            needs /dev/fuse (root, or fusermount3)
 #   observer bench/observer_bench: energyd against a floor poller on the same tree (CPU per
-#            tick, wake-ups per second, bytes written per day, RSS; issue 16); ~5 min
+#            tick, wake-ups per second, bytes written per day, RSS; issue 16); ~5 min;
+#            its options follow (--board, --period, --config FILE, --short, --out FILE)
 #   all      storage, context and daemon (default; accuracy and observer only when asked for)
 # The mark round trip has its own script: bench/run_mark_roundtrip.sh.
 set -euo pipefail
