@@ -8,7 +8,8 @@
 // number of ticks. energyd is measured from /proc over exactly the floor's run,
 // so both see the same machine load:
 //   - CPU per tick: schedstat time on CPU (ns) of every thread / ticks taken
-//     (energyd's ticks from its status; the floor's are fixed); the ratio;
+//     (energyd's ticks from its status; the floor's are fixed); the ratio,
+//     and the `sample` thread's CPU alone against the floor's;
 //   - wake-ups per second: voluntary + involuntary context switches summed
 //     over /proc/PID/task/*/status, per second of the window;
 //   - bytes written per day: /proc/PID/io write_bytes over the window,

@@ -48,8 +48,6 @@ namespace energy::daemon {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
-// The queued sweeps that wake the writer before a checkpoint, at most (the sweep ring keeps 1.5 times as many).
-constexpr int64_t kRingWakeSweeps = 2048;
 // energyd.kind of a baseline cut short (mark.stop's baseline_interrupted): never used as a baseline.
 constexpr const char* kBaselineInterruptedKind = "baseline-interrupted";
 // A read blocked longer than max(period / 2, this) is quarantined. Continuous-
@@ -355,11 +353,11 @@ Status DaemonImpl::open_storage() {
 // `sweep-ring`. What a killed energyd left there is taken first and put
 // into the new ring at once, so a second kill before the writer stores it
 // loses none of it either. Its size: the sweeps that wake the writer (a
-// checkpoint interval's, at most 2048) and half as many again, for those
-// taken while the writer appends and syncs them (a second at 1 ms), plus
-// 64. Should a sync take longer, the oldest are overwritten before the
-// tail has them: only a kill -9 just then would lose them, and readers
-// take none of the ring's until the tail catches up.
+// checkpoint interval's, at most 2048, fewer for many rails:
+// StorageWriter::ring_wake_sweeps) and half as many again, for those taken
+// while the writer appends and syncs them (a second at 1 ms), plus 64. Should a sync take longer, the oldest are
+// overwritten before the tail has them: only a kill -9 just then would lose them, and readers take none of the ring's
+// until the tail catches up.
 void DaemonImpl::open_ring() {
   size_t rails = status_.inventory.rails.size();
   auto slash = config_.socket_path.find_last_of('/');
@@ -381,8 +379,7 @@ void DaemonImpl::open_ring() {
         left.dropped > 0 ? std::to_string(left.dropped) + " sweeps in it are lost" : "whatever sweeps it held are lost";
     writer_->note_loss({"ring_dropped", left.dropped_why + "; " + lost, {}});
   }
-  int64_t per_checkpoint = config_.checkpoint_interval_ms / config_.sample_period_ms + 1;
-  size_t wake = static_cast<size_t>(std::min<int64_t>(per_checkpoint, kRingWakeSweeps));
+  size_t wake = StorageWriter::ring_wake_sweeps(config_.sample_period_ms, config_.checkpoint_interval_ms, rails);
   auto ring = SweepRing::create(path, rails, wake + wake / 2 + 64, signature);
   if (!ring) return why_not(ring.error().describe());
   ring_ = std::move(ring).value();

@@ -54,6 +54,15 @@ void StorageWriter::push_sample(const Sample& sample) {
   if (wake) cv_.notify_one();
 }
 
+size_t StorageWriter::ring_wake_sweeps(int64_t period_ms, int64_t checkpoint_interval_ms, size_t rails) {
+  constexpr int64_t kMaxSweeps = 2048, kMaxReadings = 6144, kMinWaitMs = 2000;
+  const int64_t period = std::max<int64_t>(period_ms, 1);
+  const int64_t per_checkpoint = checkpoint_interval_ms / period + 1;
+  const int64_t by_memory =
+      std::max(kMinWaitMs / period, kMaxReadings / std::max<int64_t>(1, static_cast<int64_t>(rails)));
+  return static_cast<size_t>(std::max<int64_t>(1, std::min({per_checkpoint, kMaxSweeps, by_memory})));
+}
+
 void StorageWriter::use_ring(std::shared_ptr<SweepRing> ring, std::vector<Sample> leftover, size_t wake_sweeps) {
   ring_ = std::move(ring);
   leftover_ = std::move(leftover);

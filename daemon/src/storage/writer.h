@@ -192,6 +192,12 @@ class StorageWriter final : public SampleSink, public ContextSink {
   // sweeps that wake the writer before a checkpoint (the ring must hold
   // more: those taken while the writer works). Before open_now() and start().
   void use_ring(std::shared_ptr<SweepRing> ring, std::vector<Sample> leftover, size_t wake_sweeps);
+  // The queued sweeps that wake the writer before a checkpoint with a ring
+  // (use_ring's wake_sweeps): a checkpoint interval's, but at most 2048 and
+  // at most 6144 rail readings (so a board of many rails at a short period
+  // holds less in the queue and the ring; issue 16's RSS), though never
+  // fewer than 2 s of sweeps (the writer wakes at most every 2 s for them).
+  static size_t ring_wake_sweeps(int64_t period_ms, int64_t checkpoint_interval_ms, size_t rails);
   // Why there is no ring (for `status`); the tail is then written every flush interval.
   void note_no_ring(std::string why);
   // A loss found outside the database (a sweep ring that could not be
