@@ -119,15 +119,15 @@ class WriterTest : public ::testing::Test {
 
 // How many queued sweeps wake the writer with a ring: a checkpoint
 // interval's (10 s) on the 3-rail board, capped at 2048 sweeps and
-// at 6144 rail readings, never under 2 s of sweeps.
-TEST(RingWakeSweeps, ACheckpointsSweepsCappedBySweepsAndReadingsButNeverUnderTwoSeconds) {
+// at 6144 rail readings, never under 2048 ms of sweeps.
+TEST(RingWakeSweeps, ACheckpointsSweepsCappedBySweepsAndReadingsButNeverUnderAbout2s) {
   EXPECT_EQ(StorageWriter::ring_wake_sweeps(100, 10000, 3), 101u);   // a checkpoint's
   EXPECT_EQ(StorageWriter::ring_wake_sweeps(10, 10000, 3), 1001u);   // a checkpoint's
   EXPECT_EQ(StorageWriter::ring_wake_sweeps(1, 10000, 3), 2048u);    // at most 2048
   EXPECT_EQ(StorageWriter::ring_wake_sweeps(100, 10000, 12), 101u);  // 1212 readings: a checkpoint's
   EXPECT_EQ(StorageWriter::ring_wake_sweeps(10, 10000, 12), 512u);   // 6144 readings of 12 rails
-  EXPECT_EQ(StorageWriter::ring_wake_sweeps(1, 10000, 12), 2000u);   // never under 2 s
-  EXPECT_EQ(StorageWriter::ring_wake_sweeps(1, 10000, 64), 2000u);
+  EXPECT_EQ(StorageWriter::ring_wake_sweeps(1, 10000, 12), 2048u);   // never under 2048 ms
+  EXPECT_EQ(StorageWriter::ring_wake_sweeps(2, 10000, 64), 1024u);
   EXPECT_EQ(StorageWriter::ring_wake_sweeps(100, 1000, 3), 11u);  // a short checkpoint interval
   EXPECT_EQ(StorageWriter::ring_wake_sweeps(0, 0, 0), 1u);        // nonsense in, still one
 }

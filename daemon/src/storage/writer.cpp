@@ -55,7 +55,7 @@ void StorageWriter::push_sample(const Sample& sample) {
 }
 
 size_t StorageWriter::ring_wake_sweeps(int64_t period_ms, int64_t checkpoint_interval_ms, size_t rails) {
-  constexpr int64_t kMaxSweeps = 2048, kMaxReadings = 6144, kMinWaitMs = 2000;
+  constexpr int64_t kMaxSweeps = 2048, kMaxReadings = 6144, kMinWaitMs = 2048;
   const int64_t period = std::max<int64_t>(period_ms, 1);
   const int64_t per_checkpoint = checkpoint_interval_ms / period + 1;
   const int64_t by_memory =
