@@ -355,9 +355,10 @@ Status DaemonImpl::open_storage() {
 // loses none of it either. Its size: the sweeps that wake the writer (a
 // checkpoint interval's, at most 2048, fewer for many rails:
 // StorageWriter::ring_wake_sweeps) and half as many again, for those taken
-// while the writer appends and syncs them (a second at 1 ms), plus 64. Should a sync take longer, the oldest are
-// overwritten before the tail has them: only a kill -9 just then would lose them, and readers take none of the ring's
-// until the tail catches up.
+// while the writer appends and syncs them (a second at 1 ms), plus 64.
+// Should a sync take longer, the oldest are overwritten before the tail
+// has them: only a kill -9 just then would lose them, and readers take
+// none of the ring's until the tail catches up.
 void DaemonImpl::open_ring() {
   size_t rails = status_.inventory.rails.size();
   auto slash = config_.socket_path.find_last_of('/');

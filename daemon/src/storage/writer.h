@@ -198,7 +198,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   // holds less in the queue and the ring; issue 16's RSS), though never
   // fewer than 2048 ms of sweeps (the writer wakes at most about every 2 s
   // for them; at 1 ms that is the 2048 sweeps of before, where 2000
-  // measured 0.3 MB more RSS on a TX2: docs/PERFORMANCE.md).
+  // measured 0.4 MB more RSS on a TX2: docs/PERFORMANCE.md).
   static size_t ring_wake_sweeps(int64_t period_ms, int64_t checkpoint_interval_ms, size_t rails);
   // Why there is no ring (for `status`); the tail is then written every flush interval.
   void note_no_ring(std::string why);
