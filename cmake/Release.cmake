@@ -68,6 +68,14 @@ set(ENERGY_EXPORTER_COMPONENT exporter)
 
 add_link_options(-static-libstdc++ -static-libgcc LINKER:--as-needed)
 
+# Every function and object in a section of its own, and the sections no
+# executable reaches left out at link: energyd's text falls from 5.45 to
+# 4.67 MB (g++ 12, x86-64), and with it the pages a running daemon keeps
+# resident (issue 16: 0.3-0.5 MB of RSS; docs/PERFORMANCE.md "Unused code
+# out of the release build").
+add_compile_options(-ffunction-sections -fdata-sections)
+add_link_options(LINKER:--gc-sections)
+
 # glibc symbols newer than 2.27 that the release binaries would otherwise
 # need, each redirected to its old version by packaging/release/glibc_compat.cpp.
 set(ENERGY_GLIBC_WRAPPED fcntl64 exp exp2 log log2 pow pthread_cond_clockwait)
