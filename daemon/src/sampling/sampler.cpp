@@ -324,19 +324,22 @@ bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& 
 
 // One sweep, stamped at its midpoint so the skew of reading rails one after
 // another is centred. Nothing if this thread was superseded meanwhile.
-std::optional<Sample> Sampler::take_sample(uint64_t generation) {
-  Sample s;
-  s.values.resize(slots_.size());
-  // Per-rail read times; one buffer per sampling thread, reused every sweep.
+// The sweep, its per-rail read times and errors live in buffers of the
+// sampling thread, reused every sweep: a sweep allocates nothing on this
+// thread (the queue's copy is the writer's; issue 16).
+const Sample* Sampler::take_sample(uint64_t generation) {
+  thread_local Sample s;
   thread_local std::vector<int64_t> read_ns;
   thread_local std::vector<std::string> errors;
+  s.values.assign(slots_.size(), RailValue{});
   read_ns.assign(slots_.size(), 0);
-  errors.assign(slots_.size(), std::string());
+  errors.resize(slots_.size());
+  for (auto& e : errors) e.clear();  // keeps each string's buffer
   stall_timer_around_sweep(true);
   int64_t before = clock_.boot_ns();
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!read_rail(i, generation, s.values[i], read_ns[i], errors[i]))
-      return std::nullopt;  // superseded: not ours to disarm
+      return nullptr;  // superseded: not ours to disarm
   }
   int64_t after = clock_.boot_ns();
   stall_timer_around_sweep(false);
@@ -344,7 +347,7 @@ std::optional<Sample> Sampler::take_sample(uint64_t generation) {
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);
   record(s, after - before, read_ns, errors);
-  return s;
+  return &s;
 }
 
 // One log line per state change of a rail (failing with an errno, or back):

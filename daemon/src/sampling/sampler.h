@@ -28,7 +28,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -107,7 +106,9 @@ class Sampler {
   bool on_ticks(uint64_t n, uint64_t generation);
   bool on_timer_sweep(uint64_t generation);
   bool serve_requests(uint64_t generation);
-  std::optional<Sample> take_sample(uint64_t generation);
+  // The sweep, in the sampling thread's own buffer (valid until its next
+  // sweep), or null when this thread was superseded meanwhile.
+  const Sample* take_sample(uint64_t generation);
   bool read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns, std::string& error);
   void record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
               const std::vector<std::string>& errors);
