@@ -28,7 +28,7 @@
 // are set to 1 ms, which energyd requires of a 1 ms period.
 //
 // Usage: observer_bench [--short] [--board orin-nano|tx2]... [--period 100|10|1]... [--out FILE]
-//                       [--energyd PATH] [--config FILE] [--windows N]
+//                       [--energyd PATH] [--config FILE] [--windows N] [--control]
 //   --period MS: only that period (default: all three);
 //   --energyd PATH: measure that energyd build instead of this tree's;
 //   --config FILE: YAML lines added to energyd's config, to see what a
@@ -38,6 +38,11 @@
 //     each starting at another phase against energyd's ticks (default 5);
 //     the table gives the ratio over all of them and the median and range
 //     of the windows' ratios (the spread a single window would have shown);
+//   --control: a second floor in energyd's place (energyd starts only to
+//     name the rail files, then stops), measured from /proc exactly as
+//     energyd is, its ticks counted from the time elapsed: the ratio two
+//     identical pollers show, i.e. what the method itself spreads. A
+//     ratio of energyd's that this row's range also covers is noise;
 //   --short (or OBSBENCH_SHORT=1): a tenth of the ticks (a smoke run);
 //   --out FILE: the rows and ratios as JSON.
 // Prints a Markdown table. Exit status 1 on a measurement failure only (the
@@ -52,6 +57,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -84,6 +90,7 @@ struct Proc {
 
 struct Row {
   std::string board;
+  bool control = false;  // the "energyd" figures are a second floor's (--control)
   size_t rails = 0;
   int period_ms = 0;
   int64_t ticks = 0, floor_ticks = 0;
@@ -195,38 +202,42 @@ bool parse_floor(const std::string& out, Row& row) {
   return true;
 }
 
-void fill_energyd(Row& row, const Proc& a, const Proc& b, const nlohmann::json& s0, const nlohmann::json& s1,
-                  double seconds) {
+void fill_energyd(Row& row, const Proc& a, const Proc& b, int64_t ticks, double seconds) {
   row.seconds = seconds;
-  row.ticks = s1["sampler"]["ticks"].get<int64_t>() - s0["sampler"]["ticks"].get<int64_t>();
+  row.ticks = ticks;
   row.cpu_us = row.ticks > 0 ? static_cast<double>(b.cpu_ns - a.cpu_ns) / 1e3 / static_cast<double>(row.ticks) : 0;
   row.sample_cpu_us =
       row.ticks > 0 ? static_cast<double>(b.sample_cpu_ns - a.sample_cpu_ns) / 1e3 / static_cast<double>(row.ticks) : 0;
+  if (row.control) row.sample_cpu_us = row.cpu_us;  // the second floor's one thread does all it does
   row.wakeups = static_cast<double>(b.ctxsw - a.ctxsw) / seconds;
   row.written_mb_day = static_cast<double>(b.write_bytes - a.write_bytes) * 86400.0 / seconds / 1e6;
   row.rss_kb = b.rss_kb;
   row.hwm_kb = b.hwm_kb;
 }
 
-// One window: the floor for `ticks` ticks on `files`, energyd (`pid`, at
-// `socket`) measured from /proc and its status over exactly that run.
-Row window(const Row& base, pid_t pid, const std::string& socket, const std::vector<std::string>& files,
+// One window: the floor for `ticks` ticks on `files`, the measured process
+// (`pid`: energyd, or the control's second floor) from /proc over exactly
+// that run; `ticks_now` gives its ticks so far (energyd's status; the
+// control's elapsed periods), -1 when it cannot.
+Row window(const Row& base, pid_t pid, const std::function<int64_t()>& ticks_now, const std::vector<std::string>& files,
            const Period& p, long ticks) {
   Row row = base;
   std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(ticks)};
   argv.insert(argv.end(), files.begin(), files.end());
-  auto s0 = call(socket, "status");
+  int64_t n0 = ticks_now();
   auto p0 = snapshot(pid);
   auto t0 = std::chrono::steady_clock::now();
   auto floor = run_command(argv, std::chrono::milliseconds(p.ms * ticks * 3 + 10000));
   auto p1 = snapshot(pid);  // before the status call: its reply (~0.4 ms of energyd's CPU) is not the window's
-  auto s1 = call(socket, "status");
+  int64_t n1 = ticks_now();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (floor.exit_code != 0 || !parse_floor(floor.out, row))
     return row.error = "observer_floor: exit " + std::to_string(floor.exit_code) + " " + floor.out + floor.err, row;
-  if (s0.is_null() || s1.is_null() || p0.cpu_ns <= 0 || p1.cpu_ns <= 0)
-    return row.error = "energyd's status or /proc counters unreadable", row;
-  fill_energyd(row, p0, p1, s0, s1, seconds);
+  if (n0 < 0 || n1 < 0 || p0.cpu_ns <= 0 || p1.cpu_ns <= 0)
+    return row.error =
+               std::string(row.control ? "the second floor's" : "energyd's") + " ticks or /proc counters unreadable",
+           row;
+  fill_energyd(row, p0, p1, n1 - n0, seconds);
   row.window_ratios = {row.floor_cpu_us > 0 ? row.cpu_us / row.floor_cpu_us : 0.0};
   return row;
 }
@@ -270,10 +281,13 @@ Row combine(const std::vector<Row>& windows) {
 // wakes apart from it does not.
 // `run_dir`: the socket's directory, energyd's runtime directory: on a tmpfs
 // (/dev/shm here, /run/energyd when installed) it keeps its sweep ring there.
-// `extra`: YAML lines added to energyd's config (--config).
+// `extra`: YAML lines added to energyd's config (--config). With `control`
+// energyd stops once it has named the rail files, and a second floor on
+// them, started as energyd was, is measured in its place.
 Row measure_on(const Row& base, const std::string& dir, const std::string& run_dir, const Period& p,
-               const std::string& energyd, const std::string& extra, int windows) {
+               const std::string& energyd, const std::string& extra, int windows, bool control) {
   Row row = base;
+  row.control = control;
   std::string socket = run_dir + "/energyd.sock";
   const std::string gid = std::to_string(::getgid());
   if (!(std::ofstream(dir + "/energyd.yaml") << "read_group: \"" << gid << "\"\nclock_group: \"" << gid << "\"\n"
@@ -288,19 +302,44 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   auto files = rail_files(rails, dir + "/board");
   row.rails = rails.contains("rails") ? rails["rails"].size() : 0;
   if (files.empty()) return row.error = "no rail files from energyd's rails verb", row;
+  std::function<int64_t()> ticks_now = [&socket] {
+    auto s = call(socket, "status");
+    return s.is_null() ? int64_t{-1} : s["sampler"]["ticks"].get<int64_t>();
+  };
+  pid_t measured = d.pid();
+  std::optional<ChildProcess> second;
+  if (control) {
+    d.stop(SIGTERM);
+    // Ticks enough for every window, the phase shifts and the floors'
+    // start-up; stopped with SIGTERM after the last window.
+    long total = p.ticks * 2 + 2000 / p.ms * (windows + 2);
+    std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(total)};
+    argv.insert(argv.end(), files.begin(), files.end());
+    second.emplace(argv, dir + "/floor-b.log");
+    measured = second->pid();
+    // Its deadlines fall every period from its start: the periods elapsed
+    // between two calls are its ticks, to within one.
+    auto started = std::chrono::steady_clock::now();
+    ticks_now = [started, p] {
+      auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
+      return static_cast<int64_t>(ns.count() / (static_cast<int64_t>(p.ms) * 1000000));
+    };
+  }
   std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
   std::vector<Row> done;
   for (int i = 0; i < windows; ++i) {
     double shift = static_cast<double>(i) * 0.382 - static_cast<int>(static_cast<double>(i) * 0.382);
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(shift * p.ms * 1000)));
-    done.push_back(window(row, d.pid(), socket, files, p, std::max<long>(1, p.ticks / windows)));
+    done.push_back(window(row, measured, ticks_now, files, p, std::max<long>(1, p.ticks / windows)));
     if (!done.back().error.empty()) return done.back();
   }
+  if (second) second->stop(SIGTERM);
   d.stop(SIGTERM);
   return combine(done);
 }
 
-Row measure(const Board& b, const Period& p, const std::string& energyd, const std::string& extra, int windows) {
+Row measure(const Board& b, const Period& p, const std::string& energyd, const std::string& extra, int windows,
+            bool control) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
@@ -315,7 +354,7 @@ Row measure(const Board& b, const Period& p, const std::string& energyd, const s
     row.error = "energyd-sim: " + made.err;
   else {
     if (p.ms < 7) set_update_intervals(dir + "/board");
-    row = measure_on(row, dir, run_dir, p, energyd, extra, windows);
+    row = measure_on(row, dir, run_dir, p, energyd, extra, windows, control);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -355,15 +394,17 @@ void print(const std::vector<Row>& rows) {
     std::printf(
         "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %s | %.2f | %.1f | %.1f | %.2f | "
         "%.0f MB | %.1f (%.1f) MiB |\n",
-        r.board.c_str(), r.rails, r.period_ms, static_cast<long long>(r.ticks), static_cast<long long>(r.floor_ticks),
-        r.seconds, r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), spread(r.window_ratios).c_str(),
-        ratio(r.sample_cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups, ratio(r.wakeups, r.floor_wakeups),
-        r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0);
+        (r.board + (r.control ? " (control)" : "")).c_str(), r.rails, r.period_ms, static_cast<long long>(r.ticks),
+        static_cast<long long>(r.floor_ticks), r.seconds, r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us),
+        spread(r.window_ratios).c_str(), ratio(r.sample_cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups,
+        ratio(r.wakeups, r.floor_wakeups), r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0,
+        static_cast<double>(r.hwm_kb) / 1024.0);
   }
 }
 
 nlohmann::json to_json(const Row& r) {
   return {{"board", r.board},
+          {"control", r.control},
           {"rails", r.rails},
           {"period_ms", r.period_ms},
           {"error", r.error},
@@ -393,6 +434,7 @@ struct Options {
   std::string extra;                  // --config: the file's YAML lines, added to energyd's config
   std::string energyd = ENERGYD_BIN;  // --energyd: another build, for a before/after pair
   int windows = 5;                    // --windows: the floor's ticks split into this many windows
+  bool control = false;               // --control: a second floor in energyd's place
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -402,6 +444,8 @@ bool parse(int argc, char** argv, Options& o) {
     std::string flag = argv[i];
     if (flag == "--short")
       o.shorter = true;
+    else if (flag == "--control")
+      o.control = true;
     else if (flag == "--board" && i + 1 < argc)
       o.boards.push_back(argv[++i]);
     else if (flag == "--out" && i + 1 < argc)
@@ -424,7 +468,7 @@ bool parse(int argc, char** argv, Options& o) {
     else
       return std::fprintf(stderr,
                           "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
-                          "--out FILE, --energyd PATH, --config FILE, --windows N)\n",
+                          "--out FILE, --energyd PATH, --config FILE, --windows N, --control)\n",
                           argv[i]),
              false;
   }
@@ -443,13 +487,17 @@ int run(int argc, char** argv) {
       if (!o.periods.empty() && std::find(o.periods.begin(), o.periods.end(), p.ms) == o.periods.end()) continue;
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      rows.push_back(measure(b, p, o.energyd, o.extra, o.windows));
+      rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.control));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;
   std::string shown = o.extra;
   while (!shown.empty() && shown.back() == '\n') shown.pop_back();
   if (!shown.empty()) std::printf("energyd's config adds:\n```\n%s\n```\n", shown.c_str());
+  if (o.control)
+    std::printf(
+        "Control run: the \"energyd\" columns are a second floor's, on the same files, started as energyd "
+        "is.\n\n");
   print(rows);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& r : rows) {

@@ -9,6 +9,17 @@
 // involuntary context switches from /proc/self/status, both read before the
 // first and after the last tick (outside the loop).
 //
+// The counted ticks start after one uncounted tick and a short sleep, and
+// end with another short sleep. The kernel adds a running thread's time to
+// schedstat only when it stops or the scheduler's tick comes, so a process
+// that reads its counters while still in its first slice has the rest of
+// its start-up (exec, the dynamic loader, the opens: about 1 ms here)
+// charged to its first counted sleep: at 100 ms a window of 60 ticks read
+// about 20 us a tick too much that way (observer_bench --control,
+// docs/PERFORMANCE.md "The floor overcharged"). The sleep after the last
+// tick puts that tick's slice into the count in the same way; its own
+// context switch is left out of ctxsw.
+//
 // Usage: observer_floor PERIOD_US TICKS FILE...
 // Exit status: 0 on success, 2 on a usage error, 1 when a file cannot be
 // opened or read or the counters cannot be read.
@@ -16,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -24,20 +36,20 @@
 
 namespace {
 
-struct Counters {
-  long long cpu_ns = -1;
-  long long ctxsw = -1;
-};
-
-// Reads the calling process's (single thread's) CPU time and context switches.
-Counters read_counters() {
-  Counters c;
+// The calling process's (single thread's) time on CPU, -1 when unreadable.
+long long read_cpu_ns() {
+  long long ns = -1;
   if (FILE* f = std::fopen("/proc/self/schedstat", "r")) {
-    if (std::fscanf(f, "%lld", &c.cpu_ns) != 1) c.cpu_ns = -1;
+    if (std::fscanf(f, "%lld", &ns) != 1) ns = -1;
     std::fclose(f);
   }
+  return ns;
+}
+
+// Its voluntary plus involuntary context switches, -1 when unreadable.
+long long read_ctxsw() {
   FILE* f = std::fopen("/proc/self/status", "r");
-  if (f == nullptr) return c;
+  if (f == nullptr) return -1;
   char line[256];
   long long sum = 0;
   int seen = 0;
@@ -50,8 +62,7 @@ Counters read_counters() {
     }
   }
   std::fclose(f);
-  if (seen == 2) c.ctxsw = sum;
-  return c;
+  return seen == 2 ? sum : -1;
 }
 
 void advance(timespec& t, long period_us) {
@@ -104,15 +115,26 @@ int main(int argc, char** argv) {
     if (fd < 0) return std::fprintf(stderr, "observer_floor: cannot open %s: %s\n", argv[i], std::strerror(errno)), 1;
     fds.push_back(fd);
   }
-  Counters before = read_counters();
+  // One tick not counted (the code and the files' paths warm, as a
+  // running daemon's are); the switches read; then a sleep that puts all
+  // that into schedstat before it is read. After the last tick, a sleep
+  // that puts the tick into schedstat, read before the switches are. The
+  // two brief sleeps' switches are the bench's own, left out of ctxsw.
+  const timespec brief{0, 100000};  // 100 us: long enough to be a real sleep
+  bool ok = poll(fds, period_us, 1);
+  long long ctxsw0 = read_ctxsw();
+  nanosleep(&brief, nullptr);
+  long long cpu0 = read_cpu_ns();
   double t0 = now_s();
-  bool ok = poll(fds, period_us, ticks);
+  ok = ok && poll(fds, period_us, ticks);
   double t1 = now_s();
-  Counters after = read_counters();
+  nanosleep(&brief, nullptr);
+  long long cpu1 = read_cpu_ns();
+  long long ctxsw1 = read_ctxsw();
   if (!ok) return std::fprintf(stderr, "observer_floor: a pread failed\n"), 1;
-  if (before.cpu_ns < 0 || after.cpu_ns < 0 || before.ctxsw < 0 || after.ctxsw < 0)
+  if (cpu0 < 0 || cpu1 < 0 || ctxsw0 < 0 || ctxsw1 < 0)
     return std::fprintf(stderr, "observer_floor: cannot read /proc/self/schedstat or status\n"), 1;
-  std::printf("ticks=%ld cpu_ns=%lld ctxsw=%lld seconds=%.6f\n", ticks, after.cpu_ns - before.cpu_ns,
-              after.ctxsw - before.ctxsw, t1 - t0);
+  std::printf("ticks=%ld cpu_ns=%lld ctxsw=%lld seconds=%.6f\n", ticks, cpu1 - cpu0, std::max(0LL, ctxsw1 - ctxsw0 - 2),
+              t1 - t0);
   return 0;
 }
