@@ -28,7 +28,7 @@
 // are set to 1 ms, which energyd requires of a 1 ms period.
 //
 // Usage: observer_bench [--short] [--board orin-nano|tx2]... [--period 100|10|1]... [--out FILE]
-//                       [--energyd PATH] [--config FILE] [--windows N] [--control]
+//                       [--energyd PATH] [--config FILE] [--windows N] [--control | --control-only]
 //   --period MS: only that period (default: all three);
 //   --energyd PATH: measure that energyd build instead of this tree's;
 //   --config FILE: YAML lines added to energyd's config, to see what a
@@ -38,11 +38,13 @@
 //     each starting at another phase against energyd's ticks (default 5);
 //     the table gives the ratio over all of them and the median and range
 //     of the windows' ratios (the spread a single window would have shown);
-//   --control: a second floor in energyd's place (energyd starts only to
-//     name the rail files, then stops), measured from /proc exactly as
-//     energyd is, its ticks counted from the time elapsed: the ratio two
-//     identical pollers show, i.e. what the method itself spreads. A
-//     ratio of energyd's that this row's range also covers is noise;
+//   --control: after each board and period's row, a control row: a second
+//     floor in energyd's place (energyd starts only to name the rail
+//     files, then stops), measured from /proc exactly as energyd is, its
+//     ticks counted from the time elapsed. The ratio two identical pollers
+//     show is what the method itself spreads: a ratio of energyd's that
+//     the control's range also covers is noise;
+//   --control-only: the control rows alone;
 //   --short (or OBSBENCH_SHORT=1): a tenth of the ticks (a smoke run);
 //   --out FILE: the rows and ratios as JSON.
 // Prints a Markdown table. Exit status 1 on a measurement failure only (the
@@ -434,7 +436,8 @@ struct Options {
   std::string extra;                  // --config: the file's YAML lines, added to energyd's config
   std::string energyd = ENERGYD_BIN;  // --energyd: another build, for a before/after pair
   int windows = 5;                    // --windows: the floor's ticks split into this many windows
-  bool control = false;               // --control: a second floor in energyd's place
+  bool control = false;               // --control: a control row after each energyd row
+  bool control_only = false;          // --control-only: the control rows alone
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -446,6 +449,8 @@ bool parse(int argc, char** argv, Options& o) {
       o.shorter = true;
     else if (flag == "--control")
       o.control = true;
+    else if (flag == "--control-only")
+      o.control = o.control_only = true;
     else if (flag == "--board" && i + 1 < argc)
       o.boards.push_back(argv[++i]);
     else if (flag == "--out" && i + 1 < argc)
@@ -468,7 +473,7 @@ bool parse(int argc, char** argv, Options& o) {
     else
       return std::fprintf(stderr,
                           "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
-                          "--out FILE, --energyd PATH, --config FILE, --windows N, --control)\n",
+                          "--out FILE, --energyd PATH, --config FILE, --windows N, --control, --control-only)\n",
                           argv[i]),
              false;
   }
@@ -487,7 +492,8 @@ int run(int argc, char** argv) {
       if (!o.periods.empty() && std::find(o.periods.begin(), o.periods.end(), p.ms) == o.periods.end()) continue;
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.control));
+      if (!o.control_only) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, false));
+      if (o.control) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, true));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;
@@ -496,8 +502,8 @@ int run(int argc, char** argv) {
   if (!shown.empty()) std::printf("energyd's config adds:\n```\n%s\n```\n", shown.c_str());
   if (o.control)
     std::printf(
-        "Control run: the \"energyd\" columns are a second floor's, on the same files, started as energyd "
-        "is.\n\n");
+        "In the control rows the \"energyd\" columns are a second floor's, on the same files, started as "
+        "energyd is.\n\n");
   print(rows);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& r : rows) {
