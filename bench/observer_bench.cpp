@@ -314,7 +314,7 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
     d.stop(SIGTERM);
     // Ticks enough for every window, the phase shifts and the floors'
     // start-up; stopped with SIGTERM after the last window.
-    long total = p.ticks * 2 + 2000 / p.ms * (windows + 2);
+    long total = p.ticks * 2 + static_cast<long>(2000 / p.ms) * (windows + 2);
     std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(total)};
     argv.insert(argv.end(), files.begin(), files.end());
     second.emplace(argv, dir + "/floor-b.log");

@@ -36,27 +36,38 @@
 
 namespace {
 
+// The whole number at the start of `text` (after blanks), -1 when there is none.
+long long leading_number(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text, &end, 10);
+  return end == text || errno != 0 || v < 0 ? -1 : v;
+}
+
 // The calling process's (single thread's) time on CPU, -1 when unreadable.
 long long read_cpu_ns() {
-  long long ns = -1;
-  if (FILE* f = std::fopen("/proc/self/schedstat", "r")) {
-    if (std::fscanf(f, "%lld", &ns) != 1) ns = -1;
-    std::fclose(f);
-  }
-  return ns;
+  char line[128];
+  FILE* f = std::fopen("/proc/self/schedstat", "r");
+  if (f == nullptr) return -1;
+  bool got = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  return got ? leading_number(line) : -1;
 }
 
 // Its voluntary plus involuntary context switches, -1 when unreadable.
 long long read_ctxsw() {
   FILE* f = std::fopen("/proc/self/status", "r");
   if (f == nullptr) return -1;
+  static const char* const kKeys[] = {"voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"};
   char line[256];
   long long sum = 0;
   int seen = 0;
   while (std::fgets(line, sizeof line, f) != nullptr) {
-    long long v = 0;
-    if (std::sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
-        std::sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1) {
+    for (const char* key : kKeys) {
+      size_t n = std::strlen(key);
+      if (std::strncmp(line, key, n) != 0) continue;
+      long long v = leading_number(line + n);
+      if (v < 0) break;
       sum += v;
       ++seen;
     }

@@ -325,8 +325,8 @@ bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& 
 // One sweep, stamped at its midpoint so the skew of reading rails one after
 // another is centred. Nothing if this thread was superseded meanwhile.
 // The sweep, its per-rail read times and errors live in buffers of the
-// sampling thread, reused every sweep: a sweep allocates nothing on this
-// thread (the queue's copy is the writer's; issue 16).
+// sampling thread, reused every sweep: the one allocation a sweep makes is
+// the copy the writer queues (issue 16).
 const Sample* Sampler::take_sample(uint64_t generation) {
   thread_local Sample s;
   thread_local std::vector<int64_t> read_ns;
