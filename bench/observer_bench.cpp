@@ -29,6 +29,7 @@
 //
 // Usage: observer_bench [--short] [--board orin-nano|tx2]... [--period 100|10|1]... [--out FILE]
 //                       [--energyd PATH] [--config FILE] [--windows N] [--control | --control-only]
+//                       [--control-floor "FLAGS"]
 //   --period MS: only that period (default: all three);
 //   --energyd PATH: measure that energyd build instead of this tree's;
 //   --config FILE: YAML lines added to energyd's config, to see what a
@@ -45,6 +46,10 @@
 //     show is what the method itself spreads: a ratio of energyd's that
 //     the control's range also covers is noise;
 //   --control-only: the control rows alone;
+//   --control-floor "FLAGS": the control's floor runs with these of
+//     observer_floor's options (--timerfd, --rearm, --touch N), each of which
+//     adds one thing energyd's tick does, to price it against the plain
+//     floor (implies --control; docs/PERFORMANCE.md "What a tick's parts cost");
 //   --short (or OBSBENCH_SHORT=1): a tenth of the ticks (a smoke run);
 //   --out FILE: the rows and ratios as JSON.
 // Prints a Markdown table. Exit status 1 on a measurement failure only (the
@@ -92,7 +97,8 @@ struct Proc {
 
 struct Row {
   std::string board;
-  bool control = false;  // the "energyd" figures are a second floor's (--control)
+  bool control = false;       // the "energyd" figures are a second floor's (--control)
+  std::string control_flags;  // that floor's options (--control-floor)
   size_t rails = 0;
   int period_ms = 0;
   int64_t ticks = 0, floor_ticks = 0;
@@ -287,9 +293,13 @@ Row combine(const std::vector<Row>& windows) {
 // energyd stops once it has named the rail files, and a second floor on
 // them, started as energyd was, is measured in its place.
 Row measure_on(const Row& base, const std::string& dir, const std::string& run_dir, const Period& p,
-               const std::string& energyd, const std::string& extra, int windows, bool control) {
+               const std::string& energyd, const std::string& extra, int windows,
+               const std::optional<std::vector<std::string>>& control) {
   Row row = base;
-  row.control = control;
+  row.control = control.has_value();
+  if (control) {
+    for (const auto& f : *control) row.control_flags += (row.control_flags.empty() ? "" : " ") + f;
+  }
   std::string socket = run_dir + "/energyd.sock";
   const std::string gid = std::to_string(::getgid());
   if (!(std::ofstream(dir + "/energyd.yaml") << "read_group: \"" << gid << "\"\nclock_group: \"" << gid << "\"\n"
@@ -311,11 +321,14 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   pid_t measured = d.pid();
   std::optional<ChildProcess> second;
   if (control) {
+    const std::vector<std::string>& control_flags = *control;
     d.stop(SIGTERM);
     // Ticks enough for every window, the phase shifts and the floors'
     // start-up; stopped with SIGTERM after the last window.
     long total = p.ticks * 2 + static_cast<long>(2000 / p.ms) * (windows + 2);
-    std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(total)};
+    std::vector<std::string> argv = {OBSERVER_FLOOR_BIN};
+    argv.insert(argv.end(), control_flags.begin(), control_flags.end());
+    argv.insert(argv.end(), {std::to_string(p.ms * 1000), std::to_string(total)});
     argv.insert(argv.end(), files.begin(), files.end());
     second.emplace(argv, dir + "/floor-b.log");
     measured = second->pid();
@@ -340,8 +353,9 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   return combine(done);
 }
 
+// `control`: a control row, its floor run with these options.
 Row measure(const Board& b, const Period& p, const std::string& energyd, const std::string& extra, int windows,
-            bool control) {
+            const std::optional<std::vector<std::string>>& control) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
@@ -396,17 +410,21 @@ void print(const std::vector<Row>& rows) {
     std::printf(
         "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %s | %.2f | %.1f | %.1f | %.2f | "
         "%.0f MB | %.1f (%.1f) MiB |\n",
-        (r.board + (r.control ? " (control)" : "")).c_str(), r.rails, r.period_ms, static_cast<long long>(r.ticks),
-        static_cast<long long>(r.floor_ticks), r.seconds, r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us),
-        spread(r.window_ratios).c_str(), ratio(r.sample_cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups,
-        ratio(r.wakeups, r.floor_wakeups), r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0,
-        static_cast<double>(r.hwm_kb) / 1024.0);
+        (r.board + (!r.control                ? ""
+                    : r.control_flags.empty() ? " (control)"
+                                              : " (control: " + r.control_flags + ")"))
+            .c_str(),
+        r.rails, r.period_ms, static_cast<long long>(r.ticks), static_cast<long long>(r.floor_ticks), r.seconds,
+        r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), spread(r.window_ratios).c_str(),
+        ratio(r.sample_cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups, ratio(r.wakeups, r.floor_wakeups),
+        r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0);
   }
 }
 
 nlohmann::json to_json(const Row& r) {
   return {{"board", r.board},
           {"control", r.control},
+          {"control_floor_flags", r.control_flags},
           {"rails", r.rails},
           {"period_ms", r.period_ms},
           {"error", r.error},
@@ -433,12 +451,34 @@ struct Options {
   std::vector<std::string> boards;
   std::vector<int> periods;  // --period: only these (ms)
   std::string out;
-  std::string extra;                  // --config: the file's YAML lines, added to energyd's config
-  std::string energyd = ENERGYD_BIN;  // --energyd: another build, for a before/after pair
-  int windows = 5;                    // --windows: the floor's ticks split into this many windows
-  bool control = false;               // --control: a control row after each energyd row
-  bool control_only = false;          // --control-only: the control rows alone
+  std::string extra;                       // --config: the file's YAML lines, added to energyd's config
+  std::string energyd = ENERGYD_BIN;       // --energyd: another build, for a before/after pair
+  int windows = 5;                         // --windows: the floor's ticks split into this many windows
+  bool control = false;                    // --control: a control row after each energyd row
+  bool control_only = false;               // --control-only: the control rows alone
+  std::vector<std::string> control_flags;  // --control-floor: the control floor's options
 };
+
+// observer_floor's variant options, from one --control-floor argument.
+bool parse_floor_flags(const std::string& text, std::vector<std::string>& out) {
+  std::istringstream in(text);
+  for (std::string word; in >> word;) {
+    if (word == "--timerfd" || word == "--rearm") {
+      out.push_back(word);
+      continue;
+    }
+    std::string n;
+    if (word != "--touch" || !(in >> n) || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 5 ||
+        std::stol(n) < 1 || std::stol(n) > 16384) {
+      std::fprintf(stderr, "observer_bench: --control-floor: '%s' is not --timerfd, --rearm or --touch N (1-16384)\n",
+                   word.c_str());
+      return false;
+    }
+    out.insert(out.end(), {word, n});
+  }
+  if (out.empty()) return std::fprintf(stderr, "observer_bench: --control-floor: no option given\n"), false;
+  return true;
+}
 
 bool parse(int argc, char** argv, Options& o) {
   const char* env = std::getenv("OBSBENCH_SHORT");
@@ -451,7 +491,10 @@ bool parse(int argc, char** argv, Options& o) {
       o.control = true;
     else if (flag == "--control-only")
       o.control = o.control_only = true;
-    else if (flag == "--board" && i + 1 < argc)
+    else if (flag == "--control-floor" && i + 1 < argc) {
+      if (!parse_floor_flags(argv[++i], o.control_flags)) return false;
+      o.control = true;
+    } else if (flag == "--board" && i + 1 < argc)
       o.boards.push_back(argv[++i]);
     else if (flag == "--out" && i + 1 < argc)
       o.out = argv[++i];
@@ -473,7 +516,8 @@ bool parse(int argc, char** argv, Options& o) {
     else
       return std::fprintf(stderr,
                           "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
-                          "--out FILE, --energyd PATH, --config FILE, --windows N, --control, --control-only)\n",
+                          "--out FILE, --energyd PATH, --config FILE, --windows N, --control, --control-only, "
+                          "--control-floor \"FLAGS\")\n",
                           argv[i]),
              false;
   }
@@ -492,8 +536,8 @@ int run(int argc, char** argv) {
       if (!o.periods.empty() && std::find(o.periods.begin(), o.periods.end(), p.ms) == o.periods.end()) continue;
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      if (!o.control_only) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, false));
-      if (o.control) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, true));
+      if (!o.control_only) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, std::nullopt));
+      if (o.control) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.control_flags));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;

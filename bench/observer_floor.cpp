@@ -20,18 +20,30 @@
 // tick puts that tick's slice into the count in the same way; its own
 // context switch is left out of ctxsw.
 //
-// Usage: observer_floor PERIOD_US TICKS FILE...
+// Usage: observer_floor [--timerfd] [--rearm] [--touch N] PERIOD_US TICKS FILE...
+// The options make it a variant that does one more thing energyd's tick does
+// (observer_bench --control-floor; docs/PERFORMANCE.md "What a tick's parts
+// cost"), to price that thing against the plain floor:
+//   --timerfd: waits in a read of a periodic timerfd (energyd's wait) rather
+//     than clock_nanosleep;
+//   --rearm: arms a second timerfd once a tick (energyd's stall timer);
+//   --touch N: reads one cache line on each of N distinct pages of a 64 MiB
+//     buffer every tick (1-16384): memory a larger program touches per tick,
+//     cold after the sleep.
 // Exit status: 0 on success, 2 on a usage error, 1 when a file cannot be
-// opened or read or the counters cannot be read.
+// opened or read, a timer cannot be made, or the counters cannot be read.
 #include <fcntl.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -84,20 +96,64 @@ void advance(timespec& t, long period_us) {
   }
 }
 
-// The loop itself: returns false when a read fails.
-bool poll(const std::vector<int>& fds, long period_us, long ticks) {
+struct Variant {
+  bool timerfd = false;  // --timerfd
+  bool rearm = false;    // --rearm
+  long touch = 0;        // --touch N
+};
+
+constexpr long kTouchBytes = 64L << 20;
+constexpr long kPage = 4096;
+
+// What the loop needs beyond the files: the timers and the buffer of a variant.
+struct Extras {
+  int tick_fd = -1;   // --timerfd: periodic, armed at the first tick
+  int rearm_fd = -1;  // --rearm
+  std::vector<unsigned char> buffer;
+};
+
+// One tick's extra work of a variant, after the reads: false on a failure.
+bool extra_work(const Variant& v, const Extras& x, unsigned long& sum) {
+  if (v.rearm) {
+    itimerspec in_150ms{{0, 0}, {0, 150000000L}};  // never fires: re-armed every tick
+    if (timerfd_settime(x.rearm_fd, 0, &in_150ms, nullptr) != 0) return false;
+  }
+  for (long k = 0; k < v.touch; ++k) {
+    long page = k * (kTouchBytes / kPage) / v.touch;
+    sum += x.buffer[static_cast<size_t>(page * kPage + 64 * (k % 64))];
+  }
+  return true;
+}
+
+// The loop itself: returns false when a read or a timer fails.
+bool poll(const std::vector<int>& fds, long period_us, long ticks, const Variant& v, Extras& x) {
   timespec next{};
   clock_gettime(CLOCK_MONOTONIC, &next);
-  char buf[64];
-  for (long i = 0; i < ticks; ++i) {
+  if (v.timerfd && x.tick_fd < 0) {
+    x.tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
     advance(next, period_us);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) != 0) {
+    itimerspec grid{{period_us / 1000000L, (period_us % 1000000L) * 1000L}, next};
+    if (x.tick_fd < 0 || timerfd_settime(x.tick_fd, TFD_TIMER_ABSTIME, &grid, nullptr) != 0) return false;
+  }
+  char buf[64];
+  unsigned long sum = 0;
+  for (long i = 0; i < ticks; ++i) {
+    if (v.timerfd) {
+      uint64_t expirations = 0;
+      while (read(x.tick_fd, &expirations, sizeof expirations) != static_cast<ssize_t>(sizeof expirations)) {
+        if (errno != EINTR) return false;
+      }
+    } else {
+      advance(next, period_us);
+      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) != 0) {
+      }
     }
     for (int fd : fds) {
       if (pread(fd, buf, sizeof buf, 0) <= 0) return false;
     }
+    if (!extra_work(v, x, sum)) return false;
   }
-  return true;
+  return sum != 1;  // the buffer holds zeros: keeps the touches from being optimised away
 }
 
 double now_s() {
@@ -106,43 +162,68 @@ double now_s() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "observer_floor: %s\nusage: observer_floor [--timerfd] [--rearm] [--touch N] PERIOD_US TICKS FILE...\n",
+               why);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: observer_floor PERIOD_US TICKS FILE...\n");
-    return 2;
+  Variant v;
+  int arg = 1;
+  for (; arg < argc && std::strncmp(argv[arg], "--", 2) == 0; ++arg) {
+    std::string opt = argv[arg];
+    if (opt == "--timerfd") {
+      v.timerfd = true;
+    } else if (opt == "--rearm") {
+      v.rearm = true;
+    } else if (opt == "--touch") {
+      if (arg + 1 >= argc) return usage("--touch needs a number of pages");
+      v.touch = leading_number(argv[++arg]);
+      if (v.touch < 1 || v.touch > kTouchBytes / kPage || std::to_string(v.touch) != argv[arg])
+        return usage("--touch takes a whole number of pages from 1 to 16384");
+    } else {
+      return usage(("unknown option '" + opt + "'").c_str());
+    }
   }
+  if (argc - arg < 3) return usage("PERIOD_US, TICKS and at least one FILE are needed");
   char* end = nullptr;
-  long period_us = std::strtol(argv[1], &end, 10);
+  long period_us = std::strtol(argv[arg], &end, 10);
   if (*end != '\0' || period_us <= 0)
-    return std::fprintf(stderr, "observer_floor: PERIOD_US '%s' is not a positive integer\n", argv[1]), 2;
-  long ticks = std::strtol(argv[2], &end, 10);
+    return std::fprintf(stderr, "observer_floor: PERIOD_US '%s' is not a positive integer\n", argv[arg]), 2;
+  long ticks = std::strtol(argv[arg + 1], &end, 10);
   if (*end != '\0' || ticks <= 0)
-    return std::fprintf(stderr, "observer_floor: TICKS '%s' is not a positive integer\n", argv[2]), 2;
+    return std::fprintf(stderr, "observer_floor: TICKS '%s' is not a positive integer\n", argv[arg + 1]), 2;
   std::vector<int> fds;
-  for (int i = 3; i < argc; ++i) {
+  for (int i = arg + 2; i < argc; ++i) {
     int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::fprintf(stderr, "observer_floor: cannot open %s: %s\n", argv[i], std::strerror(errno)), 1;
     fds.push_back(fd);
   }
+  Extras x;
+  if (v.rearm && (x.rearm_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
+    return std::fprintf(stderr, "observer_floor: cannot create a timerfd: %s\n", std::strerror(errno)), 1;
+  if (v.touch > 0) x.buffer.assign(static_cast<size_t>(kTouchBytes), 0);  // every page written: resident
   // One tick not counted (the code and the files' paths warm, as a
   // running daemon's are); the switches read; then a sleep that puts all
   // that into schedstat before it is read. After the last tick, a sleep
   // that puts the tick into schedstat, read before the switches are. The
   // two brief sleeps' switches are the bench's own, left out of ctxsw.
   const timespec brief{0, 100000};  // 100 us: long enough to be a real sleep
-  bool ok = poll(fds, period_us, 1);
+  bool ok = poll(fds, period_us, 1, v, x);
   long long ctxsw0 = read_ctxsw();
   nanosleep(&brief, nullptr);
   long long cpu0 = read_cpu_ns();
   double t0 = now_s();
-  ok = ok && poll(fds, period_us, ticks);
+  ok = ok && poll(fds, period_us, ticks, v, x);
   double t1 = now_s();
   nanosleep(&brief, nullptr);
   long long cpu1 = read_cpu_ns();
   long long ctxsw1 = read_ctxsw();
-  if (!ok) return std::fprintf(stderr, "observer_floor: a pread failed\n"), 1;
+  if (!ok) return std::fprintf(stderr, "observer_floor: a pread or a timer failed: %s\n", std::strerror(errno)), 1;
   if (cpu0 < 0 || cpu1 < 0 || ctxsw0 < 0 || ctxsw1 < 0)
     return std::fprintf(stderr, "observer_floor: cannot read /proc/self/schedstat or status\n"), 1;
   std::printf("ticks=%ld cpu_ns=%lld ctxsw=%lld seconds=%.6f\n", ticks, cpu1 - cpu0, std::max(0LL, ctxsw1 - ctxsw0 - 2),

@@ -1,0 +1,64 @@
+#!/bin/bash
+# What the parts of energyd's tick cost at 100 ms (issue 16;
+# docs/PERFORMANCE.md "What a tick's parts cost").
+#
+# Builds energyd with bench/patches/energyd-skip-parts.patch in a worktree
+# of this checkout's HEAD, then runs observer_bench against the floor with
+# parts of every tick left out, by the bits of ENERGYD_BENCH_SKIP, each
+# setting once per round, the settings alternated:
+#   0   nothing left out;
+#   7   the context poller's nudge, the writer's queue and energy counters,
+#       the sampler's statistics (left: the wait, the stall timer, the
+#       reads, the sweep ring's put);
+#   15  and the stall timer's re-arm;
+#   31  and the rail reads (left: the wait and the ring's put).
+# The clock and thermal polls are off in every run (clock_poll_ms: 0,
+# thermal_poll_ms: 0), as they are a part of their own (observer_bench
+# --config). A measurement build only: the patched energyd records nothing
+# correctly with bits 2 or 4 set.
+#
+# Usage: bench/observer_parts.sh [BUILD_DIR] [ROUNDS]
+#   BUILD_DIR: a configured build of this tree with observer_bench built
+#   (default: build); ROUNDS: default 2.
+# Prints one Markdown row per run (the observer_bench row, prefixed by the
+# setting). Exit status 1 when the patch does not apply or a build or a run
+# fails.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+rounds=${2:-2}
+case $rounds in '' | *[!0-9]*) echo "observer_parts: ROUNDS '$rounds' is not a whole number" >&2; exit 2 ;; esac
+bench=$build/bench/observer_bench
+[ -x "$bench" ] || { echo "observer_parts: no $bench: build observer_bench first" >&2; exit 1; }
+
+work=$(mktemp -d /var/tmp/energyd-parts-XXXXXX)
+cleanup() {
+  git -C "$here" worktree remove --force "$work/src" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+git -C "$here" worktree add --detach "$work/src" HEAD >/dev/null
+git -C "$work/src" apply "$here/bench/patches/energyd-skip-parts.patch"
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+echo "observer_parts: building the patched energyd in $work" >&2
+cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENERGY_BUILD_TESTS=OFF \
+  -DENERGY_BUILD_BENCH=OFF "${launcher[@]}" >"$work/cmake.log"
+make -C "$work/build" -j"$(nproc)" energyd >"$work/make.log" 2>&1 || { tail -20 "$work/make.log" >&2; exit 1; }
+
+printf 'clock_poll_ms: 0\nthermal_poll_ms: 0\n' >"$work/context-off.yaml"
+echo "| skipped (ENERGYD_BENCH_SKIP) | board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | median of windows (min-max) | \`sample\` thread / floor | wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for ((r = 1; r <= rounds; r++)); do
+  for bits in 0 7 15 31; do
+    echo "observer_parts: round $r, ENERGYD_BENCH_SKIP=$bits" >&2
+    out=$(ENERGYD_BENCH_SKIP=$bits "$bench" --board orin-nano --period 100 --config "$work/context-off.yaml" \
+      --energyd "$work/build/daemon/energyd") || { echo "$out" >&2; exit 1; }
+    row=$(grep '^| orin-nano' <<<"$out")
+    echo "| $bits $row"
+  done
+done
