@@ -4,8 +4,10 @@
 #
 # Builds energyd with bench/patches/energyd-skip-parts.patch in a worktree
 # of this checkout's HEAD, then runs observer_bench against the floor with
-# parts of every tick left out, by the bits of ENERGYD_BENCH_SKIP, each
-# setting once per round, the settings alternated:
+# parts of every tick left out, by the bits of ENERGYD_BENCH_SKIP (1 the
+# context poller's nudge, 2 the writer's queue and energy counters, 4 the
+# sampler's statistics, 8 the stall timer's re-arm, 16 the rail reads), each
+# setting once per round, the settings alternated. By default:
 #   0   nothing left out;
 #   7   the context poller's nudge, the writer's queue and energy counters,
 #       the sampler's statistics (left: the wait, the stall timer, the
@@ -17,9 +19,11 @@
 # --config). A measurement build only: the patched energyd records nothing
 # correctly with bits 2 or 4 set.
 #
-# Usage: bench/observer_parts.sh [BUILD_DIR] [ROUNDS]
+# Usage: bench/observer_parts.sh [BUILD_DIR] [ROUNDS] [SETTINGS]
 #   BUILD_DIR: a configured build of this tree with observer_bench built
-#   (default: build); ROUNDS: default 2.
+#   (default: build); ROUNDS: default 2; SETTINGS: the values of
+#   ENERGYD_BENCH_SKIP to run, in one word separated by blanks (default
+#   "0 7 15 31"), each 0-31.
 # Prints one Markdown row per run (the observer_bench row, prefixed by the
 # setting). Exit status 1 when the patch does not apply or a build or a run
 # fails.
@@ -28,7 +32,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 rounds=${2:-2}
+settings=${3:-0 7 15 31}
 case $rounds in '' | *[!0-9]*) echo "observer_parts: ROUNDS '$rounds' is not a whole number" >&2; exit 2 ;; esac
+read -r -a setting_list <<<"$settings"
+[ ${#setting_list[@]} -gt 0 ] || { echo "observer_parts: SETTINGS is empty" >&2; exit 2; }
+for bits in "${setting_list[@]}"; do
+  case $bits in
+    '' | *[!0-9]*) echo "observer_parts: setting '$bits' is not a whole number from 0 to 31" >&2; exit 2 ;;
+  esac
+  [ "$bits" -le 31 ] || { echo "observer_parts: setting '$bits' is not a whole number from 0 to 31" >&2; exit 2; }
+done
 bench=$build/bench/observer_bench
 [ -x "$bench" ] || { echo "observer_parts: no $bench: build observer_bench first" >&2; exit 1; }
 
@@ -54,7 +67,7 @@ printf 'clock_poll_ms: 0\nthermal_poll_ms: 0\n' >"$work/context-off.yaml"
 echo "| skipped (ENERGYD_BENCH_SKIP) | board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | median of windows (min-max) | \`sample\` thread / floor | wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for ((r = 1; r <= rounds; r++)); do
-  for bits in 0 7 15 31; do
+  for bits in "${setting_list[@]}"; do
     echo "observer_parts: round $r, ENERGYD_BENCH_SKIP=$bits" >&2
     out=$(ENERGYD_BENCH_SKIP=$bits "$bench" --board orin-nano --period 100 --config "$work/context-off.yaml" \
       --energyd "$work/build/daemon/energyd") || { echo "$out" >&2; exit 1; }
