@@ -136,6 +136,9 @@ TEST(Config, RetentionValuesOutOfRangeNameTheirKey) {
   for (const Case& k :
        {Case{"raw_retention_hours: 0", "raw_retention_hours"},
         Case{"raw_retention_hours: 100\nsecond_retention_days: 2", "second_retention_days"},
+        // Values whose hours overflow int64 (a fuzzer's find; UBSan flags the overflow).
+        Case{"second_retention_days: 905555555555555555", "second_retention_days"},
+        Case{"second_retention_days: -905555555555555555", "second_retention_days"},
         Case{"minute_retention_days: 7", "minute_retention_days"}, Case{"disk_budget_mb: 4", "disk_budget_mb"}}) {
     auto c = apply_config_yaml(k.yaml, "t.yaml", DaemonConfig{});
     ASSERT_TRUE(c.ok()) << k.yaml;

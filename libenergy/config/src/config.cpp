@@ -261,7 +261,9 @@ Status validate_retention(const DaemonConfig& c) {
                                                std::to_string(kMaxRetentionDays * 24) + ", got " +
                                                std::to_string(c.raw_retention_hours));
   }
-  if (c.second_retention_days * 24 < c.raw_retention_hours || c.second_retention_days > kMaxRetentionDays) {
+  // Bounded before the multiplication, which a huge value would overflow.
+  if (c.second_retention_days < 1 || c.second_retention_days > kMaxRetentionDays ||
+      c.second_retention_days * 24 < c.raw_retention_hours) {
     return make_error(ErrorCode::kInvalid, "second_retention_days must be between raw_retention_hours / 24 and " +
                                                std::to_string(kMaxRetentionDays) + ", got " +
                                                std::to_string(c.second_retention_days));
