@@ -14,6 +14,19 @@
 //     over /proc/PID/task/*/status, per second of the window;
 //   - bytes written per day: /proc/PID/io write_bytes over the window,
 //     extrapolated to 86400 s (meaningful at the 100 ms default);
+//   - pages touched per tick: after the windows, both energyd and a fresh
+//     floor run while the bench clears their pages' referenced bits
+//     (/proc/PID/clear_refs), waits one period and counts the pages that
+//     were referenced since (/proc/PID/smaps "Referenced"), 20 times; the
+//     median, in pages of 4 KiB, of the process's own mappings: its
+//     executable, its heap, its anonymous memory (thread stacks, other
+//     arenas) and other files it maps (the sweep ring). Shared libraries
+//     and the vDSO are left out: their pages are shared with every process
+//     on the machine, and other processes' use shows up as referenced too.
+//     Memory touched after a sleep is cold, and each page costs a tick
+//     about what observer_floor --touch prices (docs/PERFORMANCE.md "Pages
+//     a tick touches"). A count, not a time: it does not spread from run to
+//     run as CPU per tick does;
 //   - RSS: VmRSS and VmHWM at the end of the window. energyd runs with its
 //     read_group and clock_group given as this process's GID (a config file
 //     in the bench's directory), as on an installed board, where the
@@ -95,6 +108,12 @@ struct Proc {
   int64_t sample_cpu_ns = 0;  // the `sample` thread's share of cpu_ns
 };
 
+// Pages of the process's own mappings referenced in one period (4 KiB
+// each). As medians over samples, the parts need not add up to the total.
+struct PageCounts {
+  int64_t exe = 0, heap = 0, anon = 0, other = 0, total = 0;
+};
+
 struct Row {
   std::string board;
   bool control = false;       // the "energyd" figures are a second floor's (--control)
@@ -108,6 +127,7 @@ struct Row {
   double written_mb_day = 0;
   int64_t rss_kb = 0, hwm_kb = 0;
   std::vector<double> window_ratios;  // CPU per tick energyd / floor, one per window
+  PageCounts pages, floor_pages;      // touched per tick (medians; see page_phase)
   std::string error;
 };
 
@@ -281,6 +301,106 @@ Row combine(const std::vector<Row>& windows) {
   return all;
 }
 
+// Whether a mapping's pages are shared with other processes, whose use would
+// show as referenced here: shared libraries and the kernel's vDSO pages.
+bool shared_mapping(const std::string& name) {
+  return name.find(".so") != std::string::npos || name == "[vdso]" || name == "[vvar]" || name == "[vsyscall]" ||
+         name.rfind("[vvar", 0) == 0;
+}
+
+// The referenced pages of `pid`'s own mappings since its last clear_refs,
+// from /proc/PID/smaps; nullopt when the file cannot be read.
+std::optional<PageCounts> referenced_pages(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::error_code ec;
+  const std::string exe = fs::read_symlink(proc + "/exe", ec).string();
+  std::ifstream in(proc + "/smaps");
+  if (!in || exe.empty()) return std::nullopt;
+  PageCounts c;
+  int64_t* into = nullptr;
+  bool any = false;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first == "Referenced:") {
+      int64_t kb = 0;
+      if (!(words >> kb)) return std::nullopt;
+      if (into != nullptr) *into += kb / 4;
+      continue;
+    }
+    if (first.find('-') == std::string::npos || first.back() == ':') continue;  // another field of the mapping
+    // A mapping's first line: range, permissions, offset, device, inode, [name].
+    std::string perms, offset, dev, inode, name;
+    words >> perms >> offset >> dev >> inode;
+    std::getline(words >> std::ws, name);
+    any = true;
+    if (shared_mapping(name))
+      into = nullptr;
+    else if (name == exe)
+      into = &c.exe;
+    else if (name == "[heap]")
+      into = &c.heap;
+    else if (name.empty() || name[0] == '[')
+      into = &c.anon;  // anonymous: thread stacks, other arenas, [stack]
+    else
+      into = &c.other;
+  }
+  if (!any) return std::nullopt;
+  c.total = c.exe + c.heap + c.anon + c.other;
+  return c;
+}
+
+bool clear_refs(pid_t pid) {
+  std::ofstream out("/proc/" + std::to_string(pid) + "/clear_refs");
+  return static_cast<bool>(out << "1\n" << std::flush);
+}
+
+int64_t median_of(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The pages `measured` and a fresh floor on `files` touch per tick: 20
+// times, both processes' referenced bits cleared, one period waited, their
+// referenced pages counted; the median of each part. Apart from the CPU
+// windows, as clearing the bits makes the next accesses slower.
+std::string page_phase(Row& row, pid_t measured, const std::vector<std::string>& files, const Period& p,
+                       const std::string& dir) {
+  constexpr int kSamples = 20;
+  const long ticks = static_cast<long>((kSamples * (p.ms + 20) + 3000) / p.ms);
+  std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(ticks)};
+  argv.insert(argv.end(), files.begin(), files.end());
+  ChildProcess floor(argv, dir + "/floor-pages.log");
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // past the floor's start-up
+  std::vector<int64_t> parts[5], floor_parts[5];
+  auto keep = [](std::vector<int64_t>(&into)[5], const PageCounts& c) {
+    into[0].push_back(c.exe);
+    into[1].push_back(c.heap);
+    into[2].push_back(c.anon);
+    into[3].push_back(c.other);
+    into[4].push_back(c.total);
+  };
+  for (int i = 0; i < kSamples; ++i) {
+    if (!clear_refs(measured) || !clear_refs(floor.pid()))
+      return "cannot write /proc/PID/clear_refs (the bench needs to own both processes)";
+    std::this_thread::sleep_for(std::chrono::milliseconds(p.ms));
+    auto a = referenced_pages(measured);
+    auto b = referenced_pages(floor.pid());
+    if (!a || !b) return "cannot read /proc/PID/smaps of energyd or the floor";
+    keep(parts, *a);
+    keep(floor_parts, *b);
+  }
+  floor.stop(SIGTERM);
+  auto medians = [](std::vector<int64_t>(&of)[5]) {
+    return PageCounts{median_of(of[0]), median_of(of[1]), median_of(of[2]), median_of(of[3]), median_of(of[4])};
+  };
+  row.pages = medians(parts);
+  row.floor_pages = medians(floor_parts);
+  return "";
+}
+
 // Runs energyd on `root` and, over `windows` windows one after the other,
 // the floor on the same files. Before each window the floor's start moves by
 // a different fraction of the period (i * 0.382, modulo 1), so its phase
@@ -348,9 +468,12 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
     done.push_back(window(row, measured, ticks_now, files, p, std::max<long>(1, p.ticks / windows)));
     if (!done.back().error.empty()) return done.back();
   }
+  Row all = combine(done);
+  std::string pages_error = page_phase(all, measured, files, p, dir);
+  if (!pages_error.empty()) all.error = pages_error;
   if (second) second->stop(SIGTERM);
   d.stop(SIGTERM);
-  return combine(done);
+  return all;
 }
 
 // `control`: a control row, its floor run with these options.
@@ -400,8 +523,8 @@ void print(const std::vector<Row>& rows) {
   std::printf(
       "| board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | "
       "median of windows (min-max) | `sample` thread / floor | wake-ups/s energyd | floor | energyd/floor | "
-      "written/day | RSS (peak) |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "written/day | RSS (peak) | pages/tick energyd (exe heap anon other) | floor |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : rows) {
     if (!r.error.empty()) {
       std::printf("| %s | %d ms | error: %s |\n", r.board.c_str(), r.period_ms, r.error.c_str());
@@ -409,7 +532,7 @@ void print(const std::vector<Row>& rows) {
     }
     std::printf(
         "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %s | %.2f | %.1f | %.1f | %.2f | "
-        "%.0f MB | %.1f (%.1f) MiB |\n",
+        "%.0f MB | %.1f (%.1f) MiB | %lld (%lld %lld %lld %lld) | %lld |\n",
         (r.board + (!r.control                ? ""
                     : r.control_flags.empty() ? " (control)"
                                               : " (control: " + r.control_flags + ")"))
@@ -417,7 +540,10 @@ void print(const std::vector<Row>& rows) {
         r.rails, r.period_ms, static_cast<long long>(r.ticks), static_cast<long long>(r.floor_ticks), r.seconds,
         r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), spread(r.window_ratios).c_str(),
         ratio(r.sample_cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups, ratio(r.wakeups, r.floor_wakeups),
-        r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0);
+        r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0,
+        static_cast<long long>(r.pages.total), static_cast<long long>(r.pages.exe),
+        static_cast<long long>(r.pages.heap), static_cast<long long>(r.pages.anon),
+        static_cast<long long>(r.pages.other), static_cast<long long>(r.floor_pages.total));
   }
 }
 
@@ -443,7 +569,14 @@ nlohmann::json to_json(const Row& r) {
           {"wakeup_ratio", ratio(r.wakeups, r.floor_wakeups)},
           {"energyd_written_mb_per_day", r.written_mb_day},
           {"energyd_rss_kb", r.rss_kb},
-          {"energyd_hwm_kb", r.hwm_kb}};
+          {"energyd_hwm_kb", r.hwm_kb},
+          {"energyd_pages_per_tick",
+           {{"total", r.pages.total},
+            {"exe", r.pages.exe},
+            {"heap", r.pages.heap},
+            {"anon", r.pages.anon},
+            {"other", r.pages.other}}},
+          {"floor_pages_per_tick", r.floor_pages.total}};
 }
 
 struct Options {

@@ -64,8 +64,8 @@ cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENERGY
 make -C "$work/build" -j"$(nproc)" energyd >"$work/make.log" 2>&1 || { tail -20 "$work/make.log" >&2; exit 1; }
 
 printf 'clock_poll_ms: 0\nthermal_poll_ms: 0\n' >"$work/context-off.yaml"
-echo "| skipped (ENERGYD_BENCH_SKIP) | board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | median of windows (min-max) | \`sample\` thread / floor | wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| skipped (ENERGYD_BENCH_SKIP) | board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | median of windows (min-max) | \`sample\` thread / floor | wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) | pages/tick energyd (exe heap anon other) | floor |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for ((r = 1; r <= rounds; r++)); do
   for bits in "${setting_list[@]}"; do
     echo "observer_parts: round $r, ENERGYD_BENCH_SKIP=$bits" >&2
