@@ -17,6 +17,7 @@
 #include "context_tracker.h"
 #include "energy/context_probe.h"
 #include "energy/histogram.h"
+#include "energy/tick_path.h"
 #include "energy/unique_fd.h"
 
 namespace energy::daemon {
@@ -152,7 +153,8 @@ void PollWork::announce_off(PollOutcome& out) {
 
 // A governor is observed only when read: between reads its last value
 // holds (the clock poll's gap check covers it, and a gap forces a read).
-bool PollWork::poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns, bool& governors) {
+ENERGY_TICK_PATH bool PollWork::poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns,
+                                            bool& governors) {
   const int64_t begin = clock_.boot_ns();
   size_t before = out.rows.size();
   clocks_.begin_poll(begin, out.rows);
@@ -172,7 +174,7 @@ bool PollWork::poll_clocks(const std::atomic<bool>& stopping, PollOutcome& out, 
 // One domain: its frequency (from its counters at the governor cadence,
 // else read every poll), and its governor when `governors`. `t` is when its
 // reads start, and then when they ended.
-void PollWork::poll_domain(size_t i, bool governors, bool gap, int64_t& t, PollOutcome& out) {
+ENERGY_TICK_PATH void PollWork::poll_domain(size_t i, bool governors, bool gap, int64_t& t, PollOutcome& out) {
   const bool counted = counted_[i].on;
   if (counted && !governors) return;  // counters: nothing is lost between reads
   if (counted) {
@@ -249,7 +251,8 @@ int64_t PollWork::counted_domains() const {
   return std::count_if(counted_.begin(), counted_.end(), [](const Counted& c) { return c.on; });
 }
 
-bool PollWork::poll_thermal(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns) {
+// Once a second; not inlined into poll_due, which runs every tick (tick_path.h).
+[[gnu::noinline]] bool PollWork::poll_thermal(const std::atomic<bool>& stopping, PollOutcome& out, int64_t& took_ns) {
   const int64_t begin = clock_.boot_ns();
   size_t before = out.rows.size();
   thermal_.begin_poll(begin, out.rows);
@@ -310,13 +313,13 @@ void drain(int fd) {
   }
 }
 
-void wake(const Shared& s) {
+ENERGY_TICK_PATH void wake(const Shared& s) {
   uint64_t one = 1;
   (void)!::write(s.wake_fd.get(), &one, sizeof one);
 }
 
 // Under the lock: rows to the sink (unless stop() has returned), figures to the stats.
-void deliver(Shared& s, PollOutcome& out) {
+ENERGY_TICK_PATH void deliver(Shared& s, PollOutcome& out) {
   s.stats.rows += static_cast<int64_t>(out.rows.size());
   s.stats.stalls += out.stalls;
   s.stats.gaps += out.gaps;
@@ -327,8 +330,9 @@ void deliver(Shared& s, PollOutcome& out) {
 // A schedule's next due time after a poll at `now`: one period on (skipping
 // missed polls rather than catching up), or, when the poll rode on a sweep
 // at `real`, one period after that sweep.
-SteadyClock::time_point next_due(SteadyClock::time_point due, std::chrono::milliseconds period,
-                                 SteadyClock::time_point now, bool nudged, SteadyClock::time_point real) {
+ENERGY_TICK_PATH SteadyClock::time_point next_due(SteadyClock::time_point due, std::chrono::milliseconds period,
+                                                  SteadyClock::time_point now, bool nudged,
+                                                  SteadyClock::time_point real) {
   if (nudged) return real + period;
   due += period;
   return due <= now ? now + period : due;
@@ -341,7 +345,7 @@ struct Wake {
 };
 
 // When the next poll is due, and whether it waits for a sweep; none when both schedules are off.
-std::optional<Wake> next_wake(const PollWork& w) {
+ENERGY_TICK_PATH std::optional<Wake> next_wake(const PollWork& w) {
   const Schedule& at = w.schedule;
   bool clock_first = w.clocks_on() && (!w.thermal_on() || at.clock_at <= at.thermal_at);
   if (clock_first) return Wake{at.clock_at, w.rides(w.clock_period()), w.clock_period()};
@@ -360,7 +364,7 @@ std::optional<Wake> next_wake(const PollWork& w) {
 // (the sampler's thread held up for longer than its own stall limit, which
 // leaves a gap in the energy too) then have their polls taken over up to
 // timer_slack late; a takeover later than the gap limit is a gap, unknown.
-void arm_next(Shared& s, const PollWork& w, bool lazy) {
+ENERGY_TICK_PATH void arm_next(Shared& s, const PollWork& w, bool lazy) {
   auto next = next_wake(w);
   SteadyClock::time_point fire{};
   if (next && next->rides) {
@@ -394,7 +398,7 @@ struct PollTime {
 
 // Caller holds work_mu. The clock poll, if due or asked for, with the
 // governors when theirs is due too (or asked for). False when stopping.
-bool poll_clocks_due(Shared& s, PollWork& w, const PollTime& pt, PollOutcome& out) {
+ENERGY_TICK_PATH bool poll_clocks_due(Shared& s, PollWork& w, const PollTime& pt, PollOutcome& out) {
   Schedule& at = w.schedule;
   if (!w.clocks_on() || !(pt.asked || pt.now >= at.clock_at)) return true;
   const bool governors_due = pt.now >= at.governor_at;
@@ -418,7 +422,7 @@ bool poll_clocks_due(Shared& s, PollWork& w, const PollTime& pt, PollOutcome& ou
 // Caller holds work_mu. The polls that are due (or asked for).
 // A poll that rides on a sweep sets its schedule's phase to the sweep's, so
 // the next one is due at a sweep too (the sampler's deadlines are absolute).
-PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nudged) {
+ENERGY_TICK_PATH PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nudged) {
   const auto real = SteadyClock::now();
   const auto now = real + (nudged ? w.sweep_early() : SteadyClock::duration::zero());
   Schedule& at = w.schedule;
@@ -510,7 +514,7 @@ void run_thread(const std::shared_ptr<Shared>& s) {
 // one (then that poll serves). A read that took longer than the stall limit
 // ends inline polling for good: a board whose files can be that slow must
 // not hold up the sampler again.
-void poll_inline(Shared& s) {
+ENERGY_TICK_PATH void poll_inline(Shared& s) {
   std::unique_lock<std::mutex> work(s.work_mu, std::try_to_lock);
   if (!work.owns_lock() || s.stopping) return;
   PollResult r = poll_due(s, *s.work, false, true);
@@ -570,7 +574,7 @@ Status ContextPoller::start() {
   return ok_status();
 }
 
-void ContextPoller::on_sweep() {
+ENERGY_TICK_PATH void ContextPoller::on_sweep() {
   Shared& s = *shared_;
   if (steady_ns(SteadyClock::now()) < s.nudge_from_ns.load(std::memory_order_relaxed)) return;
   if (s.inline_polls) return poll_inline(s);

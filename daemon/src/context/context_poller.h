@@ -49,6 +49,7 @@
 #include "energy/context.h"
 #include "energy/result.h"
 #include "energy/sysroot.h"
+#include "energy/tick_path.h"
 #include "energy/time_source.h"
 #include "sampler.h"
 
@@ -160,7 +161,7 @@ class SweepRelay final : public SampleSink {
  public:
   explicit SweepRelay(SampleSink& next) : next_(next) {}
   void set_poller(ContextPoller* poller) { poller_.store(poller); }
-  void push_sample(const Sample& sample) override {
+  ENERGY_TICK_PATH void push_sample(const Sample& sample) override {
     next_.push_sample(sample);
     if (ContextPoller* p = poller_.load()) p->on_sweep();
   }

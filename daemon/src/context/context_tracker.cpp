@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "energy/tick_path.h"
+
 namespace energy::daemon {
 
 void ContextTracker::emit(ContextKind kind, const std::string& name, int64_t t_ns, const ContextValue& v,
                           std::vector<ContextChange>& out) {
-  auto& last = last_[{kind, name}];
+  auto& last = last_[Key{kind, name}];
   last.v = v;
   last.t_ns = t_ns;
   out.push_back(ContextChange{kind, name, t_ns, v});
@@ -14,7 +16,7 @@ void ContextTracker::emit(ContextKind kind, const std::string& name, int64_t t_n
 
 // The previous poll's values hold for one period; after that, until this
 // poll, nothing was observed.
-void ContextTracker::begin_poll(int64_t t_ns, std::vector<ContextChange>& out) {
+ENERGY_TICK_PATH void ContextTracker::begin_poll(int64_t t_ns, std::vector<ContextChange>& out) {
   if (!last_poll_end_ns_ || t_ns - *last_poll_end_ns_ <= limits_.gap_ns) return;
   const int64_t from = *last_poll_end_ns_ + limits_.period_ns;
   for (auto& [key, last] : last_) {
@@ -23,9 +25,9 @@ void ContextTracker::begin_poll(int64_t t_ns, std::vector<ContextChange>& out) {
   }
 }
 
-void ContextTracker::observe(ContextKind kind, const std::string& name, int64_t start_ns, int64_t end_ns,
-                             const ContextValue& v, std::vector<ContextChange>& out) {
-  auto it = last_.find({kind, name});
+ENERGY_TICK_PATH void ContextTracker::observe(ContextKind kind, const std::string& name, int64_t start_ns,
+                                              int64_t end_ns, const ContextValue& v, std::vector<ContextChange>& out) {
+  auto it = last_.find(std::pair<ContextKind, std::string_view>(kind, name));
   if (it == last_.end()) return emit(kind, name, end_ns, v, out);
   Last& last = it->second;
   bool stalled = end_ns - start_ns > limits_.stall_ns;

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,8 +56,20 @@ class ContextTracker {
   void emit(ContextKind kind, const std::string& name, int64_t t_ns, const ContextValue& v,
             std::vector<ContextChange>& out);
 
+  // Looked up by (kind, name) without copying the name: observe runs for
+  // every clock on every tick where clocks are polled (issue 16).
+  struct KeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      if (a.first != b.first) return a.first < b.first;
+      return std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  using Key = std::pair<ContextKind, std::string>;
+
   Limits limits_;
-  std::map<std::pair<ContextKind, std::string>, Last> last_;
+  std::map<Key, Last, KeyLess> last_;
   std::optional<int64_t> last_poll_end_ns_;
 };
 

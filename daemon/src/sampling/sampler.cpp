@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "energy/chunker.h"
+#include "energy/tick_path.h"
 
 namespace energy::daemon {
 namespace {
@@ -105,7 +106,7 @@ void Sampler::interrupt_wait() {
 
 // After interrupt_wait: puts the timer back on the absolute grid. True if it
 // did, and the expirations just read were then not deadlines.
-bool Sampler::resume_grid() {
+ENERGY_TICK_PATH bool Sampler::resume_grid() {
   if (!wait_interrupted_.load()) return false;
   std::lock_guard<std::mutex> lock(timer_mu_);
   const int64_t period_ns = static_cast<int64_t>(period_.count()) * kNsPerMs;
@@ -142,7 +143,7 @@ bool Sampler::superseded(uint64_t generation) const {
   return generation != generation_;
 }
 
-void Sampler::loop(uint64_t generation) {
+ENERGY_TICK_PATH void Sampler::loop(uint64_t generation) {
   pthread_setname_np(pthread_self(), "sample");
   // A new generation first delivers the sweep its stuck predecessor owed.
   if (generation > 0 && !on_timer_sweep(generation)) return;
@@ -206,7 +207,7 @@ void Sampler::arm_stall_timer(int64_t after_ns) {
 // shorter period it is kept ahead of the sweeps instead (one
 // timerfd_settime per half limit rather than one per tick); it then fires
 // between sweeps only when a tick is more than half a limit late.
-void Sampler::stall_timer_around_sweep(bool starting) {
+ENERGY_TICK_PATH void Sampler::stall_timer_around_sweep(bool starting) {
   std::lock_guard<std::mutex> lock(stall_mu_);
   const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
   if (period_ < stall_limit_) {
@@ -224,7 +225,7 @@ void Sampler::stall_timer_around_sweep(bool starting) {
 // deadline), re-arming it a whole limit ahead only when it would fire
 // sooner: a read blocked since `from_ns` still wakes the watchdog (which
 // re-arms for the rest of the limit).
-void Sampler::keep_stall_timer_ahead(int64_t from_ns) {
+ENERGY_TICK_PATH void Sampler::keep_stall_timer_ahead(int64_t from_ns) {
   const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
   if (stall_expiry_ns_ >= from_ns + limit_ns / 2) return;
   int64_t now = clock_.mono_ns();
@@ -254,7 +255,7 @@ void Sampler::quarantine_current_read() {
 
 // `n` deadlines passed since the last read of the timer; all but the
 // latest were missed.
-bool Sampler::on_ticks(uint64_t n, uint64_t generation) {
+ENERGY_TICK_PATH bool Sampler::on_ticks(uint64_t n, uint64_t generation) {
   expirations_ += static_cast<int64_t>(n);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -264,7 +265,7 @@ bool Sampler::on_ticks(uint64_t n, uint64_t generation) {
 }
 
 // The sweep for the latest expired deadline, and its lateness.
-bool Sampler::on_timer_sweep(uint64_t generation) {
+ENERGY_TICK_PATH bool Sampler::on_timer_sweep(uint64_t generation) {
   int64_t deadline = first_deadline_ns_ + (expirations_ - 1) * static_cast<int64_t>(period_.count()) * kNsPerMs;
   int64_t lateness = clock_.mono_ns() - deadline;
   if (!take_sample(generation)) return false;
@@ -276,7 +277,7 @@ bool Sampler::on_timer_sweep(uint64_t generation) {
   return true;
 }
 
-bool Sampler::serve_requests(uint64_t generation) {
+ENERGY_TICK_PATH bool Sampler::serve_requests(uint64_t generation) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (requests_.empty()) return true;
@@ -296,7 +297,8 @@ bool Sampler::serve_requests(uint64_t generation) {
 // False when this thread was superseded during the read: it must exit.
 // `error` gets the reader's description of a failed read (the file, and the
 // value when it was out of range), taken by the thread that read.
-bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns, std::string& error) {
+ENERGY_TICK_PATH bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns,
+                                         std::string& error) {
   int64_t started = 0;
   {
     std::lock_guard<std::mutex> lock(stall_mu_);
@@ -327,13 +329,17 @@ bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& 
 // The sweep, its per-rail read times and errors live in buffers of the
 // sampling thread, reused every sweep: the one allocation a sweep makes is
 // the copy the writer queues (issue 16).
-const Sample* Sampler::take_sample(uint64_t generation) {
+ENERGY_TICK_PATH const Sample* Sampler::take_sample(uint64_t generation) {
   thread_local Sample s;
   thread_local std::vector<int64_t> read_ns;
   thread_local std::vector<std::string> errors;
-  s.values.assign(slots_.size(), RailValue{});
-  read_ns.assign(slots_.size(), 0);
-  errors.resize(slots_.size());
+  if (s.values.size() != slots_.size()) {  // sized once: the vectors' out-of-line code stays off the tick
+    s.values.resize(slots_.size());
+    read_ns.resize(slots_.size());
+    errors.resize(slots_.size());
+  }
+  std::fill(s.values.begin(), s.values.end(), RailValue{});
+  std::fill(read_ns.begin(), read_ns.end(), 0);
   for (auto& e : errors) e.clear();  // keeps each string's buffer
   stall_timer_around_sweep(true);
   int64_t before = clock_.boot_ns();
@@ -352,8 +358,8 @@ const Sample* Sampler::take_sample(uint64_t generation) {
 
 // One log line per state change of a rail (failing with an errno, or back):
 // a dead sensor must not flood the journal.
-void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
-                     const std::vector<std::string>& errors) {
+ENERGY_TICK_PATH void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
+                                      const std::vector<std::string>& errors) {
   std::vector<std::pair<size_t, int32_t>> changes;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -368,7 +374,12 @@ void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_
       stats_.last_errno[i] = s.values[i].err;
       if (s.values[i].err != 0) stats_.read_errors[i] += 1;
     }
-    latest_ = s;
+    latest_.t_ns = s.t_ns;
+    latest_.wall_ns = s.wall_ns;
+    if (latest_.values.size() == s.values.size())
+      std::copy(s.values.begin(), s.values.end(), latest_.values.begin());  // no reallocation, as above
+    else
+      latest_.values = s.values;
   }
   for (auto [i, err] : changes) log_rail_change(i, err, errors[i]);
 }

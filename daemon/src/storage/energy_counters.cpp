@@ -8,6 +8,7 @@
 #include "energy/chunker.h"
 #include "energy/codec.h"
 #include "energy/durable_file.h"
+#include "energy/tick_path.h"
 
 namespace energy::daemon {
 
@@ -48,7 +49,7 @@ void EnergyCounters::restore(const StoredCounters& stored) {
   }
 }
 
-void EnergyCounters::count(const Sample& s) {
+ENERGY_TICK_PATH void EnergyCounters::count(const Sample& s) {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t t = to_stored_ns(s.t_ns);
   for (size_t i = 0; i < rails_.size() && i < s.values.size(); ++i) add_value(i, t, s.values[i], cursors_[i]);
@@ -65,7 +66,7 @@ void EnergyCounters::count_recovered(const std::vector<Sample>& sweeps, const st
   }
 }
 
-void EnergyCounters::add_value(size_t i, int64_t t_ns, const RailValue& v, Cursor& c) {
+ENERGY_TICK_PATH void EnergyCounters::add_value(size_t i, int64_t t_ns, const RailValue& v, Cursor& c) {
   if (v.err != 0) return;  // bridged by the next valid reading
   codec::Reading r{v.voltage_mv, v.current_ma, v.power_uw, v.err};
   int64_t p = codec::stored_power_uw(r, rails_[i].power_unit_uw);

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "energy/durable_file.h"
+#include "energy/tick_path.h"
 
 namespace energy::daemon {
 
@@ -42,16 +43,32 @@ void StorageWriter::count_with(EnergyCounters& counters) { counters_ = &counters
 // with the drain, counts exactly the sweeps drained.
 // With a ring the sweep goes there first (plain stores, sweep_ring.h); the
 // writer is woken only when wake_sweeps are queued (short periods).
-void StorageWriter::push_sample(const Sample& sample) {
+ENERGY_TICK_PATH void StorageWriter::push_sample(const Sample& sample) {
   if (ring_) ring_->put(sample);
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (counters_) counters_->count(sample);
-    queue_.emplace_back(sample);
+    staged_.add(sample);
     if (ring_ && ++queued_sweeps_ == wake_sweeps_) wake = mark_waiting_ = true;
   }
   if (wake) cv_.notify_one();
+}
+
+ENERGY_TICK_PATH void StorageWriter::StagedSweeps::add(const Sample& s) {
+  heads.push_back(Head{s.t_ns, s.wall_ns, s.values.size()});
+  values.insert(values.end(), s.values.begin(), s.values.end());
+}
+
+void StorageWriter::StagedSweeps::move_into(std::deque<Sample>& out) {
+  auto v = values.begin();
+  for (const Head& h : heads) {
+    const auto n = static_cast<std::ptrdiff_t>(h.rails);
+    out.push_back(Sample{h.t_ns, h.wall_ns, std::vector<RailValue>(v, v + n)});
+    v += n;
+  }
+  heads.clear();
+  values.clear();
 }
 
 size_t StorageWriter::ring_wake_sweeps(int64_t period_ms, int64_t checkpoint_interval_ms, size_t rails) {
@@ -107,7 +124,7 @@ void StorageWriter::push_write(StoreWrite write) {
 WriterStats StorageWriter::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   WriterStats s = stats_;
-  for (const auto& item : queue_) s.queued += std::holds_alternative<Sample>(item) ? 1 : 0;
+  s.queued += static_cast<int64_t>(staged_.heads.size());
   return s;
 }
 
@@ -149,6 +166,7 @@ std::chrono::steady_clock::time_point StorageWriter::next_wake(std::chrono::stea
 std::deque<StorageWriter::Item> StorageWriter::drain() {
   std::deque<Item> batch;
   batch.swap(queue_);
+  std::swap(drained_, staged_);  // drained_ was emptied by the last absorb: the sampler fills it next
   queued_sweeps_ = 0;
   if (counters_) counted_ = counters_->snapshot();
   return batch;
@@ -169,9 +187,11 @@ void StorageWriter::absorb_again() {
 // Samples go into the chunker (never lost to a failed commit); marks wait
 // in order behind the samples that preceded them.
 void StorageWriter::absorb(std::deque<Item>& batch) {
+  if (!drained_.heads.empty()) {
+    newest_ = Sample{drained_.heads.back().t_ns, drained_.heads.back().wall_ns, {}};
+    drained_.move_into(early_);
+  }
   for (auto& item : batch) {
-    if (auto* s = std::get_if<Sample>(&item)) newest_ = Sample{s->t_ns, s->wall_ns, {}};
-    if (auto* s = std::get_if<Sample>(&item)) early_.push_back(std::move(*s));
     if (auto* m = std::get_if<std::unique_ptr<MarkOp>>(&item)) marks_.push_back(std::move(**m));
     if (auto* c = std::get_if<std::vector<ContextChange>>(&item)) context_.add(std::move(*c));
     if (auto* w = std::get_if<std::unique_ptr<StoreWrite>>(&item)) writes_.push_back(std::move(**w));

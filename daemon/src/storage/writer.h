@@ -216,13 +216,29 @@ class StorageWriter final : public SampleSink, public ContextSink {
   WriterStats stats() const;
 
  private:
-  // One queued item, 48 bytes, so a deque node holds ten. Marks and writes
-  // (272 and 64 bytes, a few a minute) are boxed: unboxed they made every
-  // queued sweep a node of its own, 280 bytes, about 0.3 MiB of heap per
-  // second of sweeps queued at 1 ms (docs/PERFORMANCE.md, "The RSS at 1 ms,
-  // and the release build").
-  using Item = std::variant<Sample, std::unique_ptr<MarkOp>, std::vector<ContextChange>, std::unique_ptr<StoreWrite>>;
-  static_assert(sizeof(Item) <= 48, "a queued sweep should stay a tenth of a deque node");
+  // One queued item. Marks and writes (272 and 64 bytes, a few a minute)
+  // are boxed, so an item stays small (docs/PERFORMANCE.md, "The RSS at
+  // 1 ms, and the release build"). Sweeps are not items: they are staged
+  // (StagedSweeps). A mark or a write is committed with every sweep
+  // drained with it, so with every sweep pushed before it.
+  using Item = std::variant<std::unique_ptr<MarkOp>, std::vector<ContextChange>, std::unique_ptr<StoreWrite>>;
+  // The sweeps pushed since the last drain, back to back in buffers whose
+  // capacity is kept: push_sample, on the sampler's thread, appends to them
+  // and allocates nothing once they have grown to a drain's worth (a
+  // queued copy of each sweep was a malloc on that thread and a free on
+  // this one, which walked the sampler through fresh memory every tick:
+  // docs/PERFORMANCE.md "Pages a tick touches"). Two sets alternate: the
+  // sampler fills one while the writer turns the other into samples.
+  struct StagedSweeps {
+    struct Head {
+      int64_t t_ns = 0, wall_ns = 0;
+      size_t rails = 0;
+    };
+    std::vector<Head> heads;
+    std::vector<RailValue> values;  // heads[i].rails each, in order
+    void add(const Sample& s);
+    void move_into(std::deque<Sample>& out);  // and empties this, keeping the capacity
+  };
   void loop();
   std::deque<Item> drain();
   void absorb_again();
@@ -288,6 +304,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   std::shared_ptr<SweepRing> ring_;          // set before start; put on the sampler's thread
   std::vector<Sample> leftover_;             // writer thread: the killed process's ring sweeps, until the first open
   size_t wake_sweeps_ = 0;
+  StagedSweeps drained_;  // writer thread: the sweeps of the last drain, until absorbed (then empty)
   std::thread thread_;
   SystemClock log_clock_;
   LogLimiter log_limit_{log_clock_, std::chrono::minutes(1)};
@@ -295,6 +312,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   mutable std::mutex mu_;  // guards the members below
   std::condition_variable cv_;
   std::deque<Item> queue_;
+  StagedSweeps staged_;  // swapped with drained_ by drain()
   bool mark_waiting_ = false;
   size_t queued_sweeps_ = 0;  // since the last drain (with a ring: wake_sweeps wake the writer)
   bool stopping_ = false;

@@ -7,12 +7,16 @@
 #include <cerrno>
 #include <charconv>
 
+#include "energy/tick_path.h"
+
 namespace energy {
 namespace {
 
 bool is_vanished(int err) { return err == ENOENT || err == ENODEV || err == ESTALE || err == ENXIO; }
 
-bool only_line_ends(std::string_view rest) { return rest.find_first_not_of(std::string_view("\n\0", 2)) == rest.npos; }
+ENERGY_TICK_PATH bool only_line_ends(std::string_view rest) {
+  return rest.find_first_not_of(std::string_view("\n\0", 2)) == rest.npos;
+}
 
 std::string lower(std::string_view text) {
   std::string out;
@@ -21,7 +25,7 @@ std::string lower(std::string_view text) {
 }
 
 // "", or " ma" / " mw" / " mv" / " ms" (L4T 32 staging driver), then line ends.
-bool is_unit_suffix(std::string_view rest) {
+ENERGY_TICK_PATH bool is_unit_suffix(std::string_view rest) {
   size_t end = rest.find_first_of(std::string_view("\n\0", 2));
   std::string_view word = rest.substr(0, end);
   if (!only_line_ends(rest.substr(word.size()))) return false;
@@ -39,6 +43,39 @@ std::string shown(std::string_view text) {
   return out + (text.size() > 32 ? "..." : "");
 }
 
+// The error paths of the reads below, out of line and in .text.unlikely:
+// the reads run every tick, and their code stays a few cache lines
+// (tick_path.h).
+[[gnu::cold, gnu::noinline]] Result<UniqueFd> open_attr(const SysRoot& root, const std::string& path,
+                                                        const std::string& label) {
+  auto host = root.confined_path(path);
+  if (!host) return host.take_error();
+  return open_regular_file(*host, label, FileAccess::kRead);
+}
+
+[[gnu::cold, gnu::noinline]] Error cut_error(const std::string& label, size_t cap) {
+  return make_error(ErrorCode::kParse, label + ": more than " + std::to_string(cap - 1) + " bytes");
+}
+
+[[gnu::cold, gnu::noinline]] Error read_error(const std::string& label, int err) {
+  return errno_error("cannot read " + label, err);
+}
+
+[[gnu::cold, gnu::noinline]] Error not_an_integer(std::string_view text, std::string_view what, bool beyond) {
+  if (beyond)
+    return make_error(ErrorCode::kParse, std::string(what) + ": \"" + shown(text) + "\" is beyond a 64-bit integer");
+  return make_error(ErrorCode::kParse, std::string(what) + ": expected an integer, read \"" + shown(text) + "\"");
+}
+
+[[gnu::cold, gnu::noinline]] Error out_of_range(int64_t value, std::string_view what, int64_t min, int64_t max,
+                                                std::string_view unit) {
+  std::string u = unit.empty() ? "" : " " + std::string(unit);
+  return make_error(ErrorCode::kInvalid,
+                    std::string(what) + ": " + std::to_string(value) + u + " is outside the plausible range " +
+                        std::to_string(min) + " to " + std::to_string(max) + u,
+                    ERANGE);
+}
+
 }  // namespace
 
 AttrFile::AttrFile(const SysRoot& root, std::string board_path)
@@ -48,24 +85,21 @@ AttrFile::AttrFile(std::string host_path, std::string label) : path_(std::move(h
 
 // Content that fills the whole buffer may have been cut: an error, never a
 // prefix taken for the value.
-Result<size_t> AttrFile::read_into(char* buf, size_t cap) {
+ENERGY_TICK_PATH Result<size_t> AttrFile::read_into(char* buf, size_t cap) {
   if (!fd_) {
-    auto host = root_.confined_path(path_);
-    auto fd = host ? open_regular_file(*host, label_, FileAccess::kRead) : Result<UniqueFd>(host.take_error());
+    auto fd = open_attr(root_, path_, label_);
     if (!fd) return fd.take_error();
     fd_ = std::move(fd).value();
   }
   ssize_t n = ::pread(fd_.get(), buf, cap, 0);
-  if (n >= 0 && static_cast<size_t>(n) == cap) {
-    return make_error(ErrorCode::kParse, label_ + ": more than " + std::to_string(cap - 1) + " bytes");
-  }
+  if (n >= 0 && static_cast<size_t>(n) == cap) return cut_error(label_, cap);
   if (n >= 0) return static_cast<size_t>(n);
   int err = errno;
   if (is_vanished(err)) fd_.reset();
-  return errno_error("cannot read " + label_, err);
+  return read_error(label_, err);
 }
 
-Result<int64_t> AttrFile::read_int() {
+ENERGY_TICK_PATH Result<int64_t> AttrFile::read_int() {
   char buf[64];
   auto n = read_into(buf, sizeof buf);
   if (!n) return n.take_error();
@@ -81,27 +115,21 @@ Result<std::string> AttrFile::read_text() {
   return s;
 }
 
-Result<int64_t> parse_sysfs_int(std::string_view text, std::string_view what) {
+ENERGY_TICK_PATH Result<int64_t> parse_sysfs_int(std::string_view text, std::string_view what) {
   int64_t value = 0;
   const char* first = text.data();
   const char* last = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec == std::errc::result_out_of_range) {
-    return make_error(ErrorCode::kParse, std::string(what) + ": \"" + shown(text) + "\" is beyond a 64-bit integer");
-  }
-  if (ec != std::errc() || !is_unit_suffix(std::string_view(ptr, static_cast<size_t>(last - ptr)))) {
-    return make_error(ErrorCode::kParse, std::string(what) + ": expected an integer, read \"" + shown(text) + "\"");
-  }
+  if (ec == std::errc::result_out_of_range) return not_an_integer(text, what, true);
+  if (ec != std::errc() || !is_unit_suffix(std::string_view(ptr, static_cast<size_t>(last - ptr))))
+    return not_an_integer(text, what, false);
   return value;
 }
 
-Result<int64_t> check_range(int64_t value, std::string_view what, int64_t min, int64_t max, std::string_view unit) {
+ENERGY_TICK_PATH Result<int64_t> check_range(int64_t value, std::string_view what, int64_t min, int64_t max,
+                                             std::string_view unit) {
   if (value >= min && value <= max) return value;
-  std::string u = unit.empty() ? "" : " " + std::string(unit);
-  return make_error(ErrorCode::kInvalid,
-                    std::string(what) + ": " + std::to_string(value) + u + " is outside the plausible range " +
-                        std::to_string(min) + " to " + std::to_string(max) + u,
-                    ERANGE);
+  return out_of_range(value, what, min, max, unit);
 }
 
 }  // namespace energy

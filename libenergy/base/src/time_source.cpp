@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "energy/tick_path.h"
+
 namespace energy {
 namespace {
 
@@ -15,9 +17,9 @@ int64_t read_clock(clockid_t id) {
 
 }  // namespace
 
-int64_t SystemClock::boot_ns() const { return read_clock(CLOCK_BOOTTIME); }
-int64_t SystemClock::mono_ns() const { return read_clock(CLOCK_MONOTONIC); }
-int64_t SystemClock::wall_ns() const { return read_clock(CLOCK_REALTIME); }
+ENERGY_TICK_PATH int64_t SystemClock::boot_ns() const { return read_clock(CLOCK_BOOTTIME); }
+ENERGY_TICK_PATH int64_t SystemClock::mono_ns() const { return read_clock(CLOCK_MONOTONIC); }
+ENERGY_TICK_PATH int64_t SystemClock::wall_ns() const { return read_clock(CLOCK_REALTIME); }
 
 std::string current_boot_id() {
   std::ifstream in("/proc/sys/kernel/random/boot_id");

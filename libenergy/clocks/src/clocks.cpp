@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "energy/attr_file.h"
+#include "energy/tick_path.h"
 
 namespace energy {
 namespace {
@@ -203,7 +204,7 @@ const char* domain_kind_name(DomainKind kind) {
   return "unknown";
 }
 
-std::optional<int64_t> frequency_hz(int64_t value, int64_t scale) {
+ENERGY_TICK_PATH std::optional<int64_t> frequency_hz(int64_t value, int64_t scale) {
   if (value < 0 || scale <= 0 || value > kMaxPlausibleHz / scale) return std::nullopt;
   return value * scale;
 }

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "energy/tick_path.h"
+
 namespace energy {
 namespace {
 
@@ -59,7 +61,7 @@ ContextProbe::ContextProbe(const SysRoot& root, const ClockInventory& inv) {
   }
 }
 
-ContextValue ContextProbe::read_frequency(size_t i) {
+ENERGY_TICK_PATH ContextValue ContextProbe::read_frequency(size_t i) {
   Domain& d = domains_[i];
   auto v = d.cur.read_int();
   auto hz = v ? frequency_hz(*v, d.hz_per_unit) : std::nullopt;

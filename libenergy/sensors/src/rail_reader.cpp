@@ -2,6 +2,8 @@
 
 #include <cerrno>
 
+#include "energy/tick_path.h"
+
 namespace energy {
 
 RailReader::RailReader(const SysRoot& root, const RailInfo& rail) : root_(root), info_(rail) { open_files(); }
@@ -12,7 +14,7 @@ void RailReader::open_files() {
   power_ = info_.power_file.empty() ? AttrFile() : AttrFile(root_, info_.power_file);
 }
 
-RailValue RailReader::read() {
+ENERGY_TICK_PATH RailValue RailReader::read() {
   if (lost_) return read_lost();
   RailValue v = read_files();
   if (v.err == ENOENT || v.err == ENODEV || v.err == ENXIO || v.err == ESTALE) {
@@ -36,7 +38,7 @@ RailValue RailReader::read_lost() {
   return read();
 }
 
-RailValue RailReader::read_files() {
+ENERGY_TICK_PATH RailValue RailReader::read_files() {
   switch (info_.driver) {
     case MonitorDriver::kIna3221xIio: return read_with_power_file(1000);  // in_power<c>_input is mW
     case MonitorDriver::kIna3221Hwmon: return read_hwmon();
@@ -45,7 +47,7 @@ RailValue RailReader::read_files() {
   return RailValue{0, 0, 0, EINVAL};
 }
 
-RailLimits rail_limits(MonitorDriver driver) {
+ENERGY_TICK_PATH RailLimits rail_limits(MonitorDriver driver) {
   constexpr int64_t kShuntFullScaleUv = 163'840;  // INA3221 and INA238 (ADCRANGE 0)
   constexpr int64_t kSmallestShuntMicroOhm = 1000;
   constexpr int64_t kMaxMa = kShuntFullScaleUv * 1000 / kSmallestShuntMicroOhm;
@@ -66,7 +68,7 @@ RailValue RailReader::failed(const Error& e) {
   return RailValue{0, 0, 0, e.sys_errno != 0 ? e.sys_errno : EINVAL};
 }
 
-Result<int64_t> RailReader::read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit) {
+ENERGY_TICK_PATH Result<int64_t> RailReader::read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit) {
   auto v = file.read_int();
   if (!v) return v.take_error();
   return check_range(*v, file.label(), min, max, unit);
@@ -75,7 +77,7 @@ Result<int64_t> RailReader::read_checked(AttrFile& file, int64_t min, int64_t ma
 // Drivers with a power file (IIO mW, INA238 uW): the power comes from one
 // conversion, so it is the power; V and I are kept for display and may come
 // from a neighbouring conversion.
-RailValue RailReader::read_with_power_file(int64_t unit_uw) {
+ENERGY_TICK_PATH RailValue RailReader::read_with_power_file(int64_t unit_uw) {
   const RailLimits lim = rail_limits(info_.driver);
   auto p = read_checked(power_, lim.min_power, lim.max_power, lim.power_unit);
   if (!p) return failed(p.error());
@@ -89,7 +91,7 @@ RailValue RailReader::read_with_power_file(int64_t unit_uw) {
 
 // mV x mA = uW exactly; both read back to back, each within rail_limits, so
 // the product fits.
-RailValue RailReader::read_hwmon() {
+ENERGY_TICK_PATH RailValue RailReader::read_hwmon() {
   const RailLimits lim = rail_limits(info_.driver);
   auto v = read_checked(voltage_, 0, lim.max_mv, "mV");
   if (!v) return failed(v.error());

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <limits>
 
+#include "energy/tick_path.h"
+
 namespace energy {
 
 // Values below 2^kSubBits map to themselves; above, the bucket is the
 // position of the highest set bit (its "octave") and the next kSubBits bits.
-int LatencyHistogram::index(uint64_t v) {
+ENERGY_TICK_PATH int LatencyHistogram::index(uint64_t v) {
   constexpr uint64_t kSub = uint64_t{1} << kSubBits;
   if (v < kSub) return static_cast<int>(v);
   int msb = 63 - __builtin_clzll(v);
@@ -27,7 +29,7 @@ int64_t LatencyHistogram::upper_edge(int i) {
                                                                            : static_cast<int64_t>(edge);
 }
 
-void LatencyHistogram::record(int64_t value_ns) {
+ENERGY_TICK_PATH void LatencyHistogram::record(int64_t value_ns) {
   uint64_t v = value_ns < 0 ? 0 : static_cast<uint64_t>(value_ns);
   counts_[static_cast<size_t>(std::min(index(v), kBuckets - 1))] += 1;
   count_ += 1;

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 
+#include "energy/tick_path.h"
 #include "energy/unique_fd.h"
 
 namespace energy {
@@ -168,11 +169,11 @@ Result<std::unique_ptr<SweepRing>> SweepRing::create(const std::string& path, si
   return ring;
 }
 
-unsigned char* SweepRing::record(uint64_t n) const {
+ENERGY_TICK_PATH unsigned char* SweepRing::record(uint64_t n) const {
   return map_ + kHeaderBytes + static_cast<size_t>(n % capacity_) * record_bytes_;
 }
 
-void SweepRing::put(const Sample& s) {
+ENERGY_TICK_PATH void SweepRing::put(const Sample& s) {
   uint64_t n = written_;
   unsigned char* r = record(n);
   __atomic_store_n(reinterpret_cast<uint64_t*>(r), kBusy, __ATOMIC_RELAXED);
