@@ -16,8 +16,12 @@
 #   tree's counters do not move, and energyd falls back to polling).
 #   ENERGYCTL: the energyctl to read the ticks with (default: beside ENERGYD's
 #   build, ../cli/energyctl).
+#   OBS_ALLOCS=1 counts the thread's calls of libc's malloc, calloc, realloc
+#   and free instead (uprobes through `perf probe` and `perf stat`; needs
+#   perf and root): what the tick allocates (docs/PERFORMANCE.md "Pages a
+#   tick touches").
 # Needs strace and permission to trace (root, or ptrace_scope 0).
-# Exits non-zero when energyd does not start or strace fails.
+# Exits non-zero when energyd does not start or strace (perf) fails.
 set -euo pipefail
 
 die() { echo "observer_syscalls.sh: $*" >&2; exit 1; }
@@ -30,13 +34,21 @@ SIM="$1"; SECS="$2"; ENERGYD="$3"; PERIOD="${4:-100}"; CONFIG="${5:-}"
 [[ -z "$CONFIG" || -r "$CONFIG" ]] || die "cannot read the config $CONFIG"
 CTL="${ENERGYCTL:-$(dirname "$ENERGYD")/../cli/energyctl}"
 [[ -x "$CTL" ]] || die "no energyctl at $CTL (set ENERGYCTL)"
-command -v strace >/dev/null || die "strace is not installed"
+if [[ -n "${OBS_ALLOCS:-}" ]]; then
+  command -v perf >/dev/null || die "perf is not installed"
+  LIBC="$(ldd "$ENERGYD" | awk '$1 == "libc.so.6" { print $3 }')"
+  [[ -r "$LIBC" ]] || die "cannot find the libc $ENERGYD uses"
+else
+  command -v strace >/dev/null || die "strace is not installed"
+fi
 read -r BOARD L4T <<<"${OBS_BOARD:-jetson-orin-nano 36}"
 
 DIR="$(mktemp -d /var/tmp/energyd-syscalls-XXXXXX)"
 PID=""
 SIMPID=""
+PROBES=()
 cleanup() {
+  for p in "${PROBES[@]}"; do perf probe -q -d "$p" 2>/dev/null || true; done
   [[ -n "$PID" ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
   if [[ -n "$SIMPID" ]]; then
     kill "$SIMPID" 2>/dev/null && wait "$SIMPID" 2>/dev/null
@@ -71,6 +83,25 @@ for t in /proc/"$PID"/task/*; do [[ "$(cat "$t/comm")" == sample ]] && TID="$(ba
 [[ -n "$TID" ]] || die "energyd has no 'sample' thread"
 
 ticks() { "$CTL" --socket "$DIR/s.sock" --json status | sed -n 's/.*"ticks": *\([0-9]*\).*/\1/p' | head -1; }
+if [[ -n "${OBS_ALLOCS:-}" ]]; then
+  events=()
+  for fn in malloc calloc realloc free; do
+    perf probe -q -d "probe_libc:obs_$fn" 2>/dev/null || true  # one a killed run left
+    perf probe -q -x "$LIBC" -a "obs_$fn=$fn" >/dev/null 2>&1 || die "perf probe cannot put a uprobe on $fn in $LIBC"
+    PROBES+=("probe_libc:obs_$fn")
+    events+=(-e "probe_libc:obs_$fn")
+  done
+  T0="$(ticks)"
+  perf stat -x, "${events[@]}" -t "$TID" -o "$DIR/perf" -- sleep "$SECS" || die "perf stat failed"
+  T1="$(ticks)"
+  [[ -n "$T0" && -n "$T1" && "$T1" -gt "$T0" ]] || die "cannot read energyd's ticks (got '$T0' and '$T1')"
+  echo "period ${PERIOD} ms, ${BOARD}${OBS_LIVE:+ (live)}, $((T1 - T0)) ticks in ${SECS} s: allocator calls per tick of the sample thread"
+  awk -F, -v ticks="$((T1 - T0))" '$3 ~ /^probe_libc:obs_/ { name = $3; sub(/^probe_libc:obs_/, "", name)
+    if ($1 !~ /^[0-9]+$/) { bad = 1; next }
+    printf "  %-18s %6.2f\n", name, $1 / ticks; n++ }
+    END { if (bad || n != 4) exit 1 }' "$DIR/perf" || die "perf stat counted no allocator calls: $(cat "$DIR/perf")"
+  exit 0
+fi
 T0="$(ticks)"
 timeout -s INT "$SECS" strace -c -qq -p "$TID" -o "$DIR/strace" || true
 T1="$(ticks)"

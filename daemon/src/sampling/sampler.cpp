@@ -327,8 +327,8 @@ ENERGY_TICK_PATH bool Sampler::read_rail(size_t i, uint64_t generation, RailValu
 // One sweep, stamped at its midpoint so the skew of reading rails one after
 // another is centred. Nothing if this thread was superseded meanwhile.
 // The sweep, its per-rail read times and errors live in buffers of the
-// sampling thread, reused every sweep: the one allocation a sweep makes is
-// the copy the writer queues (issue 16).
+// sampling thread, reused every sweep: a sweep allocates nothing (the
+// writer stages it into buffers it keeps, writer.h; issue 16).
 ENERGY_TICK_PATH const Sample* Sampler::take_sample(uint64_t generation) {
   thread_local Sample s;
   thread_local std::vector<int64_t> read_ns;
