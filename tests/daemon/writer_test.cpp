@@ -182,6 +182,44 @@ TEST_F(WriterTest, StopFlushesEverythingStillQueued) {
   EXPECT_EQ(stored_sweeps(), 7);
 }
 
+// The sampler's sweeps are staged back to back (StorageWriter::StagedSweeps);
+// 5000 sweeps are 360 KiB, beyond what a staging set keeps after a drain,
+// so the sets are dropped and grown again. Every reading must come back
+// where it was pushed, across a drain in the middle (a mark's).
+TEST_F(WriterTest, SweepsStagedBeyondTheKeptCapacityComeBackExactlyAndInOrder) {
+  WriterOptions o = slow_flush();
+  o.chunk_sweeps = 500;
+  auto w = writer(o);
+  w->start();
+  constexpr int64_t kSweeps = 5000;
+  auto varied = [](int64_t i) {
+    return Sample{(5000 + i * 100) * kMs,
+                  (5000 + i * 100) * kMs,
+                  {RailValue{1'000'000 + (i % 7) * 100'000, 5000, 200 + static_cast<int32_t>(i % 7) * 20, 0},
+                   RailValue{2'000'000 + (i % 5) * 10'000, 5000, 400 + static_cast<int32_t>(i % 5) * 2, 0}}};
+  };
+  for (int64_t i = 0; i < kSweeps / 2; ++i) w->push_sample(varied(i));
+  ASSERT_TRUE(mark(*w, "middle").ok());
+  for (int64_t i = kSweeps / 2; i < kSweeps; ++i) w->push_sample(varied(i));
+  w->stop();
+  EXPECT_EQ(stored_sweeps(), kSweeps);
+  auto reader = Store::open(path_, StoreRole::kReader, 1000);
+  ASSERT_TRUE(reader.ok()) << reader.error().describe();
+  auto rails = (*reader)->rails();
+  ASSERT_TRUE(rails.ok() && rails->size() == 2);
+  for (size_t r = 0; r < 2; ++r) {
+    auto points =
+        (*reader)->readings().rail_points(1, (*rails)[r].id, EnergyWindow{varied(0).t_ns, varied(kSweeps - 1).t_ns});
+    ASSERT_TRUE(points.ok()) << points.error().describe();
+    ASSERT_EQ(points->size(), static_cast<size_t>(kSweeps)) << (*rails)[r].label;
+    for (int64_t i = 0; i < kSweeps; ++i) {
+      const auto& p = (*points)[static_cast<size_t>(i)];
+      ASSERT_EQ(p.t_ns, varied(i).t_ns) << (*rails)[r].label << " sweep " << i;
+      ASSERT_EQ(p.power_uw, varied(i).values[r].power_uw) << (*rails)[r].label << " sweep " << i;
+    }
+  }
+}
+
 TEST_F(WriterTest, OpenNowOpensOnTheCallersThreadAndReturnsThisBootsOpenRuns) {
   {
     auto w = writer(slow_flush());

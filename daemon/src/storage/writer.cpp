@@ -69,6 +69,10 @@ void StorageWriter::StagedSweeps::move_into(std::deque<Sample>& out) {
   }
   heads.clear();
   values.clear();
+  if (heads.capacity() * sizeof(Head) + values.capacity() * sizeof(RailValue) > kKeepBytes) {
+    heads.shrink_to_fit();
+    values.shrink_to_fit();
+  }
 }
 
 size_t StorageWriter::ring_wake_sweeps(int64_t period_ms, int64_t checkpoint_interval_ms, size_t rails) {
