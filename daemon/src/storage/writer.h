@@ -234,7 +234,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   // twice, against issue 16's 10 MB of RSS; there the sampler grows the
   // set again by doubling, a few allocations per drain.
   struct StagedSweeps {
-    static constexpr size_t kKeepBytes = 128 * 1024;
+    static constexpr size_t kKeepBytes = size_t{128} * 1024;
     struct Head {
       int64_t t_ns = 0, wall_ns = 0;
       size_t rails = 0;
