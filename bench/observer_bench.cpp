@@ -23,10 +23,12 @@
 //     arenas) and other files it maps (the sweep ring). Shared libraries
 //     and the vDSO are left out: their pages are shared with every process
 //     on the machine, and other processes' use shows up as referenced too.
-//     Memory touched after a sleep is cold, and each page costs a tick
-//     about what observer_floor --touch prices (docs/PERFORMANCE.md "Pages
-//     a tick touches"). A count, not a time: it does not spread from run to
-//     run as CPU per tick does. At 100 ms only: in windows of 10 ms and
+//     Memory touched after a sleep may be cold; what a page costs depends
+//     on whether its lines are still cached (observer_floor --touch prices
+//     random pages of a large buffer; energyd's 26 fewer pages moved its
+//     CPU by less than the noise: docs/PERFORMANCE.md "Pages a tick
+//     touches"). A count, not a time: it does not spread from run to run as
+//     CPU per tick does. At 100 ms only: in windows of 10 ms and
 //     1 ms the counts were not consistent (4 to 16 pages for what 100 ms
 //     counts as 44 every time), so they are not given ("-");
 //   - RSS: VmRSS and VmHWM at the end of the window. energyd runs with its
