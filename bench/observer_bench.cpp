@@ -308,8 +308,8 @@ Row combine(const std::vector<Row>& windows) {
 // Whether a mapping's pages are shared with other processes, whose use would
 // show as referenced here: shared libraries and the kernel's vDSO pages.
 bool shared_mapping(const std::string& name) {
-  return name.find(".so") != std::string::npos || name == "[vdso]" || name == "[vvar]" || name == "[vsyscall]" ||
-         name.rfind("[vvar", 0) == 0;
+  return name.find(".so") != std::string::npos || name == "[vdso]" || name == "[vsyscall]" ||
+         name.rfind("[vvar", 0) == 0;  // [vvar] and [vvar_vclock]
 }
 
 // The referenced pages of `pid`'s own mappings since its last clear_refs,
