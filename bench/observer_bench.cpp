@@ -67,6 +67,14 @@
 //     observer_floor's options (--timerfd, --rearm, --touch N), each of which
 //     adds one thing energyd's tick does, to price it against the plain
 //     floor (implies --control; docs/PERFORMANCE.md "What a tick's parts cost");
+//     and --clocks, the bench's own: the control's floor also reads, every
+//     tick, the current-frequency file of each clock domain energyd lists
+//     (cpufreq scaling_cur_freq, devfreq cur_freq, the EMC's rate), which is
+//     what energyd reads every tick where no domain's residency counters
+//     advance, as on this static tree (its status must say counted_clocks
+//     0). With --timerfd --rearm --clocks the control does what energyd's
+//     tick must do and nothing else: the floor of energyd's features
+//     (docs/PERFORMANCE.md "Instructions per tick");
 //   --short (or OBSBENCH_SHORT=1): a tenth of the ticks (a smoke run);
 //   --out FILE: the rows and ratios as JSON.
 // Prints a Markdown table. Exit status 1 on a measurement failure only (the
@@ -180,6 +188,19 @@ nlohmann::json call(const std::string& socket, const std::string& verb) {
   if (!c) return {};
   auto r = c->call(verb);
   return r ? *r : nlohmann::json{};
+}
+
+// The current-frequency file of each clock domain in energyd's `clocks`
+// verb, under `root`; an error when a domain's kind is not one of the three.
+std::string clock_files(const nlohmann::json& clocks, const std::string& root, std::vector<std::string>& out) {
+  if (!clocks.contains("domains") || !clocks["domains"].is_array()) return "no domains in energyd's clocks verb";
+  for (const auto& d : clocks["domains"]) {
+    const std::string kind = d.value("kind", ""), dir = d.value("dir", "");
+    const char* file = kind == "cpu" ? "/scaling_cur_freq" : kind == "gpu" ? "/cur_freq" : kind == "emc" ? "/rate" : "";
+    if (*file == '\0' || dir.empty()) return "clock domain '" + d.value("name", "") + "' of kind '" + kind + "'";
+    out.push_back(root + dir + file);
+  }
+  return out.empty() ? "energyd lists no clock domain" : "";
 }
 
 std::vector<std::string> rail_files(const nlohmann::json& rails, const std::string& root) {
@@ -445,7 +466,25 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   pid_t measured = d.pid();
   std::optional<ChildProcess> second;
   if (control) {
-    const std::vector<std::string>& control_flags = *control;
+    std::vector<std::string> control_flags = *control;
+    std::vector<std::string> control_files = files;  // the reference floor keeps to the rails
+    auto clocks_flag = std::find(control_flags.begin(), control_flags.end(), "--clocks");
+    if (clocks_flag != control_flags.end()) {  // the bench's own option: more files, not a floor option
+      control_flags.erase(clocks_flag);
+      // energyd tries each domain's counters first and gives them up after
+      // about a second in which they do not advance.
+      auto counted = [&socket] {
+        auto status = call(socket, "status");
+        return status.is_null() ? int64_t{-1} : status["context"].value("counted_clocks", int64_t{-1});
+      };
+      for (int i = 0; i < 50 && counted() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (counted() != 0)
+        return row.error = "--clocks: energyd takes some clock residency from counters here, so it does not read "
+                           "every domain's frequency every tick",
+               row;
+      std::string why = clock_files(call(socket, "clocks"), dir + "/board", control_files);
+      if (!why.empty()) return row.error = "--clocks: " + why, row;
+    }
     d.stop(SIGTERM);
     // Ticks enough for every window, the phase shifts and the floors'
     // start-up; stopped with SIGTERM after the last window.
@@ -453,7 +492,7 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
     std::vector<std::string> argv = {OBSERVER_FLOOR_BIN};
     argv.insert(argv.end(), control_flags.begin(), control_flags.end());
     argv.insert(argv.end(), {std::to_string(p.ms * 1000), std::to_string(total)});
-    argv.insert(argv.end(), files.begin(), files.end());
+    argv.insert(argv.end(), control_files.begin(), control_files.end());
     second.emplace(argv, dir + "/floor-b.log");
     measured = second->pid();
     // Its deadlines fall every period from its start: the periods elapsed
@@ -607,14 +646,14 @@ struct Options {
 bool parse_floor_flags(const std::string& text, std::vector<std::string>& out) {
   std::istringstream in(text);
   for (std::string word; in >> word;) {
-    if (word == "--timerfd" || word == "--rearm") {
+    if (word == "--timerfd" || word == "--rearm" || word == "--clocks") {
       out.push_back(word);
       continue;
     }
     std::string n;
     if (word != "--touch" || !(in >> n) || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 5 ||
         std::stol(n) < 1 || std::stol(n) > 16384) {
-      std::fprintf(stderr, "observer_bench: --control-floor: '%s' is not --timerfd, --rearm or --touch N (1-16384)\n",
+      std::fprintf(stderr, "observer_bench: --control-floor: '%s' is not --timerfd, --rearm, --clocks or --touch N (1-16384)\n",
                    word.c_str());
       return false;
     }

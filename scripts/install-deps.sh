@@ -29,6 +29,9 @@ PACKAGES=(
 PACKAGES+=(gnuplot-nox zlib1g-dev)
 # pip install of clients/python in CTest python_client_py36 (issue 18).
 PACKAGES+=(python3-pip python3-setuptools python3-wheel)
+# The sampling thread's instructions per tick, under callgrind, in CTest
+# tick_instructions_bounded (bench/tick_instructions.sh; issue 16).
+PACKAGES+=(valgrind)
 PACKAGES+=("$@")
 
 die() { echo "install-deps.sh: error: $*" >&2; exit 1; }

@@ -113,7 +113,7 @@ class PollWork {
     std::optional<int64_t> cur_hz;  // the value in force after the last read
   };
   void poll_domain(size_t i, bool governors, bool gap, int64_t& t, PollOutcome& out);
-  void read_counted(size_t i, bool gap, int64_t start_ns, PollOutcome& out);
+  int64_t read_counted(size_t i, bool gap, int64_t start_ns, PollOutcome& out);
   // slack_ns: how long this read and the previous one took.
   Status count_interval(size_t i, const ResidencyCounters& now, const ContextValue& hz, int64_t end_ns,
                         int64_t slack_ns, PollOutcome& out);
@@ -173,25 +173,28 @@ ENERGY_TICK_PATH bool PollWork::poll_clocks(const std::atomic<bool>& stopping, P
 
 // One domain: its frequency (from its counters at the governor cadence,
 // else read every poll), and its governor when `governors`. `t` is when its
-// reads start, and then when they ended.
+// reads start, and then when they ended. One clock read per file read: the
+// end of one read is the start of the next (the bookkeeping between them
+// takes well under a microsecond, against the stall limit's milliseconds).
 ENERGY_TICK_PATH void PollWork::poll_domain(size_t i, bool governors, bool gap, int64_t& t, PollOutcome& out) {
   const bool counted = counted_[i].on;
   if (counted && !governors) return;  // counters: nothing is lost between reads
+  int64_t end = 0;
   if (counted) {
-    read_counted(i, gap, t, out);
+    end = read_counted(i, gap, t, out);
   } else {
     ContextValue hz = probe_.read_frequency(i);
-    int64_t end = clock_.boot_ns();
+    end = clock_.boot_ns();
     out.stalls += end - t > clock_stall_ns_ ? 1 : 0;
     clocks_.observe(ContextKind::kClock, probe_.domain_name(i), t, end, hz, out.rows);
   }
-  const int64_t start = clock_.boot_ns();
   if (governors && probe_.has_governor(i)) {
+    const int64_t start = end;
     ContextValue gov = probe_.read_governor(i);
-    int64_t end = clock_.boot_ns();
+    end = clock_.boot_ns();
     clocks_.observe(ContextKind::kGovernor, probe_.domain_name(i), start, end, gov, out.rows);
   }
-  t = clock_.boot_ns();
+  t = end;
 }
 
 // The counters and the current frequency, read together. The first read
@@ -201,7 +204,8 @@ ENERGY_TICK_PATH void PollWork::poll_domain(size_t i, bool governors, bool gap, 
 // does not add up ends the counting for the domain, except after a gap,
 // when the board may have been suspended (jiffies stop, CLOCK_BOOTTIME
 // does not): that interval is unknown and the read a new baseline.
-void PollWork::read_counted(size_t i, bool gap, int64_t start_ns, PollOutcome& out) {
+// Returns when the reads ended.
+int64_t PollWork::read_counted(size_t i, bool gap, int64_t start_ns, PollOutcome& out) {
   ContextValue hz = probe_.read_frequency(i);
   Result<ResidencyCounters> now = probe_.read_counters(i);
   const int64_t end = clock_.boot_ns();
@@ -213,12 +217,16 @@ void PollWork::read_counted(size_t i, bool gap, int64_t start_ns, PollOutcome& o
                              ContextValue::unknown(), out.rows);
     counted = ok_status();
   }
-  if (!counted) return stop_counting(i, counted.error(), start_ns, end, hz, out);
+  if (!counted) {
+    stop_counting(i, counted.error(), start_ns, end, hz, out);
+    return end;
+  }
   counted_tracker_.observe(ContextKind::kClock, probe_.domain_name(i), start_ns, end, hz, out.rows);
   c.last = std::move(now).value();
   c.t_ns = end;
   c.read_ns = end - start_ns;
   c.cur_hz = hz.number;
+  return end;
 }
 
 Status PollWork::count_interval(size_t i, const ResidencyCounters& now, const ContextValue& hz, int64_t end_ns,

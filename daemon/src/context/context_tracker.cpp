@@ -25,9 +25,21 @@ ENERGY_TICK_PATH void ContextTracker::begin_poll(int64_t t_ns, std::vector<Conte
   }
 }
 
+ENERGY_TICK_PATH ContextTracker::Map::iterator ContextTracker::find(ContextKind kind, const std::string& name) {
+  for (size_t i = 0; i < hint_count_; ++i) {
+    const Hint& h = hints_[i];
+    if (h.name == name.data() && h.kind == kind && h.it->first.second == name) return h.it;
+  }
+  auto it = last_.find(std::pair<ContextKind, std::string_view>(kind, name));
+  if (it == last_.end()) return it;
+  size_t slot = hint_count_ < hints_.size() ? hint_count_++ : hint_next_++ % hints_.size();
+  hints_[slot] = Hint{kind, name.data(), it};
+  return it;
+}
+
 ENERGY_TICK_PATH void ContextTracker::observe(ContextKind kind, const std::string& name, int64_t start_ns,
                                               int64_t end_ns, const ContextValue& v, std::vector<ContextChange>& out) {
-  auto it = last_.find(std::pair<ContextKind, std::string_view>(kind, name));
+  auto it = find(kind, name);
   if (it == last_.end()) return emit(kind, name, end_ns, v, out);
   Last& last = it->second;
   bool stalled = end_ns - start_ns > limits_.stall_ns;

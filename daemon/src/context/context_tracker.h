@@ -15,6 +15,8 @@
 // Thread-safety: one thread at a time per object.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -35,6 +37,9 @@ class ContextTracker {
     int64_t gap_ns = 0;     // a poll later than this after the previous one leaves a gap
   };
   explicit ContextTracker(Limits limits) : limits_(limits) {}
+  // Not copied or moved: the hints point into this object's own map.
+  ContextTracker(const ContextTracker&) = delete;
+  ContextTracker& operator=(const ContextTracker&) = delete;
 
   // A poll starts at t_ns.
   void begin_poll(int64_t t_ns, std::vector<ContextChange>& out);
@@ -44,7 +49,10 @@ class ContextTracker {
   // The poll ended at t_ns.
   void end_poll(int64_t t_ns) { last_poll_end_ns_ = t_ns; }
   // The source is no longer this tracker's (another one tracks it from now): no row.
-  void forget(ContextKind kind, const std::string& name) { last_.erase({kind, name}); }
+  void forget(ContextKind kind, const std::string& name) {
+    hint_count_ = 0;  // the erased entry's iterator may be among them
+    last_.erase({kind, name});
+  }
   // Every source this tracker has seen becomes unknown at t_ns (polling stops).
   void forget_all(int64_t t_ns, std::vector<ContextChange>& out);
 
@@ -67,9 +75,24 @@ class ContextTracker {
     }
   };
   using Key = std::pair<ContextKind, std::string>;
+  using Map = std::map<Key, Last, KeyLess>;
+  // The entry of a source, found first among the sources observed lately:
+  // the pollers pass their sources' names from storage that lives as long
+  // as they do, so a name at the same address with the same content is the
+  // same source, and most ticks do no map lookup (issue 16). Any name
+  // still compares by content.
+  struct Hint {
+    ContextKind kind{};
+    const char* name = nullptr;
+    Map::iterator it;
+  };
+  Map::iterator find(ContextKind kind, const std::string& name);
 
   Limits limits_;
-  std::map<Key, Last, KeyLess> last_;
+  Map last_;
+  std::array<Hint, 8> hints_{};
+  size_t hint_count_ = 0;
+  size_t hint_next_ = 0;  // the hint replaced next once all are in use
   std::optional<int64_t> last_poll_end_ns_;
 };
 

@@ -89,6 +89,7 @@ void Sampler::request_sample(SampleCallback then) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(std::move(then));
+    requests_pending_.store(true);
   }
   interrupt_wait();
 }
@@ -125,6 +126,7 @@ Sample Sampler::latest() const {
 SamplerStats Sampler::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   SamplerStats st = stats_;
+  st.missed_ticks = missed_ticks_.load();
   st.lateness_p50_ns = lateness_.quantile(0.5);
   st.lateness_p99_ns = lateness_.quantile(0.99);
   st.read_p50_ns = sweep_time_.quantile(0.5);
@@ -138,10 +140,9 @@ void Sampler::spawn(uint64_t generation) {
   current_ = std::thread([this, generation] { loop(generation); });
 }
 
-bool Sampler::superseded(uint64_t generation) const {
-  std::lock_guard<std::mutex> lock(stall_mu_);
-  return generation != generation_;
-}
+// Without the lock: a thread is superseded only inside a rail read, and
+// read_rail checks again under it.
+bool Sampler::superseded(uint64_t generation) const { return generation != generation_.load(); }
 
 ENERGY_TICK_PATH void Sampler::loop(uint64_t generation) {
   pthread_setname_np(pthread_self(), "sample");
@@ -257,37 +258,27 @@ void Sampler::quarantine_current_read() {
 // latest were missed.
 ENERGY_TICK_PATH bool Sampler::on_ticks(uint64_t n, uint64_t generation) {
   expirations_ += static_cast<int64_t>(n);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.missed_ticks += static_cast<int64_t>(n) - 1;
-  }
+  if (n > 1) missed_ticks_ += static_cast<int64_t>(n) - 1;  // counted even if this thread is superseded
   return on_timer_sweep(generation);
 }
 
-// The sweep for the latest expired deadline, and its lateness.
+// The sweep for the latest expired deadline; its lateness goes to the
+// statistics with the sweep's own (one lock).
 ENERGY_TICK_PATH bool Sampler::on_timer_sweep(uint64_t generation) {
   int64_t deadline = first_deadline_ns_ + (expirations_ - 1) * static_cast<int64_t>(period_.count()) * kNsPerMs;
-  int64_t lateness = clock_.mono_ns() - deadline;
-  if (!take_sample(generation)) return false;
-  std::lock_guard<std::mutex> lock(mu_);
-  stats_.ticks += 1;
-  stats_.last_lateness_ns = lateness;
-  stats_.max_lateness_ns = std::max(stats_.max_lateness_ns, lateness);
-  lateness_.record(lateness);
-  return true;
+  TickFacts tick{clock_.mono_ns() - deadline};
+  return take_sample(generation, &tick) != nullptr;
 }
 
 ENERGY_TICK_PATH bool Sampler::serve_requests(uint64_t generation) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (requests_.empty()) return true;
-  }
-  auto s = take_sample(generation);  // requests stay queued until a sweep completes
+  if (!requests_pending_.load()) return true;  // set under mu_ with the request
+  auto s = take_sample(generation);            // requests stay queued until a sweep completes
   if (!s) return false;
   std::vector<SampleCallback> batch;
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch.swap(requests_);
+    requests_pending_.store(false);
     stats_.extra_samples += 1;
   }
   for (auto& cb : batch) cb(*s);
@@ -329,7 +320,7 @@ ENERGY_TICK_PATH bool Sampler::read_rail(size_t i, uint64_t generation, RailValu
 // The sweep, its per-rail read times and errors live in buffers of the
 // sampling thread, reused every sweep: a sweep allocates nothing (the
 // writer stages it into buffers it keeps, writer.h; issue 16).
-ENERGY_TICK_PATH const Sample* Sampler::take_sample(uint64_t generation) {
+ENERGY_TICK_PATH const Sample* Sampler::take_sample(uint64_t generation, const TickFacts* tick) {
   thread_local Sample s;
   thread_local std::vector<int64_t> read_ns;
   thread_local std::vector<std::string> errors;
@@ -352,17 +343,23 @@ ENERGY_TICK_PATH const Sample* Sampler::take_sample(uint64_t generation) {
   s.t_ns = to_stored_ns(before + (after - before) / 2);  // the raw tier's precision, so run edges match it
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);
-  record(s, after - before, read_ns, errors);
+  record(s, after - before, read_ns, errors, tick);
   return &s;
 }
 
 // One log line per state change of a rail (failing with an errno, or back):
 // a dead sensor must not flood the journal.
 ENERGY_TICK_PATH void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
-                                      const std::vector<std::string>& errors) {
+                                      const std::vector<std::string>& errors, const TickFacts* tick) {
   std::vector<std::pair<size_t, int32_t>> changes;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (tick != nullptr) {
+      stats_.ticks += 1;
+      stats_.last_lateness_ns = tick->lateness_ns;
+      stats_.max_lateness_ns = std::max(stats_.max_lateness_ns, tick->lateness_ns);
+      lateness_.record(tick->lateness_ns);
+    }
     stats_.sweeps += 1;
     stats_.last_read_ns = sweep_ns;
     stats_.max_read_ns = std::max(stats_.max_read_ns, sweep_ns);

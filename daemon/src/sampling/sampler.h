@@ -103,15 +103,19 @@ class Sampler {
   void stall_timer_around_sweep(bool starting);
   void keep_stall_timer_ahead(int64_t from_ns);
   int64_t next_deadline_ns() const;
+  // A timer sweep's facts for the statistics, recorded with the sweep's.
+  struct TickFacts {
+    int64_t lateness_ns = 0;
+  };
   bool on_ticks(uint64_t n, uint64_t generation);
   bool on_timer_sweep(uint64_t generation);
   bool serve_requests(uint64_t generation);
   // The sweep, in the sampling thread's own buffer (valid until its next
   // sweep), or null when this thread was superseded meanwhile.
-  const Sample* take_sample(uint64_t generation);
+  const Sample* take_sample(uint64_t generation, const TickFacts* tick = nullptr);
   bool read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns, std::string& error);
   void record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
-              const std::vector<std::string>& errors);
+              const std::vector<std::string>& errors, const TickFacts* tick);
   void log_rail_change(size_t i, int32_t err, const std::string& error);
   void spawn(uint64_t generation);
   bool superseded(uint64_t generation) const;
@@ -127,12 +131,13 @@ class Sampler {
   std::atomic<bool> stopping_{false};
   int64_t first_deadline_ns_ = 0;
   std::atomic<int64_t> expirations_{0};
-  std::mutex timer_mu_;  // serialises interrupt_wait and resume_grid
+  std::atomic<int64_t> missed_ticks_{0};  // SamplerStats::missed_ticks, counted without mu_
+  std::mutex timer_mu_;                   // serialises interrupt_wait and resume_grid
   std::atomic<bool> wait_interrupted_{false};
 
-  mutable std::mutex stall_mu_;  // guards the members below and Slot::quarantined
-  uint64_t generation_ = 0;
-  int64_t read_started_ns_ = 0;  // 0 when no read is in progress
+  mutable std::mutex stall_mu_;          // guards the members below and Slot::quarantined
+  std::atomic<uint64_t> generation_{0};  // written under stall_mu_; superseded() reads it without
+  int64_t read_started_ns_ = 0;          // 0 when no read is in progress
   size_t reading_rail_ = 0;
   int64_t stall_expiry_ns_ = 0;  // when stall_fd_ fires (clock_.mono_ns()); 0: disarmed
   std::thread current_;
@@ -141,6 +146,7 @@ class Sampler {
 
   mutable std::mutex mu_;  // guards the members below
   std::vector<SampleCallback> requests_;
+  std::atomic<bool> requests_pending_{false};  // !requests_.empty(), for a check without the lock
   Sample latest_;
   SamplerStats stats_;
   LatencyHistogram lateness_;

@@ -120,6 +120,9 @@ ENERGY_TICK_PATH Result<int64_t> parse_sysfs_int(std::string_view text, std::str
   const char* first = text.data();
   const char* last = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(first, last, value);
+  // What every tick reads, digits then one newline, is accepted before the
+  // unit-suffix scan (a few hundred instructions a value; issue 16).
+  if (ec == std::errc() && (ptr == last || (ptr + 1 == last && *ptr == '\n'))) return value;
   if (ec == std::errc::result_out_of_range) return not_an_integer(text, what, true);
   if (ec != std::errc() || !is_unit_suffix(std::string_view(ptr, static_cast<size_t>(last - ptr))))
     return not_an_integer(text, what, false);
