@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace energy::daemon {
 namespace {
 
@@ -35,6 +39,42 @@ TEST_F(Tracker, OnlyChangesBecomeRowsAndTheFirstValueAlwaysDoes) {
   EXPECT_EQ(out_[1].t_ns, 200 * kMs + kMs / 10);  // stamped when the read returned
   EXPECT_EQ(out_[1].kind, ContextKind::kClock);
   EXPECT_EQ(out_[1].name, "gpu");
+}
+
+// The tracker finds a source among the ones observed lately by the address
+// of its name (issue 16); a name is still the same source at any address,
+// and a different one at a reused address.
+TEST_F(Tracker, ASourceIsItsNameWhereverTheNameIsStored) {
+  std::string a = "gpu", b = "gpu";
+  tracker_.observe(ContextKind::kClock, a, 0, 1, hz(306), out_);
+  tracker_.observe(ContextKind::kClock, a, 5, 6, hz(306), out_);    // found in the map: a hint for a's storage
+  tracker_.observe(ContextKind::kClock, b, 10, 11, hz(306), out_);  // same source, other storage
+  ASSERT_EQ(out_.size(), 1u);
+  a = "emc";  // the same storage, another source
+  tracker_.observe(ContextKind::kClock, a, 20, 21, hz(204), out_);
+  tracker_.observe(ContextKind::kClock, a, 25, 26, hz(204), out_);  // unchanged: no row
+  ASSERT_EQ(out_.size(), 2u);
+  EXPECT_EQ(out_[1].name, "emc");
+  tracker_.observe(ContextKind::kGovernor, b, 30, 31, hz(306), out_);  // same name, other kind
+  ASSERT_EQ(out_.size(), 3u);
+  EXPECT_EQ(out_[2].kind, ContextKind::kGovernor);
+}
+
+// More sources than the tracker keeps hints for, cycled, and one forgotten
+// on the way (its entry erased): every change is still exactly one row.
+TEST_F(Tracker, ManySourcesAndAForgottenOneKeepTheirRowsExact) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 40; ++i) names.push_back("zone" + std::to_string(i));
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      int64_t t = round * 1000 + static_cast<int64_t>(i);
+      tracker_.observe(ContextKind::kThermal, names[i], t, t, hz(round == 2 && i % 2 == 0 ? 2 : 1), out_);
+    }
+    if (round == 0) tracker_.forget(ContextKind::kThermal, names[5]);
+  }
+  // 40 first rows, zone5 again after it was forgotten, 20 changes in round 2.
+  EXPECT_EQ(out_.size(), 40u + 1u + 20u);
+  EXPECT_EQ(std::count_if(out_.begin(), out_.end(), [](const ContextChange& c) { return c.name == "zone5"; }), 2);
 }
 
 TEST_F(Tracker, AFirstReadThatFailsIsAnUnknownRowSoTheSourceIsListed) {

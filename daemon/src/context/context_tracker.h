@@ -90,7 +90,7 @@ class ContextTracker {
 
   Limits limits_;
   Map last_;
-  std::array<Hint, 8> hints_{};
+  std::array<Hint, 16> hints_{};  // more than a board has clocks (and governors) or thermal zones
   size_t hint_count_ = 0;
   size_t hint_next_ = 0;  // the hint replaced next once all are in use
   std::optional<int64_t> last_poll_end_ns_;
