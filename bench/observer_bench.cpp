@@ -479,8 +479,9 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
       };
       for (int i = 0; i < 50 && counted() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (counted() != 0)
-        return row.error = "--clocks: energyd takes some clock residency from counters here, so it does not read "
-                           "every domain's frequency every tick",
+        return row.error =
+                   "--clocks: energyd takes some clock residency from counters here, so it does not read "
+                   "every domain's frequency every tick",
                row;
       std::string why = clock_files(call(socket, "clocks"), dir + "/board", control_files);
       if (!why.empty()) return row.error = "--clocks: " + why, row;
@@ -653,7 +654,8 @@ bool parse_floor_flags(const std::string& text, std::vector<std::string>& out) {
     std::string n;
     if (word != "--touch" || !(in >> n) || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 5 ||
         std::stol(n) < 1 || std::stol(n) > 16384) {
-      std::fprintf(stderr, "observer_bench: --control-floor: '%s' is not --timerfd, --rearm, --clocks or --touch N (1-16384)\n",
+      std::fprintf(stderr,
+                   "observer_bench: --control-floor: '%s' is not --timerfd, --rearm, --clocks or --touch N (1-16384)\n",
                    word.c_str());
       return false;
     }
