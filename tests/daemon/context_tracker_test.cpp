@@ -21,7 +21,7 @@ class Tracker : public ::testing::Test {
   std::vector<ContextChange> out_;
 
   // One poll of the gpu at t (read takes `read` ns).
-  void poll(int64_t t, ContextValue v, int64_t read = kMs / 10) {
+  void poll(int64_t t, const ContextValue& v, int64_t read = kMs / 10) {
     tracker_.begin_poll(t, out_);
     tracker_.observe(ContextKind::kClock, "gpu", t, t + read, v, out_);
     tracker_.end_poll(t + read);
@@ -64,10 +64,11 @@ TEST_F(Tracker, ASourceIsItsNameWhereverTheNameIsStored) {
 // on the way (its entry erased): every change is still exactly one row.
 TEST_F(Tracker, ManySourcesAndAForgottenOneKeepTheirRowsExact) {
   std::vector<std::string> names;
+  names.reserve(40);
   for (int i = 0; i < 40; ++i) names.push_back("zone" + std::to_string(i));
   for (int round = 0; round < 3; ++round) {
     for (size_t i = 0; i < names.size(); ++i) {
-      int64_t t = round * 1000 + static_cast<int64_t>(i);
+      int64_t t = int64_t{round} * 1000 + static_cast<int64_t>(i);
       tracker_.observe(ContextKind::kThermal, names[i], t, t, hz(round == 2 && i % 2 == 0 ? 2 : 1), out_);
     }
     if (round == 0) tracker_.forget(ContextKind::kThermal, names[5]);
