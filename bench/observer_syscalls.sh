@@ -24,16 +24,10 @@
 # Exits non-zero when energyd does not start or strace (perf) fails.
 set -euo pipefail
 
-die() { echo "observer_syscalls.sh: $*" >&2; exit 1; }
-[[ $# -ge 3 && $# -le 5 ]] || die "usage: observer_syscalls.sh ENERGYD_SIM SECONDS ENERGYD [PERIOD_MS] [CONFIG]"
-SIM="$1"; SECS="$2"; ENERGYD="$3"; PERIOD="${4:-100}"; CONFIG="${5:-}"
-[[ -x "$SIM" ]] || die "$SIM is not an executable"
-[[ -x "$ENERGYD" ]] || die "$ENERGYD is not an executable"
-[[ "$SECS" =~ ^[1-9][0-9]*$ ]] || die "SECONDS must be a whole number > 0, got '$SECS'"
-[[ "$PERIOD" =~ ^[1-9][0-9]*$ ]] || die "PERIOD_MS must be a whole number > 0, got '$PERIOD'"
-[[ -z "$CONFIG" || -r "$CONFIG" ]] || die "cannot read the config $CONFIG"
-CTL="${ENERGYCTL:-$(dirname "$ENERGYD")/../cli/energyctl}"
-[[ -x "$CTL" ]] || die "no energyctl at $CTL (set ENERGYCTL)"
+NAME=observer_syscalls.sh
+# shellcheck source=bench/observed_energyd.sh
+source "$(dirname "${BASH_SOURCE[0]}")/observed_energyd.sh"
+observed_args "$@"
 if [[ -n "${OBS_ALLOCS:-}" ]]; then
   command -v perf >/dev/null || die "perf is not installed"
   LIBC="$(ldd "$ENERGYD" | awk '$1 == "libc.so.6" { print $3 }')"
@@ -41,7 +35,6 @@ if [[ -n "${OBS_ALLOCS:-}" ]]; then
 else
   command -v strace >/dev/null || die "strace is not installed"
 fi
-read -r BOARD L4T <<<"${OBS_BOARD:-jetson-orin-nano 36}"
 
 DIR="$(mktemp -d /var/tmp/energyd-syscalls-XXXXXX)"
 PID=""
@@ -66,15 +59,11 @@ if [[ -n "${OBS_LIVE:-}" ]]; then
   for _ in $(seq 150); do [[ -S "$DIR/sim.ctl" ]] && break; sleep 0.1; done
   [[ -S "$DIR/sim.ctl" ]] || die "energyd-sim run did not start: $(cat "$DIR/sim.log")"
 else
-  "$SIM" create --board "$BOARD" --l4t "$L4T" --root "$DIR/board" >/dev/null || die "energyd-sim create failed"
+  observed_static_tree "$DIR"
 fi
-if ((PERIOD < 7)); then  # energyd requires the monitors' update_interval to keep up
-  find "$DIR/board/sys/devices" -name update_interval -exec sh -c 'echo 1 > "$1"' _ {} \;
-fi
-args=(--root "$DIR/board" --state-dir "$DIR/state" --socket "$DIR/s.sock" --log-level warn
-      --sample-period-ms "$PERIOD")
-[[ -n "$CONFIG" ]] && args+=(--config "$CONFIG")
-"$ENERGYD" "${args[@]}" >"$DIR/log" 2>&1 &
+observed_fast_monitors "$DIR"
+observed_energyd_args "$DIR" "$DIR/s.sock"
+"$ENERGYD" "${ENERGYD_ARGS[@]}" >"$DIR/log" 2>&1 &
 PID=$!
 sleep 4  # past start-up, the first commit and checkpoint
 kill -0 "$PID" 2>/dev/null || die "energyd did not start: $(cat "$DIR/log")"
@@ -82,7 +71,7 @@ TID=""
 for t in /proc/"$PID"/task/*; do [[ "$(cat "$t/comm")" == sample ]] && TID="$(basename "$t")"; done
 [[ -n "$TID" ]] || die "energyd has no 'sample' thread"
 
-ticks() { "$CTL" --socket "$DIR/s.sock" --json status | sed -n 's/.*"ticks": *\([0-9]*\).*/\1/p' | head -1; }
+ticks() { observed_ticks "$DIR/s.sock"; }
 if [[ -n "${OBS_ALLOCS:-}" ]]; then
   events=()
   for fn in malloc calloc realloc free; do

@@ -24,21 +24,14 @@
 # missing.
 set -euo pipefail
 
-die() { echo "tick_instructions.sh: $*" >&2; exit 1; }
-[[ $# -ge 3 && $# -le 5 ]] || die "usage: tick_instructions.sh ENERGYD_SIM SECONDS ENERGYD [PERIOD_MS] [CONFIG]"
-SIM="$1"; SECS="$2"; ENERGYD="$3"; PERIOD="${4:-100}"; CONFIG="${5:-}"
-[[ -x "$SIM" ]] || die "$SIM is not an executable"
-[[ -x "$ENERGYD" ]] || die "$ENERGYD is not an executable"
-[[ "$SECS" =~ ^[1-9][0-9]*$ ]] || die "SECONDS must be a whole number > 0, got '$SECS'"
-[[ "$PERIOD" =~ ^[1-9][0-9]*$ ]] || die "PERIOD_MS must be a whole number > 0, got '$PERIOD'"
-[[ -z "$CONFIG" || -r "$CONFIG" ]] || die "cannot read the config $CONFIG"
+NAME=tick_instructions.sh
+# shellcheck source=bench/observed_energyd.sh
+source "$(dirname "${BASH_SOURCE[0]}")/observed_energyd.sh"
+observed_args "$@"
 [[ -z "${TICK_MAX_SAMPLE:-}" || "$TICK_MAX_SAMPLE" =~ ^[1-9][0-9]*$ ]] ||
   die "TICK_MAX_SAMPLE must be a whole number > 0, got '$TICK_MAX_SAMPLE'"
-CTL="${ENERGYCTL:-$(dirname "$ENERGYD")/../cli/energyctl}"
-[[ -x "$CTL" ]] || die "no energyctl at $CTL (set ENERGYCTL)"
 command -v valgrind >/dev/null || die "valgrind is not installed"
 command -v callgrind_control >/dev/null || die "callgrind_control is not installed (package valgrind)"
-read -r BOARD L4T <<<"${OBS_BOARD:-jetson-orin-nano 36}"
 
 DIR="$(mktemp -d /var/tmp/energyd-instr-XXXXXX)"
 SOCKDIR="$(mktemp -d /dev/shm/energyd-instr-XXXXXX)"  # a tmpfs: energyd keeps its sweep ring beside the socket
@@ -50,18 +43,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$SIM" create --board "$BOARD" --l4t "$L4T" --root "$DIR/board" >/dev/null || die "energyd-sim create failed"
-if ((PERIOD < 7)); then  # energyd requires the monitors' update_interval to keep up
-  find "$DIR/board/sys/devices" -name update_interval -exec sh -c 'echo 1 > "$1"' _ {} \;
-fi
-args=(--root "$DIR/board" --state-dir "$DIR/state" --socket "$SOCKDIR/s.sock" --log-level warn
-      --sample-period-ms "$PERIOD")
-[[ -n "$CONFIG" ]] && args+=(--config "$CONFIG")
+observed_static_tree "$DIR"
+observed_fast_monitors "$DIR"
+observed_energyd_args "$DIR" "$SOCKDIR/s.sock"
 valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file="$DIR/cg.out" \
-  "$ENERGYD" "${args[@]}" >"$DIR/log" 2>&1 &
+  "$ENERGYD" "${ENERGYD_ARGS[@]}" >"$DIR/log" 2>&1 &
 PID=$!
 
-ticks() { "$CTL" --socket "$SOCKDIR/s.sock" --json status 2>/dev/null | sed -n 's/.*"ticks": *\([0-9]*\).*/\1/p' | head -1; }
+ticks() { observed_ticks "$SOCKDIR/s.sock"; }
 T0=""
 for _ in $(seq 120); do  # valgrind starts energyd about 30 times slower
   kill -0 "$PID" 2>/dev/null || die "energyd did not start under valgrind: $(tail -n 20 "$DIR/log")"
