@@ -190,14 +190,20 @@ nlohmann::json call(const std::string& socket, const std::string& verb) {
   return r ? *r : nlohmann::json{};
 }
 
+// A string member of a reply object, or "" when it is missing or of another type.
+std::string text_of(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
 // The current-frequency file of each clock domain in energyd's `clocks`
 // verb, under `root`; an error when a domain's kind is not one of the three.
 std::string clock_files(const nlohmann::json& clocks, const std::string& root, std::vector<std::string>& out) {
-  if (!clocks.contains("domains") || !clocks["domains"].is_array()) return "no domains in energyd's clocks verb";
+  if (!clocks.is_object() || !clocks.contains("domains") || !clocks["domains"].is_array())
+    return "no domains in energyd's clocks verb";
   for (const auto& d : clocks["domains"]) {
-    const std::string kind = d.value("kind", ""), dir = d.value("dir", "");
+    const std::string kind = text_of(d, "kind"), dir = text_of(d, "dir");
     const char* file = kind == "cpu" ? "/scaling_cur_freq" : kind == "gpu" ? "/cur_freq" : kind == "emc" ? "/rate" : "";
-    if (*file == '\0' || dir.empty()) return "clock domain '" + d.value("name", "") + "' of kind '" + kind + "'";
+    if (*file == '\0' || dir.empty()) return "clock domain '" + text_of(d, "name") + "' of kind '" + kind + "'";
     out.push_back(root + dir + file);
   }
   return out.empty() ? "energyd lists no clock domain" : "";
@@ -474,8 +480,10 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
       // energyd tries each domain's counters first and gives them up after
       // about a second in which they do not advance.
       auto counted = [&socket] {
-        auto status = call(socket, "status");
-        return status.is_null() ? int64_t{-1} : status["context"].value("counted_clocks", int64_t{-1});
+        const auto status = call(socket, "status");
+        if (!status.is_object() || !status.contains("context") || !status["context"].is_object()) return int64_t{-1};
+        const auto& n = status["context"].contains("counted_clocks") ? status["context"]["counted_clocks"] : nullptr;
+        return n.is_number_integer() ? n.get<int64_t>() : int64_t{-1};
       };
       for (int i = 0; i < 50 && counted() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (counted() != 0)
