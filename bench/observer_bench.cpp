@@ -467,7 +467,10 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   if (files.empty()) return row.error = "no rail files from energyd's rails verb", row;
   std::function<int64_t()> ticks_now = [&socket] {
     auto s = call(socket, "status");
-    return s.is_null() ? int64_t{-1} : s["sampler"]["ticks"].get<int64_t>();
+    if (!s.is_object() || !s.contains("sampler") || !s["sampler"].is_object()) return int64_t{-1};
+    const auto& sampler = s["sampler"];
+    if (!sampler.contains("ticks") || !sampler["ticks"].is_number_integer()) return int64_t{-1};
+    return sampler["ticks"].get<int64_t>();
   };
   pid_t measured = d.pid();
   std::optional<ChildProcess> second;
@@ -482,8 +485,9 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
       auto counted = [&socket] {
         const auto status = call(socket, "status");
         if (!status.is_object() || !status.contains("context") || !status["context"].is_object()) return int64_t{-1};
-        const auto& n = status["context"].contains("counted_clocks") ? status["context"]["counted_clocks"] : nullptr;
-        return n.is_number_integer() ? n.get<int64_t>() : int64_t{-1};
+        const auto& context = status["context"];
+        if (!context.contains("counted_clocks") || !context["counted_clocks"].is_number_integer()) return int64_t{-1};
+        return context["counted_clocks"].get<int64_t>();
       };
       for (int i = 0; i < 50 && counted() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (counted() != 0)
