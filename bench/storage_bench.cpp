@@ -8,6 +8,11 @@
 //    and 1 min tiers (3 rails), and what a day of each tier costs.
 //  - BM_RetentionStep: time of one retention step (8 raw chunks of 3 or 9
 //    rails downsampled into 1 s buckets and deleted, one transaction).
+//  - BM_Footprint: the store's footprint (status's figures of each tier)
+//    with 1 h, 1 day and 7 days of raw chunks of 3 rails: its queries scan
+//    every row. BM_RetentionPassWeek: a steady-state retention pass on 7
+//    days of raw data (one chunk a minute into the 1 s tier), the reference
+//    (issue 16: the writer measured the footprint after every pass).
 //  - BM_TierEnergyQuery: latency of one rail's energy over 30 days answered
 //    by the 1 s tier and by the 1 min tier.
 //  - BM_RunsList: what `runs.list` does for 100 and 1000 of 1000 runs spread
@@ -263,6 +268,62 @@ void BM_RetentionStep(benchmark::State& state) {
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 BENCHMARK(BM_RetentionStep)->Arg(3)->Arg(9)->Iterations(60)->Unit(benchmark::kMillisecond);
+
+// What the store's footprint (the `status` figures of each tier) costs
+// against the raw data kept: Arg hours of 100 ms sweeps of 3 rails. The
+// writer computed it at the end of every retention pass, once a minute
+// (issue 16).
+void BM_Footprint(benchmark::State& state) {
+  const int64_t sweeps = state.range(0) * 36'000;
+  std::string path = temp_db();
+  auto store = fill_every(path, 3, sweeps, kPeriodNs);
+  (void)store->checkpoint();
+  int64_t rows = 0;
+  for (auto _ : state) {
+    auto f = store->tiers().footprint();
+    if (!f.ok()) {
+      state.SkipWithError(f.error().describe().c_str());
+      break;
+    }
+    rows = f->tiers[0].rows;
+  }
+  state.counters["raw_chunks"] = static_cast<double>(rows);
+  store.reset();
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+BENCHMARK(BM_Footprint)->Arg(1)->Arg(24)->Arg(168)->Iterations(20)->Unit(benchmark::kMillisecond);
+
+// A retention pass as the writer makes one a minute once a week of raw
+// data is kept (the default raw_retention_hours): each iteration is a
+// minute later than the last, so one raw chunk ages into the 1 s tier.
+// The reference for BM_Footprint/168 of the same run.
+void BM_RetentionPassWeek(benchmark::State& state) {
+  constexpr int64_t kMinute = 60'000'000'000;
+  const int64_t sweeps = (168 * 60 + 30) * 600;
+  std::string path = temp_db();
+  auto store = fill_every(path, 3, sweeps, kPeriodNs);
+  RetentionPolicy p = short_policy(168 * 60 * kMinute, 90 * 1440 * kMinute);
+  RetentionNow now = now_after(sweeps, kPeriodNs);
+  retain_all(*store, p, now);  // the 30 minutes beyond the week
+  int64_t chunks = 0;
+  for (auto _ : state) {
+    now.boot_ns += kMinute;
+    now.wall_ns += kMinute;
+    for (;;) {
+      auto step = store->tiers().apply_retention(p, now);
+      if (!step.ok()) {
+        state.SkipWithError(step.error().describe().c_str());
+        break;
+      }
+      chunks += step->raw_chunks_downsampled;
+      if (!step->more) break;
+    }
+  }
+  state.counters["chunks_per_pass"] = static_cast<double>(chunks) / static_cast<double>(state.iterations());
+  store.reset();
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+BENCHMARK(BM_RetentionPassWeek)->Iterations(20)->Unit(benchmark::kMillisecond);
 
 // One rail, 31 days of 1 s sweeps, everything older than 12 h downsampled
 // into the tier under test; the query spans 30 days ending in that tier.

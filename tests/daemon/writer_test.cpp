@@ -551,6 +551,39 @@ TEST_F(WriterTest, RetentionPassesRunOnTheWriterThreadAndReportTheFootprint) {
   EXPECT_EQ(stored_sweeps(), 9);  // the newest minutes are never aged out
 }
 
+// The footprint's queries read every row of every tier, so a pass measures
+// it only at the first completed pass and then once per footprint_interval.
+class WriterFootprintTest : public WriterTest {
+ protected:
+  RetentionStats five_passes(milliseconds footprint_interval) {
+    WriterOptions o = slow_flush();
+    o.flush_interval = milliseconds(5);
+    o.retention_interval = milliseconds(0);
+    o.footprint_interval = footprint_interval;
+    auto w = writer(o);
+    w->start();
+    push(*w, 0, 9);
+    bool passed = eventually([&] { return w->stats().retention.passes >= 5; });
+    w->stop();
+    EXPECT_TRUE(passed);
+    return w->stats().retention;
+  }
+};
+
+TEST_F(WriterFootprintTest, EveryCompletedPassMeasuresItWithNoInterval) {
+  auto r = five_passes(milliseconds(0));
+  ASSERT_TRUE(r.footprint.has_value() && r.footprint_at.has_value());
+  EXPECT_GE(r.footprints, 5);
+  EXPECT_LE(r.footprints, r.passes);
+}
+
+TEST_F(WriterFootprintTest, OnlyTheFirstPassMeasuresItWithinTheInterval) {
+  auto r = five_passes(milliseconds(3600000));
+  ASSERT_TRUE(r.footprint.has_value() && r.footprint_at.has_value());
+  EXPECT_GE(r.passes, 5);
+  EXPECT_EQ(r.footprints, 1);
+}
+
 }  // namespace
 }  // namespace energy::daemon
 

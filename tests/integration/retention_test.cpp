@@ -109,6 +109,8 @@ TEST_F(Retention, OldRawReadingsOfAnEarlierBootAreDownsampledAndShownInStatus) {
   EXPECT_EQ(r["tiers"][0]["tier"], "raw");
   EXPECT_EQ(r["tiers"][1]["tier"], "1s");
   EXPECT_GE(r["tiers"][1]["rows"].get<int>(), 2);  // 20 minutes of 1 s buckets: two rows
+  ASSERT_TRUE(r["footprint_age_ms"].is_number_integer()) << r.dump(2);
+  EXPECT_GE(r["footprint_age_ms"].get<int64_t>(), 0);
   EXPECT_GT(r["budget_bytes_used"].get<int64_t>(), 0);
   EXPECT_LE(r["budget_bytes_used"].get<int64_t>(), 64LL * 1024 * 1024);
   EXPECT_EQ(daemon.stop(SIGTERM), 0);

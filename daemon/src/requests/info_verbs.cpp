@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 
 #include "energy/rail_total.h"
@@ -163,6 +164,11 @@ nlohmann::json retention_json(const RetentionStats& r, const DaemonConfig& c) {
     j["file_bytes"] = r.footprint->file_bytes;
     j["free_bytes"] = r.footprint->free_bytes;
     j["wal_bytes"] = r.footprint->wal_bytes;
+  }
+  if (r.footprint_at) {
+    auto age =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *r.footprint_at);
+    j["footprint_age_ms"] = age.count();
   }
   if (!r.last_error.empty()) j["last_error"] = r.last_error;
   return j;

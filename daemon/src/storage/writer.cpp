@@ -498,9 +498,13 @@ bool StorageWriter::retain_step() {
     return false;
   }
   std::optional<StoreFootprint> footprint;
-  if (!step->more) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!step->more && (!next_footprint_ || now >= *next_footprint_)) {
     auto f = store_->tiers().footprint();
-    if (f) footprint = std::move(f).value();
+    if (f) {
+      footprint = std::move(f).value();
+      next_footprint_ = now + options_.footprint_interval;  // a failed one is tried again at the next pass
+    }
   }
   record_retention(*step, std::move(footprint));
   wal_unsynced_ = true;
@@ -516,7 +520,8 @@ void StorageWriter::note_retention_error(const Error& e) {
   r.last_error = e.describe();
 }
 
-// A step without `more` ends the pass; its footprint is then known.
+// A step without `more` ends the pass; a footprint, when one was measured,
+// comes with it.
 void StorageWriter::record_retention(const RetentionStep& step, std::optional<StoreFootprint> footprint) {
   std::lock_guard<std::mutex> lock(mu_);
   RetentionStats& r = stats_.retention;
@@ -535,7 +540,10 @@ void StorageWriter::record_retention(const RetentionStep& step, std::optional<St
   if (step.more) return;
   ++r.passes;
   r.last_error.clear();
-  if (footprint) r.footprint = std::move(footprint);
+  if (!footprint) return;
+  r.footprint = std::move(footprint);
+  r.footprint_at = std::chrono::steady_clock::now();
+  ++r.footprints;
 }
 
 Status StorageWriter::write_mark(MarkOp& op, std::vector<std::pair<MarkOp*, RunRecord>>& done) {

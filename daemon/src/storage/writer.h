@@ -37,6 +37,8 @@
 // Retention (StoreTiers::apply_retention) runs on the same thread: a pass starts
 // every retention_interval and proceeds in bounded steps of a few chunks, at
 // most retention_slice per loop turn, so a flush is never delayed by more.
+// A completed pass measures the footprint that status shows at most every
+// footprint_interval.
 // "Now" for retention is the newest sweep's time (the sampler's clocks).
 //
 // Board context rows (ContextLog) ride in the same transactions.
@@ -114,10 +116,14 @@ struct RetentionStats {
   int64_t minute_rows_deleted = 0;
   int64_t context_rows_deleted = 0;  // board context aged out with the 1 s tier
   int64_t errors = 0;
-  std::string last_error;                   // empty while healthy
-  bool over_budget = false;                 // the last pass could not get under the budget
-  int64_t budget_bytes_used = 0;            // what the budget counts, after the last step
-  std::optional<StoreFootprint> footprint;  // after the last completed pass
+  std::string last_error;         // empty while healthy
+  bool over_budget = false;       // the last pass could not get under the budget
+  int64_t budget_bytes_used = 0;  // what the budget counts, after the last step
+  // Measured at the first completed pass, then at most every
+  // footprint_interval: its queries read every row of the tiers.
+  std::optional<StoreFootprint> footprint;
+  std::optional<std::chrono::steady_clock::time_point> footprint_at;
+  int64_t footprints = 0;  // footprints measured since start
 };
 
 struct WriterStats {
@@ -169,6 +175,11 @@ struct WriterOptions {
   RetentionPolicy retention;                             // store.h; the daemon fills it from its config
   std::chrono::milliseconds retention_interval{60000};   // how often a retention pass starts
   std::chrono::milliseconds retention_slice{50};         // most time spent on retention per loop turn
+  // How often a completed pass also measures the footprint (the status
+  // figures of each tier). Its queries scan every tier's rows: about 22 ms
+  // with 7 days of raw chunks of 3 rails (storage_bench BM_Footprint), which
+  // once a minute would cost more than the sampling (issue 16).
+  std::chrono::milliseconds footprint_interval{3600000};
 };
 
 class StorageWriter final : public SampleSink, public ContextSink {
@@ -302,7 +313,8 @@ class StorageWriter final : public SampleSink, public ContextSink {
   bool final_flush_ = false;         // the flush of stop()
   std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point next_retention_ = std::chrono::steady_clock::now();
-  bool retention_running_ = false;           // a pass has started and has steps left
+  bool retention_running_ = false;                                       // a pass has started and has steps left
+  std::optional<std::chrono::steady_clock::time_point> next_footprint_;  // none: at the next completed pass
   std::optional<Sample> newest_;             // the newest sweep's times: retention's "now" (values unused)
   EnergyCounters* counters_ = nullptr;       // set before start; count() under mu_
   std::optional<CountersSnapshot> counted_;  // the counters as of the sweeps drained so far
