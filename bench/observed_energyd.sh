@@ -5,8 +5,10 @@
 # count. The sourcing script sets NAME (its name, for messages) first.
 #
 # Command line: ENERGYD_SIM SECONDS ENERGYD [PERIOD_MS] [CONFIG]; environment:
-# OBS_BOARD ("board l4t", default "jetson-orin-nano 36") and ENERGYCTL (default:
-# beside ENERGYD's build, ../cli/energyctl).
+# OBS_BOARD ("board l4t", default "jetson-orin-nano 36"), ENERGYCTL (default:
+# beside ENERGYD's build, ../cli/energyctl) and OBS_DB (a database energyd
+# starts with, copied into its state directory: bench/aged_database makes
+# one of a board that has kept a week of history).
 
 die() { echo "$NAME: $*" >&2; exit 1; }
 
@@ -24,6 +26,7 @@ observed_args() {
   [[ -x "$CTL" ]] || die "no energyctl at $CTL (set ENERGYCTL)"
   read -r BOARD L4T <<<"${OBS_BOARD:-jetson-orin-nano 36}"
   [[ -n "$BOARD" && -n "$L4T" ]] || die "OBS_BOARD must be \"board l4t\", got '${OBS_BOARD:-}'"
+  [[ -z "${OBS_DB:-}" || -r "$OBS_DB" ]] || die "cannot read OBS_DB's database $OBS_DB"
 }
 
 # A static tree of BOARD at DIR/board (energyd-sim create).
@@ -40,8 +43,13 @@ observed_fast_monitors() {
 }
 
 # energyd's arguments for the tree at DIR/board and the socket SOCKET, in
-# the array ENERGYD_ARGS.
+# the array ENERGYD_ARGS; OBS_DB's database, when given, in DIR/state.
 observed_energyd_args() {
+  if [[ -n "${OBS_DB:-}" ]]; then
+    mkdir -p "$1/state"
+    cp -- "$OBS_DB" "$1/state/energyd.db" || die "cannot copy $OBS_DB"
+    [[ ! -e "$OBS_DB-marks" ]] || cp -- "$OBS_DB-marks" "$1/state/energyd.db-marks" || die "cannot copy $OBS_DB-marks"
+  fi
   ENERGYD_ARGS=(--root "$1/board" --state-dir "$1/state" --socket "$2" --log-level warn --sample-period-ms "$PERIOD")
   [[ -z "$CONFIG" ]] || ENERGYD_ARGS+=(--config "$CONFIG")
 }

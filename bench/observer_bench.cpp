@@ -45,13 +45,16 @@
 // are set to 1 ms, which energyd requires of a 1 ms period.
 //
 // Usage: observer_bench [--short] [--board orin-nano|tx2]... [--period 100|10|1]... [--out FILE]
-//                       [--energyd PATH] [--config FILE] [--windows N] [--control | --control-only]
+//                       [--energyd PATH] [--config FILE] [--db FILE] [--windows N] [--control | --control-only]
 //                       [--control-floor "FLAGS"]
 //   --period MS: only that period (default: all three);
 //   --energyd PATH: measure that energyd build instead of this tree's;
 //   --config FILE: YAML lines added to energyd's config, to see what a
 //     part costs (e.g. `clock_poll_ms: 0` and `thermal_poll_ms: 0`: the
 //     sampling and storage alone; docs/PERFORMANCE.md "Where the CPU goes");
+//   --db FILE: energyd starts with a copy of this database in its state
+//     directory (bench/aged_database makes one of a board that has kept a
+//     week of history: its retention passes then work as on such a board);
 //   --windows N: the floor's ticks run as N windows one after the other,
 //     each starting at another phase against energyd's ticks (default 5);
 //     the table gives the ratio over all of them and the median and range
@@ -532,9 +535,20 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   return all;
 }
 
-// `control`: a control row, its floor run with these options.
+// Copies the database `db` (and its marks journal, when there is one) into
+// energyd's state directory under `dir`; an error message, or empty.
+std::string start_with_database(const std::string& db, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir + "/state", ec);
+  if (!ec) fs::copy_file(db, dir + "/state/energyd.db", ec);
+  if (!ec && fs::exists(db + "-marks", ec)) fs::copy_file(db + "-marks", dir + "/state/energyd.db-marks", ec);
+  return ec ? "--db: cannot copy " + db + ": " + ec.message() : std::string();
+}
+
+// `control`: a control row, its floor run with these options. `db`: a
+// database energyd starts with (--db), or empty.
 Row measure(const Board& b, const Period& p, const std::string& energyd, const std::string& extra, int windows,
-            const std::optional<std::vector<std::string>>& control) {
+            const std::string& db, const std::optional<std::vector<std::string>>& control) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
@@ -545,9 +559,9 @@ Row measure(const Board& b, const Period& p, const std::string& energyd, const s
   if (::mkdtemp(run_tmpl) == nullptr) return row.error = "mkdtemp in /dev/shm failed", row;
   std::string run_dir = run_tmpl;
   auto made = run_command({ENERGYD_SIM_BIN, "create", "--board", b.board, "--l4t", b.l4t, "--root", dir + "/board"});
-  if (made.exit_code != 0)
-    row.error = "energyd-sim: " + made.err;
-  else {
+  if (made.exit_code != 0) row.error = "energyd-sim: " + made.err;
+  if (row.error.empty() && !db.empty()) row.error = start_with_database(db, dir);
+  if (row.error.empty()) {
     if (p.ms < 7) set_update_intervals(dir + "/board");
     row = measure_on(row, dir, run_dir, p, energyd, extra, windows, control);
   }
@@ -649,6 +663,7 @@ struct Options {
   std::string out;
   std::string extra;                       // --config: the file's YAML lines, added to energyd's config
   std::string energyd = ENERGYD_BIN;       // --energyd: another build, for a before/after pair
+  std::string db;                          // --db: a database energyd starts with
   int windows = 5;                         // --windows: the floor's ticks split into this many windows
   bool control = false;                    // --control: a control row after each energyd row
   bool control_only = false;               // --control-only: the control rows alone
@@ -708,14 +723,19 @@ bool parse(int argc, char** argv, Options& o) {
       std::ifstream in(argv[++i]);
       if (!in) return std::fprintf(stderr, "observer_bench: --config: cannot read '%s'\n", argv[i]), false;
       o.extra = slurp(argv[i]);
+    } else if (flag == "--db" && i + 1 < argc) {
+      o.db = argv[++i];
+      if (::access(o.db.c_str(), R_OK) != 0)
+        return std::fprintf(stderr, "observer_bench: --db: cannot read '%s'\n", o.db.c_str()), false;
     } else if (flag == "--windows" && i + 1 < argc)
       o.windows = static_cast<int>(energy::bench::whole_number_or_exit("observer_bench", flag, argv[++i], 1, 50));
     else
-      return std::fprintf(stderr,
-                          "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
-                          "--out FILE, --energyd PATH, --config FILE, --windows N, --control, --control-only, "
-                          "--control-floor \"FLAGS\")\n",
-                          argv[i]),
+      return std::fprintf(
+                 stderr,
+                 "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
+                 "--out FILE, --energyd PATH, --config FILE, --db FILE, --windows N, --control, --control-only, "
+                 "--control-floor \"FLAGS\")\n",
+                 argv[i]),
              false;
   }
   return true;
@@ -733,8 +753,8 @@ int run(int argc, char** argv) {
       if (!o.periods.empty() && std::find(o.periods.begin(), o.periods.end(), p.ms) == o.periods.end()) continue;
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      if (!o.control_only) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, std::nullopt));
-      if (o.control) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.control_flags));
+      if (!o.control_only) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.db, std::nullopt));
+      if (o.control) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.db, o.control_flags));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;

@@ -19,6 +19,8 @@
 #   TICK_MAX_SAMPLE=N: exit 1 when the `sample` thread takes more than N
 #   instructions a tick (the ctest's regression bound).
 #   TICK_KEEP=1 keeps the run's directory (callgrind's dumps, energyd's log).
+#   TICK_SETTLE=S: seconds between energyd's 20th tick and the window
+#   (default 2; with OBS_DB, long enough for the first retention pass).
 # Prints one line per thread that ran in the window ("sample 5123 Ir/tick"),
 # then "ticks N". Exits non-zero when energyd does not start or a count is
 # missing.
@@ -30,6 +32,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/observed_energyd.sh"
 observed_args "$@"
 [[ -z "${TICK_MAX_SAMPLE:-}" || "$TICK_MAX_SAMPLE" =~ ^[1-9][0-9]*$ ]] ||
   die "TICK_MAX_SAMPLE must be a whole number > 0, got '$TICK_MAX_SAMPLE'"
+SETTLE="${TICK_SETTLE:-2}"
+[[ "$SETTLE" =~ ^[0-9]+$ ]] || die "TICK_SETTLE must be a whole number of seconds, got '$SETTLE'"
 command -v valgrind >/dev/null || die "valgrind is not installed"
 command -v callgrind_control >/dev/null || die "callgrind_control is not installed (package valgrind)"
 
@@ -59,7 +63,7 @@ for _ in $(seq 120); do  # valgrind starts energyd about 30 times slower
   sleep 0.5
 done
 [[ -n "$T0" && "$T0" -gt 20 ]] || die "energyd took no 20 ticks within 60 s under valgrind"
-sleep 2  # past the first checkpoint's work
+sleep "$SETTLE"  # past the first checkpoint's work (and with OBS_DB the first retention pass's)
 # The status calls that read the ticks stay outside the counted window
 # (energyd's main and store threads answer them); the window's edges are
 # each within a tick of the reads.
