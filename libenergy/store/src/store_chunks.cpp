@@ -152,7 +152,10 @@ Result<std::optional<RailCursor>> StoreReadings::cursor_before(int64_t boot, int
 Result<std::optional<RailCursor>> StoreReadings::cursor_after(int64_t boot, int64_t rail_id, int64_t t_ns) {
   auto edge = chunk_at_or_before(boot, rail_id, t_ns);
   if (!edge) return edge.take_error();
-  if (edge->has_value()) {
+  // The chunk is decoded only when its last valid reading is at or after t:
+  // retention asks for the reading after a chunk's end (issue 16).
+  const RailCursor* last = edge->has_value() ? &(*edge)->rail.last : nullptr;
+  if (last != nullptr && last->has_last && last->last_t_ns >= t_ns) {
     auto readings = decode((*edge)->chunk_id, rail_id);
     if (!readings) return readings.take_error();
     for (const auto& r : *readings) {
