@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: %s DB HOURS [RAILS]\n", kProgram);
       return 2;
     }
-    long hours = energy::bench::whole_number_or_exit(kProgram, "HOURS", argv[2], 1, 24 * 90);
+    long hours = energy::bench::whole_number_or_exit(kProgram, "HOURS", argv[2], 1, long{24} * 90);
     long rails = argc == 4 ? energy::bench::whole_number_or_exit(kProgram, "RAILS", argv[3], 1, 64) : 3;
     return run(argv[1], hours, rails);
   });

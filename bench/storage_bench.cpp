@@ -299,10 +299,10 @@ BENCHMARK(BM_Footprint)->Arg(1)->Arg(24)->Arg(168)->Iterations(20)->Unit(benchma
 // The reference for BM_Footprint/168 of the same run.
 void BM_RetentionPassWeek(benchmark::State& state) {
   constexpr int64_t kMinute = 60'000'000'000;
-  const int64_t sweeps = (168 * 60 + 30) * 600;
+  const int64_t sweeps = int64_t{168 * 60 + 30} * 600;
   std::string path = temp_db();
   auto store = fill_every(path, 3, sweeps, kPeriodNs);
-  RetentionPolicy p = short_policy(168 * 60 * kMinute, 90 * 1440 * kMinute);
+  RetentionPolicy p = short_policy(int64_t{168} * 60 * kMinute, int64_t{90} * 1440 * kMinute);
   RetentionNow now = now_after(sweeps, kPeriodNs);
   retain_all(*store, p, now);  // the 30 minutes beyond the week
   int64_t chunks = 0;
