@@ -176,7 +176,7 @@ struct WriterOptions {
   std::chrono::milliseconds retention_interval{60000};   // how often a retention pass starts
   std::chrono::milliseconds retention_slice{50};         // most time spent on retention per loop turn
   // How often a completed pass also measures the footprint (the status
-  // figures of each tier). Its queries scan every tier's rows: about 22 ms
+  // figures of each tier). Its queries scan every tier's rows: 22-28 ms
   // with 7 days of raw chunks of 3 rails (storage_bench BM_Footprint), which
   // once a minute would cost more than the sampling (issue 16).
   std::chrono::milliseconds footprint_interval{3600000};
