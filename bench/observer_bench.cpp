@@ -194,6 +194,15 @@ nlohmann::json call(const std::string& socket, const std::string& verb) {
 }
 
 // A string member of a reply object, or "" when it is missing or of another type.
+// status[section][key] when it is an integer, else -1 (a reply of another
+// shape is not an exception).
+int64_t status_int(const nlohmann::json& status, const char* section, const char* key) {
+  if (!status.is_object() || !status.contains(section) || !status[section].is_object()) return -1;
+  const auto& part = status[section];
+  if (!part.contains(key) || !part[key].is_number_integer()) return -1;
+  return part[key].get<int64_t>();
+}
+
 std::string text_of(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
@@ -470,10 +479,7 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   if (files.empty()) return row.error = "no rail files from energyd's rails verb", row;
   std::function<int64_t()> ticks_now = [&socket] {
     auto s = call(socket, "status");
-    if (!s.is_object() || !s.contains("sampler") || !s["sampler"].is_object()) return int64_t{-1};
-    const auto& sampler = s["sampler"];
-    if (!sampler.contains("ticks") || !sampler["ticks"].is_number_integer()) return int64_t{-1};
-    return sampler["ticks"].get<int64_t>();
+    return status_int(s, "sampler", "ticks");
   };
   pid_t measured = d.pid();
   std::optional<ChildProcess> second;
@@ -487,10 +493,7 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
       // about a second in which they do not advance.
       auto counted = [&socket] {
         const auto status = call(socket, "status");
-        if (!status.is_object() || !status.contains("context") || !status["context"].is_object()) return int64_t{-1};
-        const auto& context = status["context"];
-        if (!context.contains("counted_clocks") || !context["counted_clocks"].is_number_integer()) return int64_t{-1};
-        return context["counted_clocks"].get<int64_t>();
+        return status_int(status, "context", "counted_clocks");
       };
       for (int i = 0; i < 50 && counted() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (counted() != 0)
