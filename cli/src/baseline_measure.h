@@ -22,6 +22,7 @@
 namespace energy::cli {
 
 constexpr int64_t kDefaultBaselineMs = 10000;
+constexpr int64_t kMaxBaselineMs = 3'600'000;  // --baseline's bound: an hour of idling is plenty
 
 struct BaselineRequest {
   int64_t duration_ms = kDefaultBaselineMs;

@@ -15,8 +15,6 @@
 namespace energy::cli {
 namespace {
 
-constexpr int64_t kMaxBaselineMs = 3'600'000;  // an hour of idling is plenty
-
 struct BaselineArgs {
   BaselineRequest request;
   bool show = false;
@@ -38,7 +36,7 @@ Status apply(const std::string& flag, const std::string& value, BaselineArgs& a)
   return ok_status();
 }
 
-Result<BaselineArgs> parse(const Context& ctx, const Args& args) {
+Result<BaselineArgs> parse_baseline_args(const Context& ctx, const Args& args) {
   BaselineArgs a;
   a.json = ctx.json;
   bool measuring_option = false;
@@ -80,7 +78,7 @@ int show(const Context& ctx, bool json) {
 }  // namespace
 
 int cmd_baseline(const Context& ctx, const Args& args) {
-  auto a = parse(ctx, args);
+  auto a = parse_baseline_args(ctx, args);
   if (!a) return usage_error(ctx, a.error().message);
   if (a->show) return show(ctx, a->json);
   auto out = measure_baseline(ctx, a->request);

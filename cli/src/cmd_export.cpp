@@ -40,7 +40,7 @@ Status apply(const std::string& flag, const std::string& value, ExportArgs& out)
   return ok_status();
 }
 
-Result<ExportArgs> parse(const Context& ctx, const Args& args) {
+Result<ExportArgs> parse_export_args(const Context& ctx, const Args& args) {
   ExportArgs out{0, wall_now_ns(), "", !ctx.json};
   auto applied =
       for_each_option(args, [&](const std::string& flag, const std::string& value) { return apply(flag, value, out); });
@@ -53,7 +53,7 @@ Result<ExportArgs> parse(const Context& ctx, const Args& args) {
 
 int cmd_export(const Context& ctx, const Args& args) {
   if (!args.words.empty()) return cmd_export_run(ctx, args);
-  auto a = parse(ctx, args);
+  auto a = parse_export_args(ctx, args);
   if (!a) return usage_error(ctx, a.error().message);
   if (a->csv) std::cout << csv_header();
   if (!a->csv) std::cout << "[";

@@ -46,7 +46,7 @@ Status apply(const std::string& flag, const std::string& value, ExportRunArgs& a
   return ok_status();
 }
 
-Result<ExportRunArgs> parse(const Context& ctx, const Args& args) {
+Result<ExportRunArgs> parse_export_run_args(const Context& ctx, const Args& args) {
   if (args.words.size() != 1)
     return make_error(ErrorCode::kInvalid, "export takes one RUN, got '" + args.words[1] + "' after it");
   ExportRunArgs a{args.words.front(), "", !ctx.json};
@@ -80,7 +80,7 @@ int stream_rows(Client& client, int64_t run_id, const std::string& rail,
 }  // namespace
 
 int cmd_export_run(const Context& ctx, const Args& args) {
-  auto a = parse(ctx, args);
+  auto a = parse_export_run_args(ctx, args);
   if (!a) return usage_error(ctx, a.error().message);
   auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());

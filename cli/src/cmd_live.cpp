@@ -45,7 +45,7 @@ Status apply(const std::string& flag, const std::string& value, LiveArgs& a) {
   return ok_status();
 }
 
-Result<LiveArgs> parse(const Context& ctx, const Args& args) {
+Result<LiveArgs> parse_live_args(const Context& ctx, const Args& args) {
   LiveArgs a;
   a.json = ctx.json;
   if (auto st = no_words(args, "live"); !st) return st.take_error();
@@ -78,7 +78,7 @@ void show(const nlohmann::json& snap, bool json, bool redraw) {
 }  // namespace
 
 int cmd_live(const Context& ctx, const Args& args) {
-  auto a = parse(ctx, args);
+  auto a = parse_live_args(ctx, args);
   if (!a) return usage_error(ctx, a.error().message);
   auto client = connect_daemon(ctx);
   if (!client) return report_failure(client.error());

@@ -38,10 +38,7 @@
 namespace energy::cli {
 namespace {
 
-constexpr int kMaxRepeat = 10000;
-constexpr size_t kMaxNameChars = 200;         // the daemon's limit
-constexpr size_t kMaxCommandTagChars = 1000;  // keeps the mark.start frame far below 64 KiB
-constexpr int64_t kMaxBaselineMs = 3'600'000;
+constexpr int kMaxRunRepeat = 10000;
 
 struct RunArgs {
   std::string name;
@@ -74,7 +71,7 @@ Status apply_option(const std::string& flag, const std::string& value, RunArgs& 
   } else if (flag == "--tag") {
     return add_tag_arg(value, out.tags);
   } else if (flag == "--repeat") {
-    auto r = parse_whole_option("--repeat", value, 1, kMaxRepeat);
+    auto r = parse_whole_option("--repeat", value, 1, kMaxRunRepeat);
     if (!r) return r.take_error();
     out.repeat = static_cast<int>(*r);
   } else if (flag == "--items") {
@@ -92,7 +89,7 @@ Status apply_option(const std::string& flag, const std::string& value, RunArgs& 
 }
 
 // The table's parser stopped at "--" or at the first word: the words are CMD.
-Result<RunArgs> parse(const Context& ctx, const Args& args) {
+Result<RunArgs> parse_run_args(const Context& ctx, const Args& args) {
   RunArgs out;
   out.json = ctx.json;
   auto applied = for_each_option(
@@ -113,7 +110,7 @@ std::string basename_of(const std::string& path) {
 
 std::string default_name(const RunArgs& a) {
   std::string name = a.name.empty() ? basename_of(a.command.front()) : a.name;
-  return name.substr(0, kMaxNameChars);
+  return name.substr(0, protocol::kMaxNameChars);
 }
 
 // The user's tags, plus the command line (and the repeat) unless the user set them.
@@ -218,7 +215,7 @@ int write_output(const RunArgs& a, const RunDocument& doc, FILE* out) {
 }  // namespace
 
 int cmd_run(const Context& ctx, const Args& args) {
-  auto a = parse(ctx, args);
+  auto a = parse_run_args(ctx, args);
   if (!a) return usage_error(ctx, a.error().message);
   auto out = open_output(a->output);
   if (!out) {

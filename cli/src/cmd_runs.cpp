@@ -50,7 +50,7 @@ Status apply_option(const std::string& flag, const std::string& value, RunsArgs&
   return ok_status();
 }
 
-Result<RunsArgs> parse(const Context& ctx, const Args& args) {
+Result<RunsArgs> parse_runs_args(const Context& ctx, const Args& args) {
   RunsArgs a;
   a.json = ctx.json;
   if (auto st = no_words(args, "runs"); !st) return st.take_error();
@@ -67,7 +67,7 @@ Result<RunsArgs> parse(const Context& ctx, const Args& args) {
 }  // namespace
 
 int cmd_runs(const Context& ctx, const Args& args) {
-  auto a = parse(ctx, args);
+  auto a = parse_runs_args(ctx, args);
   if (!a) return usage_error(ctx, a.error().message);
   auto page = fetch_runs(ctx, a->filter, a->limit);
   if (!page) return report_failure(page.error());

@@ -12,7 +12,7 @@ std::string rail_reading(const nlohmann::json& r, const char* key, int decimals)
   return fixed(r.value(key, 0.0), decimals);
 }
 
-std::string rails_table(const nlohmann::json& st) {
+std::string rail_monitors_table(const nlohmann::json& st) {
   Table t({{"RAIL"},
            {"DRIVER"},
            {"DEVICE"},
@@ -135,7 +135,7 @@ int cmd_status(const Context& ctx, const Args& args) {
     return kExitOk;
   }
   print_board(out.result);
-  std::cout << "\n" << rails_table(out.result) << "\n";
+  std::cout << "\n" << rail_monitors_table(out.result) << "\n";
   print_monitors(out.result);
   print_total(out.result);
   print_health(out.result);

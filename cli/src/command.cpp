@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "command_table.h"
+#include "table.h"
 
 namespace energy::cli {
 
@@ -41,6 +42,16 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it == j.end() ? kNull : *it;
 }
+
+std::optional<double> number_of(const nlohmann::json& j) {
+  return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
+}
+
+std::string number_text(const nlohmann::json& j, int decimals) {
+  return j.is_number() ? fixed(j.get<double>(), decimals) : "-";
+}
+
+nlohmann::json json_or_null(std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 std::string safe_text(const nlohmann::json& j, const char* key, const std::string& fallback) {
   return terminal_safe(j.value(key, fallback));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,12 @@ int usage_error(const Context& ctx, const std::string& message);
 int report_failure(const Error& error);
 // j[key] when j is an object holding key, else a null (which iterates as empty).
 const nlohmann::json& member(const nlohmann::json& j, const char* key);
+// j as a double when it is a number, else nullopt (absent rather than zero).
+std::optional<double> number_of(const nlohmann::json& j);
+// j with `decimals` decimals when it is a number, else "-" (a table cell).
+std::string number_text(const nlohmann::json& j, int decimals);
+// v as a JSON number, or null when absent.
+nlohmann::json json_or_null(std::optional<double> v);
 // The string j[key] (`fallback` when absent) through terminal_safe(), for text output.
 std::string safe_text(const nlohmann::json& j, const char* key, const std::string& fallback = "");
 // For an error whose message has several lines (a child program's stderr,

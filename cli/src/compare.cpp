@@ -23,18 +23,11 @@ constexpr Metric kPeak{"peak_power_w", "PEAK W", "W", 3};
 constexpr Metric kPerItem{"energy_per_item_j", "J/ITEM", "J", 6};
 constexpr Metric kNetPerItem{"net_per_item_j", "NET J/ITEM", "J", 6};
 
-std::optional<double> number(const nlohmann::json& v) {
-  if (!v.is_number()) return std::nullopt;
-  return v.get<double>();
-}
-
-nlohmann::json opt_json(std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
-
 std::optional<double> metric_value(const nlohmann::json& rep, const Metric& m, const std::string& rail) {
-  if (std::string(m.key) == kDuration.key) return number(member(rep, "duration_s"));
-  if (rail.empty()) return number(member(member(rep, "total"), m.key));
+  if (std::string(m.key) == kDuration.key) return number_of(member(rep, "duration_s"));
+  if (rail.empty()) return number_of(member(member(rep, "total"), m.key));
   for (const auto& r : member(rep, "rails")) {
-    if (r.value("label", "") == rail) return number(member(r, m.key));
+    if (r.value("label", "") == rail) return number_of(member(r, m.key));
   }
   return std::nullopt;
 }
@@ -44,8 +37,8 @@ nlohmann::json metric_row(const std::vector<nlohmann::json>& reports, const Metr
   std::optional<double> first = metric_value(reports.front(), m, rail);
   for (size_t i = 0; i < reports.size(); ++i) {
     auto v = metric_value(reports[i], m, rail);
-    values.push_back(opt_json(v));
-    diffs.push_back(i == 0 ? nlohmann::json() : opt_json(percent_difference(first, v)));
+    values.push_back(json_or_null(v));
+    diffs.push_back(i == 0 ? nlohmann::json() : json_or_null(percent_difference(first, v)));
   }
   nlohmann::json row = {{"metric", m.key}, {"unit", m.unit}, {"values", values}, {"diff_pct", diffs}};
   if (!rail.empty()) row["rail"] = rail;

@@ -35,21 +35,17 @@ struct Group {
   Values values;
 };
 
-std::optional<double> number(const json& v) {
-  return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
-}
-
 // The run's figures; false when it has no energy (not comparable).
 bool add_run(const json& run, Group& g) {
   const auto& s = member(run, "summary");
-  auto energy = number(member(s, "energy_j"));
+  auto energy = number_of(member(s, "energy_j"));
   if (!energy) return false;
   g.runs.push_back(run.value("id", int64_t{0}));
   g.values["energy_j"].push_back(*energy);
-  auto items = number(member(run, "items"));
+  auto items = number_of(member(run, "items"));
   if (items && *items > 0) g.values["energy_per_item_j"].push_back(*energy / *items);
   for (const char* key : {"duration_s", "avg_power_w"}) {
-    if (auto v = number(member(s, key))) g.values[key].push_back(*v);
+    if (auto v = number_of(member(s, key))) g.values[key].push_back(*v);
   }
   return true;
 }
@@ -69,12 +65,10 @@ void order_groups(std::vector<Group>& groups) {
   });
 }
 
-json opt(std::optional<double> v) { return v ? json(*v) : json(); }
-
 json summary_json(const Summary& s) {
   return {{"n", s.n},
           {"mean", s.mean},
-          {"stddev", opt(s.stddev)},
+          {"stddev", json_or_null(s.stddev)},
           {"ci95_low", s.ci95_half ? json(s.ci95_low()) : json()},
           {"ci95_high", s.ci95_half ? json(s.ci95_high()) : json()}};
 }
@@ -86,7 +80,7 @@ json difference_json(const Summary& ref, const Summary& other) {
           {"diff_pct", pct},
           {"ci95_low", d.ci95_half ? json(d.diff - *d.ci95_half) : json()},
           {"ci95_high", d.ci95_half ? json(d.diff + *d.ci95_half) : json()},
-          {"df", opt(d.df)}};
+          {"df", json_or_null(d.df)}};
 }
 
 std::map<std::string, Summary> summaries(const Group& g) {

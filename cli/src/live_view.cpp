@@ -9,10 +9,6 @@
 namespace energy::cli {
 namespace {
 
-std::string number(const nlohmann::json& v, int decimals) {
-  return v.is_number() ? fixed(v.get<double>(), decimals) : "-";
-}
-
 nlohmann::json rail_entry(const nlohmann::json& r, const std::vector<std::string>& in_total) {
   std::string label = r.value("label", "");
   bool total = std::find(in_total.begin(), in_total.end(), label) != in_total.end();
@@ -31,15 +27,15 @@ nlohmann::json clock_entry(const nlohmann::json& d) {
   return j;
 }
 
-std::string rails_table(const nlohmann::json& snap) {
+std::string live_rails_table(const nlohmann::json& snap) {
   Table t({{"RAIL"}, {"V", Align::kRight}, {"A", Align::kRight}, {"W", Align::kRight}});
   for (const auto& r : member(snap, "rails")) {
     std::string label = r.value("label", "") + (r.value("in_total", false) ? " *" : "");
     if (r.contains("error"))
       t.add_row({label, "-", "-", "-  read failed: " + r.value("error", "")});
     else
-      t.add_row({label, number(member(r, "voltage_v"), 3), number(member(r, "current_a"), 3),
-                 number(member(r, "power_w"), 3)});
+      t.add_row({label, number_text(member(r, "voltage_v"), 3), number_text(member(r, "current_a"), 3),
+                 number_text(member(r, "power_w"), 3)});
   }
   return t.render();
 }
@@ -55,9 +51,9 @@ std::string clocks_table(const nlohmann::json& snap) {
   return t.render();
 }
 
-std::string thermal_table(const nlohmann::json& snap) {
+std::string live_thermal_table(const nlohmann::json& snap) {
   Table t({{"ZONE"}, {"TEMP C", Align::kRight}});
-  for (const auto& z : member(snap, "thermal")) t.add_row({z.value("type", ""), number(member(z, "temp_c"), 1)});
+  for (const auto& z : member(snap, "thermal")) t.add_row({z.value("type", ""), number_text(member(z, "temp_c"), 1)});
   return t.render();
 }
 
@@ -82,9 +78,9 @@ nlohmann::json live_snapshot(const nlohmann::json& status, const nlohmann::json&
 
 std::string render_live(const nlohmann::json& snap) {
   std::string out = format_local_ns(snap.value("wall_ns", int64_t{0})) + "   total " +
-                    number(member(snap, "total_power_w"), 3) + " W   (* = in total)\n\n" + rails_table(snap);
+                    number_text(member(snap, "total_power_w"), 3) + " W   (* = in total)\n\n" + live_rails_table(snap);
   if (!member(snap, "clocks").empty()) out += "\n" + clocks_table(snap);
-  if (!member(snap, "thermal").empty()) out += "\n" + thermal_table(snap);
+  if (!member(snap, "thermal").empty()) out += "\n" + live_thermal_table(snap);
   return out;
 }
 

@@ -9,6 +9,7 @@
 // Thread-safety: for single-threaded programs (run_child.h).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@
 #include "run_report.h"
 
 namespace energy::cli {
+
+// The run's "command" tag is its command line cut to this length, which keeps
+// the mark.start frame far below 64 KiB.
+constexpr size_t kMaxCommandTagChars = 1000;
 
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json member; its moves do not throw
 struct MeasuredRunRequest {

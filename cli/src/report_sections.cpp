@@ -8,13 +8,9 @@
 namespace energy::cli {
 namespace {
 
-std::string number(const nlohmann::json& v, int decimals) {
-  return v.is_number() ? fixed(v.get<double>(), decimals) : "-";
-}
-
 std::string idle_w(const nlohmann::json& baseline, const std::string& label) {
   for (const auto& r : member(baseline, "rails")) {
-    if (r.value("label", "") == label) return number(member(r, "avg_power_w"), 3);
+    if (r.value("label", "") == label) return number_text(member(r, "avg_power_w"), 3);
   }
   return "-";
 }
@@ -33,12 +29,14 @@ std::string baseline_table(const nlohmann::json& rep) {
            {"NET J", Align::kRight}});
   for (const auto& r : member(rep, "rails")) {
     std::string label = r.value("label", "");
-    t.add_row({label + (r.value("in_total", false) ? " *" : ""), idle_w(bl, label), number(member(r, "energy_j"), 4),
-               number(member(r, "idle_j"), 4), number(member(r, "net_j"), 4)});
+    t.add_row({label + (r.value("in_total", false) ? " *" : ""), idle_w(bl, label),
+               number_text(member(r, "energy_j"), 4), number_text(member(r, "idle_j"), 4),
+               number_text(member(r, "net_j"), 4)});
   }
   const auto& total = member(rep, "total");
-  t.add_row({"TOTAL", number(member(member(bl, "total"), "avg_power_w"), 3), number(member(total, "energy_j"), 4),
-             number(member(total, "idle_j"), 4), number(member(total, "net_j"), 4)});
+  t.add_row({"TOTAL", number_text(member(member(bl, "total"), "avg_power_w"), 3),
+             number_text(member(total, "energy_j"), 4), number_text(member(total, "idle_j"), 4),
+             number_text(member(total, "net_j"), 4)});
   return t.render();
 }
 

@@ -8,10 +8,6 @@
 namespace energy::cli {
 namespace {
 
-std::string number(const nlohmann::json& v, int decimals) {
-  return v.is_number() ? fixed(v.get<double>(), decimals) : "-";
-}
-
 std::string name_text(const nlohmann::json& run) {
   const auto& kind = member(member(run, "tags"), "energyd.kind");
   std::string name = run.value("name", "");
@@ -77,8 +73,9 @@ std::string render_run_list(const nlohmann::json& runs) {
     const auto& duration = member(s, "duration_s");
     t.add_row({std::to_string(r.value("id", int64_t{0})), name_text(r), r.value("state", ""),
                format_local_ns(r.value("start_wall_ns", int64_t{0})),
-               duration.is_number() ? duration_text(duration.get<double>()) : "-", number(member(s, "energy_j"), 4),
-               number(member(s, "avg_power_w"), 3), per_item(r), compact_tags(member(r, "tags"))});
+               duration.is_number() ? duration_text(duration.get<double>()) : "-",
+               number_text(member(s, "energy_j"), 4), number_text(member(s, "avg_power_w"), 3), per_item(r),
+               compact_tags(member(r, "tags"))});
   }
   return t.render();
 }

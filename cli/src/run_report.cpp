@@ -11,34 +11,29 @@
 namespace energy::cli {
 namespace {
 
-struct Metric {
+struct ReportMetric {
   const char* key;    // JSON key in the summary
   const char* title;  // row title in the text summary
   int decimals;
 };
-constexpr Metric kEnergy{"energy_j", "ENERGY J", 4};
-constexpr Metric kDuration{"duration_s", "DURATION s", 3};
-constexpr Metric kPower{"avg_power_w", "AVG POWER W", 3};
-constexpr Metric kPerItem{"energy_per_item_j", "J PER ITEM", 6};
+constexpr ReportMetric kReportEnergy{"energy_j", "ENERGY J", 4};
+constexpr ReportMetric kReportDuration{"duration_s", "DURATION s", 3};
+constexpr ReportMetric kReportPower{"avg_power_w", "AVG POWER W", 3};
+constexpr ReportMetric kReportPerItem{"energy_per_item_j", "J PER ITEM", 6};
 // With an idle baseline: what the workload added to the idle board.
-constexpr Metric kNet{"net_energy_j", "NET J", 4};
-constexpr Metric kNetPerItem{"net_energy_per_item_j", "NET J PER ITEM", 6};
-
-std::optional<double> number(const nlohmann::json& j) {
-  if (!j.is_number()) return std::nullopt;
-  return j.get<double>();
-}
+constexpr ReportMetric kReportNet{"net_energy_j", "NET J", 4};
+constexpr ReportMetric kReportNetPerItem{"net_energy_per_item_j", "NET J PER ITEM", 6};
 
 // The value of one metric in one run's report; absent rather than zero.
-std::optional<double> metric_of(const Repeat& r, const Metric& m, std::optional<double> items) {
+std::optional<double> metric_of(const Repeat& r, const ReportMetric& m, std::optional<double> items) {
   if (!r.report) return std::nullopt;
   const auto& total = member(*r.report, "total");
   std::string key = m.key;
-  if (key == kDuration.key) return number(member(*r.report, "duration_s"));
-  if (key == kPower.key) return number(member(total, "avg_power_w"));
-  const bool net = key == kNet.key || key == kNetPerItem.key;
-  auto energy = number(member(total, net ? "net_j" : "energy_j"));
-  if (key == kEnergy.key || key == kNet.key) return energy;
+  if (key == kReportDuration.key) return number_of(member(*r.report, "duration_s"));
+  if (key == kReportPower.key) return number_of(member(total, "avg_power_w"));
+  const bool net = key == kReportNet.key || key == kReportNetPerItem.key;
+  auto energy = number_of(member(total, net ? "net_j" : "energy_j"));
+  if (key == kReportEnergy.key || key == kReportNet.key) return energy;
   if (!energy || !items) return std::nullopt;
   return *energy / *items;
 }
@@ -60,21 +55,21 @@ nlohmann::json summary_entry(const Summary& s) {
 // Net figures when any run's report has them (its baseline applied).
 bool any_net(const std::vector<Repeat>& repeats) {
   for (const auto& r : repeats) {
-    if (r.report && number(member(member(*r.report, "total"), "net_j"))) return true;
+    if (r.report && number_of(member(member(*r.report, "total"), "net_j"))) return true;
   }
   return false;
 }
 
-std::vector<Metric> metrics(const std::vector<Repeat>& repeats, std::optional<double> items) {
-  std::vector<Metric> out = {kEnergy, kDuration, kPower};
-  if (items) out.push_back(kPerItem);
+std::vector<ReportMetric> metrics(const std::vector<Repeat>& repeats, std::optional<double> items) {
+  std::vector<ReportMetric> out = {kReportEnergy, kReportDuration, kReportPower};
+  if (items) out.push_back(kReportPerItem);
   if (!any_net(repeats)) return out;
-  out.push_back(kNet);
-  if (items) out.push_back(kNetPerItem);
+  out.push_back(kReportNet);
+  if (items) out.push_back(kReportNetPerItem);
   return out;
 }
 
-std::optional<Summary> summarize_metric(const std::vector<Repeat>& repeats, const Metric& m,
+std::optional<Summary> summarize_metric(const std::vector<Repeat>& repeats, const ReportMetric& m,
                                         std::optional<double> items) {
   std::vector<double> values;
   for (const auto& r : repeats) {
@@ -100,7 +95,7 @@ nlohmann::json repeat_json(const Repeat& r, std::optional<double> items) {
   if (!r.exec_error.empty()) j["exec_error"] = r.exec_error;
   if (r.report) j["report"] = *r.report;
   if (!r.stop_error.empty()) j["error"] = r.stop_error;
-  auto per_item = metric_of(r, kPerItem, items);
+  auto per_item = metric_of(r, kReportPerItem, items);
   if (per_item) j["energy_per_item_j"] = *per_item;
   return j;
 }
@@ -117,8 +112,8 @@ std::string runs_table(const RunDocument& doc) {
            {"J PER ITEM", Align::kRight}});
   for (const auto& r : doc.repeats) {
     t.add_row({std::to_string(r.index), std::to_string(r.run_id), std::to_string(r.exit_status),
-               cell(metric_of(r, kDuration, doc.items), 3), cell(metric_of(r, kEnergy, doc.items), 4),
-               cell(metric_of(r, kPower, doc.items), 3), cell(metric_of(r, kPerItem, doc.items), 6)});
+               cell(metric_of(r, kReportDuration, doc.items), 3), cell(metric_of(r, kReportEnergy, doc.items), 4),
+               cell(metric_of(r, kReportPower, doc.items), 3), cell(metric_of(r, kReportPerItem, doc.items), 6)});
   }
   return t.render();
 }
@@ -149,7 +144,7 @@ std::string command_line(const std::vector<std::string>& argv) {
 void render_single(const RunDocument& doc, std::ostringstream& out) {
   const Repeat& r = doc.repeats.front();
   if (r.report) out << render_report(*r.report);
-  auto per_item = metric_of(r, kPerItem, doc.items);
+  auto per_item = metric_of(r, kReportPerItem, doc.items);
   if (per_item) out << "energy per item: " << fixed(*per_item, 6) << " J (" << fixed(*doc.items, 0) << " items)\n";
   out << "command " << outcome_text(r) << "\n";
 }

@@ -11,11 +11,10 @@
 namespace energy::cli {
 namespace {
 
-constexpr int kMaxRepeat = 1000;
+constexpr int kMaxSweepRepeat = 1000;
 constexpr int kMaxWarmup = 100;
 constexpr int64_t kMaxSearchRuns = 1'000'000;
 constexpr int64_t kMaxWaitMs = 3'600'000;
-constexpr size_t kMaxNameChars = 200;  // the daemon's limit for run and sweep names
 
 Error invalid(const std::string& message) { return make_error(ErrorCode::kInvalid, message); }
 
@@ -113,8 +112,8 @@ Status set_whole(const std::string& flag, const std::string& value, int64_t lo, 
 }
 
 Status apply_number(const std::string& flag, const std::string& value, SweepArgs& out) {
-  if (flag == "--repeat") return set_whole(flag, value, 1, kMaxRepeat, out.repeat);
-  if (flag == "--max-repeat") return set_whole(flag, value, 2, kMaxRepeat, out.max_repeat);
+  if (flag == "--repeat") return set_whole(flag, value, 1, kMaxSweepRepeat, out.repeat);
+  if (flag == "--max-repeat") return set_whole(flag, value, 2, kMaxSweepRepeat, out.max_repeat);
   if (flag == "--max-runs") {
     auto n = parse_whole_option(flag, value, 1, kMaxSearchRuns);
     if (!n) return n.take_error();
@@ -131,7 +130,7 @@ Status apply_number(const std::string& flag, const std::string& value, SweepArgs
 
 Status apply_text(const std::string& flag, const std::string& value, SweepArgs& out) {
   if (flag == "--name") {
-    if (value.empty() || value.size() > kMaxNameChars)
+    if (value.empty() || value.size() > protocol::kMaxNameChars)
       return invalid("--name must be 1 to 200 characters, got " + std::to_string(value.size()));
     out.name = value;
   } else if (flag == "--progress") {

@@ -14,14 +14,12 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr size_t kMaxNameChars = 200;
-
 std::string default_name(const SweepArgs& a) {
   if (!a.name.empty()) return a.name;
   const std::string& cmd = a.command.front();
   size_t slash = cmd.find_last_of('/');
   std::string base = slash == std::string::npos ? cmd : cmd.substr(slash + 1);
-  return (base.empty() ? cmd : base).substr(0, kMaxNameChars);
+  return (base.empty() ? cmd : base).substr(0, protocol::kMaxNameChars);
 }
 
 uint64_t draw_seed() {

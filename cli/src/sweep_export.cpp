@@ -1,5 +1,6 @@
 #include "sweep_export.h"
 
+#include "command.h"
 #include "terminal_text.h"
 
 namespace energy::cli {
@@ -63,8 +64,6 @@ json dvfs_json(const SweepResults& r, const DvfsComparison& c) {
           {"time_cost_relative", s.time_relative}};
 }
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
-
 json run_fields(const SweepResults& r, const SweepRunRow& row) {
   json j = point_values(r, row.point);
   const json& run = row.run;
@@ -86,7 +85,7 @@ json run_fields(const SweepResults& r, const SweepRunRow& row) {
             {"duration_s", summary.value("duration_s", json())},
             {"avg_power_w", summary.value("avg_power_w", json())}});
   j["energy_per_" + r.unit + "_j"] = row.sample ? json(row.sample->energy_per_item_j) : json();
-  j["net_energy_per_" + r.unit + "_j"] = row.sample ? opt(row.sample->net_energy_per_item_j) : json();
+  j["net_energy_per_" + r.unit + "_j"] = row.sample ? json_or_null(row.sample->net_energy_per_item_j) : json();
   j["time_per_" + r.unit + "_s"] = row.sample ? json(row.sample->time_per_item_s) : json();
   return j;
 }

@@ -8,18 +8,18 @@ namespace {
 
 using nlohmann::json;
 
-Error bad_spec(const std::string& what) {
+Error unreadable_spec(const std::string& what) {
   return make_error(ErrorCode::kInvalid, "the sweep's stored spec cannot be read: " + what);
 }
 
 Result<ClockAxis> clock_axis(const json& c) {
   if (!c.is_object() || !c.value("domain", json()).is_string() || !c.value("hz", json()).is_array())
-    return bad_spec("a clock axis needs \"domain\" and \"hz\"");
+    return unreadable_spec("a clock axis needs \"domain\" and \"hz\"");
   ClockAxis axis;
   axis.domain = c["domain"].get<std::string>();
   for (const auto& hz : c["hz"]) {
     if (!hz.is_number_integer() || hz.get<int64_t>() <= 0)
-      return bad_spec("clock axis " + axis.domain + " holds a frequency that is not whole Hz above 0");
+      return unreadable_spec("clock axis " + axis.domain + " holds a frequency that is not whole Hz above 0");
     axis.index.push_back(axis.hz.size());
     axis.hz.push_back(hz.get<int64_t>());
   }
@@ -28,17 +28,17 @@ Result<ClockAxis> clock_axis(const json& c) {
 
 Result<ParamAxis> param_axis(const json& p) {
   if (!p.is_object() || !p.value("name", json()).is_string() || !p.value("values", json()).is_array())
-    return bad_spec("a parameter needs \"name\" and \"values\"");
+    return unreadable_spec("a parameter needs \"name\" and \"values\"");
   ParamAxis axis{p["name"].get<std::string>(), {}};
   for (const auto& v : p["values"]) {
-    if (!v.is_string()) return bad_spec("parameter " + axis.name + " holds a value that is not text");
+    if (!v.is_string()) return unreadable_spec("parameter " + axis.name + " holds a value that is not text");
     axis.values.push_back(v.get<std::string>());
   }
   return axis;
 }
 
 Result<SweepAxes> axes_of(const json& axes) {
-  if (!axes.is_object()) return bad_spec("no \"axes\" object");
+  if (!axes.is_object()) return unreadable_spec("no \"axes\" object");
   SweepAxes out;
   for (const auto& c : axes.value("clocks", json::array())) {
     auto axis = clock_axis(c);
@@ -64,12 +64,12 @@ LayoutPoint layout_point(const SweepAxes& axes, const SweepPoint& p) {
 }  // namespace
 
 Result<SweepLayout> sweep_layout(const json& spec) {
-  if (!spec.is_object()) return bad_spec("it is not an object");
+  if (!spec.is_object()) return unreadable_spec("it is not an object");
   auto axes = axes_of(spec.value("axes", json()));
   if (!axes) return axes.take_error();
   bool dvfs = spec.value("dvfs", json(false)).is_boolean() && spec["dvfs"].get<bool>();
   auto points = plan_points(*axes, dvfs ? DvfsReference::kPerParamValue : DvfsReference::kNone);
-  if (!points) return bad_spec(points.error().message);
+  if (!points) return unreadable_spec(points.error().message);
   SweepLayout out;
   for (const auto& c : axes->clocks) out.domains.push_back(c.domain);
   for (const auto& p : axes->params) out.params.push_back(p.name);

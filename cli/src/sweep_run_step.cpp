@@ -12,8 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr size_t kMaxCommandTagChars = 1000;
-
 // mark.start's `pin` for a point: exact Hz, min = max; DVFS points pin nothing.
 json point_pin(const SweepSpec& spec, const SweepPoint& p) {
   json domains = json::object();

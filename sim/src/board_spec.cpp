@@ -35,4 +35,10 @@ std::vector<int> CpuSpec::all_cpus() const {
   return out;
 }
 
+int enabled_channels(const PowerMonitorSpec& m) {
+  int n = 0;
+  for (const ChannelSpec& c : m.channels) n += c.disabled ? 0 : 1;
+  return n;
+}
+
 }  // namespace energy::sim

@@ -183,12 +183,6 @@ void add_ina3221_channel(Tree& tree, const std::string& dir, const std::string& 
   add_info_file(tree, dir + "/shunt" + i + "_resistor", kModeReadWrite, id, line_of(c.shunt_uohm));
 }
 
-int enabled_channels(const PowerMonitorSpec& m) {
-  int count = 0;
-  for (const ChannelSpec& c : m.channels) count += c.disabled ? 0 : 1;
-  return count;
-}
-
 void add_hwmon_common(Tree& tree, const PowerMonitorSpec& m, const MonitorPlacement& p) {
   tree.add_text_file(p.data_dir + "/name", kModeReadOnly, line(driver_name(m.layout)));
   tree.add_sysfs_link(p.data_dir + "/device", m.device_dir);

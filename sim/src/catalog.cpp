@@ -6,6 +6,7 @@
 
 #include <cctype>
 
+#include "energy/attr_file.h"
 #include "resolve.h"
 
 namespace energy::sim {
@@ -17,14 +18,6 @@ std::string lower(std::string_view text) {
   std::string out;
   for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-bool all_digits(std::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    if (std::isdigit(static_cast<unsigned char>(c)) == 0) return false;
-  }
-  return true;
 }
 
 std::vector<GenerationNode> index_generations(YamlReader& r, const std::string& board_id, const YAML::Node& board) {

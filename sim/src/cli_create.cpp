@@ -43,7 +43,7 @@ struct RawCreateArgs {
   bool force = false;
 };
 
-Result<RawCreateArgs> parse_raw(const std::vector<std::string>& args) {
+Result<RawCreateArgs> parse_raw_create(const std::vector<std::string>& args) {
   RawCreateArgs raw;
   ArgParser parser;
   parser.option("--board", &raw.board);
@@ -65,7 +65,7 @@ Result<RawCreateArgs> parse_raw(const std::vector<std::string>& args) {
 }
 
 Result<CreateRequest> parse_create(const std::vector<std::string>& args) {
-  Result<RawCreateArgs> raw = parse_raw(args);
+  Result<RawCreateArgs> raw = parse_raw_create(args);
   if (!raw) return raw.take_error();
   Result<int> l4t = parse_generation(*raw->l4t);
   Result<int> hwmon_offset = parse_offset(raw->hwmon_offset, "--hwmon-offset");

@@ -63,7 +63,7 @@ struct RawRunArgs {
   std::vector<std::string> rails;
 };
 
-Result<RawRunArgs> parse_raw(const std::vector<std::string>& args) {
+Result<RawRunArgs> parse_raw_run(const std::vector<std::string>& args) {
   RawRunArgs raw;
   ArgParser parser;
   const std::pair<const char*, std::optional<std::string>*> options[] = {{"--board", &raw.board},
@@ -128,7 +128,7 @@ Status fill_live(const RawRunArgs& raw, LiveOptions& live) {
 }
 
 Result<RunRequest> parse_run(const std::vector<std::string>& args) {
-  Result<RawRunArgs> raw = parse_raw(args);
+  Result<RawRunArgs> raw = parse_raw_run(args);
   if (!raw) return raw.take_error();
   Result<int> l4t = parse_generation(*raw->l4t);
   Result<int> hwmon_offset = parse_offset(raw->hwmon_offset, "--hwmon-offset");

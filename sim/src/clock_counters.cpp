@@ -7,7 +7,7 @@ namespace energy::sim {
 namespace {
 
 constexpr std::uint64_t kNsPerUserTick = 10000000;  // USER_HZ = 100
-constexpr std::uint64_t kNsPerMs = 1000000;
+constexpr std::uint64_t kNsPerMsU64 = 1000000;
 
 // A number right-aligned in 10 columns, as the kernel's "%10lu".
 std::string column(std::uint64_t value) {
@@ -113,7 +113,7 @@ std::string format_trans_stat(const std::vector<std::uint64_t>& hz, const ClockS
   for (std::size_t i = 0; i < n; ++i) {
     out += (i == stats.last ? "*" : " ") + column(hz[i]) + ":";
     for (std::size_t j = 0; j < n; ++j) out += column(stats.transitions[i * n + j]);
-    out += column(stats.time_ns[i] / kNsPerMs) + "\n";
+    out += column(stats.time_ns[i] / kNsPerMsU64) + "\n";
   }
   return out + "Total transition : " + std::to_string(stats.total_transitions) + "\n";
 }

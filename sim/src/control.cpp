@@ -15,22 +15,22 @@ struct Board {
   LiveFs& fs;
 };
 
-Error invalid(std::string message) { return make_error(ErrorCode::kInvalid, std::move(message)); }
+Error bad_request(std::string message) { return make_error(ErrorCode::kInvalid, std::move(message)); }
 
 // ---- arguments ---------------------------------------------------------------
 
 Result<std::int64_t> required_int(const json& args, const char* key) {
   Result<std::optional<std::int64_t>> value = protocol::arg_optional_int(args, key);
   if (!value) return value.take_error();
-  if (!*value) return invalid(std::string("argument \"") + key + "\" is missing");
+  if (!*value) return bad_request(std::string("argument \"") + key + "\" is missing");
   return **value;
 }
 
 Result<std::int64_t> int_in(const json& args, const char* key, std::int64_t low, std::int64_t high) {
   Result<std::int64_t> value = required_int(args, key);
   if (value && (*value < low || *value > high)) {
-    return invalid(std::string("argument \"") + key + "\" must be " + std::to_string(low) + ".." +
-                   std::to_string(high));
+    return bad_request(std::string("argument \"") + key + "\" must be " + std::to_string(low) + ".." +
+                       std::to_string(high));
   }
   return value;
 }
@@ -284,7 +284,7 @@ Result<FaultSpec> fault_spec(const json& args) {
   if (!kind) return kind.take_error();
   if (!count) return count.take_error();
   if (!ms) return ms.take_error();
-  if (*count && **count < 1) return invalid("argument \"count\" must be at least 1");
+  if (*count && **count < 1) return bad_request("argument \"count\" must be at least 1");
   FaultSpec spec{*kind, std::nullopt, *ms};
   if (*count) spec.reads = static_cast<std::uint64_t>(**count);
   return spec;
@@ -313,10 +313,10 @@ Result<json> cmd_renumber(Board& b, const json& args) {
   Result<std::optional<std::int64_t>> iio = protocol::arg_optional_int(args, "iio_offset");
   if (!hwmon) return hwmon.take_error();
   if (!iio) return iio.take_error();
-  if (!*hwmon && !*iio) return invalid("renumber needs \"hwmon_offset\" and/or \"iio_offset\"");
+  if (!*hwmon && !*iio) return bad_request("renumber needs \"hwmon_offset\" and/or \"iio_offset\"");
   TreeOptions options = b.fs.numbering();
   for (const auto& [value, target] : {std::pair{*hwmon, &options.hwmon_offset}, std::pair{*iio, &options.iio_offset}}) {
-    if (value && (*value < 0 || *value > 10000)) return invalid("offsets must be 0..10000");
+    if (value && (*value < 0 || *value > 10000)) return bad_request("offsets must be 0..10000");
     if (value) *target = static_cast<int>(*value);
   }
   Status renumbered = b.fs.renumber(options);
@@ -340,12 +340,12 @@ Result<json> cmd_restore(Board& b, const json& args) {
   return json{{"device", *device}};
 }
 
-struct Command {
+struct ControlCommand {
   const char* name;
   Result<json> (*run)(Board&, const json&);
 };
 
-constexpr Command kCommands[] = {
+constexpr ControlCommand kControlCommands[] = {
     {"status", cmd_status},
     {"now", cmd_now},
     {"energy", cmd_energy},
@@ -366,7 +366,7 @@ constexpr Command kCommands[] = {
 
 std::string command_names() {
   std::string out;
-  for (const Command& c : kCommands) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  for (const ControlCommand& c : kControlCommands) out += (out.empty() ? "" : ", ") + std::string(c.name);
   return out;
 }
 
@@ -374,10 +374,10 @@ Result<json> dispatch(Board& b, const json& request) {
   if (!request.is_object()) return make_error(ErrorCode::kProtocol, "a request must be a JSON object");
   Result<std::string> cmd = protocol::arg_string(request, "cmd");
   if (!cmd) return make_error(ErrorCode::kProtocol, cmd.error().message);
-  for (const Command& c : kCommands) {
+  for (const ControlCommand& c : kControlCommands) {
     if (*cmd == c.name) return c.run(b, request);
   }
-  return invalid("unknown command '" + *cmd + "' (commands: " + command_names() + ")");
+  return bad_request("unknown command '" + *cmd + "' (commands: " + command_names() + ")");
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 namespace energy::sim {
 namespace {
 
-constexpr double kPermille = 1000.0;
 constexpr const char* kT210Override = "/sys/kernel/debug/clk/override.emc";
 constexpr const char* kT210Clock = "/sys/kernel/debug/clk/emc";
 constexpr const char* kT210Bwmgr = "/sys/kernel/debug/tegra_bwmgr";

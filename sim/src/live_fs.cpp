@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "energy/attr_file.h"
 #include "path_util.h"
 
 namespace energy::sim {
@@ -20,11 +21,6 @@ FileAttr attr_of(std::uint64_t ino, const Node& node) {
   if (node.kind() == NodeKind::kFile) a.size = kSysfsFileSize;
   if (node.kind() == NodeKind::kSymlink) a.size = node.link_target().size();
   return a;
-}
-
-bool all_digits(std::string_view text) {
-  return !text.empty() &&
-         std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 // A path through a kernel-numbered monitor node: hwmonN or iio:deviceN.

@@ -11,8 +11,6 @@ namespace energy::sim {
 namespace {
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
-constexpr double kNsPerMs = 1e6;
-constexpr double kNsPerS = 1e9;
 // Ripple frequencies: 3.1 Hz + up to 6 Hz, below 10 Hz and so never a multiple of it.
 constexpr double kRippleMinHz = 3.1;
 constexpr double kRippleSpanHz = 6.0;

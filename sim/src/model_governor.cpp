@@ -9,7 +9,6 @@
 namespace energy::sim {
 namespace {
 
-constexpr double kPermille = 1000.0;
 constexpr double kSchedutilHeadroom = 1.25;
 constexpr double kPodgovUpLoad = 0.9;  // the target load is GovernorProfile's
 // Orin's conservative profile (fitted, A42): climb per sample as a share of

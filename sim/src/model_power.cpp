@@ -9,8 +9,6 @@
 namespace energy::sim {
 namespace {
 
-constexpr double kPermille = 1000.0;
-
 // ---- building ------------------------------------------------------------
 
 RailModel rail_model(const PowerMonitorSpec& m, const ChannelSpec& c) {

@@ -41,6 +41,11 @@
 
 namespace energy::sim {
 
+// A load in permille (BoardState's load_permille) as a fraction: load / kPermille.
+inline constexpr double kPermille = 1000.0;
+inline constexpr double kNsPerMs = 1e6;
+inline constexpr double kNsPerS = 1e9;
+
 struct DynamicState;  // dynamics.h: sampled governor picks, trip caps, temperatures
 
 // What drives the model: the board's settings as written through its files,

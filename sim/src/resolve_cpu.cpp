@@ -35,7 +35,7 @@ std::vector<CpuPolicySpec> resolve_policies(ResolveContext& ctx) {
   return out;
 }
 
-std::vector<std::uint32_t> resolve_table(ResolveContext& ctx) {
+std::vector<std::uint32_t> resolve_cpu_table(ResolveContext& ctx) {
   std::vector<std::uint32_t> table = ctx.nearest_integers<std::uint32_t>("cpu", {"available_frequencies_kHz"});
   if (!table.empty()) return table;
   if (auto max = ctx.nearest_integer<std::uint32_t>("cpu", {"cpuinfo_max_kHz", "cpuinfo_max_kHz_15W"})) {
@@ -78,7 +78,7 @@ CpuSpec resolve_cpu(ResolveContext& ctx) {
   auto scope = ctx.reader().scope("cpu");
   CpuSpec cpu;
   cpu.policies = resolve_policies(ctx);
-  cpu.available_khz = resolve_table(ctx);
+  cpu.available_khz = resolve_cpu_table(ctx);
   std::sort(cpu.available_khz.begin(), cpu.available_khz.end());
   cpu.governors = resolve_governors(ctx);
   cpu.default_governor = resolve_default_governor(ctx);

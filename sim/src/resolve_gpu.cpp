@@ -66,7 +66,7 @@ void resolve_device_dir(ResolveContext& ctx, const YAML::Node& gpu, GpuSpec& g) 
   }
 }
 
-std::vector<std::uint64_t> resolve_table(ResolveContext& ctx) {
+std::vector<std::uint64_t> resolve_gpu_table(ResolveContext& ctx) {
   auto table =
       ctx.nearest_integers<std::uint64_t>("gpu", {"available_frequencies_Hz", "available_frequencies_Hz_later"});
   if (!table.empty()) return table;
@@ -94,7 +94,7 @@ GpuSpec resolve_gpu(ResolveContext& ctx, const YAML::Node& gpu, const std::strin
   resolve_paths(ctx, gpu, g);
   resolve_of_node(ctx, gpu, g);
   resolve_device_dir(ctx, gpu, g);
-  g.available_hz = resolve_table(ctx);
+  g.available_hz = resolve_gpu_table(ctx);
   std::sort(g.available_hz.begin(), g.available_hz.end());
   if (g.available_hz.empty()) ctx.reader().fail(ErrorCode::kNotFound, "no gpu frequency table for " + name);
   resolve_governors(ctx, g);

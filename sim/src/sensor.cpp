@@ -22,12 +22,6 @@ constexpr std::size_t kMaxTimings = 64;
 std::int64_t floor_div(std::int64_t n, std::int64_t d) { return n >= 0 ? n / d : -((-n + d - 1) / d); }
 std::int64_t ceil_div(std::int64_t n, std::int64_t d) { return -floor_div(-n, d); }
 
-int enabled_channels(const PowerMonitorSpec& m) {
-  int n = 0;
-  for (const ChannelSpec& c : m.channels) n += c.disabled ? 0 : 1;
-  return n;
-}
-
 // L4T 32: the device tree's averaging (assumption A27).
 ConversionTiming iio_timing(const BoardSpec& spec) {
   ConversionTiming t;

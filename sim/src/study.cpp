@@ -11,9 +11,8 @@
 namespace energy::sim {
 namespace {
 
-constexpr double kNsPerUs = 1000.0;
+constexpr double kNsPerMicrosecond = 1000.0;
 constexpr double kCyclesPerMegacycle = 1e6;
-constexpr double kNsPerS = 1e9;
 
 struct NamedMix {
   const char* name;
@@ -116,13 +115,14 @@ std::vector<Phase> batch_phases(const WorkloadMix& mix, std::int64_t items, cons
   const double n = static_cast<double>(std::max<std::int64_t>(1, items));
   std::vector<Phase> out;
   if (mix.batch_idle_us > 0)
-    out.push_back(Phase{"idle", 0, 0, 1, mix.batch_idle_us * kNsPerUs / cal.batch_speed, 0, 0, kGpuWaitPermille});
+    out.push_back(
+        Phase{"idle", 0, 0, 1, mix.batch_idle_us * kNsPerMicrosecond / cal.batch_speed, 0, 0, kGpuWaitPermille});
   if (mix.cpu_megacycles > 0)
     out.push_back(Phase{"cpu", 0, mix.cpu_megacycles * n, mix.cpu_threads, 0, mix.cpu_threads, 0, kGpuWaitPermille});
   if (mix.batch_fixed_us > 0)
-    out.push_back(Phase{"fixed", 0, 0, 1, mix.batch_fixed_us * kNsPerUs / cal.batch_speed, 1, 0,
+    out.push_back(Phase{"fixed", 0, 0, 1, mix.batch_fixed_us * kNsPerMicrosecond / cal.batch_speed, 1, 0,
                         std::max(kGpuWaitPermille, std::min(kGpuBusyPermille, mix.batch_fixed_gpu_permille))});
-  const double memory_ns = mix.memory_us * n * kNsPerUs / cal.memory_speed;
+  const double memory_ns = mix.memory_us * n * kNsPerMicrosecond / cal.memory_speed;
   const std::uint32_t memory_permille = std::max(kGpuWaitPermille, std::min(kGpuBusyPermille, mix.memory_gpu_permille));
   const bool own_phase = memory_permille < kGpuBusyPermille;
   if (mix.gpu_megacycles > 0 || (mix.memory_us > 0 && !own_phase))

@@ -13,9 +13,6 @@
 namespace energy::sim {
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-constexpr double kNsPerS = 1e9;
-
 // The idle board under its default governors, limits over the whole table,
 // with the phase's loads.
 ModelControls dvfs_controls(const BoardSpec& spec, const Phase& phase, std::size_t cpu_count) {

@@ -20,7 +20,6 @@ constexpr double kFanFullC = 80.0;
 constexpr double kTripHysteresisC = 2.0;
 constexpr double kAssumedPassiveC = 95.0;  // A47
 constexpr double kAssumedHotC = 100.0;
-constexpr double kPermille = 1000.0;
 
 std::string lower(const std::string& text) {
   std::string out = text;

@@ -93,7 +93,7 @@ Printed capture(const std::function<int()>& command) {
 
 Context context_for(const FakeEnergyd& d) { return Context{d.path(), false, ClientTimeouts{}, ""}; }
 
-const std::string kHostile =
+const std::string kHostileText =
     "x\x1b]0;owned\x07\x1b[2J\r\xc2\x9b"
     "1m";
 
@@ -111,20 +111,21 @@ std::string ok_frame(const protocol::Request& req, nlohmann::json result) {
 }
 
 nlohmann::json hostile_status() {
-  nlohmann::json rail = {{"label", kHostile}, {"driver", kHostile}, {"device", kHostile},
-                         {"channel", 1},      {"errno", 5},         {"error", kHostile}};
-  return {{"version", kHostile},
-          {"board", {{"model", kHostile}, {"l4t_release", kHostile}}},
-          {"root", kHostile},
+  nlohmann::json rail = {
+      {"label", kHostileText}, {"driver", kHostileText}, {"device", kHostileText}, {"channel", 1}, {"errno", 5},
+      {"error", kHostileText}};
+  return {{"version", kHostileText},
+          {"board", {{"model", kHostileText}, {"l4t_release", kHostileText}}},
+          {"root", kHostileText},
           {"rails", {rail}},
-          {"total", {{"rails", {kHostile}}, {"rule", kHostile}}},
-          {"monitors", {{{"device", kHostile}, {"driver", kHostile}, {"error", kHostile}}}},
-          {"sensor_averaging", kHostile},
+          {"total", {{"rails", {kHostileText}}, {"rule", kHostileText}}},
+          {"monitors", {{{"device", kHostileText}, {"driver", kHostileText}, {"error", kHostileText}}}},
+          {"sensor_averaging", kHostileText},
           {"sampler", nlohmann::json::object()},
-          {"storage", {{"healthy", false}, {"last_error", kHostile}, {"database", kHostile}}},
-          {"skipped_channels", {{{"device", kHostile}, {"label", kHostile}, {"reason", kHostile}}}},
-          {"notes", {kHostile}},
-          {"open_runs", {{{"id", 1}, {"name", kHostile}}}}};
+          {"storage", {{"healthy", false}, {"last_error", kHostileText}, {"database", kHostileText}}},
+          {"skipped_channels", {{{"device", kHostileText}, {"label", kHostileText}, {"reason", kHostileText}}}},
+          {"notes", {kHostileText}},
+          {"open_runs", {{{"id", 1}, {"name", kHostileText}}}}};
 }
 
 TEST(CommandOutput, StatusPrintsDaemonStringsOnlyAsEscapes) {
@@ -144,8 +145,8 @@ TEST(CommandOutput, RailsPrintsDaemonStringsOnlyAsEscapes) {
 
 TEST(CommandOutput, DaemonErrorMessagesReachStderrOnlyAsEscapes) {
   FakeEnergyd d([](const protocol::Request& req) {
-    return protocol::encode_frame(
-        protocol::make_error_reply(req.id, make_error(ErrorCode::kNotFound, "no open run named '" + kHostile + "'")));
+    return protocol::encode_frame(protocol::make_error_reply(
+        req.id, make_error(ErrorCode::kNotFound, "no open run named '" + kHostileText + "'")));
   });
   auto p = capture([&] { return cmd_mark(context_for(d), Args{{}, {"stop", "x"}, false, false}); });
   EXPECT_EQ(p.exit_code, kExitFailed);

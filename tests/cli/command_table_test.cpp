@@ -20,7 +20,7 @@ namespace energy::cli {
 int main_entry(int argc, char** argv);
 namespace {
 
-struct Printed {
+struct Captured {
   int exit_code = 0;
   std::string out, err;
 };
@@ -34,7 +34,7 @@ std::string read_back(FILE* f) {
 }
 
 // Runs `energyctl ARGS...` in process with stdout and stderr captured.
-Printed energyctl(std::vector<std::string> args) {
+Captured energyctl(std::vector<std::string> args) {
   args.insert(args.begin(), "energyctl");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -46,7 +46,7 @@ Printed energyctl(std::vector<std::string> args) {
   int saved_out = ::dup(STDOUT_FILENO), saved_err = ::dup(STDERR_FILENO);
   ::dup2(::fileno(out), STDOUT_FILENO);
   ::dup2(::fileno(err), STDERR_FILENO);
-  Printed p;
+  Captured p;
   p.exit_code = main_entry(static_cast<int>(args.size()), argv.data());
   std::fflush(stdout);
   std::fflush(stderr);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "text_has.h"
+
 namespace energy::cli {
 namespace {
 
@@ -30,8 +32,6 @@ std::vector<json> rows() {
           reading("VDD_IN", kStart + 1'000'000'000, 5'250'000),
           reading("VDD_GPU", kStart + 2'000'000'000, 2'000'000)};
 }
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 TEST(RunPlot, RailsInWattsFromTheStartWithGapsForFailedReads) {
   auto p = run_power_plot(report(), rows(), PlotOptions{}, "/out/r.png");

@@ -4,10 +4,14 @@
 // 10 items per run, an idle baseline first.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "sweep_data.h"
 
 namespace energy::cli {
 
@@ -49,6 +53,13 @@ inline json fixture(const std::string& state = "complete") {
             {"updated_wall_ns", 0},
             {"spec", spec},
             {"runs", runs}}}};
+}
+
+// The results of a sweep.show reply; a test failure (and no results) when it is refused.
+inline SweepResults results_of(const json& reply) {
+  auto r = sweep_results_from(reply);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? std::move(r).value() : SweepResults{};
 }
 
 }  // namespace energy::cli

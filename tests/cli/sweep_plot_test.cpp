@@ -12,17 +12,10 @@
 
 #include "gnuplot_render.h"
 #include "sweep_fixture.h"
+#include "text_has.h"
 
 namespace energy::cli {
 namespace {
-
-SweepResults results_of(const json& reply) {
-  auto r = sweep_results_from(reply);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : SweepResults{};
-}
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 const Plot& plot_named(const SweepPlots& plots, const std::string& suffix) {
   for (const auto& p : plots.plots) {

@@ -28,19 +28,12 @@
 #include "sweep_export.h"
 #include "sweep_fixture.h"
 #include "sweep_heatmap.h"
+#include "text_has.h"
 
 namespace energy::cli {
 namespace {
 
 using nlohmann::json;
-
-SweepResults results_of(const json& reply) {
-  auto r = sweep_results_from(reply);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : SweepResults{};
-}
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 TEST(SweepResultsOfAStoredSweep, FindingsAreTheOnesWorkedOutByHand) {
   SweepResults r = results_of(fixture());

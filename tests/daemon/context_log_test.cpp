@@ -10,12 +10,11 @@
 #include <filesystem>
 
 #include "../libenergy/temp_store.h"
+#include "../time_units.h"
 #include "energy/chunker.h"
 
 namespace energy::daemon {
 namespace {
-
-constexpr int64_t kSec = 1'000'000'000;
 
 class ContextLogTest : public TempStoreTest {
  protected:

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "../time_units.h"
 #include "energy/context_probe.h"
 #include "static_board.h"
 
@@ -301,7 +302,6 @@ class SetClock final : public Clock {
 class CountedClocksTest : public ContextPollerTest {
  protected:
   static constexpr int64_t kT0 = 10'000'000'000;
-  static constexpr int64_t kMs = 1'000'000;
 
   // Requested polls only (clock and governor periods never come), unless `clock_period` says otherwise.
   std::unique_ptr<ContextPoller> counted_poller(milliseconds clock_period = milliseconds(10'000)) {

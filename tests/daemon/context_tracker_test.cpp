@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "../time_units.h"
+
 namespace energy::daemon {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
 
 ContextValue hz(int64_t v) { return ContextValue::of_number(v); }
 

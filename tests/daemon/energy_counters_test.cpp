@@ -11,10 +11,10 @@
 
 #include <stdlib.h>
 
+#include "../time_units.h"
+
 namespace energy::daemon {
 namespace {
-
-constexpr int64_t kSec = 1'000'000'000;
 
 class CountersDir : public ::testing::Test {
  protected:

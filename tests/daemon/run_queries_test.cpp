@@ -8,12 +8,12 @@
 
 #include <filesystem>
 
+#include "../time_units.h"
 #include "energy/chunker.h"
 
 namespace energy::daemon {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
 constexpr int64_t kGapThreshold = 250 * kMs;
 
 class RunQueriesOnStore : public ::testing::Test {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "../libenergy/temp_store.h"
+#include "../time_units.h"
 #include "store_session.h"
 
 namespace energy::daemon {
@@ -24,8 +25,6 @@ namespace {
 using core_test::eventually;
 using core_test::open_test_session;
 using std::chrono::milliseconds;
-
-constexpr int64_t kMs = 1'000'000;
 
 class WriterTest : public ::testing::Test {
  protected:

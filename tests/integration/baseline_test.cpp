@@ -18,13 +18,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-bool any_note_contains(const nlohmann::json& report, const std::string& what) {
-  for (const auto& n : report.value("notes", nlohmann::json::array())) {
-    if (n.get<std::string>().find(what) != std::string::npos) return true;
-  }
-  return false;
-}
-
 // The hwmon current file of the rail labelled `label` in the board tree.
 std::string current_file(const std::string& board, const std::string& label) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(board + "/sys/devices")) {

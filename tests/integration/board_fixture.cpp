@@ -26,6 +26,13 @@ const nlohmann::json* report_rail(const nlohmann::json& report, const std::strin
   return nullptr;
 }
 
+bool any_note_contains(const nlohmann::json& report, const std::string& what) {
+  for (const auto& n : report.value("notes", nlohmann::json::array())) {
+    if (n.get<std::string>().find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
 namespace {
 
 std::vector<std::string> rail_overrides(const BoardSpec& spec) {

@@ -35,6 +35,8 @@ BoardSpec constant_orin_nano();
 
 // The entry of `label` in a run report's "rails", or nullptr.
 const nlohmann::json* report_rail(const nlohmann::json& report, const std::string& label);
+// Whether one of a run report's "notes" holds `what`.
+bool any_note_contains(const nlohmann::json& report, const std::string& what);
 
 class SimulatedDaemon {
  public:

@@ -50,7 +50,7 @@ Fds open_fds(long pid) {
   return out;
 }
 
-UniqueFd connect_to(const std::string& path) {
+UniqueFd connect_unix(const std::string& path) {
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -86,21 +86,21 @@ std::string request(int64_t id, const std::string& verb, const nlohmann::json& a
 // One client of each kind; returns how many got the reply they waited for.
 int clients_of_every_kind(const std::string& socket, int64_t id) {
   int replies = 0;
-  { UniqueFd fd = connect_to(socket); }                                    // leaves at once
-  { send_bytes(connect_to(socket), request(id, "status").substr(0, 9)); }  // mid-frame
-  { send_bytes(connect_to(socket), request(id, "runs.list")); }            // before its reply
+  { UniqueFd fd = connect_unix(socket); }                                    // leaves at once
+  { send_bytes(connect_unix(socket), request(id, "status").substr(0, 9)); }  // mid-frame
+  { send_bytes(connect_unix(socket), request(id, "runs.list")); }            // before its reply
   {
-    UniqueFd fd = connect_to(socket);
+    UniqueFd fd = connect_unix(socket);
     send_bytes(fd, std::string("\x7f\xff\xff\xff", 4));  // oversized header: an error reply, then closed
     replies += read_frame(fd) ? 1 : 0;
   }
   {
-    UniqueFd fd = connect_to(socket);
+    UniqueFd fd = connect_unix(socket);
     send_bytes(fd, protocol::encode_frame(nlohmann::json::array()).replace(4, 2, "{x"));  // not JSON
     replies += read_frame(fd) ? 1 : 0;
   }
   for (const char* verb : {"status", "runs.list", "export"}) {
-    UniqueFd fd = connect_to(socket);
+    UniqueFd fd = connect_unix(socket);
     send_bytes(fd, request(id, verb));
     replies += read_frame(fd) ? 1 : 0;
   }

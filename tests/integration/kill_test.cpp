@@ -94,7 +94,7 @@ class KillNine : public ::testing::Test {
 // (max_open_runs_per_user, 64) and its marks keep committing: refused
 // starts cost energyd nothing and would turn this loop into a busy spawn
 // of energyctl processes.
-struct Client {
+struct MarkingClient {
   static constexpr size_t kMaxOpen = 16;
   std::set<int64_t> started, stopped;
   void work(KillNine& t, std::atomic<bool>& done, uint32_t seed) {
@@ -132,7 +132,7 @@ void KillNine::kill_repeatedly(int n) {
     long_run = r["id"].get<int64_t>();
     d->stop(SIGKILL);
   }
-  Client client;
+  MarkingClient client;
   int64_t newest_before_restart = 0;  // the last kill's newest reading, database, tail or ring
   for (int i = 0; i < n; ++i) {
     auto d = start();

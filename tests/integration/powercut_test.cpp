@@ -38,12 +38,12 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-constexpr int kFlushMs = 200;
+constexpr int kCutFlushMs = 200;
 constexpr int kCheckpointMs = 1000;
 // The stated window (checkpoint_interval_ms: "the most a power cut can
 // lose"), plus the flush that carries a reading to the WAL, plus 300 ms for
 // a loaded 2-core machine between a flush and its checkpoint.
-constexpr int64_t kLossWindowNs = (kCheckpointMs + kFlushMs + 300) * 1'000'000LL;
+constexpr int64_t kLossWindowNs = (kCheckpointMs + kCutFlushMs + 300) * 1'000'000LL;
 
 // A whole number 1..1000000 from the environment, or `fallback` when unset;
 // anything else fails the test that asked, naming the variable.
@@ -93,7 +93,7 @@ class PowerCut : public ::testing::Test {
   std::unique_ptr<ChildProcess> start() {
     auto d = std::make_unique<ChildProcess>(
         std::vector<std::string>{ENERGYD_BIN, "--root", tmp_.path() + "/board", "--state-dir", state(), "--socket",
-                                 sock(), "--flush-interval-ms", std::to_string(kFlushMs), "--checkpoint-interval-ms",
+                                 sock(), "--flush-interval-ms", std::to_string(kCutFlushMs), "--checkpoint-interval-ms",
                                  std::to_string(kCheckpointMs)},
         tmp_.path() + "/log",
         std::vector<std::string>{std::string("LD_PRELOAD=") + ENERGYD_POWERCUT_SHIM, "ENERGYD_POWERCUT_DIR=" + state(),

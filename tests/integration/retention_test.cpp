@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../time_units.h"
 #include "energy/chunker.h"
 #include "energy/store.h"
 #include "harness.h"
@@ -25,7 +26,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr int64_t kSec = 1'000'000'000;
 constexpr int64_t kDay = 86'400 * kSec;
 
 int64_t wall_now_ns() {

@@ -123,9 +123,9 @@ TEST_F(RunCommand, StdinAndStdoutPassThroughUntouched) {
   EXPECT_EQ(text.out, input);
   EXPECT_NE(text.err.find("TOTAL"), std::string::npos) << text.err;
   std::string file = tmp_.path() + "/cat.json";
-  auto json = run_with_input(ctl_argv({"--json", "run", "--output", file, "--", "cat"}), input);
-  EXPECT_EQ(json.exit_code, 0) << json.err;
-  EXPECT_EQ(json.out, input);
+  auto with_json = run_with_input(ctl_argv({"--json", "run", "--output", file, "--", "cat"}), input);
+  EXPECT_EQ(with_json.exit_code, 0) << with_json.err;
+  EXPECT_EQ(with_json.out, input);
   EXPECT_EQ(parse_json(read_file(file))["runs"][0]["report"]["run"]["name"], "cat");
 }
 

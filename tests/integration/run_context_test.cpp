@@ -43,7 +43,7 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-nlohmann::json call(const std::string& sock, const std::vector<std::string>& args) {
+nlohmann::json ctl_call(const std::string& sock, const std::vector<std::string>& args) {
   auto r = run_energyctl(sock, args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -55,7 +55,7 @@ nlohmann::json call(const std::string& sock, const std::vector<std::string>& arg
 bool wait_polled(const std::string& sock) {
   auto end = SteadyClock::now() + seconds(10);
   while (SteadyClock::now() < end) {
-    auto s = call(sock, {"status"});
+    auto s = ctl_call(sock, {"status"});
     const auto& c = s["context"];
     bool clocks = c.value("clock_poll_ms", 0) == 0 || c.value("clock_polls", 0) > 0;
     if (clocks && c.value("thermal_polls", 0) > 0) return true;
@@ -113,7 +113,7 @@ class LiveOrin : public ::testing::Test {
 };
 
 TEST_F(LiveOrin, ResidencyShowsBothGpuFrequenciesWithTheSharesOfTheRunTheyHeld) {
-  auto clocks = call(sock(), {"clocks"});
+  auto clocks = ctl_call(sock(), {"clocks"});
   const auto* gpu = find_by(clocks["domains"], "kind", "gpu");
   ASSERT_NE(gpu, nullptr) << clocks.dump();
   const auto& table = (*gpu)["available_hz"];
@@ -122,16 +122,16 @@ TEST_F(LiveOrin, ResidencyShowsBothGpuFrequenciesWithTheSharesOfTheRunTheyHeld) 
   int64_t mid = table[table.size() / 2].get<int64_t>();
   ASSERT_EQ((*gpu)["cur_hz"].get<int64_t>(), top) << "a busy GPU runs at its maximum";
 
-  auto start = call(sock(), {"mark", "start", "dvfs"});
+  auto start = ctl_call(sock(), {"mark", "start", "dvfs"});
   std::this_thread::sleep_for(seconds(1));
-  const int64_t asked = call(sock(), {"status"})["context"].value("requested_polls", int64_t{0});
+  const int64_t asked = ctl_call(sock(), {"status"})["context"].value("requested_polls", int64_t{0});
   int64_t before_pin = sim_now();
-  call(sock(), {"pin", "--gpu", std::to_string(mid) + "Hz", "--for", "1m"});
+  ctl_call(sock(), {"pin", "--gpu", std::to_string(mid) + "Hz", "--for", "1m"});
   int64_t after_pin = sim_now();
   // The pin asked for a poll before it replied (governors are otherwise read once a second).
-  EXPECT_GT(call(sock(), {"status"})["context"].value("requested_polls", int64_t{0}), asked);
+  EXPECT_GT(ctl_call(sock(), {"status"})["context"].value("requested_polls", int64_t{0}), asked);
   std::this_thread::sleep_for(seconds(1));
-  auto rep = call(sock(), {"mark", "stop", "dvfs"});
+  auto rep = ctl_call(sock(), {"mark", "stop", "dvfs"});
 
   int64_t start_ns = rep["run"]["start_ns"].get<int64_t>(), stop_ns = rep["run"]["stop_ns"].get<int64_t>();
   double d = static_cast<double>(stop_ns - start_ns) / 1e9;
@@ -223,11 +223,11 @@ TEST(RunContext, GpuResidencyUnderFastDvfsMatchesTheSimulatorsCountersPerFrequen
   SimulatedDaemon d(spec);
   ASSERT_TRUE(d.started()) << d.setup_error();
   ASSERT_TRUE(wait_polled(d.socket())) << d.log();
-  EXPECT_EQ(call(d.socket(), {"status"})["context"].value("counted_clocks", 0), 3) << "cpu0, cpu4 and the GPU";
+  EXPECT_EQ(ctl_call(d.socket(), {"status"})["context"].value("counted_clocks", 0), 3) << "cpu0, cpu4 and the GPU";
   const std::string trans_stat = d.dir() + "/board/sys/class/devfreq/17000000.gpu/trans_stat";
   const std::map<int64_t, double> before = seconds_per_hz(trans_stat);
   const int64_t transitions_before = total_transitions(trans_stat);
-  call(d.socket(), {"mark", "start", "bursty"});
+  ctl_call(d.socket(), {"mark", "start", "bursty"});
   // The marks' counter reads land a little after the marks (later on a
   // loaded host); the clock holds still around them, so the run's edges
   // are where the counters were read (docs/CLOCKS.md "Residency from counters").
@@ -238,7 +238,7 @@ TEST(RunContext, GpuResidencyUnderFastDvfsMatchesTheSimulatorsCountersPerFrequen
   std::this_thread::sleep_for(milliseconds(300));  // podgov back at its lowest clock
   // The stop's own report (what energyctl run prints): the stop is stored
   // with its counter read's rows (docs/CLOCKS.md "Residency from counters").
-  auto rep = call(d.socket(), {"mark", "stop", "bursty"});
+  auto rep = ctl_call(d.socket(), {"mark", "stop", "bursty"});
   const std::map<int64_t, double> after = seconds_per_hz(trans_stat);
   const int64_t transitions = total_transitions(trans_stat) - transitions_before;
 
@@ -316,7 +316,7 @@ TEST(RunContext, TheTimeADaemonWasDownDuringARunIsUnknown) {
   auto daemon = std::make_unique<ChildProcess>(argv, tmp.path() + "/energyd.log");
   ASSERT_TRUE(wait_for_socket(sock, seconds(10)));
   ASSERT_TRUE(wait_polled(sock));
-  call(sock, {"mark", "start", "across"});
+  ctl_call(sock, {"mark", "start", "across"});
   std::this_thread::sleep_for(milliseconds(1500));  // past a commit of the polled rows
   EXPECT_EQ(daemon->stop(SIGKILL), 128 + SIGKILL);
   auto down = SteadyClock::now();
@@ -325,7 +325,7 @@ TEST(RunContext, TheTimeADaemonWasDownDuringARunIsUnknown) {
   ASSERT_TRUE(wait_for_socket(sock, seconds(10))) << read_file(tmp.path() + "/energyd.log");
   ASSERT_TRUE(wait_polled(sock));
   double downtime = std::chrono::duration<double>(SteadyClock::now() - down).count();
-  auto rep = call(sock, {"mark", "stop", "across"});
+  auto rep = ctl_call(sock, {"mark", "stop", "across"});
   double duration = rep["duration_s"].get<double>();
   ASSERT_FALSE(rep["clocks"].empty()) << rep.dump(1);
   for (const auto& c : rep["clocks"]) {

@@ -33,13 +33,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-bool any_note_contains(const nlohmann::json& report, const std::string& what) {
-  for (const auto& n : report.value("notes", nlohmann::json::array())) {
-    if (n.get<std::string>().find(what) != std::string::npos) return true;
-  }
-  return false;
-}
-
 class RunQueries : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { daemon_ = std::make_unique<SimulatedDaemon>(constant_orin_nano()); }
@@ -304,10 +297,10 @@ TEST_F(RunQueries, LiveRepeatsTheViewForScriptsAndAsJsonLines) {
   EXPECT_EQ(count_of(text.out, "total 5.000 W"), 3u) << text.out;
   EXPECT_EQ(count_of(text.out, "VDD_IN *"), 3u) << text.out;
   EXPECT_EQ(count_of(text.out, "\x1b["), 0u) << "no terminal codes when stdout is not a terminal";
-  auto json = d().ctl({"live", "--json", "--count", "2", "--interval", "100ms"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
-  auto lines = lines_of(json.out);
-  ASSERT_EQ(lines.size(), 2u) << json.out;
+  auto lines_json = d().ctl({"live", "--json", "--count", "2", "--interval", "100ms"});
+  ASSERT_EQ(lines_json.exit_code, 0) << lines_json.err;
+  auto lines = lines_of(lines_json.out);
+  ASSERT_EQ(lines.size(), 2u) << lines_json.out;
   for (const auto& line : lines) {
     auto snap = nlohmann::json::parse(line, nullptr, false);
     ASSERT_FALSE(snap.is_discarded()) << line;

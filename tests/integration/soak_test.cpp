@@ -566,7 +566,7 @@ TEST(Soak, HostileFramesFromSeveralClientsLeaveTheDaemonUpBoundedAndMeasuring) {
   RssWatch watch(pid);
   Tally t = soak(d.socket(), seed, frames);
   int64_t peak_rss = std::max(watch.finish(), proc_status_bytes(pid, "VmHWM"));
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   Wire after_soak(d.socket());
   Json after = after_soak.call(3, "status");
@@ -583,7 +583,7 @@ TEST(Soak, HostileFramesFromSeveralClientsLeaveTheDaemonUpBoundedAndMeasuring) {
 
   std::cout << "soak: " << t.frames << " frames, " << t.actions << " actions, " << t.replies << " replies, "
             << t.cut_off << " cut off by energyd, " << t.run_limit << " marks refused by the open-run limit, "
-            << seconds << " s; RSS idle " << (idle_rss >> 10) << " KiB, peak " << (peak_rss >> 10)
+            << elapsed_s << " s; RSS idle " << (idle_rss >> 10) << " KiB, peak " << (peak_rss >> 10)
             << " KiB; ticks kept " << kept * 100 << "%; energy " << energy_j << " J, true " << exact_j << " J, bound "
             << report["total"]["error_bound_j"] << " J\n";
   RecordProperty("frames", static_cast<int>(t.frames));

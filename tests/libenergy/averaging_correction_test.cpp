@@ -5,12 +5,11 @@
 #include <cmath>
 #include <random>
 
+#include "../time_units.h"
 #include "temp_store.h"
 
 namespace energy {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
 
 // A running-mean monitor (N = 64, one conversion every 6.6 ms) on a bursty
 // load: bursts of 20-300 ms between 2 W and 8 W. The register holds y_k

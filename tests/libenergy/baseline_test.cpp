@@ -8,14 +8,12 @@
 
 #include <filesystem>
 
+#include "../time_units.h"
 #include "energy/chunker.h"
 #include "temp_store.h"
 
 namespace energy {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
-constexpr int64_t kSec = 1'000'000'000;
 
 RailEnergyReport rail(const std::string& label, double energy_uj, int64_t ns, bool in_total) {
   RailEnergyReport r;

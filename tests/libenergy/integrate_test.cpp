@@ -6,10 +6,11 @@
 #include <functional>
 #include <random>
 
+#include "../time_units.h"
+
 namespace energy {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
 constexpr int64_t kGap = 250 * kMs;
 
 std::vector<PowerPoint> constant(int64_t from_ms, int64_t to_ms, int64_t step_ms, int64_t uw) {

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "../time_units.h"
+
 namespace energy {
 namespace {
-
-constexpr int64_t kMs = 1000000;
 
 // As the generic devfreq core prints it (the simulator's layout).
 const char* const kTransStat =

@@ -4,11 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "../time_units.h"
+
 namespace energy {
 namespace {
-
-constexpr int64_t kSec = 1'000'000'000;
-constexpr int64_t kMs = 1'000'000;
 
 ContextRow hz(int64_t t_ns, int64_t v) { return {t_ns, ContextValue::of_number(v)}; }
 ContextRow text(int64_t t_ns, const std::string& v) { return {t_ns, ContextValue::of_text(v)}; }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <random>
 
+#include "../time_units.h"
 #include "energy/chunker.h"
 #include "energy/report.h"
 #include "energy/store.h"
@@ -17,10 +18,6 @@
 namespace energy {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
-constexpr int64_t kSec = 1'000'000'000;
-constexpr int64_t kMin = 60 * kSec;
-constexpr int64_t kHour = 60 * kMin;
 constexpr int64_t kDay = 24 * kHour;
 constexpr int64_t kWallOffsetNs = 1'700'000'000 * kSec;
 
@@ -185,7 +182,7 @@ TEST_F(RetentionTest, BucketAlignedIntervalsEqualRawEnergyToRounding) {
     EnergyWindow w{a * kSec, b * kSec};
     raw.emplace_back(w, energy(static_cast<size_t>(i % 2), w).energy_uj);
   }
-  RetentionStep last = retain(policy(30 * kMin, 90 * kDay, 0, 0));
+  RetentionStep last = retain(policy(30 * kMinuteNs, 90 * kDay, 0, 0));
   EXPECT_FALSE(last.over_budget);
   for (size_t i = 0; i < raw.size(); ++i) {
     EnergyAnswer a = energy(i % 2, raw[i].first);
@@ -202,13 +199,13 @@ TEST_F(RetentionTest, UnalignedIntervalsOfThousandSecondBucketsStayWithinATenthO
   Synth synth(100 * kMs, 2);
   start(synth);
   write_until(int64_t{3} * 36'000);  // 3 h, so that rail 1's runs of failed reads are inside
-  retain(policy(30 * kMin, 90 * kDay, 0, 0));
+  retain(policy(30 * kMinuteNs, 90 * kDay, 0, 0));
   for (size_t rail = 0; rail < 2; ++rail)
-    expect_close(rail, 2 * kSec, 149 * kMin, 1000 * kSec, Tier::kSecond, 1e-3, 150);
+    expect_close(rail, 2 * kSec, 149 * kMinuteNs, 1000 * kSec, Tier::kSecond, 1e-3, 150);
   std::mt19937_64 rng(5);
   for (int i = 0; i < 40; ++i) {  // the end in raw
-    EnergyWindow w{100 * kMin + static_cast<int64_t>(rng() % 2'000'000'000'000), 0};
-    w.end_ns = 155 * kMin + static_cast<int64_t>(rng() % 1'000'000'000'000);
+    EnergyWindow w{100 * kMinuteNs + static_cast<int64_t>(rng() % 2'000'000'000'000), 0};
+    w.end_ns = 155 * kMinuteNs + static_cast<int64_t>(rng() % 1'000'000'000'000);
     EnergyAnswer a = energy(static_cast<size_t>(i % 2), w);
     double exact = synth.energy_uj(static_cast<size_t>(i % 2), w);
     EXPECT_EQ(a.tier, Tier::kSecond);
@@ -222,7 +219,7 @@ TEST_F(RetentionTest, MinuteTierKeepsEnergyWithinATenthOfAPercent) {
   write_until(int64_t{24} * 3600);
   retain(policy(kHour, 2 * kHour, 0, 0));
   for (size_t rail = 0; rail < 2; ++rail) {
-    expect_close(rail, 2 * kSec, 21 * kHour, 1000 * kMin, Tier::kMinute, 1e-3, 60);
+    expect_close(rail, 2 * kSec, 21 * kHour, 1000 * kMinuteNs, Tier::kMinute, 1e-3, 60);
   }
 }
 
@@ -231,12 +228,12 @@ TEST_F(RetentionTest, EnergyFallsBackToTheFinestTierHoldingEachEdge) {
   start(synth);
   write_until(int64_t{12} * 3600);
   retain(policy(kHour, 3 * kHour, 0, 0));
-  EnergyAnswer raw = energy(0, {11 * kHour + 10 * kMin, 11 * kHour + 40 * kMin});
+  EnergyAnswer raw = energy(0, {11 * kHour + 10 * kMinuteNs, 11 * kHour + 40 * kMinuteNs});
   EXPECT_EQ(raw.tier, Tier::kRaw);
   EXPECT_EQ(raw.error_bound_uj, 0);
   EXPECT_EQ(energy(0, {9 * kHour + 17 * kSec, 10 * kHour + 3 * kSec}).tier, Tier::kSecond);
-  EXPECT_EQ(energy(0, {9 * kHour + 17 * kSec, 11 * kHour + 30 * kMin}).tier, Tier::kSecond);
-  EXPECT_EQ(energy(0, {kHour + 17 * kSec, 11 * kHour + 30 * kMin}).tier, Tier::kMinute);
+  EXPECT_EQ(energy(0, {9 * kHour + 17 * kSec, 11 * kHour + 30 * kMinuteNs}).tier, Tier::kSecond);
+  EXPECT_EQ(energy(0, {kHour + 17 * kSec, 11 * kHour + 30 * kMinuteNs}).tier, Tier::kMinute);
   auto before = store_->readings().energy(boot_, ids_[0], {-10 * kSec, kHour});
   ASSERT_TRUE(before.ok());
   EXPECT_FALSE(before->has_value());
@@ -249,8 +246,8 @@ TEST_F(RetentionTest, BucketsOfAnOldWindowCarryCountsAndExtremes) {
   Synth synth(100 * kMs, 2);
   start(synth);
   write_until(36'000);
-  retain(policy(10 * kMin, 90 * kDay, 0, 0));
-  EnergyWindow w{10 * kMin, 20 * kMin};
+  retain(policy(10 * kMinuteNs, 90 * kDay, 0, 0));
+  EnergyWindow w{10 * kMinuteNs, 20 * kMinuteNs};
   auto buckets = store_->tiers().rail_buckets(boot_, ids_[0], Tier::kSecond, w);
   ASSERT_TRUE(buckets.ok()) << buckets.error().describe();
   ASSERT_EQ(buckets->size(), 600u);
@@ -283,11 +280,11 @@ TEST_F(RetentionTest, ReportOfARunWhoseReadingsWereDownsampledComesFromTheTiers)
   write_until(int64_t{3} * 36'000);
   RunRecord run;
   run.boot = boot_;
-  run.start_ns = 10 * kMin + 123 * kMs;  // the first rail's readings there become 1 s buckets
-  auto raw_report = build_run_report(*store_, run, 2 * kHour + 50 * kMin, kSec);
+  run.start_ns = 10 * kMinuteNs + 123 * kMs;  // the first rail's readings there become 1 s buckets
+  auto raw_report = build_run_report(*store_, run, 2 * kHour + 50 * kMinuteNs, kSec);
   ASSERT_TRUE(raw_report.ok()) << raw_report.error().describe();
-  retain(policy(30 * kMin, 90 * kDay, 0, 0));
-  auto rep = build_run_report(*store_, run, 2 * kHour + 50 * kMin, kSec);
+  retain(policy(30 * kMinuteNs, 90 * kDay, 0, 0));
+  auto rep = build_run_report(*store_, run, 2 * kHour + 50 * kMinuteNs, kSec);
   ASSERT_TRUE(rep.ok()) << rep.error().describe();
   ASSERT_EQ(rep->rails.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
@@ -316,11 +313,11 @@ TEST_F(RetentionTest, TheAveragingCorrectionFromTheTiersStaysWithinItsBound) {
   write_until(int64_t{3} * 36'000);
   RunRecord run;
   run.boot = boot_;
-  run.start_ns = 10 * kMin + 123 * kMs;
-  const int64_t end = 2 * kHour + 50 * kMin;
+  run.start_ns = 10 * kMinuteNs + 123 * kMs;
+  const int64_t end = 2 * kHour + 50 * kMinuteNs;
   auto raw_report = build_run_report(*store_, run, end, kSec);
   ASSERT_TRUE(raw_report.ok()) << raw_report.error().describe();
-  retain(policy(30 * kMin, 90 * kDay, 0, 0));
+  retain(policy(30 * kMinuteNs, 90 * kDay, 0, 0));
   auto rep = build_run_report(*store_, run, end, kSec);
   ASSERT_TRUE(rep.ok()) << rep.error().describe();
   for (size_t i = 0; i < 2; ++i) {
@@ -341,11 +338,11 @@ TEST_F(RetentionTest, BudgetNeverTakesTheNewestChunkOrTheRecentMinutes) {
   write_until(int64_t{30} * 600);                                   // 30 min
   RetentionStep last = retain(policy(90 * kDay, 90 * kDay, 0, 1));  // a budget nothing fits in
   EXPECT_TRUE(last.over_budget);
-  EnergyAnswer recent = energy(0, {21 * kMin, 29 * kMin});
+  EnergyAnswer recent = energy(0, {21 * kMinuteNs, 29 * kMinuteNs});
   EXPECT_EQ(recent.tier, Tier::kRaw);
-  EXPECT_NEAR(recent.energy_uj, synth.energy_uj(0, {21 * kMin, 29 * kMin}), 1.0);
+  EXPECT_NEAR(recent.energy_uj, synth.energy_uj(0, {21 * kMinuteNs, 29 * kMinuteNs}), 1.0);
   write_until(int64_t{31} * 600);  // the open chunk is still written to
-  EXPECT_EQ(energy(0, {21 * kMin, 30 * kMin + 50 * kSec}).tier, Tier::kRaw);
+  EXPECT_EQ(energy(0, {21 * kMinuteNs, 30 * kMinuteNs + 50 * kSec}).tier, Tier::kRaw);
 }
 
 TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
@@ -366,7 +363,7 @@ TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
   EXPECT_EQ((*e)->tier, Tier::kSecond);
   double exact = synth.energy_uj(0, {10 * kSec, 3 * kHour + 10 * kSec});
   EXPECT_NEAR((*e)->energy_uj, exact, 1e-3 * exact);
-  EXPECT_EQ(energy(0, {kMin, 9 * kMin}).tier, Tier::kRaw);  // the current boot is young
+  EXPECT_EQ(energy(0, {kMinuteNs, 9 * kMinuteNs}).tier, Tier::kRaw);  // the current boot is young
 }
 
 // D5: weeks of history through a compressed timeline (1 s sweeps, hours of
@@ -396,7 +393,7 @@ TEST_F(RetentionTest, LongHistoryStaysWithinBudgetAndEnergyWithinATenthOfAPercen
     int64_t now_ns = hour * kHour;
     int64_t oldest = std::max<int64_t>(2 * kSec, now_ns - 5 * kDay);
     for (size_t rail = 0; rail < 3; ++rail) {
-      expect_close(rail, oldest, now_ns - 2 * kSec, 1000 * kMin, Tier::kMinute, 1e-3, 3);
+      expect_close(rail, oldest, now_ns - 2 * kSec, 1000 * kMinuteNs, Tier::kMinute, 1e-3, 3);
     }
   }
   EXPECT_GT(largest, kBudget * 8 / 10) << "the budget never came into play";

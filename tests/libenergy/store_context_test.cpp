@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "../time_units.h"
 #include "energy/chunker.h"
 #include "energy/residency.h"
 #include "energy/store.h"
@@ -13,10 +14,6 @@
 
 namespace energy {
 namespace {
-
-constexpr int64_t kSec = 1'000'000'000;
-constexpr int64_t kMin = 60 * kSec;
-constexpr int64_t kHour = 60 * kMin;
 
 class StoreContextTest : public TempStoreTest {
  protected:
@@ -174,7 +171,7 @@ TEST_F(StoreContextTest, ContextAgesOutWithTheSecondTierKeepingTheStateAtTheCut)
   auto seconds = store_->tiers().rail_buckets(boot_, rails->front().id, Tier::kSecond, {0, 3 * kHour});
   ASSERT_TRUE(seconds.ok() && !seconds->empty());
   int64_t cut = seconds->front().start_ns;
-  ASSERT_GT(cut, 30 * kMin);                                               // the oldest 1 s rows went to the 1 min tier
+  ASSERT_GT(cut, 30 * kMinuteNs);                                          // the oldest 1 s rows went to the 1 min tier
   int64_t kept = (cut - 5 * kSec) / (10 * kSec) * (10 * kSec) + 5 * kSec;  // the newest row at or before the cut
   auto all = window(boot_, {0, 3 * kHour});
   const auto* s = find(all, ContextKind::kClock, "gpu");
@@ -183,12 +180,12 @@ TEST_F(StoreContextTest, ContextAgesOutWithTheSecondTierKeepingTheStateAtTheCut)
   EXPECT_EQ(static_cast<int64_t>(s->rows.size()), (3 * kHour - kept) / (10 * kSec) + 1);
   EXPECT_GT(steps, 3);  // hundreds of rows at 100 per step
   // From the cut on the state is known; before the kept row it is unknown, and said so.
-  auto at_cut = summarize_context(window(boot_, {cut, cut + kMin}), {cut, cut + kMin});
+  auto at_cut = summarize_context(window(boot_, {cut, cut + kMinuteNs}), {cut, cut + kMinuteNs});
   EXPECT_EQ(at_cut.clocks[0].unknown_ns, 0);
   EXPECT_EQ(at_cut.clocks[0].residency.back().hz, kept / kSec);
-  auto before = summarize_context(window(boot_, {kept - kMin, kept - kSec}), {kept - kMin, kept - kSec});
+  auto before = summarize_context(window(boot_, {kept - kMinuteNs, kept - kSec}), {kept - kMinuteNs, kept - kSec});
   ASSERT_EQ(before.clocks.size(), 1u);
-  EXPECT_EQ(before.clocks[0].unknown_ns, kMin - kSec);
+  EXPECT_EQ(before.clocks[0].unknown_ns, kMinuteNs - kSec);
   EXPECT_TRUE(before.clocks[0].residency.empty());
 }
 
@@ -246,7 +243,7 @@ TEST_F(StoreContextTest, OverBudgetContextOlderThanTheRawReadingsGoesBeforeAnyRe
   EXPECT_EQ(*sweeps_after, *sweeps_before);  // no raw reading was downsampled for it
   auto rails = store_->rails();
   ASSERT_TRUE(rails.ok());
-  auto raw_from = store_->readings().rail_points(boot_, rails->front().id, {kHour, kHour + kMin});
+  auto raw_from = store_->readings().rail_points(boot_, rails->front().id, {kHour, kHour + kMinuteNs});
   ASSERT_TRUE(raw_from.ok() && !raw_from->empty());
   int64_t raw_start = 2 * kHour;
   for (const auto& pt : *raw_from) raw_start = std::min(raw_start, pt.t_ns);

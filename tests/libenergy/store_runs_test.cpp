@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "../time_units.h"
 #include "energy/chunker.h"
 #include "energy/report.h"
 #include "energy/run_summary.h"
@@ -13,8 +14,6 @@
 
 namespace energy {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
 
 class StoreRuns : public TempStoreTest {
  protected:

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../time_units.h"
 #include "energy/chunker.h"
 #include "energy/store.h"
 #include "energy/sweep_tail.h"
@@ -14,8 +15,6 @@
 
 namespace energy {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
 
 class StoreTail : public TempStoreTest {
  protected:

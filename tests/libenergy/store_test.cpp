@@ -7,14 +7,13 @@
 #include <filesystem>
 #include <map>
 
+#include "../time_units.h"
 #include "energy/chunker.h"
 #include "energy/report.h"
 #include "temp_store.h"
 
 namespace energy {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
 
 class StoreTest : public TempStoreTest {
  protected:

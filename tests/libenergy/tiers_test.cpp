@@ -6,11 +6,10 @@
 
 #include <random>
 
+#include "../time_units.h"
+
 namespace energy {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
-constexpr int64_t kSec = 1'000'000'000;
 
 // Bursty power: levels between 0.5 W and 9 W held for 50 ms to 3 s,
 // sampled every 100 ms with up to 2 ms of jitter; about 1% failed reads.

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "../time_units.h"
+#include "idle_controls.h"
 #include "live_board.h"
 #include "live_fs.h"
 #include "model.h"
@@ -18,10 +20,7 @@
 namespace energy::sim {
 namespace {
 
-constexpr std::int64_t kMs = 1000000;
-constexpr std::int64_t kStart = 5000 * kMs;  // CLOCK_BOOTTIME of the model's start
-
-ModelControls idle_controls(const BoardSpec& spec) { return ModelControls{idle_state(spec), 0, {}}; }
+constexpr std::int64_t kCountersStart = 5000 * kMs;  // CLOCK_BOOTTIME of the model's start
 
 // A load that changes faster than a 100 ms poll: the governors' 20 / 50 ms
 // samples follow it up and down.
@@ -49,13 +48,13 @@ void add_ms(BruteForce& truth, const BoardState& s, const std::string& gpu) {
 TEST(ClockCounters, TimePerFrequencyIsTheModelsClockHistoryExactly) {
   const BoardSpec spec = test::board("jetson-orin-nano", 36);
   const std::string gpu = spec.gpus.front().devfreq_name;
-  PowerModel model(spec, dvfs_controls(spec, 0), kStart, ModelOptions{7, 0.0});
+  PowerModel model(spec, dvfs_controls(spec, 0), kCountersStart, ModelOptions{7, 0.0});
   BruteForce truth;
-  for (std::int64_t ms = 0; ms < kStart / kMs; ++ms) add_ms(truth, model.governed(), gpu);  // at rest before
-  const std::int64_t end = kStart + 3000 * kMs;
-  for (std::int64_t t = kStart; t < end; t += kMs) {
-    const std::int64_t step = (t - kStart) / (70 * kMs);  // a new load every 70 ms
-    if ((t - kStart) % (70 * kMs) == 0 && t > kStart) {
+  for (std::int64_t ms = 0; ms < kCountersStart / kMs; ++ms) add_ms(truth, model.governed(), gpu);  // at rest before
+  const std::int64_t end = kCountersStart + 3000 * kMs;
+  for (std::int64_t t = kCountersStart; t < end; t += kMs) {
+    const std::int64_t step = (t - kCountersStart) / (70 * kMs);  // a new load every 70 ms
+    if ((t - kCountersStart) % (70 * kMs) == 0 && t > kCountersStart) {
       ASSERT_TRUE(model.update(t, dvfs_controls(spec, step)));
     }
     model.advance_to(t);
@@ -95,16 +94,16 @@ TEST(ClockCounters, ARailGatedGpuKeepsCountingAtItsLastFrequency) {
   busy.board.gpus.at(gpu).governor = "performance";
   busy.board.gpus.at(gpu).max_hz = spec.gpus.front().available_hz.back();
   busy.board.gpus.at(gpu).load_permille = 500;
-  PowerModel model(spec, busy, kStart, ModelOptions{7, 0.0});
+  PowerModel model(spec, busy, kCountersStart, ModelOptions{7, 0.0});
   ModelControls gated = busy;
   gated.board.gpus.at(gpu).load_permille = 0;
-  ASSERT_TRUE(model.update(kStart + 100 * kMs, gated));
-  model.advance_to(kStart + 300 * kMs);
+  ASSERT_TRUE(model.update(kCountersStart + 100 * kMs, gated));
+  model.advance_to(kCountersStart + 300 * kMs);
   BoardState state = model.governed();
   ASSERT_EQ(state.gpus.at(gpu).cur_hz, 0u);
-  model.fill_clock_stats(state, kStart + 300 * kMs);
+  model.fill_clock_stats(state, kCountersStart + 300 * kMs);
   const ClockStats& g = state.gpus.at(gpu).stats;
-  EXPECT_EQ(g.time_ns.back(), static_cast<std::uint64_t>(kStart + 300 * kMs));
+  EXPECT_EQ(g.time_ns.back(), static_cast<std::uint64_t>(kCountersStart + 300 * kMs));
   EXPECT_EQ(g.total_transitions, 0u);
 }
 

@@ -3,14 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include "../time_units.h"
 #include "sim_test_util.h"
 
 namespace energy::sim {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::int64_t kMs = 1000000;
 
 class ControlTest : public ::testing::Test {
  protected:

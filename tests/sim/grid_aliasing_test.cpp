@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "../time_units.h"
 #include "live_board.h"
 #include "model_calibration.h"
 #include "sensor.h"
@@ -22,7 +23,6 @@
 namespace energy::sim {
 namespace {
 
-constexpr std::int64_t kMs = 1000000;
 constexpr std::int64_t kReaderNs = 100 * kMs;  // energyd's default sampling period
 
 TEST(GovernorGrid, TheLiveBoardsGovernorSamplesDriftAgainstAHundredMillisecondReader) {

@@ -8,6 +8,8 @@
 #include <functional>
 #include <iostream>
 
+#include "../time_units.h"
+#include "idle_controls.h"
 #include "live_board.h"
 #include "model.h"
 #include "sim_test_util.h"
@@ -16,11 +18,8 @@
 namespace energy::sim {
 namespace {
 
-constexpr std::int64_t kMs = 1000000;
 constexpr std::int64_t kS = 1000 * kMs;
-constexpr std::int64_t kStart = 7000 * kMs;
-
-ModelControls idle_controls(const BoardSpec& spec) { return ModelControls{idle_state(spec), 0, {}}; }
+constexpr std::int64_t kHeatStart = 7000 * kMs;
 
 // CPU and the first GPU at the given loads, default governors.
 ModelControls with_loads(ModelControls c, const BoardSpec& spec, std::uint32_t cpu, std::uint32_t gpu) {
@@ -53,15 +52,15 @@ const std::string& gpu_name(const BoardSpec& spec) { return spec.gpus.front().de
 
 TEST(Heat, TenMinutesAtFullLoadWarmTheGpuZoneAndACoolDownReturnsTowardsIdle) {
   const BoardSpec spec = test::board("jetson-nano-4gb", 32);
-  PowerModel model(spec, idle_controls(spec), kStart, ModelOptions{3, 0.03});
+  PowerModel model(spec, idle_controls(spec), kHeatStart, ModelOptions{3, 0.03});
   const std::size_t gpu = zone_of(spec, ZoneRole::kGpu);
   const double idle = zone_c(model, gpu);
-  ASSERT_TRUE(model.update(kStart, with_loads(idle_controls(spec), spec, 1000, 1000)));
-  model.advance_to(kStart + 600 * kS);
+  ASSERT_TRUE(model.update(kHeatStart, with_loads(idle_controls(spec), spec, 1000, 1000)));
+  model.advance_to(kHeatStart + 600 * kS);
   const double hot = zone_c(model, gpu);
   EXPECT_GE(hot - idle, 15.0) << "idle " << idle << " C, after 10 min " << hot << " C";
-  ASSERT_TRUE(model.update(kStart + 600 * kS, idle_controls(spec)));
-  model.advance_to(kStart + 1200 * kS);
+  ASSERT_TRUE(model.update(kHeatStart + 600 * kS, idle_controls(spec)));
+  model.advance_to(kHeatStart + 1200 * kS);
   const double cooled = zone_c(model, gpu);
   EXPECT_LT(cooled - idle, 0.2 * (hot - idle)) << "after 10 min idle " << cooled << " C";
   EXPECT_GE(cooled, idle - 0.01);
@@ -69,8 +68,8 @@ TEST(Heat, TenMinutesAtFullLoadWarmTheGpuZoneAndACoolDownReturnsTowardsIdle) {
 
 TEST(Heat, AnIdleBoardStaysAtItsReferenceTemperaturesWithoutEvents) {
   const BoardSpec spec = test::board("jetson-orin-nx", 36);
-  PowerModel model(spec, idle_controls(spec), kStart, ModelOptions{3, 0.03});
-  model.advance_to(kStart + 120 * kS);
+  PowerModel model(spec, idle_controls(spec), kHeatStart, ModelOptions{3, 0.03});
+  model.advance_to(kHeatStart + 120 * kS);
   EXPECT_EQ(model.event_times().size(), 1u);
   const std::vector<std::int32_t> readings = model.governed().thermal_mc;
   for (std::size_t z = 0; z < spec.thermal_zones.size(); ++z) EXPECT_EQ(readings[z], spec.thermal_zones[z].idle_mc);
@@ -80,19 +79,19 @@ TEST(Heat, LeakageRaisesPowerAtFixedClocks) {
   EXPECT_NEAR(leakage_extra_mw(100, 30), 100, 1e-9);  // doubles every 30 C
   EXPECT_EQ(leakage_extra_mw(100, 0), 0);
   const BoardSpec spec = test::board("jetson-nano-4gb", 32);
-  PowerModel model(spec, with_loads(pinned_top(spec), spec, 1000, 1000), kStart, ModelOptions{3, 0.0});
+  PowerModel model(spec, with_loads(pinned_top(spec), spec, 1000, 1000), kHeatStart, ModelOptions{3, 0.0});
   const std::size_t rail = *model.rail("POM_5V_GPU");
-  model.advance_to(kStart + 2 * kS);
+  model.advance_to(kHeatStart + 2 * kS);
   const BoardState cold = model.governed();
-  const double cold_mw = model.power_mw(rail, kStart + 2 * kS);
-  model.advance_to(kStart + 600 * kS);
+  const double cold_mw = model.power_mw(rail, kHeatStart + 2 * kS);
+  model.advance_to(kHeatStart + 600 * kS);
   const BoardState hot = model.governed();
   EXPECT_EQ(hot.gpus.at(gpu_name(spec)).cur_hz, cold.gpus.at(gpu_name(spec)).cur_hz);
   EXPECT_EQ(hot.policies.at(0).cur_khz, cold.policies.at(0).cur_khz);
   // The GPU rail's static part is small beside the calibrated dynamic power
   // (study calibration: 3.8 W at the top), so leakage adds ~1.2% here; with
   // no ripple any rise at fixed clocks is leakage.
-  EXPECT_GT(model.power_mw(rail, kStart + 600 * kS), cold_mw * 1.005) << "cold " << cold_mw << " mW";
+  EXPECT_GT(model.power_mw(rail, kHeatStart + 600 * kS), cold_mw * 1.005) << "cold " << cold_mw << " mW";
 }
 
 TEST(Heat, ThePassiveTripThrottlesAHotGpuAndTheHotTripIsNotReached) {
@@ -100,10 +99,10 @@ TEST(Heat, ThePassiveTripThrottlesAHotGpuAndTheHotTripIsNotReached) {
   const std::size_t gpu = zone_of(spec, ZoneRole::kGpu);
   ASSERT_EQ(spec.thermal_zones[gpu].trips_c, (std::vector<double>{97.5, 101, 102.5}));
   const std::uint64_t top = spec.gpus.front().available_hz.back();
-  PowerModel hot_room(spec, with_loads(pinned_top(spec), spec, 1000, 1000), kStart, ModelOptions{3, 0.0}, 72.0);
-  PowerModel cool_room(spec, with_loads(pinned_top(spec), spec, 1000, 1000), kStart, ModelOptions{3, 0.0});
-  hot_room.advance_to(kStart + 600 * kS);
-  cool_room.advance_to(kStart + 600 * kS);
+  PowerModel hot_room(spec, with_loads(pinned_top(spec), spec, 1000, 1000), kHeatStart, ModelOptions{3, 0.0}, 72.0);
+  PowerModel cool_room(spec, with_loads(pinned_top(spec), spec, 1000, 1000), kHeatStart, ModelOptions{3, 0.0});
+  hot_room.advance_to(kHeatStart + 600 * kS);
+  cool_room.advance_to(kHeatStart + 600 * kS);
   EXPECT_LT(hot_room.governed().gpus.at(gpu_name(spec)).cur_hz, top);
   EXPECT_EQ(cool_room.governed().gpus.at(gpu_name(spec)).cur_hz, top);
   EXPECT_GT(zone_c(hot_room, gpu), 95.0);
@@ -116,14 +115,14 @@ TEST(Heat, TheFanFollowsTemperatureAndCools) {
   EXPECT_EQ(fan_curve_pwm(90), 255u);
   const BoardSpec spec = test::board("jetson-orin-nx", 36);
   const std::size_t gpu = zone_of(spec, ZoneRole::kGpu);
-  PowerModel curve(spec, with_loads(pinned_top(spec), spec, 1000, 1000), kStart, ModelOptions{3, 0.0});
+  PowerModel curve(spec, with_loads(pinned_top(spec), spec, 1000, 1000), kHeatStart, ModelOptions{3, 0.0});
   ModelControls stopped = with_loads(pinned_top(spec), spec, 1000, 1000);
-  PowerModel held(spec, stopped, kStart, ModelOptions{3, 0.0});
+  PowerModel held(spec, stopped, kHeatStart, ModelOptions{3, 0.0});
   stopped.board.fan_pwm = 1;  // a write: the fan holds at 1/255
-  ASSERT_TRUE(held.update(kStart, stopped));
+  ASSERT_TRUE(held.update(kHeatStart, stopped));
   EXPECT_EQ(curve.governed().fan_pwm, 0u) << "idle temperatures are below the curve";
-  curve.advance_to(kStart + 600 * kS);
-  held.advance_to(kStart + 600 * kS);
+  curve.advance_to(kHeatStart + 600 * kS);
+  held.advance_to(kHeatStart + 600 * kS);
   EXPECT_GT(curve.governed().fan_pwm, 0u);
   EXPECT_EQ(held.governed().fan_pwm, 1u);
   EXPECT_LT(zone_c(curve, gpu), zone_c(held, gpu) - 1.0);
@@ -131,16 +130,17 @@ TEST(Heat, TheFanFollowsTemperatureAndCools) {
 
 TEST(Heat, ZonesThatDoNotMoveOnRealBoardsReadAsThere) {
   const BoardSpec nano = test::board("jetson-nano-4gb", 32);
-  PowerModel model(nano, with_loads(pinned_top(nano), nano, 1000, 1000), kStart, ModelOptions{3, 0.0});
-  model.advance_to(kStart + 300 * kS);
+  PowerModel model(nano, with_loads(pinned_top(nano), nano, 1000, 1000), kHeatStart, ModelOptions{3, 0.0});
+  model.advance_to(kHeatStart + 300 * kS);
   for (std::size_t z = 0; z < nano.thermal_zones.size(); ++z) {
     if (nano.thermal_zones[z].type == "PMIC-Die") {
       EXPECT_EQ(model.governed().thermal_mc[z], 100000);
     }
   }
   const BoardSpec orin_nano = test::board("jetson-orin-nano", 36);
-  PowerModel other(orin_nano, with_loads(pinned_top(orin_nano), orin_nano, 1000, 1000), kStart, ModelOptions{3, 0.0});
-  other.advance_to(kStart + 300 * kS);
+  PowerModel other(orin_nano, with_loads(pinned_top(orin_nano), orin_nano, 1000, 1000), kHeatStart,
+                   ModelOptions{3, 0.0});
+  other.advance_to(kHeatStart + 300 * kS);
   int zero_zones = 0;
   for (std::size_t z = 0; z < orin_nano.thermal_zones.size(); ++z) {
     if (orin_nano.thermal_zones[z].type.rfind("cv", 0) != 0) continue;
@@ -152,7 +152,7 @@ TEST(Heat, ZonesThatDoNotMoveOnRealBoardsReadAsThere) {
 
 TEST(Heat, TheLiveBoardShowsTheWarmingAndTheGovernorsAsOfItsClock) {
   const BoardSpec spec = test::board("jetson-xavier-nx", 35);
-  std::int64_t now = kStart;
+  std::int64_t now = kHeatStart;
   LiveOptions options;
   options.cpu_load_permille = 0;
   Result<std::unique_ptr<LiveBoard>> board = LiveBoard::create(spec, options, [&now] { return now; });
@@ -165,7 +165,7 @@ TEST(Heat, TheLiveBoardShowsTheWarmingAndTheGovernorsAsOfItsClock) {
   const BoardState later = (*board)->snapshot();
   EXPECT_GT(later.thermal_mc[gpu], spec.thermal_zones[gpu].idle_mc + 5000);
   EXPECT_EQ(later.gpus.at(gpu_name(spec)).cur_hz, std::min(top, later.gpus.at(gpu_name(spec)).max_hz));
-  Result<double> energy = (*board)->energy_uj("total", kStart, now);
+  Result<double> energy = (*board)->energy_uj("total", kHeatStart, now);
   ASSERT_TRUE(energy) << energy.error().message;
   EXPECT_GT(*energy, 0);
 }
@@ -183,21 +183,21 @@ struct Residency {
   double gpu_top = 0;
 };
 
-// Runs `seconds` of the load from kStart (warm-up of 5 s not counted),
+// Runs `seconds` of the load from kHeatStart (warm-up of 5 s not counted),
 // sampling the clocks every 1 ms.
 Residency run_inference(PowerModel& model, const BoardSpec& spec, const ModelControls& base, int seconds,
                         const Inference& load = {}) {
   const std::uint32_t cpu_top = spec.cpu.available_khz.back();
   const std::uint64_t gpu_top = spec.gpus.front().available_hz.back();
   double samples = 0, cpu_hits = 0, gpu_hits = 0;
-  for (std::int64_t t = kStart + 3 * kMs; t < kStart + seconds * kS; t += kMs) {
-    const bool busy = (t - kStart) % load.period_ns >= load.gap_ns;
+  for (std::int64_t t = kHeatStart + 3 * kMs; t < kHeatStart + seconds * kS; t += kMs) {
+    const bool busy = (t - kHeatStart) % load.period_ns >= load.gap_ns;
     ModelControls c = with_loads(base, spec, busy ? 1000 : 0, busy ? 1000 : 0);
     if (model.controls().cpu_load_permille != c.cpu_load_permille) {
       EXPECT_TRUE(model.update(t, c));
     }
     model.advance_to(t);
-    if (t < kStart + 5 * kS) continue;
+    if (t < kHeatStart + 5 * kS) continue;
     const BoardState g = model.governed();
     ++samples;
     cpu_hits += g.policies.at(0).cur_khz == cpu_top ? 1 : 0;
@@ -222,7 +222,7 @@ TEST(Governors, ResidencyAtTheHighestClocksIsWithin15PointsOfThePublishedShares)
     GpuState& gpu = base.board.gpus.at(gpu_name(spec));
     gpu.max_hz = spec.gpus.front().available_hz.back();  // the top clock is allowed, as in the study's mode
     for (auto& [policy, pol] : base.board.policies) pol.max_khz = spec.cpu.available_khz.back();
-    PowerModel model(spec, base, kStart, ModelOptions{3, 0.0});
+    PowerModel model(spec, base, kHeatStart, ModelOptions{3, 0.0});
     const Residency r = run_inference(model, spec, base, 65);
     EXPECT_NEAR(r.cpu_top, p.cpu_top, 0.15) << p.board << " CPU";
     EXPECT_NEAR(r.gpu_top, p.gpu_top, 0.15) << p.board << " GPU";
@@ -240,17 +240,17 @@ TEST(Governors, TheCpuGovernorFollowsTheBusiestCpu) {
   ModelControls spread = with_loads(idle_controls(spec), spec, 250, 0);
   ModelControls one_thread = spread;
   one_thread.cpu_peak_permille = 1000;
-  PowerModel a(spec, spread, kStart, ModelOptions{3, 0.0});
-  PowerModel b(spec, one_thread, kStart, ModelOptions{3, 0.0});
-  a.advance_to(kStart + 200 * kMs);
-  b.advance_to(kStart + 200 * kMs);
+  PowerModel a(spec, spread, kHeatStart, ModelOptions{3, 0.0});
+  PowerModel b(spec, one_thread, kHeatStart, ModelOptions{3, 0.0});
+  a.advance_to(kHeatStart + 200 * kMs);
+  b.advance_to(kHeatStart + 200 * kMs);
   EXPECT_LT(a.governed().policies.at(0).cur_khz, top);
   EXPECT_EQ(b.governed().policies.at(0).cur_khz, top);
   // A peak below the aggregate load counts as the load.
   ModelControls low_peak = with_loads(idle_controls(spec), spec, 1000, 0);
   low_peak.cpu_peak_permille = 100;
-  PowerModel c(spec, low_peak, kStart, ModelOptions{3, 0.0});
-  c.advance_to(kStart + 200 * kMs);
+  PowerModel c(spec, low_peak, kHeatStart, ModelOptions{3, 0.0});
+  c.advance_to(kHeatStart + 200 * kMs);
   EXPECT_EQ(c.governed().policies.at(0).cur_khz, top);
   // Same clock, same aggregate load: the same power (the EMC pinned, as its
   // governor follows the busiest CPU too, A48).
@@ -262,21 +262,21 @@ TEST(Governors, TheCpuGovernorFollowsTheBusiestCpu) {
   for (auto& [policy, p] : one_top.board.policies) p.governor = "performance";
   one_top.board.emc = spread_top.board.emc;
   const std::size_t rail = static_cast<std::size_t>(a.topology().total_rails.front());
-  PowerModel d(spec, spread_top, kStart, ModelOptions{3, 0.0});
-  PowerModel e(spec, one_top, kStart, ModelOptions{3, 0.0});
-  EXPECT_DOUBLE_EQ(d.power_mw(rail, kStart + kMs), e.power_mw(rail, kStart + kMs));
+  PowerModel d(spec, spread_top, kHeatStart, ModelOptions{3, 0.0});
+  PowerModel e(spec, one_top, kHeatStart, ModelOptions{3, 0.0});
+  EXPECT_DOUBLE_EQ(d.power_mw(rail, kHeatStart + kMs), e.power_mw(rail, kHeatStart + kMs));
 }
 
 TEST(Governors, AConstantGpuLoadSettlesBetweenTheEndsOfTheTable) {
   // A load is the demand at the top clock: podgov settles where the busy share meets its target.
   const BoardSpec spec = test::board("jetson-orin-nano", 36);
   const std::vector<std::uint64_t>& table = spec.gpus.front().available_hz;
-  PowerModel model(spec, with_loads(idle_controls(spec), spec, 0, 700), kStart, ModelOptions{3, 0.0});
-  model.advance_to(kStart + 2 * kS);
+  PowerModel model(spec, with_loads(idle_controls(spec), spec, 0, 700), kHeatStart, ModelOptions{3, 0.0});
+  model.advance_to(kHeatStart + 2 * kS);
   const std::uint64_t settled = model.governed().gpus.at(gpu_name(spec)).cur_hz;
   EXPECT_GT(settled, table.front());
   EXPECT_LT(settled, table.back());
-  for (std::int64_t t = kStart + 2 * kS; t < kStart + 5 * kS; t += 10 * kMs) {
+  for (std::int64_t t = kHeatStart + 2 * kS; t < kHeatStart + 5 * kS; t += 10 * kMs) {
     model.advance_to(t);
     EXPECT_EQ(model.governed().gpus.at(gpu_name(spec)).cur_hz, settled);
   }
@@ -292,9 +292,9 @@ TEST(Governors, PinnedClocksHoldUnderTheSameLoad) {
   CpuPolicyState& p0 = base.board.policies.begin()->second;
   p0.governor = "userspace";
   p0.setspeed_khz = spec.cpu.available_khz[3];
-  PowerModel model(spec, base, kStart, ModelOptions{3, 0.0});
+  PowerModel model(spec, base, kHeatStart, ModelOptions{3, 0.0});
   run_inference(model, spec, base, 10);
-  for (std::int64_t t = kStart + 10 * kS; t < kStart + 11 * kS; t += 7 * kMs) {
+  for (std::int64_t t = kHeatStart + 10 * kS; t < kHeatStart + 11 * kS; t += 7 * kMs) {
     model.advance_to(t);
     EXPECT_EQ(model.governed().gpus.at(gpu_name(spec)).cur_hz, mid_hz);
     EXPECT_EQ(model.governed().policies.begin()->second.cur_khz, spec.cpu.available_khz[3]);
@@ -303,12 +303,12 @@ TEST(Governors, PinnedClocksHoldUnderTheSameLoad) {
 
 TEST(Governors, GroundTruthStaysTheExactIntegralWhileTheDynamicsRun) {
   const BoardSpec spec = test::board("jetson-xavier-nx", 35);
-  PowerModel model(spec, idle_controls(spec), kStart, ModelOptions{9, 0.03});
+  PowerModel model(spec, idle_controls(spec), kHeatStart, ModelOptions{9, 0.03});
   run_inference(model, spec, idle_controls(spec), 8);
   EXPECT_GT(model.event_times().size(), 20u) << "governor and thermal steps are events";
   const std::size_t rail = static_cast<std::size_t>(model.topology().total_rails.front());
-  const std::int64_t t0 = kStart + 1 * kS + 123457;
-  const std::int64_t t1 = kStart + 7 * kS + 98765;
+  const std::int64_t t0 = kHeatStart + 1 * kS + 123457;
+  const std::int64_t t1 = kHeatStart + 7 * kS + 98765;
   std::vector<std::int64_t> edges = {t0};
   for (std::int64_t e : model.event_times()) {
     if (e > t0 && e < t1) edges.push_back(e);

@@ -9,14 +9,12 @@
 #include <string>
 #include <thread>
 
+#include "../time_units.h"
 #include "path_util.h"
 #include "sim_test_util.h"
 
 namespace energy::sim {
 namespace {
-
-constexpr std::int64_t kMs = 1000000;
-constexpr std::int64_t kUs = 1000;
 
 class LiveFsTest : public ::testing::Test {
  protected:

@@ -8,18 +8,17 @@
 #include <cmath>
 #include <iostream>
 
+#include "../time_units.h"
+#include "idle_controls.h"
 #include "sim_test_util.h"
 
 namespace energy::sim {
 namespace {
 
-constexpr std::int64_t kMs = 1000000;
-constexpr std::int64_t kStart = 5000 * kMs;  // an arbitrary CLOCK_BOOTTIME instant
-
-ModelControls idle_controls(const BoardSpec& spec) { return ModelControls{idle_state(spec), 0, {}}; }
+constexpr std::int64_t kModelStart = 5000 * kMs;  // an arbitrary CLOCK_BOOTTIME instant
 
 PowerModel idle_model(const BoardSpec& spec, double ripple = 0.0) {
-  return PowerModel(spec, idle_controls(spec), kStart, ModelOptions{7, ripple});
+  return PowerModel(spec, idle_controls(spec), kModelStart, ModelOptions{7, ripple});
 }
 
 std::size_t rail_of(const PowerModel& model, const std::string& label) {
@@ -41,8 +40,8 @@ ModelControls loaded(const BoardSpec& spec, std::uint32_t cpu_permille, std::uin
 }
 
 double level_mw(const BoardSpec& spec, const ModelControls& controls, const std::string& label) {
-  PowerModel model(spec, controls, kStart, ModelOptions{7, 0.0});
-  return model.level(rail_of(model, label), kStart).power_mw;
+  PowerModel model(spec, controls, kModelStart, ModelOptions{7, 0.0});
+  return model.level(rail_of(model, label), kModelStart).power_mw;
 }
 
 TEST(ModelCalibration, IdleStateReproducesEveryReferenceIdleValueExactly) {
@@ -54,9 +53,10 @@ TEST(ModelCalibration, IdleStateReproducesEveryReferenceIdleValueExactly) {
     for (const PowerMonitorSpec& m : spec.monitors) {
       for (const ChannelSpec& c : m.channels) {
         const double expected = c.disabled ? 0.0 : c.idle_mv * static_cast<double>(c.idle_ma) / 1000.0;
-        EXPECT_NEAR(model.level(r, kStart).power_mw, expected, 1e-9) << spec.id << " l4t" << spec.l4t << " " << c.label;
+        EXPECT_NEAR(model.level(r, kModelStart).power_mw, expected, 1e-9)
+            << spec.id << " l4t" << spec.l4t << " " << c.label;
         if (!c.disabled) {
-          EXPECT_DOUBLE_EQ(model.level(r, kStart).bus_mv, c.idle_mv) << spec.id << " " << c.label;
+          EXPECT_DOUBLE_EQ(model.level(r, kModelStart).bus_mv, c.idle_mv) << spec.id << " " << c.label;
         }
         ++r;
       }
@@ -157,8 +157,8 @@ TEST(ModelGovernor, AGpuRailGatedAtIdleWakesUnderLoad) {
 TEST(Model, EventsMayNotGoBackInTime) {
   const BoardSpec spec = test::board("jetson-orin-nano", 36);
   PowerModel model = idle_model(spec);
-  ASSERT_TRUE(model.update(kStart + 10 * kMs, idle_controls(spec)));
-  const Status back = model.update(kStart + 5 * kMs, idle_controls(spec));
+  ASSERT_TRUE(model.update(kModelStart + 10 * kMs, idle_controls(spec)));
+  const Status back = model.update(kModelStart + 5 * kMs, idle_controls(spec));
   ASSERT_FALSE(back);
   EXPECT_EQ(back.error().code, ErrorCode::kInvalid);
 }
@@ -172,7 +172,7 @@ TEST(Model, RippleIsSeededAndNeverAMultipleOfTenHertz) {
     EXPECT_GT(a.ripple(r).frequency_hz, 3.0);
     EXPECT_LT(a.ripple(r).frequency_hz, 10.0);
   }
-  const PowerModel c(spec, idle_controls(spec), kStart, ModelOptions{8, 0.03});
+  const PowerModel c(spec, idle_controls(spec), kModelStart, ModelOptions{8, 0.03});
   EXPECT_NE(a.ripple(0).phase_rad, c.ripple(0).phase_rad);
 }
 
@@ -225,7 +225,7 @@ PowerModel eventful_model(const BoardSpec& spec) {
     if (i == 3) c.board.cpu_online[spec.cpu.all_cpus().back()] = false;
     if (i == 1) c.overrides[first_rail] = RailState{5000, 1234};
     if (i == 4) c.overrides.clear();
-    EXPECT_TRUE(model.update(kStart + steps[i], c));
+    EXPECT_TRUE(model.update(kModelStart + steps[i], c));
   }
   return model;
 }
@@ -237,10 +237,10 @@ TEST(ModelGroundTruth, AgreesWithBruteForceIntegrationToOnePartPerMillion) {
     const BoardSpec spec = test::board(id, l4t);
     const PowerModel model = eventful_model(spec);
     const std::pair<std::int64_t, std::int64_t> intervals[] = {
-        {kStart - 50 * kMs, kStart + 100 * kMs},       // before the first event, ripple only
-        {kStart + 100 * kMs + 3, kStart + 700 * kMs},  // three events inside
-        {kStart + 401 * kMs, kStart + 403 * kMs},      // 2 ms around one event
-        {kStart, kStart + 2500 * kMs + 17},            // everything
+        {kModelStart - 50 * kMs, kModelStart + 100 * kMs},       // before the first event, ripple only
+        {kModelStart + 100 * kMs + 3, kModelStart + 700 * kMs},  // three events inside
+        {kModelStart + 401 * kMs, kModelStart + 403 * kMs},      // 2 ms around one event
+        {kModelStart, kModelStart + 2500 * kMs + 17},            // everything
     };
     for (std::size_t r = 0; r < model.rail_count(); ++r) {
       for (const auto& [t0, t1] : intervals) {
@@ -259,9 +259,9 @@ TEST(ModelGroundTruth, AgreesWithBruteForceIntegrationToOnePartPerMillion) {
 TEST(ModelGroundTruth, EnergyIsAdditiveAndChargeMatchesPowerOverVoltage) {
   const BoardSpec spec = test::board("jetson-orin-nx", 36);
   const PowerModel model = eventful_model(spec);
-  const std::int64_t a = kStart + 10 * kMs;
-  const std::int64_t b = kStart + 655 * kMs;
-  const std::int64_t c = kStart + 2000 * kMs;
+  const std::int64_t a = kModelStart + 10 * kMs;
+  const std::int64_t b = kModelStart + 655 * kMs;
+  const std::int64_t c = kModelStart + 2000 * kMs;
   for (std::size_t r = 0; r < model.rail_count(); ++r) {
     EXPECT_NEAR(model.energy_uj(r, a, c), model.energy_uj(r, a, b) + model.energy_uj(r, b, c),
                 1e-9 * model.energy_uj(r, a, c));
@@ -269,8 +269,8 @@ TEST(ModelGroundTruth, EnergyIsAdditiveAndChargeMatchesPowerOverVoltage) {
   }
   // One segment, constant voltage: charge = energy / V (uC = uJ / V).
   const std::size_t in = rail_of(model, "VDD_IN");
-  const std::int64_t t0 = kStart + 1300 * kMs;
-  const std::int64_t t1 = kStart + 1700 * kMs;
+  const std::int64_t t0 = kModelStart + 1300 * kMs;
+  const std::int64_t t1 = kModelStart + 1700 * kMs;
   const double volts = model.level(in, t0).bus_mv / 1000.0;
   EXPECT_NEAR(model.charge_uc(in, t0, t1) * volts, model.energy_uj(in, t0, t1), 1e-6 * model.energy_uj(in, t0, t1));
 }
@@ -278,15 +278,15 @@ TEST(ModelGroundTruth, EnergyIsAdditiveAndChargeMatchesPowerOverVoltage) {
 TEST(Model, ForgettingKeepsTheSegmentInForce) {
   const BoardSpec spec = test::board("jetson-orin-nano", 36);
   PowerModel model = eventful_model(spec);
-  const double before = model.energy_uj(0, kStart + 1300 * kMs, kStart + 1400 * kMs);
+  const double before = model.energy_uj(0, kModelStart + 1300 * kMs, kModelStart + 1400 * kMs);
   std::int64_t in_force = 0;  // the last event at or before 1300 ms (a load step or a governor sample)
   for (std::int64_t t : model.event_times()) {
-    if (t <= kStart + 1300 * kMs) in_force = t;
+    if (t <= kModelStart + 1300 * kMs) in_force = t;
   }
-  EXPECT_GE(in_force, kStart + 1201 * kMs + 99);
-  model.forget_before(kStart + 1300 * kMs);
+  EXPECT_GE(in_force, kModelStart + 1201 * kMs + 99);
+  model.forget_before(kModelStart + 1300 * kMs);
   EXPECT_EQ(model.history_start_ns(), in_force);
-  EXPECT_DOUBLE_EQ(model.energy_uj(0, kStart + 1300 * kMs, kStart + 1400 * kMs), before);
+  EXPECT_DOUBLE_EQ(model.energy_uj(0, kModelStart + 1300 * kMs, kModelStart + 1400 * kMs), before);
 }
 
 }  // namespace

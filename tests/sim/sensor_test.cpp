@@ -6,15 +6,14 @@
 #include <cmath>
 #include <tuple>
 
+#include "../time_units.h"
 #include "energysim/chip_model.h"
 #include "sim_test_util.h"
 
 namespace energy::sim {
 namespace {
 
-constexpr std::int64_t kMs = 1000000;
-constexpr std::int64_t kUs = 1000;
-constexpr std::int64_t kStart = 0;
+constexpr std::int64_t kSensorStart = 0;
 
 struct Chip {
   BoardSpec spec;
@@ -33,10 +32,10 @@ struct Chip {
   }
 };
 
-// Monitor `monitor` of the board with its conversion grid starting at kStart (phase 0).
+// Monitor `monitor` of the board with its conversion grid starting at kSensorStart (phase 0).
 Chip chip(const std::string& id, int l4t, std::size_t monitor = 0, MonitorConfig config = {}) {
   Chip c{test::board(id, l4t), monitor, {}};
-  c.timings.push_back(initial_timing(c.spec, c.spec.monitors[monitor], config, kStart, 0.0));
+  c.timings.push_back(initial_timing(c.spec, c.spec.monitors[monitor], config, kSensorStart, 0.0));
   return c;
 }
 
@@ -66,7 +65,7 @@ double current_lsb_ma(const Chip& c, int slot) {
 // conversion `k0`: m cycles later the register has folded m conversions of p1.
 void expect_step_response(const Chip& c, int slot, std::int64_t k0, std::int32_t p0, std::int32_t p1) {
   const ConversionTiming& t = c.timings.back();
-  PowerModel model(c.spec, with_override(c.spec, c.rail_id(slot), RailState{5000, p0}), kStart, ModelOptions{});
+  PowerModel model(c.spec, with_override(c.spec, c.rail_id(slot), RailState{5000, p0}), kSensorStart, ModelOptions{});
   const std::int64_t t0 = conversion_window(t, slot, Conversion::kShunt, k0).start_ns;
   ASSERT_TRUE(model.update(t0, with_override(c.spec, c.rail_id(slot), RailState{5000, p1})));
   const double keep = 1.0 - 1.0 / t.samples;
@@ -116,7 +115,7 @@ TEST(Sensor, AConstantRailReadsExactlyItsQuantisedValue) {
     for (int samples : {1, 16, 1024}) {
       const Chip c = chip(id, l4t, 0, MonitorConfig{samples, 1100});
       const ChannelSpec& channel = c.monitor_spec().channels[1];
-      const PowerModel model(c.spec, with_override(c.spec, c.rail_id(1), RailState{5003, 1003}), kStart,
+      const PowerModel model(c.spec, with_override(c.spec, c.rail_id(1), RailState{5003, 1003}), kSensorStart,
                              ModelOptions{3, 0.03});
       const std::int32_t shunt_uv = ina3221_shunt_uv(1003, channel.shunt_uohm);
       for (std::int64_t t = 10 * kMs; t < 60 * kMs; t += 3 * kMs + 17) {
@@ -130,7 +129,7 @@ TEST(Sensor, AConstantRailReadsExactlyItsQuantisedValue) {
 
 TEST(Sensor, L4t32AndIna238ReportAConstantRailUnchanged) {
   const Chip nano = chip("jetson-nano-4gb", 32);
-  const PowerModel nano_model(nano.spec, with_override(nano.spec, "6-0040:1", RailState{4984, 641}), kStart,
+  const PowerModel nano_model(nano.spec, with_override(nano.spec, "6-0040:1", RailState{4984, 641}), kSensorStart,
                               ModelOptions{});
   const RailState n = read(nano, nano_model, 1, 500 * kMs);
   EXPECT_EQ(n.bus_mv, 4984);
@@ -138,7 +137,8 @@ TEST(Sensor, L4t32AndIna238ReportAConstantRailUnchanged) {
   const BoardSpec thor = test::board("jetson-agx-thor", 38);
   const std::size_t ina238 = thor.monitors.size() - 1;
   const Chip t = chip("jetson-agx-thor", 38, ina238);
-  const PowerModel thor_model(thor, with_override(thor, t.rail_id(0), RailState{19000, 1211}), kStart, ModelOptions{});
+  const PowerModel thor_model(thor, with_override(thor, t.rail_id(0), RailState{19000, 1211}), kSensorStart,
+                              ModelOptions{});
   const RailState v = read(t, thor_model, 0, 500 * kMs);
   EXPECT_EQ(v.bus_mv, 19000);
   EXPECT_EQ(v.current_ma, 1211);
@@ -147,7 +147,7 @@ TEST(Sensor, L4t32AndIna238ReportAConstantRailUnchanged) {
 TEST(Sensor, WithoutAveragingARegisterHoldsItsLastConversionsMean) {
   const Chip c = chip("jetson-orin-nano", 36);                // N = 1
   const ChannelSpec& channel = c.monitor_spec().channels[0];  // VDD_IN, slot 0, 5 mOhm
-  PowerModel model(c.spec, with_override(c.spec, "1-0040:1", RailState{5000, 1000}), kStart, ModelOptions{});
+  PowerModel model(c.spec, with_override(c.spec, "1-0040:1", RailState{5000, 1000}), kSensorStart, ModelOptions{});
   // Slot 0's shunt conversion of cycle 10 is 66.0 .. 67.1 ms; step inside it at 66.4 ms.
   ASSERT_TRUE(model.update(66400 * kUs, with_override(c.spec, "1-0040:1", RailState{5000, 2000})));
   ASSERT_EQ(last_conversion(c.timings[0], 0, Conversion::kShunt, 69 * kMs), 10);
@@ -172,7 +172,7 @@ TEST(Sensor, AStepSettlesAsARunningMeanWithTheAveragingCount) {
 TEST(Sensor, TheRunningMeanKeepsTheSumOfItsInputs) {
   // y_k = y_{k-1} + (x_k - y_{k-1}) / N sums to: sum x_k = sum y_k + (N - 1)(y_K - y_0).
   const Chip c = chip("jetson-orin-nano", 36, 0, MonitorConfig{16, 1100});
-  PowerModel model(c.spec, ModelControls{idle_state(c.spec), 0, {}}, kStart, ModelOptions{7, 0.03});
+  PowerModel model(c.spec, ModelControls{idle_state(c.spec), 0, {}}, kSensorStart, ModelOptions{7, 0.03});
   ModelControls busy{idle_state(c.spec), 800, {}};
   ASSERT_TRUE(model.update(500 * kMs, busy));
   const ConversionTiming& t = c.timings[0];
@@ -201,7 +201,7 @@ TEST(Sensor, ACachedEvaluationAgreesWithAFreshOne) {
   for (const auto& [id, l4t, samples] : {std::tuple{"jetson-tx2", 32, 1}, std::tuple{"jetson-agx-orin", 36, 16},
                                          std::tuple{"jetson-orin-nano", 36, 256}}) {
     const Chip c = chip(id, l4t, 0, MonitorConfig{samples, 1100});
-    PowerModel model(c.spec, ModelControls{idle_state(c.spec), 100, {}}, kStart, ModelOptions{3, 0.03});
+    PowerModel model(c.spec, ModelControls{idle_state(c.spec), 100, {}}, kSensorStart, ModelOptions{3, 0.03});
     ASSERT_TRUE(model.update(1200 * kMs, ModelControls{idle_state(c.spec), 900, {}}));
     const ChannelSpec& channel = c.monitor_spec().channels[0];
     ChannelMemo memo;
@@ -217,7 +217,7 @@ TEST(Sensor, ACachedEvaluationAgreesWithAFreshOne) {
 
 TEST(Sensor, AReadBeforeTheMemoEvaluatesAfreshAndKeepsTheMemo) {
   const Chip c = chip("jetson-nano-4gb", 32);
-  PowerModel model(c.spec, ModelControls{idle_state(c.spec), 300, {}}, kStart, ModelOptions{3, 0.03});
+  PowerModel model(c.spec, ModelControls{idle_state(c.spec), 300, {}}, kSensorStart, ModelOptions{3, 0.03});
   RegisterMemo memo;
   const double late = register_mean(model, c.rail(0), 0, Conversion::kShunt, c.timings, 900 * kMs, memo);
   const RegisterMemo kept = memo;
@@ -229,7 +229,7 @@ TEST(Sensor, AReadBeforeTheMemoEvaluatesAfreshAndKeepsTheMemo) {
 
 TEST(Sensor, AChangedSampleCountContinuesFromTheRegistersValue) {
   Chip c = chip("jetson-orin-nano", 36, 0, MonitorConfig{16, 1100});
-  PowerModel model(c.spec, with_override(c.spec, "1-0040:1", RailState{5000, 1000}), kStart, ModelOptions{});
+  PowerModel model(c.spec, with_override(c.spec, "1-0040:1", RailState{5000, 1000}), kSensorStart, ModelOptions{});
   ASSERT_TRUE(model.update(66 * kMs, with_override(c.spec, "1-0040:1", RailState{5000, 3000})));
   // Mid-settling (5 conversions of 3000 mA folded), samples becomes 64 at 100 ms.
   const double at_write = current_mean(c, model, 0, 100 * kMs);

@@ -12,7 +12,7 @@
 namespace energy::sim {
 namespace {
 
-constexpr std::int64_t kStart = 1000000000;
+constexpr std::int64_t kWorkloadStart = 1000000000;
 
 TEST(Workload, UnitTimeIsCyclesOverFrequencyPlusTheMemoryPart) {
   WorkloadParams p;
@@ -60,12 +60,12 @@ double energy_per_unit_uj(const BoardSpec& spec, std::uint64_t hz, const Workloa
   GpuState& gpu = c.board.gpus.at(spec.gpus.front().devfreq_name);
   gpu.max_hz = hz;
   gpu.load_permille = kBusyPermille;
-  const PowerModel model(spec, c, kStart, ModelOptions{1, 0.0});
+  const PowerModel model(spec, c, kWorkloadStart, ModelOptions{1, 0.0});
   EXPECT_EQ(governed_state(spec, c).gpus.at(spec.gpus.front().devfreq_name).cur_hz, hz);
   const std::int64_t duration = *unit_duration_ns(params, hz);
   double uj = 0;
   for (int r : model.topology().total_rails)
-    uj += model.energy_uj(static_cast<std::size_t>(r), kStart, kStart + duration);
+    uj += model.energy_uj(static_cast<std::size_t>(r), kWorkloadStart, kWorkloadStart + duration);
   return uj;
 }
 

@@ -315,12 +315,6 @@ namespace {
 
 using Shared = ContextPoller::Shared;
 
-void drain(int fd) {
-  uint64_t v = 0;
-  while (::read(fd, &v, sizeof v) > 0) {
-  }
-}
-
 ENERGY_TICK_PATH void wake(const Shared& s) {
   uint64_t one = 1;
   (void)!::write(s.wake_fd.get(), &one, sizeof one);
@@ -454,8 +448,8 @@ ENERGY_TICK_PATH PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nu
 void sleep_until_woken(const Shared& s) {
   pollfd fds[2] = {{s.wake_fd.get(), POLLIN, 0}, {s.timer_fd.get(), POLLIN, 0}};
   if (::poll(fds, 2, -1) < 0) return;  // EINTR: the loop looks again
-  if ((fds[0].revents & POLLIN) != 0) drain(s.wake_fd.get());
-  if ((fds[1].revents & POLLIN) != 0) drain(s.timer_fd.get());
+  if ((fds[0].revents & POLLIN) != 0) drain_fd(s.wake_fd.get());
+  if ((fds[1].revents & POLLIN) != 0) drain_fd(s.timer_fd.get());
 }
 
 struct Turn {

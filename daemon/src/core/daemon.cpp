@@ -47,7 +47,6 @@ namespace energy::daemon {
 
 namespace {
 
-constexpr int kBusyTimeoutMs = 5000;
 // energyd.kind of a baseline cut short (mark.stop's baseline_interrupted): never used as a baseline.
 constexpr const char* kBaselineInterruptedKind = "baseline-interrupted";
 // A read blocked longer than max(period / 2, this) is quarantined. Continuous-
@@ -407,13 +406,13 @@ Result<std::unique_ptr<Store>> DaemonImpl::open_writer_store() {
   std::string path = database_path(config_);
   std::error_code ec;
   std::filesystem::create_directories(config_.state_dir, ec);
-  auto store = Store::open(path, StoreRole::kWriter, kBusyTimeoutMs);
+  auto store = Store::open(path, StoreRole::kWriter, Store::kBusyTimeoutMs);
   if (store || store.error().code != ErrorCode::kCorrupt) return store;
   auto moved = Store::move_aside(path, std::to_string(clock_.wall_ns() / kNsPerSec));
   if (!moved) return moved.take_error();
   spdlog::error("database {} is damaged ({}); moved it to {} and starting a fresh one", path, store.error().describe(),
                 *moved);
-  return Store::open(path, StoreRole::kWriter, kBusyTimeoutMs);
+  return Store::open(path, StoreRole::kWriter, Store::kBusyTimeoutMs);
 }
 
 Result<StoreSession> DaemonImpl::open_session() {
@@ -440,7 +439,7 @@ Result<StoreSession> DaemonImpl::open_session() {
 
 Result<Store*> DaemonImpl::reader() {
   if (reader_) return reader_.get();
-  auto r = Store::open(database_path(config_), StoreRole::kReader, kBusyTimeoutMs);
+  auto r = Store::open(database_path(config_), StoreRole::kReader, Store::kBusyTimeoutMs);
   if (!r) return make_error(r.error().code, "storage unavailable: " + r.error().describe());
   reader_ = std::move(r).value();
   return reader_.get();

@@ -12,6 +12,8 @@
 
 #include <grp.h>
 
+#include "energy/attr_file.h"
+
 namespace energy::daemon {
 namespace {
 
@@ -49,10 +51,6 @@ bool in_group(const PeerCredentials& peer, const std::optional<gid_t>& gid) {
   if (!gid) return false;
   if (peer.gid == *gid) return true;
   return std::find(peer.groups.begin(), peer.groups.end(), *gid) != peer.groups.end();
-}
-
-bool all_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // POSIX ACL as the kernel's "system.posix_acl_access" xattr: a little-endian

@@ -34,8 +34,8 @@
 
 namespace energy::daemon {
 
-constexpr int64_t kMaxNameChars = 200;                              // run names and tag keys
-constexpr int64_t kMaxTagValueChars = 1000;                         // tag values
+constexpr auto kMaxNameChars = static_cast<int64_t>(protocol::kMaxNameChars);  // run names and tag keys
+constexpr int64_t kMaxTagValueChars = 1000;                                    // tag values
 constexpr int64_t kMaxTags = 32;                                    // tags in one request; tag filters of runs.list
 constexpr int64_t kMaxLeaseIds = 256;                               // lease ids in one clocks.unpin
 constexpr int64_t kMaxDomains = 32;                                 // domains in one clocks.pin

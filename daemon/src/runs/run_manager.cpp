@@ -7,18 +7,11 @@
 #include <memory>
 #include <optional>
 
+#include "energy/attr_file.h"
 #include "energy/chunker.h"
 
 namespace energy::daemon {
 namespace {
-
-bool all_digits(const std::string& s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (std::isdigit(static_cast<unsigned char>(c)) == 0) return false;
-  }
-  return true;
-}
 
 // The owner as the energyd.uid tag spells it; "" when there is none.
 std::string owner_key(const nlohmann::json& tags) {

@@ -13,10 +13,8 @@
 namespace energy::daemon {
 namespace {
 
-constexpr int kBusyTimeoutMs = 5000;
-
 Result<std::unique_ptr<Store>> open_reader(const std::string& db_path) {
-  auto store = Store::open(db_path, StoreRole::kReader, kBusyTimeoutMs);
+  auto store = Store::open(db_path, StoreRole::kReader, Store::kBusyTimeoutMs);
   if (!store) return make_error(store.error().code, "storage unavailable: " + store.error().describe());
   return store;
 }

@@ -9,8 +9,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kFormat = "energyd-sensor-averaging";
-constexpr int kVersion = 2;
+constexpr const char* kAveragingFormat = "energyd-sensor-averaging";
+constexpr int kAveragingVersion = 2;
 constexpr int kOldestVersion = 1;
 
 json record_to_json(const AveragingRecord& r) {
@@ -44,12 +44,14 @@ AveragingRecord record_from_json(const json& j, int version) {
 std::string averaging_journal_to_text(const AveragingJournal& journal) {
   json chips = json::array();
   for (const auto& r : journal.chips) chips.push_back(record_to_json(r));
-  json j = {{"format", kFormat}, {"version", kVersion}, {"boot_id", journal.boot_id}, {"chips", chips}};
+  json j = {
+      {"format", kAveragingFormat}, {"version", kAveragingVersion}, {"boot_id", journal.boot_id}, {"chips", chips}};
   return j.dump(2) + "\n";
 }
 
 Result<AveragingJournal> averaging_journal_from_text(const std::string& text, const std::string& what) {
-  auto parsed = parse_journal(text, kFormat, kVersion, what, "a sensor averaging journal", kOldestVersion);
+  auto parsed =
+      parse_journal(text, kAveragingFormat, kAveragingVersion, what, "a sensor averaging journal", kOldestVersion);
   if (!parsed) return parsed.take_error();
   try {
     const json& j = *parsed;

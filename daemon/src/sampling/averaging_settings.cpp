@@ -1,11 +1,11 @@
 #include "averaging_settings.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include <spdlog/spdlog.h>
 
 #include "energy/clock_pin.h"
+#include "period_check.h"
 
 namespace energy::daemon {
 namespace {
@@ -23,12 +23,6 @@ const MonitorChip* chip_of(const SensorInventory& inv, const std::string& device
     if (c.device == device && c.driver == MonitorDriver::kIna3221Hwmon) return &c;
   }
   return nullptr;
-}
-
-std::string ms_text(int64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
-  return buf;
 }
 
 }  // namespace

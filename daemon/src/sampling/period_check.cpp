@@ -5,15 +5,12 @@
 #include "energy/time_source.h"
 
 namespace energy::daemon {
-namespace {
 
 std::string ms_text(int64_t ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
   return buf;
 }
-
-}  // namespace
 
 std::string update_interval_notice(int64_t period_ms, int64_t update_interval_ms, SensorAveraging mode) {
   if (mode != SensorAveraging::kKeep || update_interval_ms <= 0) return {};

@@ -28,6 +28,9 @@ constexpr int64_t kPeriodPerSweep = 2;
 // Readings are "snapshots" when the chips average over at most this share of the period.
 constexpr int64_t kSnapshotShare = 4;
 
+// A duration in ns as milliseconds with three decimals ("0.430"), for the log.
+std::string ms_text(int64_t ns);
+
 // One line for the log when readings are snapshots of update_interval_ms
 // inside a much longer period with `keep`; empty otherwise (also for 0: no
 // hwmon update_interval, as on L4T 32).

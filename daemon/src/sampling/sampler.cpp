@@ -21,12 +21,6 @@ timespec to_timespec(int64_t ns) {
   return timespec{static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)};
 }
 
-void drain(int fd) {
-  uint64_t v = 0;
-  while (::read(fd, &v, sizeof v) > 0) {
-  }
-}
-
 }  // namespace
 
 Sampler::Sampler(const SysRoot& root, const std::vector<RailInfo>& rails, std::chrono::milliseconds period,
@@ -178,7 +172,7 @@ void Sampler::watch() {
   pollfd fds[2] = {{stall_fd_.get(), POLLIN, 0}, {watch_stop_fd_.get(), POLLIN, 0}};
   while (!stopping_) {
     if (::poll(fds, 2, -1) < 0 || (fds[0].revents & POLLIN) == 0) continue;
-    drain(stall_fd_.get());
+    drain_fd(stall_fd_.get());
     std::lock_guard<std::mutex> lock(stall_mu_);
     stall_expiry_ns_ = 0;                              // spent
     if (read_started_ns_ == 0 || stopping_) continue;  // no read in progress: the next sweep re-arms

@@ -14,8 +14,8 @@ namespace energy::daemon {
 
 namespace {
 
-constexpr const char* kFormat = "energyd-counters";
-constexpr int kVersion = 1;
+constexpr const char* kCountersFormat = "energyd-counters";
+constexpr int kCountersVersion = 1;
 
 Error field_error(const std::string& path, const std::string& what) {
   return make_error(ErrorCode::kParse, "energy counters " + path + ": " + what);
@@ -94,7 +94,8 @@ Result<std::optional<StoredCounters>> read_counters_file(const std::string& path
   auto text = read_state_file(path);
   if (!text) return text.take_error();
   if (!text->has_value()) return std::optional<StoredCounters>();
-  auto j = parse_journal(**text, kFormat, kVersion, "energy counters " + path, "an energy counters file");
+  auto j =
+      parse_journal(**text, kCountersFormat, kCountersVersion, "energy counters " + path, "an energy counters file");
   if (!j) return j.take_error();
   const auto& id = (*j)["counters_id"];
   const auto& created = (*j)["created_wall_ns"];

@@ -115,7 +115,15 @@ Result<std::string> AttrFile::read_text() {
   return s;
 }
 
-ENERGY_TICK_PATH Result<int64_t> parse_sysfs_int(std::string_view text, std::string_view what) {
+ENERGY_TICK_PATH bool all_digits(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+Result<int64_t> parse_sysfs_int(std::string_view text, std::string_view what) {
   int64_t value = 0;
   const char* first = text.data();
   const char* last = text.data() + text.size();

@@ -12,7 +12,6 @@ namespace {
 constexpr const char* kCpufreq = "/sys/devices/system/cpu/cpufreq";
 constexpr const char* kDevfreq = "/sys/class/devfreq";
 constexpr const char* kThermal = "/sys/class/thermal";
-constexpr int64_t kGatedMilliC = -256000;  // Orin: zone of a powered-off block
 
 const std::vector<std::string> kGpuOfNames = {"gpu", "gp10b", "gv11b", "ga10b"};
 // nvgpu load files in the order the L4T generations introduced them.
@@ -258,7 +257,7 @@ std::vector<ThermalReading> read_thermal(const SysRoot& root, const std::vector<
   std::vector<ThermalReading> out;
   for (const auto& z : zones) {
     ThermalReading r{z.type, read_int(root, join_path(z.dir, "temp")), false};
-    r.gated = r.temp_mc && *r.temp_mc == kGatedMilliC;
+    r.gated = r.temp_mc && *r.temp_mc == kThermalGatedMilliC;
     out.push_back(r);
   }
   return out;

@@ -7,8 +7,6 @@
 namespace energy {
 namespace {
 
-constexpr int64_t kGatedMilliC = -256000;  // Orin: the zone's block is powered off
-
 AttrFile open_attr(const SysRoot& root, const std::string& board_path) { return AttrFile(root, board_path); }
 
 bool is_debugfs(const std::string& dir) { return dir.rfind("/sys/kernel/debug", 0) == 0; }
@@ -21,7 +19,7 @@ std::pair<std::string, int64_t> frequency_file(const SysRoot& root, const ClockD
   return {root.exists(rate) ? rate : join_path(d.dir, "clk_rate"), 1};
 }
 
-std::string governor_file(const ClockDomain& d) {
+std::string governor_path(const ClockDomain& d) {
   if (d.kind == DomainKind::kCpu) return join_path(d.dir, "scaling_governor");
   return is_debugfs(d.dir) ? std::string() : join_path(d.dir, "governor");
 }
@@ -48,7 +46,7 @@ std::string last_component(const std::string& path) {
 ContextProbe::ContextProbe(const SysRoot& root, const ClockInventory& inv) {
   for (const auto& d : inv.domains) {
     auto [cur, unit] = frequency_file(root, d);
-    std::string gov = governor_file(d);
+    std::string gov = governor_path(d);
     auto [counters, format] = counters_file(root, d);
     domains_.push_back(Domain{d.name, open_attr(root, cur), unit, gov.empty() ? AttrFile() : open_attr(root, gov),
                               counters.empty() ? AttrFile() : open_attr(root, counters), format});
@@ -87,7 +85,7 @@ Result<ResidencyCounters> ContextProbe::read_counters(size_t i) {
 ContextValue ContextProbe::read_temperature(size_t i) {
   auto v = zones_[i].temp.read_int();
   if (!v) return ContextValue::unknown();
-  if (*v == kGatedMilliC) return ContextValue::of_text(kThermalGatedText);
+  if (*v == kThermalGatedMilliC) return ContextValue::of_text(kThermalGatedText);
   return ContextValue::of_number(*v);
 }
 

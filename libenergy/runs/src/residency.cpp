@@ -10,7 +10,7 @@ double share_of(int64_t ns, int64_t window_ns) {
   return window_ns > 0 ? static_cast<double>(ns) / static_cast<double>(window_ns) : 0.0;
 }
 
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
+double seconds_of(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 // Turns one source's rows into stretches of the window: each value holds
 // from its row to the next; rows at or before the window's start only set
@@ -211,10 +211,10 @@ nlohmann::json clocks_to_json(const RunContext& ctx) {
   for (const auto& d : ctx.clocks) {
     nlohmann::json residency = nlohmann::json::array();
     for (const auto& f : d.residency)
-      residency.push_back({{"hz", f.hz}, {"seconds", seconds(f.ns)}, {"share", f.share}});
+      residency.push_back({{"hz", f.hz}, {"seconds", seconds_of(f.ns)}, {"share", f.share}});
     nlohmann::json governors = nlohmann::json::array();
     for (const auto& g : d.governors) {
-      governors.push_back({{"governor", g.governor}, {"seconds", seconds(g.ns)}, {"share", g.share}});
+      governors.push_back({{"governor", g.governor}, {"seconds", seconds_of(g.ns)}, {"share", g.share}});
     }
     out.push_back({{"domain", d.domain},
                    {"kind", d.kind},
@@ -223,9 +223,9 @@ nlohmann::json clocks_to_json(const RunContext& ctx) {
                    {"min_hz", optional_json(d.min_hz)},
                    {"max_hz", optional_json(d.max_hz)},
                    {"changes", d.changes},
-                   {"unknown_s", seconds(d.unknown_ns)},
+                   {"unknown_s", seconds_of(d.unknown_ns)},
                    {"known_share", share_of(ctx.window_ns - d.unknown_ns, ctx.window_ns)},
-                   {"governor_unknown_s", seconds(d.governor_unknown_ns)}});
+                   {"governor_unknown_s", seconds_of(d.governor_unknown_ns)}});
   }
   return out;
 }

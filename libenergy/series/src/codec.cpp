@@ -12,8 +12,6 @@ namespace {
 // (or executing signed overflow).
 Error corrupt(const std::string& what) { return make_error(ErrorCode::kStorage, "corrupt chunk: " + what); }
 
-void put_signed(std::string& out, int64_t v) { put_varint(out, zigzag(v)); }
-
 bool get_signed(const std::string& in, size_t& pos, int64_t& v) {
   uint64_t u = 0;
   if (!get_varint(in, pos, u)) return false;

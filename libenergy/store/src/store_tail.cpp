@@ -22,7 +22,6 @@ namespace {
 
 // Replayed sweeps are grouped as the writer groups them (WriterOptions::chunk_sweeps).
 constexpr int64_t kTailChunkSweeps = 600;
-constexpr size_t kMaxTailFileBytes = 64u << 20;  // as read_tail_file's bound
 
 bool same_rails(const TailFrame& f, int64_t boot, const std::vector<int64_t>& rail_ids) {
   return f.boot == boot && f.rail_ids == rail_ids;

@@ -23,7 +23,7 @@ namespace {
 
 constexpr char kMagic[8] = {'E', 'N', 'R', 'G', 'R', 'I', 'N', 'G'};
 constexpr uint32_t kVersion = 1;
-constexpr size_t kHeaderBytes = 128;
+constexpr size_t kRingHeaderBytes = 128;
 constexpr size_t kRecordHead = 24;  // seq, t_ns, wall_ns
 constexpr size_t kValueBytes = 24;  // power_uw, voltage_mv, current_ma, err, padding
 constexpr size_t kMaxFileBytes = 64u << 20;
@@ -121,7 +121,7 @@ Status SweepRing::memory_backed(const std::string& dir) {
 Result<std::unique_ptr<SweepRing>> SweepRing::create(const std::string& path, size_t rails, size_t capacity,
                                                      const std::string& signature) {
   if (rails == 0 || capacity == 0) return make_error(ErrorCode::kInvalid, "a sweep ring needs rails and a capacity");
-  size_t bytes = kHeaderBytes + capacity * record_bytes_for(rails);
+  size_t bytes = kRingHeaderBytes + capacity * record_bytes_for(rails);
   if (bytes > kMaxFileBytes)
     return make_error(ErrorCode::kInvalid, "a sweep ring of " + std::to_string(bytes) + " bytes is over 64 MiB");
   auto slash = path.find_last_of('/');
@@ -153,7 +153,7 @@ Result<std::unique_ptr<SweepRing>> SweepRing::create(const std::string& path, si
     std::memcpy(h + off, &x, sizeof x);
   };
   u32(kOffVersion, kVersion);
-  u32(kOffHeaderBytes, kHeaderBytes);
+  u32(kOffHeaderBytes, kRingHeaderBytes);
   u32(kOffRails, rails);
   u32(kOffCapacity, capacity);
   u32(kOffRecordBytes, ring->record_bytes_);
@@ -170,7 +170,7 @@ Result<std::unique_ptr<SweepRing>> SweepRing::create(const std::string& path, si
 }
 
 ENERGY_TICK_PATH unsigned char* SweepRing::record(uint64_t n) const {
-  return map_ + kHeaderBytes + static_cast<size_t>(n % capacity_) * record_bytes_;
+  return map_ + kRingHeaderBytes + static_cast<size_t>(n % capacity_) * record_bytes_;
 }
 
 ENERGY_TICK_PATH void SweepRing::put(const Sample& s) {
@@ -242,7 +242,7 @@ RingLeftover SweepRing::take_leftover(const std::string& path, size_t rails, con
     return out;
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<size_t>(st.st_size) < kHeaderBytes ||
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<size_t>(st.st_size) < kRingHeaderBytes ||
       static_cast<size_t>(st.st_size) > kMaxFileBytes) {
     out.dropped_why = "the sweep ring " + path + " is not a ring file (not a regular file of 128 B to 64 MiB)";
     return out;
@@ -263,15 +263,15 @@ RingLeftover SweepRing::take_leftover(const std::string& path, size_t rails, con
   auto u32 = [&](size_t off) { return static_cast<size_t>(load<uint32_t>(h + off)); };
   size_t capacity = u32(kOffCapacity), file_rails = u32(kOffRails), rec = u32(kOffRecordBytes);
   if (std::memcmp(h, kMagic, sizeof kMagic) != 0 || u32(kOffVersion) != kVersion ||
-      u32(kOffHeaderBytes) != kHeaderBytes || rec != record_bytes_for(file_rails) || capacity == 0 ||
-      bytes.size() != kHeaderBytes + capacity * rec) {
+      u32(kOffHeaderBytes) != kRingHeaderBytes || rec != record_bytes_for(file_rails) || capacity == 0 ||
+      bytes.size() != kRingHeaderBytes + capacity * rec) {
     out.dropped_why = "the sweep ring " + path + " is damaged (its header does not describe its size)";
     return out;
   }
   uint64_t w = load<uint64_t>(h + kOffWritten);
   std::vector<Sample> sweeps;
   for (uint64_t n = w > capacity ? w - capacity : 0; n < w; ++n) {
-    const unsigned char* r = h + kHeaderBytes + static_cast<size_t>(n % capacity) * rec;
+    const unsigned char* r = h + kRingHeaderBytes + static_cast<size_t>(n % capacity) * rec;
     if (load<uint64_t>(r) != n + 1) continue;  // the oldest, overwritten when the process died
     Sample s = decode_record(r, file_rails, false);
     if (!sweeps.empty() && s.t_ns <= sweeps.back().t_ns) {

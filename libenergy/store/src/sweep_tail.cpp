@@ -18,13 +18,11 @@
 namespace energy {
 namespace {
 
+using codec::put_signed;
 using codec::put_varint;
-using codec::zigzag;
 using tail_format::kMagicV2;
 using tail_format::kMaxErrno;
 using tail_format::RailPrev;
-
-constexpr size_t kMaxTailFileBytes = 64u << 20;  // read_tail_file's bound (and the allocation's)
 
 constexpr std::array<uint32_t, 256> make_crc_table() {
   std::array<uint32_t, 256> t{};
@@ -40,8 +38,6 @@ constexpr std::array<uint32_t, 256> kCrcTable = make_crc_table();
 void put_u32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
-
-void put_signed(std::string& out, int64_t v) { put_varint(out, zigzag(v)); }
 
 // A delta that cannot overflow: the decoder checks the sum the same way.
 bool delta(int64_t now, int64_t prev, int64_t& out) { return !__builtin_sub_overflow(now, prev, &out); }

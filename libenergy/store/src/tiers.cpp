@@ -95,8 +95,6 @@ std::vector<Bucket> non_empty(const std::vector<Acc>& acc, const Grid& g) {
   return out;
 }
 
-void put_signed(std::string& out, int64_t v) { codec::put_varint(out, codec::zigzag(v)); }
-
 bool get_signed(const std::string& in, size_t& pos, int64_t& v) {
   uint64_t u = 0;
   if (!codec::get_varint(in, pos, u)) return false;
@@ -128,13 +126,13 @@ void encode_one(std::string& out, CodecState& s, const Bucket& b) {
   uint64_t flags = (b.samples != s.samples ? kSamplesChanged : 0) | (b.failed_samples != 0 ? kHasFailed : 0) |
                    (uncovered_us != 0 ? kHasUncovered : 0) | (step_ms != s.step_ms ? kStepChanged : 0);
   codec::put_varint(out, static_cast<uint64_t>((b.start_ns - s.pos_ns) / b.width_ns) << kFlagBits | flags);
-  put_signed(out, e - s.energy_q);
-  put_signed(out, min_mw - s.min_mw);
-  put_signed(out, max_mw - s.max_mw);
-  if ((flags & kSamplesChanged) != 0) put_signed(out, b.samples - s.samples);
+  codec::put_signed(out, e - s.energy_q);
+  codec::put_signed(out, min_mw - s.min_mw);
+  codec::put_signed(out, max_mw - s.max_mw);
+  if ((flags & kSamplesChanged) != 0) codec::put_signed(out, b.samples - s.samples);
   if ((flags & kHasFailed) != 0) codec::put_varint(out, static_cast<uint64_t>(b.failed_samples));
   if ((flags & kHasUncovered) != 0) codec::put_varint(out, static_cast<uint64_t>(uncovered_us));
-  if ((flags & kStepChanged) != 0) put_signed(out, step_ms - s.step_ms);
+  if ((flags & kStepChanged) != 0) codec::put_signed(out, step_ms - s.step_ms);
   s = CodecState{s.first_cum_uj, b.end_ns(), q, e, min_mw, max_mw, b.samples, step_ms};
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "energy/attr_file.h"
 #include "energy/clock_pin.h"
 #include "split_list.h"
 
@@ -14,11 +15,6 @@ namespace {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-bool all_digits(const std::string& s) {
-  return !s.empty() &&
-         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 // "600m" -> "600mhz", "1200000000" -> "1200000000hz"; other text unchanged.

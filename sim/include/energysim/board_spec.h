@@ -59,6 +59,9 @@ struct PowerMonitorSpec {
   std::string device_name() const;  // "{bus}-{addr4}", e.g. "1-0040"
 };
 
+// How many of the monitor's channels are not disabled.
+int enabled_channels(const PowerMonitorSpec& m);
+
 // Stable key of one monitor channel: "{bus}-{addr4}:{index}", e.g. "1-0041:2".
 std::string rail_id(const PowerMonitorSpec& monitor, const ChannelSpec& channel);
 

@@ -56,6 +56,8 @@ class AttrFile {
 // trailing text, a value beyond int64) is a kParse error naming
 // `what` and showing the text.
 Result<int64_t> parse_sysfs_int(std::string_view text, std::string_view what);
+// Whether `text` is non-empty and only the digits 0-9 (no sign, no blanks).
+bool all_digits(std::string_view text);
 
 // A value outside [min, max] is a kInvalid error with errno ERANGE naming
 // `what`, the value, the range and `unit` ("mV"); otherwise the value.

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <utility>
 
 namespace energy {
@@ -35,5 +36,12 @@ class UniqueFd {
  private:
   int fd_ = -1;
 };
+
+// Reads a non-blocking descriptor (an eventfd, a timerfd) until it would block.
+inline void drain_fd(int fd) {
+  uint64_t v = 0;
+  while (::read(fd, &v, sizeof v) > 0) {
+  }
+}
 
 }  // namespace energy

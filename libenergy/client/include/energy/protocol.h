@@ -31,6 +31,8 @@ constexpr size_t kMaxReplyBytes = size_t{64} * 1024 * 1024;  // replies may carr
 // Frames nest far less (the deepest reply, clocks.leases, 8 levels);
 // nlohmann-json 3.9.1 parses, copies and destroys recursively.
 constexpr size_t kMaxNestingDepth = 32;
+// Run and sweep names and tag keys: energyd refuses longer ones (characters).
+constexpr size_t kMaxNameChars = 200;
 
 // The deepest nesting of arrays and objects in JSON text (0 for a scalar),
 // found by scanning brackets outside strings; the text need not be valid.

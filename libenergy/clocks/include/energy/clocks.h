@@ -56,6 +56,9 @@ struct ThermalZone {
   std::string dir;   // board path
 };
 
+// What an Orin's thermal zone reads while its block is powered off.
+inline constexpr int64_t kThermalGatedMilliC = -256000;
+
 struct ThermalReading {
   std::string type;
   std::optional<int64_t> temp_mc;  // nullopt when the read failed

@@ -50,5 +50,7 @@ void put_varint(std::string& out, uint64_t v);
 bool get_varint(const std::string& in, size_t& pos, uint64_t& v);
 inline uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
 inline int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+// A signed value as the varint of its zigzag mapping.
+inline void put_signed(std::string& out, int64_t v) { put_varint(out, zigzag(v)); }
 
 }  // namespace energy::codec

@@ -93,6 +93,8 @@ int64_t power_unit_uw(MonitorDriver driver);
 class Store {
  public:
   static constexpr int kSchemaVersion = 8;
+  // How long energyd's connections wait on a locked database (busy_timeout_ms).
+  static constexpr int kBusyTimeoutMs = 5000;
 
   // The writer checks the file (PRAGMA quick_check) before migrating; a
   // damaged file gives ErrorCode::kCorrupt. Before SQLite sees the files,

@@ -64,6 +64,9 @@
 
 namespace energy {
 
+// The largest sweep tail file energyd reads (read_tail_file's bound, and its allocation's).
+inline constexpr size_t kMaxTailFileBytes = 64u << 20;
+
 // One flush interval's sweeps, of one boot, each with the same rails.
 struct TailFrame {
   int64_t boot = 0;               // the store's boot row id (> 0)
