@@ -13,6 +13,10 @@
 //    every row. BM_RetentionPassWeek: a steady-state retention pass on 7
 //    days of raw data (one chunk a minute into the 1 s tier), the reference
 //    (issue 16: the writer measured the footprint after every pass).
+//  - BM_RetentionWrites/{0,10,30}: the bytes written by 90 steady-state
+//    retention passes (a minute apart, each followed by a checkpoint) on 7
+//    days of 3-rail raw data, raw chunks downsampled each as it ages (0) or
+//    in batches of 10 or 30 minutes; per chunk and per day.
 //  - BM_TierEnergyQuery: latency of one rail's energy over 30 days answered
 //    by the 1 s tier and by the 1 min tier.
 //  - BM_RunsList: what `runs.list` does for 100 and 1000 of 1000 runs spread
@@ -34,6 +38,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 
@@ -324,6 +329,66 @@ void BM_RetentionPassWeek(benchmark::State& state) {
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 BENCHMARK(BM_RetentionPassWeek)->Iterations(20)->Unit(benchmark::kMillisecond);
+
+// Bytes this process has handed to write(2) and pwrite(2) (/proc/self/io
+// wchar): SQLite's WAL frames and, at checkpoints, the database pages.
+int64_t written_bytes() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  int64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "wchar:") return value;
+  }
+  return -1;
+}
+
+// What retention writes on a board that has kept a week (issue 16): a
+// pass a minute, as energyd's writer makes them, on 7 days of 3-rail raw
+// data, with raw chunks downsampled in batches of the argument's minutes
+// (RetentionPolicy::raw_batch_ns; 0: each chunk as it ages, as before;
+// energyd uses 30). Each pass is followed by a checkpoint, as energyd's
+// writer makes one within checkpoint_interval (10 s) of any commit, so
+// every page a pass changes is written twice: to the WAL, then to the
+// database file. kb_per_chunk: the bytes written (/proc/self/io wchar) over
+// 90 passes per chunk downsampled; mb_per_day: 1440 chunks (a chunk ages
+// out each minute). The flushes of new readings come on top of it.
+void BM_RetentionWrites(benchmark::State& state) {
+  constexpr int64_t kMinute = 60'000'000'000;
+  const int64_t sweeps = int64_t{168 * 60 + 30} * 600;
+  std::string path = temp_db();
+  auto store = fill_every(path, 3, sweeps, kPeriodNs);
+  RetentionPolicy p = short_policy(int64_t{168} * 60 * kMinute, int64_t{90} * 1440 * kMinute);
+  RetentionNow now = now_after(sweeps, kPeriodNs);
+  retain_all(*store, p, now);  // the 30 minutes beyond the week, unbatched
+  p.raw_batch_ns = state.range(0) * kMinute;
+  int64_t chunks = 0;
+  int64_t steps = 0;
+  const int64_t before = written_bytes();
+  for (auto _ : state) {
+    now.boot_ns += kMinute;
+    now.wall_ns += kMinute;
+    for (;;) {
+      auto step = store->tiers().apply_retention(p, now);
+      if (!step.ok()) {
+        state.SkipWithError(step.error().describe().c_str());
+        break;
+      }
+      chunks += step->raw_chunks_downsampled;
+      steps += step->raw_chunks_downsampled > 0 ? 1 : 0;
+      if (!step->more) break;
+    }
+    if (!store->checkpoint()) state.SkipWithError("checkpoint failed");
+  }
+  const auto bytes = static_cast<double>(written_bytes() - before);
+  const auto per_chunk = bytes / static_cast<double>(std::max<int64_t>(chunks, 1));
+  state.counters["chunks"] = static_cast<double>(chunks);
+  state.counters["steps"] = static_cast<double>(steps);
+  state.counters["kb_per_chunk"] = per_chunk / 1e3;
+  state.counters["mb_per_day"] = per_chunk * 1440 / 1e6;  // a chunk ages out each minute
+  store.reset();
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+BENCHMARK(BM_RetentionWrites)->Arg(0)->Arg(10)->Arg(30)->Iterations(90)->Unit(benchmark::kMillisecond);
 
 // One rail, 31 days of 1 s sweeps, everything older than 12 h downsampled
 // into the tier under test; the query spans 30 days ending in that tier.

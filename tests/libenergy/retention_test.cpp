@@ -345,6 +345,39 @@ TEST_F(RetentionTest, BudgetNeverTakesTheNewestChunkOrTheRecentMinutes) {
   EXPECT_EQ(energy(0, {21 * kMinuteNs, 30 * kMinuteNs + 50 * kSec}).tier, Tier::kRaw);
 }
 
+// raw_batch_ns (issue 16): aged chunks wait until the oldest is a batch
+// past the retention, then every aged one goes, over as many steps as it
+// takes, even once the oldest left is less than a batch past it.
+TEST_F(RetentionTest, AgedChunksWaitForABatchAndThenAllOfThemGo) {
+  Synth synth(100 * kMs, 1);
+  start(synth);
+  RetentionPolicy p = policy(60 * kMinuteNs, 90 * kDay, 0, 0);
+  p.raw_batch_ns = 30 * kMinuteNs;
+  p.max_units_per_step = 4;
+  auto raw_sweeps = [&] {
+    auto n = store_->readings().sample_count();
+    EXPECT_TRUE(n.ok());
+    return n.ok() ? *n : -1;
+  };
+  write_until(int64_t{80} * 600);  // 80 min: about 19 chunks past the retention, the oldest 79 min old
+  RetentionStep waiting = retain(p);
+  EXPECT_EQ(waiting.raw_chunks_downsampled, 0);
+  EXPECT_EQ(raw_sweeps(), 80 * 600);
+  write_until(int64_t{91} * 600 + 5);  // the oldest chunk now ends more than 90 min ago
+  auto first = store_->tiers().apply_retention(p, now());
+  ASSERT_TRUE(first.ok()) << first.error().describe();
+  EXPECT_EQ(first->raw_chunks_downsampled, 4);
+  EXPECT_TRUE(first->more);
+  retain(p);  // the rest of the batch: the oldest left (0:04-0:05) is only 86 min old
+  // Every chunk that ended more than 60 min ago went: 0:00-0:31 (31 chunks).
+  EXPECT_EQ(raw_sweeps(), 91 * 600 + 5 - 31 * 600);
+  EXPECT_EQ(energy(0, {kMinuteNs, 30 * kMinuteNs}).tier, Tier::kSecond);
+  write_until(int64_t{93} * 600);  // two more chunks age out: not a batch yet
+  RetentionStep after = retain(p);
+  EXPECT_EQ(after.raw_chunks_downsampled, 0);
+  EXPECT_EQ(raw_sweeps(), 93 * 600 - 31 * 600);
+}
+
 TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
   Synth synth(kSec, 1);
   start(synth, "boot-old");

@@ -377,6 +377,7 @@ RetentionPolicy retention_policy(const DaemonConfig& c) {
   p.second_retention_ns = c.second_retention_days * 24 * kNsPerHour;
   p.minute_retention_ns = c.minute_retention_days * 24 * kNsPerHour;
   p.disk_budget_bytes = c.disk_budget_mb * 1024 * 1024;
+  p.raw_batch_ns = 30 * 60'000'000'000;  // store_tiers.h: a fifth of the writes of one chunk a minute
   return p;
 }
 

@@ -90,9 +90,22 @@ Result<bool> Retention::raw_protected(const RawChunkRef& c) {
   return c.t_first_ns >= *newest_chunk_ns_ || c.t_last_ns > now_.boot_ns - policy_.protect_recent_ns;
 }
 
+// By age, chunks go in batches (RetentionPolicy::raw_batch_ns): a batch
+// opens when the oldest chunk is raw_batch_ns past the retention and takes,
+// over as many steps as it needs, every chunk past the retention.
 Result<int64_t> Retention::raw_pass(Pass pass, int64_t limit) {
   auto chunks = oldest_chunks(limit);
   if (!chunks) return chunks.take_error();
+  const bool batched = pass == Pass::kAge && policy_.raw_batch_ns > 0;
+  if (batched && !tiers_.raw_batch_open_ && !chunks->empty()) {
+    const RawChunkRef& oldest = chunks->front();
+    auto prot = raw_protected(oldest);
+    if (!prot) return prot.take_error();
+    const int64_t age = age_ns(oldest.boot, oldest.t_last_ns, oldest.wall_offset_ns);
+    tiers_.raw_batch_open_ =
+        !*prot && policy_.raw_retention_ns > 0 && age > policy_.raw_retention_ns + policy_.raw_batch_ns;
+  }
+  if (batched && !tiers_.raw_batch_open_) return int64_t{0};
   int64_t done = 0;
   for (const auto& c : *chunks) {
     auto prot = raw_protected(c);
@@ -102,6 +115,8 @@ Result<int64_t> Retention::raw_pass(Pass pass, int64_t limit) {
     if (!st) return st.take_error();
     ++done;
   }
+  // The batch ends with the last chunk past the retention.
+  if (batched && done < limit) tiers_.raw_batch_open_ = false;
   return done;
 }
 

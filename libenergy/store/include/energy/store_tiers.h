@@ -37,7 +37,14 @@ struct RetentionPolicy {
   int64_t disk_budget_bytes = 1024LL * 1024 * 1024;       // database pages + WAL; 0: no budget
   int64_t protect_recent_ns = 600'000'000'000;            // the current boot's newest raw data the budget never takes
   int max_units_per_step = 8;                             // raw chunks or tier rows per transaction
-  int64_t max_context_rows_per_step = 4096;               // board context rows deleted per transaction
+  // Raw chunks that age out go together: none until the oldest is this much
+  // past raw_retention_ns, then every one past it (in steps). Each
+  // transaction that downsamples rewrites about 100 kB of pages whatever it
+  // holds (its tier rows, the table and freelist pages), so one a minute
+  // wrote 172 MB a day on a week of data; 30 min batches write 35 MB
+  // (storage_bench BM_RetentionWrites, issue 16). 0: each chunk as it ages.
+  int64_t raw_batch_ns = 0;
+  int64_t max_context_rows_per_step = 4096;  // board context rows deleted per transaction
 };
 
 struct RetentionNow {
@@ -94,7 +101,7 @@ class StoreTiers {
   Result<RailHistory> rail_history(int64_t boot, int64_t rail_id, EnergyWindow window);
   // One bounded step of retention (at most policy.max_units_per_step raw
   // chunks or tier rows, one transaction): (a) raw chunks older than the raw
-  // retention become 1 s buckets, (b) 1 s rows older than theirs become 1 min
+  // retention become 1 s buckets (in batches: policy.raw_batch_ns), (b) 1 s rows older than theirs become 1 min
   // buckets, (c) 1 min rows older than theirs are deleted; (d) while over the
   // disk budget (until 90% of it), the finest tier is shortened first, then
   // the next. Never touches the current boot's newest raw chunk or its
@@ -128,7 +135,8 @@ class StoreTiers {
   const std::string& path_;  // the Store's
   StoreReadings& readings_;
   StoreContext& context_;
-  bool shrinking_ = false;  // over the disk budget: retention shortens tiers until 90% of it
+  bool shrinking_ = false;       // over the disk budget: retention shortens tiers until 90% of it
+  bool raw_batch_open_ = false;  // a batch of aged raw chunks is being downsampled (raw_batch_ns)
 };
 
 }  // namespace energy
