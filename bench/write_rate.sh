@@ -19,6 +19,13 @@
 # store thread's context switches that happened inside fsync/fdatasync
 # (waits for the disk) and outside them. Needs perf and root.
 # WRITE_RATE_CONFIG=FILE starts energyd with --config FILE.
+# WRITE_RATE_DB=FILE starts energyd on a copy of that database (e.g. one
+# bench/aged_database made: a board that has kept a week, whose retention
+# passes move raw chunks into the 1 s tier in 30-minute batches; use a
+# window of at least 1,800 s, and a database of 169 hours or more so that
+# the backlog goes before the window). WRITE_RATE_SETTLE=SECONDS: the wait
+# between the start and the window (default 5; with WRITE_RATE_DB, long
+# enough for the first pass's backlog).
 # Exits non-zero when energyd does not start or a counter cannot be read:
 # a measurement never reads zero silently.
 set -euo pipefail
@@ -53,6 +60,15 @@ read -r BOARD L4T <<<"${WRITE_RATE_BOARD:-jetson-orin-nano 36}"
 TRACE="${WRITE_RATE_TRACE:-0}"
 [[ "$TRACE" == 0 || "$TRACE" == 1 ]] || die "WRITE_RATE_TRACE must be 0 or 1, got '$TRACE'"
 [[ "$TRACE" == 0 ]] || command -v perf >/dev/null || die "WRITE_RATE_TRACE=1 needs perf"
+SETTLE="${WRITE_RATE_SETTLE:-5}"
+[[ "$SETTLE" =~ ^[0-9]+$ ]] || die "WRITE_RATE_SETTLE must be a whole number of seconds, got '$SETTLE'"
+if [[ -n "${WRITE_RATE_DB:-}" ]]; then
+  [[ -f "$WRITE_RATE_DB" && -r "$WRITE_RATE_DB" ]] || die "WRITE_RATE_DB: cannot read '$WRITE_RATE_DB'"
+  mkdir -p "$DIR/state"
+  cp -- "$WRITE_RATE_DB" "$DIR/state/energyd.db" || die "cannot copy $WRITE_RATE_DB"
+  [[ ! -e "$WRITE_RATE_DB-marks" ]] || cp -- "$WRITE_RATE_DB-marks" "$DIR/state/energyd.db-marks" ||
+    die "cannot copy $WRITE_RATE_DB-marks"
+fi
 CONFIG_ARGS=()
 if [[ -n "${WRITE_RATE_CONFIG:-}" ]]; then
   [[ -r "$WRITE_RATE_CONFIG" ]] || die "WRITE_RATE_CONFIG: cannot read '$WRITE_RATE_CONFIG'"
@@ -63,7 +79,7 @@ fi
 PID=$!
 for _ in $(seq 200); do [[ -S "$RUN_DIR/energyd.sock" ]] && break; sleep 0.1; done
 [[ -S "$RUN_DIR/energyd.sock" ]] || die "energyd did not start: $(cat "$DIR/energyd.log")"
-sleep 5  # past the first commits and checkpoint
+sleep "$SETTLE"  # past the first commits and checkpoint (and a database's backlog)
 
 write_bytes() {
   local v
@@ -123,6 +139,7 @@ echo "energyd: $ENERGYD"
 echo "board: $BOARD (L4T $L4T)"
 echo "sweep ring: $([[ "$RING" == 1 ]] && echo "on ($RUN_DIR)" || echo off)"
 echo "window: $(printf %.1f "$secs") s"
+[[ -z "${WRITE_RATE_DB:-}" ]] || echo "database: a copy of $WRITE_RATE_DB"
 printf 'written: %d bytes, %.0f bytes/min\n' "$((w1 - w0))" "$(echo "($w1 - $w0) * 60 / $secs" | bc -l)"
 join <(echo "$s0") <(echo "$s1") | awk -v s="$secs" '
   {d = $3 - $2; total += d; printf "wake-ups/s %-16s %6.2f\n", $1, d / s}
