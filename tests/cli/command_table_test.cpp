@@ -37,6 +37,7 @@ std::string read_back(FILE* f) {
 Captured energyctl(std::vector<std::string> args) {
   args.insert(args.begin(), "energyctl");
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::fflush(stdout);

@@ -114,7 +114,7 @@ Signal ripple(double mean_w, double fraction, double hz, double phase) {
 }
 
 // `low_w`, and `high_w` during each [on, off) of `bursts` (seconds, sorted).
-Signal bursts(double low_w, double high_w, std::vector<std::pair<double, double>> on) {
+Signal bursts(double low_w, double high_w, const std::vector<std::pair<double, double>>& on) {
   auto high_time = [on](double a, double b) {
     double t = 0;
     for (const auto& [s, e] : on) t += std::max(0.0, std::min(b, e) - std::max(a, s));
@@ -234,10 +234,11 @@ std::vector<std::pair<double, double>> random_bursts(uint32_t seed, double until
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> len(0.02, 0.3);
   std::vector<std::pair<double, double>> on;
-  for (double t = len(rng); t < until_s; t += len(rng)) {
+  double t = len(rng);
+  while (t < until_s) {
     double end = t + len(rng);
     on.emplace_back(t, end);
-    t = end;
+    t = end + len(rng);
   }
   return on;
 }

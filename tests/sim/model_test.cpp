@@ -109,7 +109,8 @@ TEST(ModelPower, DynamicPowerRisesWithFrequencyAndVoltageSquared) {
   EXPECT_DOUBLE_EQ(dvfs_factor(1000, 500, 1000), 1.0);
   EXPECT_DOUBLE_EQ(dvfs_factor(500, 500, 1000), 0.5 * kVoltageMinRatio * kVoltageMinRatio);
   double previous = 0;
-  for (double f = 500; f <= 1000; f += 50) {
+  for (int step = 0; step <= 10; ++step) {
+    const double f = 500 + 50 * step;
     EXPECT_GT(dvfs_factor(f, 500, 1000), previous);
     previous = dvfs_factor(f, 500, 1000);
   }

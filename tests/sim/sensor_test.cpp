@@ -239,7 +239,7 @@ TEST(Sensor, AChangedSampleCountContinuesFromTheRegistersValue) {
   EXPECT_DOUBLE_EQ(current_mean(c, model, 0, 101 * kMs), at_write);
   for (int m : {1, 10, 100}) {
     const double expected = 3000 + (at_write - 3000) * std::pow(63.0 / 64, m);
-    EXPECT_NEAR(current_mean(c, model, 0, 100 * kMs + m * 6600 * kUs), expected, 1e-6) << m;
+    EXPECT_NEAR(current_mean(c, model, 0, 100 * kMs + int64_t{m} * 6600 * kUs), expected, 1e-6) << m;
   }
 }
 
