@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What energyd writes and how often it wakes at its defaults (100 ms period,
 # 1 s flush, 10 s checkpoint) on a simulated Orin Nano (3 rails): bytes per
-# minute from /proc/PID/io write_bytes and wake-ups per second (voluntary +
+# minute from /proc/PID/io write_bytes (and wchar, what energyd handed to
+# write(2), which does not depend on the kernel's writeback) and wake-ups per second (voluntary +
 # involuntary context switches), per thread and in all, over a window after
 # it has settled. Used for issue 16's before/after figures (docs/PERFORMANCE.md).
 #
@@ -81,12 +82,17 @@ for _ in $(seq 200); do [[ -S "$RUN_DIR/energyd.sock" ]] && break; sleep 0.1; do
 [[ -S "$RUN_DIR/energyd.sock" ]] || die "energyd did not start: $(cat "$DIR/energyd.log")"
 sleep "$SETTLE"  # past the first commits and checkpoint (and a database's backlog)
 
-write_bytes() {
+# A counter of /proc/PID/io: write_bytes (what reached the block layer:
+# pages dirtied, counted again when a page written back is dirtied again, so
+# it depends on how often the kernel writes back) or wchar (what energyd
+# handed to write(2) and pwrite(2), whatever the kernel does with it).
+io_counter() {
   local v
-  v="$(awk '/^write_bytes:/ {print $2}' "/proc/$PID/io")" || die "cannot read /proc/$PID/io"
-  [[ -n "$v" ]] || die "no write_bytes in /proc/$PID/io"
+  v="$(awk -v key="$1:" '$1 == key {print $2}' "/proc/$PID/io")" || die "cannot read /proc/$PID/io"
+  [[ -n "$v" ]] || die "no $1 in /proc/$PID/io"
   echo "$v"
 }
+write_bytes() { io_counter write_bytes; }
 # "tid:name switches" per thread (a thread's name may repeat; its id does not).
 switches() {
   local t
@@ -123,7 +129,7 @@ store_switches() {
 }
 
 files0="$(state_files)"
-w0="$(write_bytes)"; s0="$(switches)"; t0="$(date +%s.%N)"
+w0="$(write_bytes)"; c0="$(io_counter wchar)"; s0="$(switches)"; t0="$(date +%s.%N)"
 if [[ "$TRACE" == 1 ]]; then
   perf record -q -e writeback:writeback_dirty_folio -e sched:sched_switch -e 'syscalls:sys_*_fdatasync' \
     -e 'syscalls:sys_*_fsync' -p "$PID" -o "$DIR/wb.data" -- sleep "$WINDOW" >/dev/null 2>&1 ||
@@ -131,7 +137,7 @@ if [[ "$TRACE" == 1 ]]; then
 else
   sleep "$WINDOW"
 fi
-w1="$(write_bytes)"; s1="$(switches)"; t1="$(date +%s.%N)"
+w1="$(write_bytes)"; c1="$(io_counter wchar)"; s1="$(switches)"; t1="$(date +%s.%N)"
 kill -0 "$PID" 2>/dev/null || die "energyd ended during the window: $(cat "$DIR/energyd.log")"
 
 secs="$(echo "$t1 - $t0" | bc -l)"
@@ -141,6 +147,7 @@ echo "sweep ring: $([[ "$RING" == 1 ]] && echo "on ($RUN_DIR)" || echo off)"
 echo "window: $(printf %.1f "$secs") s"
 [[ -z "${WRITE_RATE_DB:-}" ]] || echo "database: a copy of $WRITE_RATE_DB"
 printf 'written: %d bytes, %.0f bytes/min\n' "$((w1 - w0))" "$(echo "($w1 - $w0) * 60 / $secs" | bc -l)"
+printf 'handed to write(2): %d bytes, %.0f bytes/min\n' "$((c1 - c0))" "$(echo "($c1 - $c0) * 60 / $secs" | bc -l)"
 join <(echo "$s0") <(echo "$s1") | awk -v s="$secs" '
   {d = $3 - $2; total += d; printf "wake-ups/s %-16s %6.2f\n", $1, d / s}
   END {if (NR == 0) exit 1; printf "wake-ups/s %-16s %6.2f\n", "all", total / s}' ||
