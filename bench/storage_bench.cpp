@@ -298,35 +298,68 @@ void BM_Footprint(benchmark::State& state) {
 }
 BENCHMARK(BM_Footprint)->Arg(1)->Arg(24)->Arg(168)->Iterations(20)->Unit(benchmark::kMillisecond);
 
-// A retention pass as the writer makes one a minute once a week of raw
-// data is kept (the default raw_retention_hours): each iteration is a
-// minute later than the last, so one raw chunk ages into the 1 s tier.
-// The reference for BM_Footprint/168 of the same run.
-void BM_RetentionPassWeek(benchmark::State& state) {
-  constexpr int64_t kMinute = 60'000'000'000;
-  const int64_t sweeps = int64_t{168 * 60 + 30} * 600;
-  std::string path = temp_db();
-  auto store = fill_every(path, 3, sweeps, kPeriodNs);
-  RetentionPolicy p = short_policy(int64_t{168} * 60 * kMinute, int64_t{90} * 1440 * kMinute);
-  RetentionNow now = now_after(sweeps, kPeriodNs);
-  retain_all(*store, p, now);  // the 30 minutes beyond the week
-  int64_t chunks = 0;
-  for (auto _ : state) {
-    now.boot_ns += kMinute;
-    now.wall_ns += kMinute;
+// 7 days of 3-rail raw data ending now (and 30 minutes more, already
+// downsampled): the steady state of a board that has kept a week (the
+// default raw_retention_hours), where each minute one more raw chunk ages
+// out. next_minute() moves now a minute on and makes a retention pass, its
+// steps until none is left, as energyd's writer does once a minute.
+class WeekOfRaw {
+ public:
+  static constexpr int64_t kMinute = 60'000'000'000;
+
+  WeekOfRaw() : policy_(short_policy(int64_t{168} * 60 * kMinute, int64_t{90} * 1440 * kMinute)) {
+    const int64_t sweeps = int64_t{168 * 60 + 30} * 600;
+    store_ = fill_every(path_, 3, sweeps, kPeriodNs);
+    now_ = now_after(sweeps, kPeriodNs);
+    retain_all(*store_, policy_, now_);
+  }
+  WeekOfRaw(const WeekOfRaw&) = delete;
+  WeekOfRaw& operator=(const WeekOfRaw&) = delete;
+  ~WeekOfRaw() {
+    store_.reset();
+    std::filesystem::remove_all(std::filesystem::path(path_).parent_path());
+  }
+
+  Store& store() { return *store_; }
+  RetentionPolicy& policy() { return policy_; }
+
+  // The raw chunks the pass downsampled, and the steps that took any.
+  struct Pass {
+    int64_t chunks = 0;
+    int64_t steps = 0;
+  };
+  Pass next_minute(benchmark::State& state) {
+    now_.boot_ns += kMinute;
+    now_.wall_ns += kMinute;
+    Pass pass;
     for (;;) {
-      auto step = store->tiers().apply_retention(p, now);
+      auto step = store_->tiers().apply_retention(policy_, now_);
       if (!step.ok()) {
         state.SkipWithError(step.error().describe().c_str());
         break;
       }
-      chunks += step->raw_chunks_downsampled;
+      pass.chunks += step->raw_chunks_downsampled;
+      pass.steps += step->raw_chunks_downsampled > 0 ? 1 : 0;
       if (!step->more) break;
     }
+    return pass;
   }
+
+ private:
+  std::string path_ = temp_db();
+  std::unique_ptr<Store> store_;
+  RetentionPolicy policy_;
+  RetentionNow now_;
+};
+
+// A retention pass as the writer makes one a minute once a week of raw
+// data is kept: one raw chunk ages into the 1 s tier each time. The
+// reference for BM_Footprint/168 of the same run.
+void BM_RetentionPassWeek(benchmark::State& state) {
+  WeekOfRaw week;
+  int64_t chunks = 0;
+  for (auto _ : state) chunks += week.next_minute(state).chunks;
   state.counters["chunks_per_pass"] = static_cast<double>(chunks) / static_cast<double>(state.iterations());
-  store.reset();
-  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 BENCHMARK(BM_RetentionPassWeek)->Iterations(20)->Unit(benchmark::kMillisecond);
 
@@ -343,8 +376,8 @@ int64_t written_bytes() {
 }
 
 // What retention writes on a board that has kept a week (issue 16): a
-// pass a minute, as energyd's writer makes them, on 7 days of 3-rail raw
-// data, with raw chunks downsampled in batches of the argument's minutes
+// pass a minute, as energyd's writer makes them, with raw chunks
+// downsampled in batches of the argument's minutes
 // (RetentionPolicy::raw_batch_ns; 0: each chunk as it ages, as before;
 // energyd uses 30). Each pass is followed by a checkpoint, as energyd's
 // writer makes one within checkpoint_interval (10 s) of any commit, so
@@ -353,31 +386,16 @@ int64_t written_bytes() {
 // 90 passes per chunk downsampled; mb_per_day: 1440 chunks (a chunk ages
 // out each minute). The flushes of new readings come on top of it.
 void BM_RetentionWrites(benchmark::State& state) {
-  constexpr int64_t kMinute = 60'000'000'000;
-  const int64_t sweeps = int64_t{168 * 60 + 30} * 600;
-  std::string path = temp_db();
-  auto store = fill_every(path, 3, sweeps, kPeriodNs);
-  RetentionPolicy p = short_policy(int64_t{168} * 60 * kMinute, int64_t{90} * 1440 * kMinute);
-  RetentionNow now = now_after(sweeps, kPeriodNs);
-  retain_all(*store, p, now);  // the 30 minutes beyond the week, unbatched
-  p.raw_batch_ns = state.range(0) * kMinute;
+  WeekOfRaw week;
+  week.policy().raw_batch_ns = state.range(0) * WeekOfRaw::kMinute;
   int64_t chunks = 0;
   int64_t steps = 0;
   const int64_t before = written_bytes();
   for (auto _ : state) {
-    now.boot_ns += kMinute;
-    now.wall_ns += kMinute;
-    for (;;) {
-      auto step = store->tiers().apply_retention(p, now);
-      if (!step.ok()) {
-        state.SkipWithError(step.error().describe().c_str());
-        break;
-      }
-      chunks += step->raw_chunks_downsampled;
-      steps += step->raw_chunks_downsampled > 0 ? 1 : 0;
-      if (!step->more) break;
-    }
-    if (!store->checkpoint()) state.SkipWithError("checkpoint failed");
+    WeekOfRaw::Pass pass = week.next_minute(state);
+    chunks += pass.chunks;
+    steps += pass.steps;
+    if (!week.store().checkpoint()) state.SkipWithError("checkpoint failed");
   }
   const auto bytes = static_cast<double>(written_bytes() - before);
   const auto per_chunk = bytes / static_cast<double>(std::max<int64_t>(chunks, 1));
@@ -385,8 +403,6 @@ void BM_RetentionWrites(benchmark::State& state) {
   state.counters["steps"] = static_cast<double>(steps);
   state.counters["kb_per_chunk"] = per_chunk / 1e3;
   state.counters["mb_per_day"] = per_chunk * 1440 / 1e6;  // a chunk ages out each minute
-  store.reset();
-  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 BENCHMARK(BM_RetentionWrites)->Arg(0)->Arg(10)->Arg(30)->Iterations(90)->Unit(benchmark::kMillisecond);
 
