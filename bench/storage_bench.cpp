@@ -391,13 +391,16 @@ void BM_RetentionWrites(benchmark::State& state) {
   int64_t chunks = 0;
   int64_t steps = 0;
   const int64_t before = written_bytes();
+  if (before < 0) state.SkipWithError("cannot read wchar from /proc/self/io");
   for (auto _ : state) {
     WeekOfRaw::Pass pass = week.next_minute(state);
     chunks += pass.chunks;
     steps += pass.steps;
     if (!week.store().checkpoint()) state.SkipWithError("checkpoint failed");
   }
-  const auto bytes = static_cast<double>(written_bytes() - before);
+  const int64_t after = written_bytes();
+  if (after < 0) state.SkipWithError("cannot read wchar from /proc/self/io");
+  const auto bytes = static_cast<double>(after - before);
   const auto per_chunk = bytes / static_cast<double>(std::max<int64_t>(chunks, 1));
   state.counters["chunks"] = static_cast<double>(chunks);
   state.counters["steps"] = static_cast<double>(steps);
