@@ -37,6 +37,21 @@ TEST(ParseSysfsInt, RejectsTrailingTextBlanksPlusAndEmptyContent) {
   EXPECT_EQ(*parse_sysfs_int("7 MW\n", "f"), 7);
 }
 
+// The tick's one-pass path takes up to 18 digits and one newline; the 19th
+// digit, a second newline or a NUL go the general way, with the same result.
+TEST(ParseSysfsInt, TheOnePassPathAndTheGeneralOneAgreeAtTheirBorder) {
+  EXPECT_EQ(*parse_sysfs_int("999999999999999999\n", "f"), 999999999999999999);
+  EXPECT_EQ(*parse_sysfs_int("999999999999999999", "f"), 999999999999999999);
+  EXPECT_EQ(*parse_sysfs_int("1000000000000000000\n", "f"), 1000000000000000000);
+  EXPECT_EQ(*parse_sysfs_int("0000000000000000001234\n", "f"), 1234);
+  EXPECT_EQ(*parse_sysfs_int("12\n\n", "f"), 12);
+  EXPECT_EQ(*parse_sysfs_int("0\n", "f"), 0);
+  for (const char* bad : {"1/2\n", "1:2\n", "12\n3", "\n\n", "9a\n"}) {
+    auto r = parse_sysfs_int(bad, "in1_input");
+    EXPECT_FALSE(r.ok()) << "accepted \"" << bad << "\"";
+  }
+}
+
 TEST(ParseSysfsInt, ParsesTheFullInt64RangeAndRefusesBeyondIt) {
   EXPECT_EQ(*parse_sysfs_int("9223372036854775807\n", "f"), INT64_MAX);
   EXPECT_EQ(*parse_sysfs_int("-9223372036854775808\n", "f"), INT64_MIN);
