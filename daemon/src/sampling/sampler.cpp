@@ -135,7 +135,7 @@ void Sampler::spawn(uint64_t generation) {
 }
 
 // Without the lock: a thread is superseded only inside a rail read, and
-// read_rail checks again under it.
+// hand_over checks again under it.
 bool Sampler::superseded(uint64_t generation) const { return generation != generation_.load(); }
 
 ENERGY_TICK_PATH void Sampler::loop(uint64_t generation) {
@@ -202,28 +202,26 @@ void Sampler::arm_stall_timer(int64_t after_ns) {
 // shorter period it is kept ahead of the sweeps instead (one
 // timerfd_settime per half limit rather than one per tick); it then fires
 // between sweeps only when a tick is more than half a limit late.
-ENERGY_TICK_PATH void Sampler::stall_timer_around_sweep(bool starting) {
-  std::lock_guard<std::mutex> lock(stall_mu_);
+// Caller holds stall_mu_; `now` is clock_.mono_ns().
+ENERGY_TICK_PATH void Sampler::stall_timer_around_sweep(bool starting, int64_t now) {
   const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
   if (period_ < stall_limit_) {
-    keep_stall_timer_ahead(starting ? clock_.mono_ns() : next_deadline_ns());
+    keep_stall_timer_ahead(starting ? now : next_deadline_ns(), now);
     return;
   }
-  const int64_t now = clock_.mono_ns();
   if (starting && stall_expiry_ns_ > now && stall_expiry_ns_ <= now + limit_ns) return;
   stall_expiry_ns_ = starting ? now + limit_ns : std::max(next_deadline_ns(), now) + limit_ns;
   arm_stall_timer(stall_expiry_ns_ - now);
 }
 
-// Caller holds stall_mu_. Keeps the timer firing no sooner than half a
+// Caller holds stall_mu_; `now` is clock_.mono_ns(). Keeps the timer firing no sooner than half a
 // stall limit after `from_ns` (a sweep's start, or the next tick's
 // deadline), re-arming it a whole limit ahead only when it would fire
 // sooner: a read blocked since `from_ns` still wakes the watchdog (which
 // re-arms for the rest of the limit).
-ENERGY_TICK_PATH void Sampler::keep_stall_timer_ahead(int64_t from_ns) {
+ENERGY_TICK_PATH void Sampler::keep_stall_timer_ahead(int64_t from_ns, int64_t now) {
   const int64_t limit_ns = static_cast<int64_t>(stall_limit_.count()) * kNsPerMs;
   if (stall_expiry_ns_ >= from_ns + limit_ns / 2) return;
-  int64_t now = clock_.mono_ns();
   stall_expiry_ns_ = std::max(from_ns, now) + limit_ns;
   arm_stall_timer(stall_expiry_ns_ - now);
 }
@@ -279,34 +277,44 @@ ENERGY_TICK_PATH bool Sampler::serve_requests(uint64_t generation) {
   return true;
 }
 
-// False when this thread was superseded during the read: it must exit.
-// `error` gets the reader's description of a failed read (the file, and the
-// value when it was out of range), taken by the thread that read.
-ENERGY_TICK_PATH bool Sampler::read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns,
-                                         std::string& error) {
-  int64_t started = 0;
-  {
-    std::lock_guard<std::mutex> lock(stall_mu_);
-    if (stopping_) return false;  // no new read may start once stop() looked for stuck ones
-    if (slots_[i]->quarantined) {
-      out = RailValue{0, 0, 0, ETIMEDOUT};
-      read_ns = 0;
-      return true;
-    }
-    reading_rail_ = i;
-    started = read_started_ns_ = clock_.mono_ns();
-  }
-  out = slots_[i]->reader.read();
-  read_ns = clock_.mono_ns() - started;
-  if (out.err != 0) error = slots_[i]->reader.last_error();
+// Between two rail reads of a sweep, in one stall_mu_ section (a sweep of
+// n rails takes n + 1, not 2n plus two for the stall timer; issue 16): the
+// read of rail `done` has returned (`done` past the rails at the sweep's
+// start, which arms the stall timer), and the next rail from `from` that is
+// not quarantined starts (a quarantined one reads as ETIMEDOUT, taking no
+// time). `now` gets the clock read that ends the one read and starts the
+// next. Returns the rail whose read starts, the rails' count when none is
+// left (the sweep's end, which arms the stall timer again), or kStopSweep
+// when this thread must exit: superseded during `done`'s read, or stopping
+// (no new read may start once stop() looked for stuck ones).
+ENERGY_TICK_PATH size_t Sampler::hand_over(size_t done, size_t from, uint64_t generation,
+                                           std::vector<RailValue>& values, int64_t& now) {
+  now = clock_.mono_ns();
+  const size_t n = slots_.size();
   std::lock_guard<std::mutex> lock(stall_mu_);
-  if (generation != generation_) {
-    slots_[i]->quarantined = false;
-    spdlog::info("rail {}: blocked read returned; sampling it again", slots_[i]->reader.label());
-    return false;
+  if (done < n) {
+    if (generation != generation_) {
+      slots_[done]->quarantined = false;
+      spdlog::info("rail {}: blocked read returned; sampling it again", slots_[done]->reader.label());
+      return kStopSweep;
+    }
+    read_started_ns_ = 0;
+  } else {
+    stall_timer_around_sweep(true, now);
   }
-  read_started_ns_ = 0;
-  return true;
+  size_t i = from;
+  for (; i < n; ++i) {
+    if (stopping_) return kStopSweep;
+    if (!slots_[i]->quarantined) break;
+    values[i] = RailValue{0, 0, 0, ETIMEDOUT};
+  }
+  if (i < n) {
+    reading_rail_ = i;
+    read_started_ns_ = now;
+  } else {
+    stall_timer_around_sweep(false, now);
+  }
+  return i;
 }
 
 // One sweep, stamped at its midpoint so the skew of reading rails one after
@@ -326,14 +334,21 @@ ENERGY_TICK_PATH const Sample* Sampler::take_sample(uint64_t generation, const T
   std::fill(s.values.begin(), s.values.end(), RailValue{});
   std::fill(read_ns.begin(), read_ns.end(), 0);
   for (auto& e : errors) e.clear();  // keeps each string's buffer
-  stall_timer_around_sweep(true);
+  const size_t n = slots_.size();
   int64_t before = clock_.boot_ns();
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    if (!read_rail(i, generation, s.values[i], read_ns[i], errors[i]))
-      return nullptr;  // superseded: not ours to disarm
+  int64_t started = 0;
+  size_t i = hand_over(n, 0, generation, s.values, started);
+  while (i < n) {
+    s.values[i] = slots_[i]->reader.read();
+    if (s.values[i].err != 0) errors[i] = slots_[i]->reader.last_error();
+    int64_t was = started;
+    size_t next = hand_over(i, i + 1, generation, s.values, started);
+    if (next == kStopSweep) return nullptr;  // superseded or stopping: the timer is not ours to disarm
+    read_ns[i] = started - was;
+    i = next;
   }
+  if (i == kStopSweep) return nullptr;
   int64_t after = clock_.boot_ns();
-  stall_timer_around_sweep(false);
   s.t_ns = to_stored_ns(before + (after - before) / 2);  // the raw tier's precision, so run edges match it
   s.wall_ns = clock_.wall_ns();
   sink_.push_sample(s);

@@ -100,8 +100,8 @@ class Sampler {
   void watch();
   void quarantine_current_read();
   void arm_stall_timer(int64_t after_ns);
-  void stall_timer_around_sweep(bool starting);
-  void keep_stall_timer_ahead(int64_t from_ns);
+  void stall_timer_around_sweep(bool starting, int64_t now);
+  void keep_stall_timer_ahead(int64_t from_ns, int64_t now);
   int64_t next_deadline_ns() const;
   // A timer sweep's facts for the statistics, recorded with the sweep's.
   struct TickFacts {
@@ -113,7 +113,8 @@ class Sampler {
   // The sweep, in the sampling thread's own buffer (valid until its next
   // sweep), or null when this thread was superseded meanwhile.
   const Sample* take_sample(uint64_t generation, const TickFacts* tick = nullptr);
-  bool read_rail(size_t i, uint64_t generation, RailValue& out, int64_t& read_ns, std::string& error);
+  static constexpr size_t kStopSweep = static_cast<size_t>(-1);
+  size_t hand_over(size_t done, size_t from, uint64_t generation, std::vector<RailValue>& values, int64_t& now);
   void record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
               const std::vector<std::string>& errors, const TickFacts* tick);
   void log_rail_change(size_t i, int32_t err, const std::string& error);
