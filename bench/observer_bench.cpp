@@ -45,7 +45,8 @@
 // are set to 1 ms, which energyd requires of a 1 ms period.
 //
 // Usage: observer_bench [--short] [--board orin-nano|tx2]... [--period 100|10|1]... [--out FILE]
-//                       [--energyd PATH] [--config FILE] [--db FILE] [--windows N] [--control | --control-only]
+//                       [--energyd PATH] [--config FILE] [--db FILE] [--windows N] [--settle S]
+//                       [--control | --control-only]
 //                       [--control-floor "FLAGS"]
 //   --period MS: only that period (default: all three);
 //   --energyd PATH: measure that energyd build instead of this tree's;
@@ -55,6 +56,13 @@
 //   --db FILE: energyd starts with a copy of this database in its state
 //     directory (bench/aged_database makes one of a board that has kept a
 //     week of history: its retention passes then work as on such a board);
+//   --settle S: seconds between energyd's start and the first window
+//     (default 2, past the first commit and checkpoint; at least 2). With
+//     --db, energyd's first retention pass works off the database's
+//     backlog and measures its footprint in slices at the store thread's
+//     wake-ups over the first tens of seconds: a start-up cost, which a
+//     settle of 60 s keeps out of the windows (docs/PERFORMANCE.md "A board
+//     that has kept a week");
 //   --windows N: the floor's ticks run as N windows one after the other,
 //     each starting at another phase against energyd's ticks (default 5);
 //     the table gives the ratio over all of them and the median and range
@@ -141,6 +149,7 @@ struct Row {
   double sample_cpu_us = 0;  // of cpu_us, the `sample` thread's (the rest: storage, the loop, ...)
   double written_mb_day = 0;
   int64_t rss_kb = 0, hwm_kb = 0;
+  int settle_s = 0;                   // between energyd's start and the first window (--settle)
   std::vector<double> window_ratios;  // CPU per tick energyd / floor, one per window
   PageCounts pages, floor_pages;      // touched per tick (medians; see page_phase)
   std::string error;
@@ -456,9 +465,10 @@ std::string page_phase(Row& row, pid_t measured, const std::vector<std::string>&
 // energyd stops once it has named the rail files, and a second floor on
 // them, started as energyd was, is measured in its place.
 Row measure_on(const Row& base, const std::string& dir, const std::string& run_dir, const Period& p,
-               const std::string& energyd, const std::string& extra, int windows,
+               const std::string& energyd, const std::string& extra, int windows, int settle_s,
                const std::optional<std::vector<std::string>>& control) {
   Row row = base;
+  row.settle_s = settle_s;
   row.control = control.has_value();
   if (control) {
     for (const auto& f : *control) row.control_flags += (row.control_flags.empty() ? "" : " ") + f;
@@ -507,7 +517,7 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
     d.stop(SIGTERM);
     // Ticks enough for every window, the phase shifts and the floors'
     // start-up; stopped with SIGTERM after the last window.
-    long total = p.ticks * 2 + static_cast<long>(2000 / p.ms) * (windows + 2);
+    long total = p.ticks * 2 + static_cast<long>(2000 / p.ms) * (windows + 2) + 1000L * settle_s / p.ms;
     std::vector<std::string> argv = {OBSERVER_FLOOR_BIN};
     argv.insert(argv.end(), control_flags.begin(), control_flags.end());
     argv.insert(argv.end(), {std::to_string(p.ms * 1000), std::to_string(total)});
@@ -522,7 +532,7 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
       return static_cast<int64_t>(ns.count() / (static_cast<int64_t>(p.ms) * 1000000));
     };
   }
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // past the first commit and checkpoint
+  std::this_thread::sleep_for(std::chrono::seconds(settle_s));  // past the first commit and checkpoint
   std::vector<Row> done;
   for (int i = 0; i < windows; ++i) {
     double shift = static_cast<double>(i) * 0.382 - static_cast<int>(static_cast<double>(i) * 0.382);
@@ -551,7 +561,7 @@ std::string start_with_database(const std::string& db, const std::string& dir) {
 // `control`: a control row, its floor run with these options. `db`: a
 // database energyd starts with (--db), or empty.
 Row measure(const Board& b, const Period& p, const std::string& energyd, const std::string& extra, int windows,
-            const std::string& db, const std::optional<std::vector<std::string>>& control) {
+            int settle_s, const std::string& db, const std::optional<std::vector<std::string>>& control) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
@@ -566,7 +576,7 @@ Row measure(const Board& b, const Period& p, const std::string& energyd, const s
   if (row.error.empty() && !db.empty()) row.error = start_with_database(db, dir);
   if (row.error.empty()) {
     if (p.ms < 7) set_update_intervals(dir + "/board");
-    row = measure_on(row, dir, run_dir, p, energyd, extra, windows, control);
+    row = measure_on(row, dir, run_dir, p, energyd, extra, windows, settle_s, control);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -637,6 +647,7 @@ nlohmann::json to_json(const Row& r) {
           {"energyd_ticks", r.ticks},
           {"floor_ticks", r.floor_ticks},
           {"window_s", r.seconds},
+          {"settle_s", r.settle_s},
           {"energyd_cpu_us_per_tick", r.cpu_us},
           {"floor_cpu_us_per_tick", r.floor_cpu_us},
           {"cpu_ratio", ratio(r.cpu_us, r.floor_cpu_us)},
@@ -668,6 +679,7 @@ struct Options {
   std::string energyd = ENERGYD_BIN;       // --energyd: another build, for a before/after pair
   std::string db;                          // --db: a database energyd starts with
   int windows = 5;                         // --windows: the floor's ticks split into this many windows
+  int settle_s = 2;                        // --settle: seconds from energyd's start to the first window
   bool control = false;                    // --control: a control row after each energyd row
   bool control_only = false;               // --control-only: the control rows alone
   std::vector<std::string> control_flags;  // --control-floor: the control floor's options
@@ -732,13 +744,15 @@ bool parse(int argc, char** argv, Options& o) {
         return std::fprintf(stderr, "observer_bench: --db: cannot read '%s'\n", o.db.c_str()), false;
     } else if (flag == "--windows" && i + 1 < argc)
       o.windows = static_cast<int>(energy::bench::whole_number_or_exit("observer_bench", flag, argv[++i], 1, 50));
+    else if (flag == "--settle" && i + 1 < argc)
+      o.settle_s = static_cast<int>(energy::bench::whole_number_or_exit("observer_bench", flag, argv[++i], 2, 3600));
     else
-      return std::fprintf(
-                 stderr,
-                 "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
-                 "--out FILE, --energyd PATH, --config FILE, --db FILE, --windows N, --control, --control-only, "
-                 "--control-floor \"FLAGS\")\n",
-                 argv[i]),
+      return std::fprintf(stderr,
+                          "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
+                          "--out FILE, --energyd PATH, --config FILE, --db FILE, --windows N, --settle S, --control, "
+                          "--control-only, "
+                          "--control-floor \"FLAGS\")\n",
+                          argv[i]),
              false;
   }
   return true;
@@ -756,8 +770,8 @@ int run(int argc, char** argv) {
       if (!o.periods.empty() && std::find(o.periods.begin(), o.periods.end(), p.ms) == o.periods.end()) continue;
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      if (!o.control_only) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.db, std::nullopt));
-      if (o.control) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.db, o.control_flags));
+      if (!o.control_only) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, std::nullopt));
+      if (o.control) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, o.control_flags));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;
