@@ -61,8 +61,8 @@
 //     --db, energyd's first retention pass works off the database's
 //     backlog and measures its footprint in slices at the store thread's
 //     wake-ups over the first tens of seconds: a start-up cost, which a
-//     settle of 60 s keeps out of the windows (docs/PERFORMANCE.md "A board
-//     that has kept a week");
+//     settle of 60 s keeps out of the windows (docs/PERFORMANCE.md "The
+//     week-old board's odd window");
 //   --windows N: the floor's ticks run as N windows one after the other,
 //     each starting at another phase against energyd's ticks (default 5);
 //     the table gives the ratio over all of them and the median and range
@@ -749,9 +749,8 @@ bool parse(int argc, char** argv, Options& o) {
     else
       return std::fprintf(stderr,
                           "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
-                          "--out FILE, --energyd PATH, --config FILE, --db FILE, --windows N, --settle S, --control, "
-                          "--control-only, "
-                          "--control-floor \"FLAGS\")\n",
+                          "--out FILE, --energyd PATH, --config FILE, --db FILE, --windows N, --settle S, "
+                          "--control, --control-only, --control-floor \"FLAGS\")\n",
                           argv[i]),
              false;
   }
