@@ -18,7 +18,9 @@
 # directory; pages of no such file are the file system's own (inode tables,
 # bitmaps, directories: the block device's pages). It also counts the
 # store thread's context switches that happened inside fsync/fdatasync
-# (waits for the disk) and outside them. Needs perf and root.
+# (waits for the disk) and outside them, and what dirtied the file-system
+# metadata pages (from their call stacks: the kernel function that caused
+# it, and the system call). Needs perf and root.
 # WRITE_RATE_CONFIG=FILE starts energyd with --config FILE.
 # WRITE_RATE_DB=FILE starts energyd on a copy of that database (e.g. one
 # bench/aged_database made: a board that has kept a week, whose retention
@@ -116,6 +118,22 @@ pages_per_file() {
            printf "pages dirtied %-30s %6d (%d bytes)\n", "all", total, total * 4096}' | sort -k3
 }
 
+# The metadata pages by cause: for each dirtied page of no state file, its
+# first kernel frame that is not the dirtying itself, and its system call.
+metadata_causes() {
+  perf script -i "$DIR/wb.data" -F event,trace,ip,sym 2>/dev/null | awk -v files="$1" '
+    BEGIN {n = split(files, l, "\n"); for (i = 1; i <= n; i++) {split(l[i], f, " "); known[f[1]] = 1}}
+    /^ *[a-z_]+:[a-z_0-9]+:/ {if (key != "") count[key]++; key = ""; meta = 0; cause = ""; call = ""
+                               if ($0 ~ /writeback_dirty_folio:/ && match($0, / ino=[0-9]+ /))
+                                 meta = !(substr($0, RSTART + 5, RLENGTH - 6) in known)
+                               next}
+    meta && NF >= 2 {sym = $2; sub(/\+.*/, "", sym)
+                     if (cause == "" && sym !~ /dirty|ext4_handle|mark_iloc|jbd2/) cause = sym
+                     if (call == "" && sym ~ /^__(x64|do)_sys_/) call = sym
+                     key = cause " via " (call == "" ? "no system call" : call)}
+    END {if (key != "") count[key]++; for (k in count) printf "metadata pages %6d %s\n", count[k], k}' | sort -k3 -rn
+}
+
 # The store thread's switches inside and outside fsync/fdatasync.
 store_switches() {
   perf script -i "$DIR/wb.data" -F comm,event 2>/dev/null | awk '
@@ -131,7 +149,7 @@ store_switches() {
 files0="$(state_files)"
 w0="$(write_bytes)"; c0="$(io_counter wchar)"; s0="$(switches)"; t0="$(date +%s.%N)"
 if [[ "$TRACE" == 1 ]]; then
-  perf record -q -e writeback:writeback_dirty_folio -e sched:sched_switch -e 'syscalls:sys_*_fdatasync' \
+  perf record -q -g -e writeback:writeback_dirty_folio -e sched:sched_switch -e 'syscalls:sys_*_fdatasync' \
     -e 'syscalls:sys_*_fsync' -p "$PID" -o "$DIR/wb.data" -- sleep "$WINDOW" >/dev/null 2>&1 ||
     die "perf record failed"
 else
@@ -156,5 +174,6 @@ if [[ "$TRACE" == 1 ]]; then
   per_file="$(pages_per_file "$(printf '%s\n%s\n' "$files0" "$(state_files)" | sort -u)")"
   [[ -n "$per_file" ]] || die "perf recorded no dirtied page"
   echo "$per_file"
+  metadata_causes "$(printf '%s\n%s\n' "$files0" "$(state_files)" | sort -u)"
   store_switches
 fi
