@@ -6,17 +6,20 @@
 //    30 days of 100 ms sweeps (the running-energy lookup, O(log n)).
 //  - BM_TierBytesPerBucket: payload and database bytes per bucket of the 1 s
 //    and 1 min tiers (3 rails), and what a day of each tier costs.
-//  - BM_RetentionStep: time of one retention step (8 raw chunks of 3 or 9
-//    rails downsampled into 1 s buckets and deleted, one transaction).
+//  - BM_RetentionStep: time of one retention step (raw chunks of 3, 9 or 12
+//    rails downsampled into 1 s buckets and deleted, one transaction): 8
+//    chunks (the step before 2026-11-29) and energyd's step for 3 and 9
+//    rails (32 and 10 chunks: retention_units_per_step).
 //  - BM_Footprint: the store's footprint (status's figures of each tier)
 //    with 1 h, 1 day and 7 days of raw chunks of 3 rails: its queries scan
 //    every row. BM_RetentionPassWeek: a steady-state retention pass on 7
 //    days of raw data (one chunk a minute into the 1 s tier), the reference
 //    (issue 16: the writer measured the footprint after every pass).
-//  - BM_RetentionWrites/{0,10,30}: the bytes written by 90 steady-state
+//  - BM_RetentionWrites/{0,10,30}/{8,32}: the bytes written by 90 steady-state
 //    retention passes (a minute apart, each followed by a checkpoint) on 7
 //    days of 3-rail raw data, raw chunks downsampled each as it ages (0) or
-//    in batches of 10 or 30 minutes; per chunk and per day.
+//    in batches of 10 or 30 minutes, at most 8 (energyd's) or 32 chunks a
+//    transaction; per chunk and per day.
 //  - BM_TierEnergyQuery: latency of one rail's energy over 30 days answered
 //    by the 1 s tier and by the 1 min tier.
 //  - BM_RunsList: what `runs.list` does for 100 and 1000 of 1000 runs spread
@@ -255,12 +258,14 @@ BENCHMARK(BM_TierBytesPerBucket)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark:
 // 100 ms sweeps) of every rail into 1 s buckets and deletes them.
 void BM_RetentionStep(benchmark::State& state) {
   auto rails = static_cast<size_t>(state.range(0));
+  const auto units = static_cast<int>(state.range(1));
   constexpr int64_t kSteps = 60;
-  const int64_t sweeps = (kSteps + 2) * 8 * 600;
+  const int64_t sweeps = (kSteps + 2) * units * 600;
   std::string path = temp_db();
   auto store = fill_every(path, rails, sweeps, kPeriodNs);
   (void)store->checkpoint();
   RetentionPolicy p = short_policy(60'000'000'000, 90 * 86'400'000'000'000);
+  p.max_units_per_step = units;
   RetentionNow now = now_after(sweeps, kPeriodNs);
   int64_t chunks = 0;
   for (auto _ : state) {
@@ -272,7 +277,15 @@ void BM_RetentionStep(benchmark::State& state) {
   store.reset();
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
-BENCHMARK(BM_RetentionStep)->Arg(3)->Arg(9)->Iterations(60)->Unit(benchmark::kMillisecond);
+// Args: rails, chunks a step (energyd's: retention_units_per_step).
+BENCHMARK(BM_RetentionStep)
+    ->Args({3, 8})
+    ->Args({9, 8})
+    ->Args({12, 8})
+    ->Args({3, 32})
+    ->Args({9, 10})
+    ->Iterations(60)
+    ->Unit(benchmark::kMillisecond);
 
 // What the store's footprint (the `status` figures of each tier) costs
 // against the raw data kept: Arg hours of 100 ms sweeps of 3 rails. The
@@ -388,6 +401,7 @@ int64_t written_bytes() {
 void BM_RetentionWrites(benchmark::State& state) {
   WeekOfRaw week;
   week.policy().raw_batch_ns = state.range(0) * WeekOfRaw::kMinute;
+  week.policy().max_units_per_step = static_cast<int>(state.range(1));
   int64_t chunks = 0;
   int64_t steps = 0;
   const int64_t before = written_bytes();
@@ -407,7 +421,13 @@ void BM_RetentionWrites(benchmark::State& state) {
   state.counters["kb_per_chunk"] = per_chunk / 1e3;
   state.counters["mb_per_day"] = per_chunk * 1440 / 1e6;  // a chunk ages out each minute
 }
-BENCHMARK(BM_RetentionWrites)->Arg(0)->Arg(10)->Arg(30)->Iterations(90)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RetentionWrites)
+    ->Args({0, 8})
+    ->Args({10, 8})
+    ->Args({30, 8})
+    ->Args({30, 32})
+    ->Iterations(90)
+    ->Unit(benchmark::kMillisecond);
 
 // One rail, 31 days of 1 s sweeps, everything older than 12 h downsampled
 // into the tier under test; the query spans 30 days ending in that tier.

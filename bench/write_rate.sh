@@ -40,7 +40,12 @@ ENERGYD="$1"; SIM="$2"; WINDOW="${3:-60}"
 [[ -x "$SIM" ]] || die "$SIM is not an executable"
 [[ "$WINDOW" =~ ^[1-9][0-9]*$ ]] || die "WINDOW_SECONDS must be a whole number > 0, got '$WINDOW'"
 
-DIR="$(mktemp -d /var/tmp/energyd-write-rate-XXXXXX)"
+# WRITE_RATE_TMPDIR=DIR: where the state directory is made (default
+# /var/tmp): a file system of its own, mounted with the options to compare
+# (e.g. lazytime; docs/PERFORMANCE.md).
+TMP_PARENT="${WRITE_RATE_TMPDIR:-/var/tmp}"
+[[ -d "$TMP_PARENT" && -w "$TMP_PARENT" ]] || die "WRITE_RATE_TMPDIR '$TMP_PARENT' is not a writable directory"
+DIR="$(mktemp -d "$TMP_PARENT/energyd-write-rate-XXXXXX")"
 # The socket's directory is energyd's runtime directory, where it keeps the
 # sweep ring when that is a tmpfs (/run/energyd under systemd): /dev/shm by
 # default, as installed; WRITE_RATE_RING=0 puts it on the state's disk
@@ -164,6 +169,7 @@ echo "board: $BOARD (L4T $L4T)"
 echo "sweep ring: $([[ "$RING" == 1 ]] && echo "on ($RUN_DIR)" || echo off)"
 echo "window: $(printf %.1f "$secs") s"
 [[ -z "${WRITE_RATE_DB:-}" ]] || echo "database: a copy of $WRITE_RATE_DB"
+echo "state directory: $DIR ($(findmnt -no FSTYPE,OPTIONS -T "$DIR" || echo "file system unknown"))"
 printf 'written: %d bytes, %.0f bytes/min\n' "$((w1 - w0))" "$(echo "($w1 - $w0) * 60 / $secs" | bc -l)"
 printf 'handed to write(2): %d bytes, %.0f bytes/min\n' "$((c1 - c0))" "$(echo "($c1 - $c0) * 60 / $secs" | bc -l)"
 join <(echo "$s0") <(echo "$s1") | awk -v s="$secs" '

@@ -378,6 +378,18 @@ TEST_F(RetentionTest, AgedChunksWaitForABatchAndThenAllOfThemGo) {
   EXPECT_EQ(raw_sweeps(), 93 * 600 - 31 * 600);
 }
 
+// energyd's chunks a step: 96 rail-chunks, between 8 and 32 chunks (a
+// step's time grows with its rail-chunks; storage_bench BM_RetentionStep).
+TEST(RetentionUnits, AStepHoldsAboutNinetySixRailChunksBetweenEightAndThirtyTwoChunks) {
+  EXPECT_EQ(retention_units_per_step(0), 32);  // no rails yet: nothing costs more
+  EXPECT_EQ(retention_units_per_step(1), 32);
+  EXPECT_EQ(retention_units_per_step(3), 32);  // Orin Nano, Orin NX
+  EXPECT_EQ(retention_units_per_step(4), 24);  // AGX Orin
+  EXPECT_EQ(retention_units_per_step(9), 10);
+  EXPECT_EQ(retention_units_per_step(12), 8);  // TX2: the step before
+  EXPECT_EQ(retention_units_per_step(40), 8);
+}
+
 TEST_F(RetentionTest, EarlierBootsAgeByTheWallClockAndKeepTheirLastChunk) {
   Synth synth(kSec, 1);
   start(synth, "boot-old");

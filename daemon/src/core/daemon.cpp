@@ -337,6 +337,7 @@ Status DaemonImpl::open_storage() {
   options.checkpoint_interval = std::chrono::milliseconds(config_.checkpoint_interval_ms);
   options.seal_chunks = static_cast<size_t>(config_.seal_chunks);
   options.retention = retention_policy(config_);
+  options.retention.max_units_per_step = retention_units_per_step(status_.inventory.rails.size());
   writer_ = std::make_unique<StorageWriter>(
       [this] { return open_session(); },
       [this](std::vector<RunRecord> runs) {

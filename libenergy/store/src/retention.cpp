@@ -345,6 +345,11 @@ void StoreTiers::settle_budget(const RetentionPolicy& policy, bool was_shrinking
   step.more = step.units() >= policy.max_units_per_step || shrinking_ || context_more;
 }
 
+int retention_units_per_step(size_t rails) {
+  constexpr size_t kRailChunks = 96, kFewest = 8, kMost = 32;
+  return static_cast<int>(std::clamp(kRailChunks / std::max<size_t>(rails, 1), kFewest, kMost));
+}
+
 Result<RetentionStep> StoreTiers::apply_retention(const RetentionPolicy& policy, const RetentionNow& now) {
   const int64_t allowance = wal_allowance(policy);
   auto limit = db_->exec("PRAGMA journal_size_limit=" + std::to_string(allowance));

@@ -10,6 +10,7 @@
 // Thread-safety: that of its Store (one thread at a time).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,15 @@ struct RetentionPolicy {
   int64_t raw_batch_ns = 0;
   int64_t max_context_rows_per_step = 4096;  // board context rows deleted per transaction
 };
+
+// energyd's max_units_per_step for a board of `rails` rails: as many raw
+// chunks as make 96 rail-chunks (32 for 3 rails, 10 for 9), at least 8 and
+// at most 32. A step's time grows with its rail-chunks (storage_bench
+// BM_RetentionStep: about 20 ms here for 3 x 32, 9 x 10 and 12 x 8), so no
+// board's step takes longer than a 12-rail board's 8 chunks, while a board
+// of few rails downsamples a 30-minute batch in fewer transactions, each of
+// which rewrites about 100 kB whatever it holds (BM_RetentionWrites).
+int retention_units_per_step(size_t rails);
 
 struct RetentionNow {
   int64_t boot = 0;     // row id of the current boot
