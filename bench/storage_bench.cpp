@@ -18,8 +18,9 @@
 //  - BM_RetentionWrites/{0,10,30}/{8,32}: the bytes written by 90 steady-state
 //    retention passes (a minute apart, each followed by a checkpoint) on 7
 //    days of 3-rail raw data, raw chunks downsampled each as it ages (0) or
-//    in batches of 10 or 30 minutes, at most 8 (energyd's) or 32 chunks a
-//    transaction; per chunk and per day.
+//    in batches of 10 or 30 minutes, at most 8 chunks a transaction (energyd's
+//    step before 2026-11-29) or 32 (its step for 3 rails since); per chunk
+//    and per day.
 //  - BM_TierEnergyQuery: latency of one rail's energy over 30 days answered
 //    by the 1 s tier and by the 1 min tier.
 //  - BM_RunsList: what `runs.list` does for 100 and 1000 of 1000 runs spread
