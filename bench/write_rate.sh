@@ -15,12 +15,16 @@
 # records the writeback:writeback_dirty_folio tracepoint in energyd's
 # threads over the window (a page going from clean to dirty, which is when
 # write_bytes counts it), and the pages are summed per file of the state
-# directory; pages of no such file are the file system's own (inode tables,
-# bitmaps, directories: the block device's pages). It also counts the
-# store thread's context switches that happened inside fsync/fdatasync
-# (waits for the disk) and outside them, and what dirtied the file-system
-# metadata pages (from their call stacks: the kernel function that caused
-# it, and the system call). Needs perf and root.
+# directory at the window's start and end. Pages of no such file are split
+# by their call stacks: a file's data pages (dirtied through
+# block_commit_write) belong to a file replaced during the window (the
+# sweep tail is replaced by a new file after each commit of closed chunks,
+# and a new file may get an inode number the script never saw); the rest
+# are the file system's own (inode tables, bitmaps, directories: the block
+# device's pages), listed by the kernel function that dirtied them and the
+# system call. It also counts the store thread's context switches that
+# happened inside fsync/fdatasync (waits for the disk) and outside them.
+# Needs perf and root.
 # WRITE_RATE_CONFIG=FILE starts energyd with --config FILE.
 # WRITE_RATE_DB=FILE starts energyd on a copy of that database (e.g. one
 # bench/aged_database made: a board that has kept a week, whose retention
@@ -118,13 +122,14 @@ pages_per_file() {
   perf script -i "$DIR/wb.data" -F event,trace 2>/dev/null | sed -nE 's/.*writeback_dirty_folio:.* ino=([0-9]+) .*/\1/p' |
     sort | uniq -c | awk -v files="$1" '
       BEGIN {n = split(files, l, "\n"); for (i = 1; i <= n; i++) {split(l[i], f, " "); name[f[1]] = name[f[1]] (name[f[1]] ? "," : "") f[2]}}
-      {k = ($2 in name) ? name[$2] : "file system metadata"; pages[k] += $1; total += $1}
+      {k = ($2 in name) ? name[$2] : "not named at the ends"; pages[k] += $1; total += $1}
       END {for (k in pages) printf "pages dirtied %-30s %6d (%d bytes)\n", k, pages[k], pages[k] * 4096
            printf "pages dirtied %-30s %6d (%d bytes)\n", "all", total, total * 4096}' | sort -k3
 }
 
-# The metadata pages by cause: for each dirtied page of no state file, its
-# first kernel frame that is not the dirtying itself, and its system call.
+# The pages of no state file known at the window's ends, by cause: for
+# each, its first kernel frame that is not the dirtying itself, and its
+# system call; block_commit_write is a file's data (a replaced file).
 metadata_causes() {
   perf script -i "$DIR/wb.data" -F event,trace,ip,sym 2>/dev/null | awk -v files="$1" '
     BEGIN {n = split(files, l, "\n"); for (i = 1; i <= n; i++) {split(l[i], f, " "); known[f[1]] = 1}}
@@ -136,7 +141,14 @@ metadata_causes() {
                      if (cause == "" && sym !~ /dirty|ext4_handle|mark_iloc|jbd2/) cause = sym
                      if (call == "" && sym ~ /^__(x64|do)_sys_/) call = sym
                      key = cause " via " (call == "" ? "no system call" : call)}
-    END {if (key != "") count[key]++; for (k in count) printf "metadata pages %6d %s\n", count[k], k}' | sort -k3 -rn
+    END {if (key != "") count[key]++
+         for (k in count) {
+           if (k ~ /^block_commit_write /) replaced += count[k]; else metadata += count[k]
+           printf "%s pages %6d %s\n", k ~ /^block_commit_write / ? "replaced-file" : "metadata", count[k], k
+         }
+         printf "pages dirtied %-30s %6d (%d bytes)\n", "files replaced in the window", replaced, replaced * 4096
+         printf "pages dirtied %-30s %6d (%d bytes)\n", "file system metadata", metadata, metadata * 4096}' |
+    sort -k1,1 -k3,3rn
 }
 
 # The store thread's switches inside and outside fsync/fdatasync.
