@@ -52,7 +52,8 @@ struct RetentionPolicy {
 // chunks as make 96 rail-chunks (32 for 3 rails, 10 for 9), at least 8 and
 // at most 32. A step's time grows with its rail-chunks (storage_bench
 // BM_RetentionStep: about 20 ms here for 3 x 32, 9 x 10 and 12 x 8), so no
-// board's step takes longer than a 12-rail board's 8 chunks, while a board
+// board's step takes longer than a 12-rail board's 8 chunks (boards of more
+// rails keep the 8 they had), while a board
 // of few rails downsamples a 30-minute batch in fewer transactions, each of
 // which rewrites about 100 kB whatever it holds (BM_RetentionWrites).
 int retention_units_per_step(size_t rails);
