@@ -124,7 +124,8 @@ Result<int64_t> StoreTiers::budget_bytes_used(int64_t wal_allowance_bytes) {
   if (!free_pages) return free_pages.take_error();
   auto page_size = db_->query_int("PRAGMA page_size");
   if (!page_size) return page_size.take_error();
-  return (*pages - *free_pages) * *page_size + wal_allowance_bytes;
+  const int64_t kept_free = std::min(*free_pages * *page_size, wal_allowance_bytes);
+  return (*pages - *free_pages) * *page_size + kept_free + wal_allowance_bytes;
 }
 
 Result<StoreFootprint> StoreTiers::footprint() {
