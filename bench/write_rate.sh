@@ -47,8 +47,44 @@ ENERGYD="$1"; SIM="$2"; WINDOW="${3:-60}"
 # WRITE_RATE_TMPDIR=DIR: where the state directory is made (default
 # /var/tmp): a file system of its own, mounted with the options to compare
 # (e.g. lazytime; docs/PERFORMANCE.md).
+# WRITE_RATE_PAGE_FOLIOS=1: the state directory goes on a 1 GiB ext4 image
+# made with the verity feature (no file is verity-protected) and
+# loop-mounted for the run. write_bytes counts a dirtied page-cache folio
+# whole, and ext4 caches files in large folios from Linux 6.16 on, except
+# on file systems with that feature: there a 4 KiB write counts 4 KiB, as
+# on every L4T kernel (4.9 to 6.8). The output always says what a 4 KiB
+# write into a cached file counts on the state directory's file system.
+PAGE_FOLIOS="${WRITE_RATE_PAGE_FOLIOS:-0}"
+[[ "$PAGE_FOLIOS" == 0 || "$PAGE_FOLIOS" == 1 ]] || die "WRITE_RATE_PAGE_FOLIOS must be 0 or 1, got '$PAGE_FOLIOS'"
+[[ "$PAGE_FOLIOS" == 0 || -z "${WRITE_RATE_TMPDIR:-}" ]] || die "WRITE_RATE_PAGE_FOLIOS=1 makes its own file system: leave WRITE_RATE_TMPDIR unset"
 TMP_PARENT="${WRITE_RATE_TMPDIR:-/var/tmp}"
 [[ -d "$TMP_PARENT" && -w "$TMP_PARENT" ]] || die "WRITE_RATE_TMPDIR '$TMP_PARENT' is not a writable directory"
+IMAGE=""
+MNT=""
+DIR=""
+RUN_DIR=""
+PID=""
+cleanup() {
+  [[ -n "$PID" ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  [[ -z "$DIR" ]] || rm -rf -- "$DIR"
+  [[ -z "$RUN_DIR" || "$RUN_DIR" == "$DIR" ]] || rm -rf -- "$RUN_DIR"
+  if [[ -n "$MNT" ]]; then
+    umount -- "$MNT" && rmdir -- "$MNT" && rm -f -- "$IMAGE"
+  fi
+}
+trap cleanup EXIT
+if [[ "$PAGE_FOLIOS" == 1 ]]; then
+  command -v mkfs.ext4 >/dev/null || die "WRITE_RATE_PAGE_FOLIOS=1 needs mkfs.ext4"
+  IMAGE="$(mktemp /var/tmp/energyd-write-rate-XXXXXX.ext4)"
+  MNT="$(mktemp -d /var/tmp/energyd-write-rate-mnt-XXXXXX)"
+  if ! { truncate -s 1G "$IMAGE" && mkfs.ext4 -q -F -O verity "$IMAGE" && mount -o loop "$IMAGE" "$MNT"; }; then
+    rm -f -- "$IMAGE"
+    rmdir -- "$MNT"
+    MNT=""
+    die "cannot make and mount an ext4 image with the verity feature (needs root)"
+  fi
+  TMP_PARENT="$MNT"
+fi
 DIR="$(mktemp -d "$TMP_PARENT/energyd-write-rate-XXXXXX")"
 # The socket's directory is energyd's runtime directory, where it keeps the
 # sweep ring when that is a tmpfs (/run/energyd under systemd): /dev/shm by
@@ -58,13 +94,6 @@ RING="${WRITE_RATE_RING:-1}"
 [[ "$RING" == 0 || "$RING" == 1 ]] || die "WRITE_RATE_RING must be 0 or 1, got '$RING'"
 RUN_DIR="$DIR"
 [[ "$RING" == 0 ]] || RUN_DIR="$(mktemp -d /dev/shm/energyd-write-rate-XXXXXX)"
-PID=""
-cleanup() {
-  [[ -n "$PID" ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-  rm -rf -- "$DIR"
-  [[ "$RUN_DIR" == "$DIR" ]] || rm -rf -- "$RUN_DIR"
-}
-trap cleanup EXIT
 
 read -r BOARD L4T <<<"${WRITE_RATE_BOARD:-jetson-orin-nano 36}"
 [[ -n "$BOARD" && "$L4T" =~ ^[0-9]+$ ]] || die "WRITE_RATE_BOARD must be 'BOARD L4T', got '${WRITE_RATE_BOARD:-}'"
@@ -81,6 +110,24 @@ if [[ -n "${WRITE_RATE_DB:-}" ]]; then
   [[ ! -e "$WRITE_RATE_DB-marks" ]] || cp -- "$WRITE_RATE_DB-marks" "$DIR/state/energyd.db-marks" ||
     die "cannot copy $WRITE_RATE_DB-marks"
 fi
+# What write_bytes counts for a 4 KiB write into a file of this file
+# system that is cached whole (written in one 1 MiB write and synced):
+# 4096 where the page cache holds it in 4 KiB folios, more where in larger.
+FOLIO_BYTES="$(python3 - "$DIR/folio-probe" <<'PY'
+import os, sys
+def write_bytes():
+    with open("/proc/self/io") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("write_bytes:"))
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"\1" * (1 << 20))
+os.fsync(fd)
+before = write_bytes()
+os.pwrite(fd, b"\2" * 4096, 1 << 19)
+print(write_bytes() - before)
+os.close(fd)
+os.unlink(sys.argv[1])
+PY
+)" || die "cannot measure what write_bytes counts for a 4 KiB write in $DIR"
 CONFIG_ARGS=()
 if [[ -n "${WRITE_RATE_CONFIG:-}" ]]; then
   [[ -r "$WRITE_RATE_CONFIG" ]] || die "WRITE_RATE_CONFIG: cannot read '$WRITE_RATE_CONFIG'"
@@ -181,7 +228,9 @@ echo "board: $BOARD (L4T $L4T)"
 echo "sweep ring: $([[ "$RING" == 1 ]] && echo "on ($RUN_DIR)" || echo off)"
 echo "window: $(printf %.1f "$secs") s"
 [[ -z "${WRITE_RATE_DB:-}" ]] || echo "database: a copy of $WRITE_RATE_DB"
-echo "state directory: $DIR ($(findmnt -no FSTYPE,OPTIONS -T "$DIR" || echo "file system unknown"))"
+echo "state directory: $DIR ($(findmnt -no FSTYPE,OPTIONS -T "$DIR" || echo "file system unknown")$(
+  [[ -z "$IMAGE" ]] || echo ", an ext4 image with the verity feature"))"
+echo "kernel: $(uname -r); write_bytes of a 4 KiB write into a cached file here: $FOLIO_BYTES bytes"
 printf 'written: %d bytes, %.0f bytes/min\n' "$((w1 - w0))" "$(echo "($w1 - $w0) * 60 / $secs" | bc -l)"
 printf 'handed to write(2): %d bytes, %.0f bytes/min\n' "$((c1 - c0))" "$(echo "($c1 - $c0) * 60 / $secs" | bc -l)"
 join <(echo "$s0") <(echo "$s1") | awk -v s="$secs" '
