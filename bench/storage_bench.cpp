@@ -322,9 +322,8 @@ class WeekOfRaw {
   static constexpr int64_t kMinute = 60'000'000'000;
 
   WeekOfRaw() : policy_(short_policy(int64_t{168} * 60 * kMinute, int64_t{90} * 1440 * kMinute)) {
-    const int64_t sweeps = int64_t{168 * 60 + 30} * 600;
-    store_ = fill_every(path_, 3, sweeps, kPeriodNs);
-    now_ = now_after(sweeps, kPeriodNs);
+    store_ = fill_every(path_, 3, next_sweep_, kPeriodNs);
+    now_ = now_after(next_sweep_, kPeriodNs);
     retain_all(*store_, policy_, now_);
   }
   WeekOfRaw(const WeekOfRaw&) = delete;
@@ -342,6 +341,29 @@ class WeekOfRaw {
     int64_t chunks = 0;
     int64_t steps = 0;
   };
+  // The minute's sweeps, as energyd's writer stores them: its chunk waits
+  // in the sweep tail until 15 are closed (seal_chunks), then they are
+  // committed in one transaction (the bench's first minute puts the last,
+  // partly filled chunk of the fill again with its whole minute).
+  void write_minute(benchmark::State& state) {
+    if (!chunker_) {
+      std::vector<RailInfo> infos;
+      for (size_t i = 0; i < 3; ++i) infos.push_back(rail_info(i));
+      auto ids = store_->ensure_rails(infos);
+      if (!ids.ok()) return state.SkipWithError(ids.error().describe().c_str());
+      ids_ = *ids;
+      chunker_.emplace(std::vector<ChunkRail>(3, ChunkRail{0}), 600, std::vector<RailCursor>{});
+    }
+    for (int64_t end = next_sweep_ + 600; next_sweep_ < end; ++next_sweep_) chunker_->add(readings_.next(next_sweep_));
+    for (auto& c : chunker_->take_closed()) closed_.push_back(std::move(c));
+    if (closed_.size() < 15) return;
+    bool ok = store_->begin().ok();
+    for (const auto& c : closed_) ok = ok && store_->readings().put_chunk(1, ids_, c).ok();
+    ok = ok && store_->commit().ok();
+    closed_.clear();
+    if (!ok) state.SkipWithError("cannot commit the closed chunks");
+  }
+
   Pass next_minute(benchmark::State& state) {
     now_.boot_ns += kMinute;
     now_.wall_ns += kMinute;
@@ -361,9 +383,14 @@ class WeekOfRaw {
 
  private:
   std::string path_ = temp_db();
+  int64_t next_sweep_ = int64_t{168 * 60 + 30} * 600;
   std::unique_ptr<Store> store_;
   RetentionPolicy policy_;
   RetentionNow now_;
+  Readings readings_{3};
+  std::optional<Chunker> chunker_;
+  std::vector<int64_t> ids_;
+  std::vector<Chunk> closed_;
 };
 
 // A retention pass as the writer makes one a minute once a week of raw
@@ -429,6 +456,37 @@ BENCHMARK(BM_RetentionWrites)
     ->Args({30, 32})
     ->Iterations(90)
     ->Unit(benchmark::kMillisecond);
+
+// What the database takes in a day on a board that has kept a week, the
+// sweeps' commits included: each minute a chunk (committed 15 at a time,
+// as energyd does with its sweep tail), a retention pass (30-minute
+// batches, 32 chunks a step) and a checkpoint. 180 minutes: six batches
+// and twelve commits. Arg: 1 keeps the pages retention frees for the next
+// chunks (energyd since issue 16's session 21), 0 gives them back after
+// every step (before). wchar, so the kernel's page cache does not matter.
+void BM_WeekWrites(benchmark::State& state) {
+  WeekOfRaw week;
+  week.policy().raw_batch_ns = 30 * WeekOfRaw::kMinute;
+  week.policy().max_units_per_step = 32;
+  week.policy().keep_free_pages = state.range(0) != 0;
+  const int64_t before = written_bytes();
+  if (before < 0) state.SkipWithError("cannot read wchar from /proc/self/io");
+  int64_t minutes = 0;
+  for (auto _ : state) {
+    week.write_minute(state);
+    week.next_minute(state);
+    if (!week.store().checkpoint()) state.SkipWithError("checkpoint failed");
+    ++minutes;
+  }
+  const int64_t after = written_bytes();
+  if (after < 0) state.SkipWithError("cannot read wchar from /proc/self/io");
+  auto f = week.store().tiers().footprint();
+  if (!f.ok()) state.SkipWithError(f.error().describe().c_str());
+  const auto per_minute = static_cast<double>(after - before) / static_cast<double>(std::max<int64_t>(minutes, 1));
+  state.counters["mb_per_day"] = per_minute * 1440 / 1e6;
+  state.counters["free_kb_at_end"] = f.ok() ? static_cast<double>(f->free_bytes) / 1e3 : -1;
+}
+BENCHMARK(BM_WeekWrites)->Arg(0)->Arg(1)->Iterations(180)->Unit(benchmark::kMillisecond);
 
 // One rail, 31 days of 1 s sweeps, everything older than 12 h downsampled
 // into the tier under test; the query spans 30 days ending in that tier.

@@ -457,6 +457,24 @@ TEST_F(RetentionTest, FreedPagesStayForTheNextChunksAndAreNotWrittenWhenFreed) {
   EXPECT_EQ(given.budget_bytes_used, shrunk->file_bytes + allowance);
 }
 
+// The comparison storage_bench BM_WeekWrites makes: without keep_free_pages
+// every step gives the pages it freed back to the file system.
+TEST_F(RetentionTest, WithoutKeepingFreePagesAStepGivesThemBack) {
+  Synth synth(100 * kMs, 3);
+  start(synth);
+  RetentionPolicy p = policy(30 * kMinuteNs, 90 * kDay, 0, 0);
+  p.raw_batch_ns = 30 * kMinuteNs;
+  p.keep_free_pages = false;
+  write_until(int64_t{91} * 600 + 5);
+  auto before = store_->tiers().footprint();
+  ASSERT_TRUE(before.ok());
+  EXPECT_GT(retain(p).raw_chunks_downsampled, 0);
+  auto after = store_->tiers().footprint();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->free_bytes, 0);
+  EXPECT_LT(after->file_bytes, before->file_bytes);
+}
+
 // energyd's chunks a step: 96 rail-chunks, between 8 and 32 chunks (a
 // step's time grows with its rail-chunks; storage_bench BM_RetentionStep).
 TEST(RetentionUnits, AStepHoldsAboutNinetySixRailChunksBetweenEightAndThirtyTwoChunks) {

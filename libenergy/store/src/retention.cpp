@@ -329,7 +329,8 @@ Status StoreTiers::retention_transaction(const RetentionPolicy& policy, const Re
   // from the file's end into the holes, and the file then grew again by as
   // much. With secure_delete off (Store::open), a 30-minute batch writes
   // 23% less (storage_bench BM_RetentionWrites; issue 16).
-  const bool give_back = st && *free_pages > 0 && (shrinking_ || *free_pages * *page_size > wal_allowance(policy));
+  const bool give_back = st && *free_pages > 0 &&
+                         (shrinking_ || !policy.keep_free_pages || *free_pages * *page_size > wal_allowance(policy));
   // A pass with nothing to do writes nothing (a commit would still put a
   // page or two through the WAL every retention_interval: issue 16).
   if (st && !give_back && sqlite3_total_changes(db_->raw()) == changes_before) return db_->exec("ROLLBACK");

@@ -47,6 +47,10 @@ struct RetentionPolicy {
   // (storage_bench BM_RetentionWrites, issue 16). 0: each chunk as it ages.
   int64_t raw_batch_ns = 0;
   int64_t max_context_rows_per_step = 4096;  // board context rows deleted per transaction
+  // Freed pages stay in the file for the next chunks, up to the WAL's
+  // allowance (counted in the budget); false: every step gives them back
+  // to the file system (storage_bench BM_WeekWrites compares the two).
+  bool keep_free_pages = true;
 };
 
 // energyd's max_units_per_step for a board of `rails` rails: as many raw
