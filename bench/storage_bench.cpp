@@ -21,6 +21,10 @@
 //    in batches of 10 or 30 minutes, at most 8 chunks a transaction (energyd's
 //    step before 2026-11-29) or 32 (its step for 3 rails since); per chunk
 //    and per day.
+//  - BM_WeekWrites/{0,1}: the bytes a day on the same week of data with the
+//    sweeps' commits as well (a chunk a minute, 15 to a commit), 30-minute
+//    batches in steps of 32: freed pages given back after every step (0)
+//    or kept for the next chunks (1, energyd's).
 //  - BM_TierEnergyQuery: latency of one rail's energy over 30 days answered
 //    by the 1 s tier and by the 1 min tier.
 //  - BM_RunsList: what `runs.list` does for 100 and 1000 of 1000 runs spread
