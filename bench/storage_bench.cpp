@@ -23,8 +23,8 @@
 //    and per day.
 //  - BM_WeekWrites/{0,1}: the bytes a day on the same week of data with the
 //    sweeps' commits as well (a chunk a minute, 15 to a commit), 30-minute
-//    batches in steps of 32: freed pages given back after every step (0)
-//    or kept for the next chunks (1, energyd's).
+//    batches in steps of 32: freed pages given back after every step (0,
+//    energyd's) or kept for the next chunks (1, tried and not kept).
 //  - BM_TierEnergyQuery: latency of one rail's energy over 30 days answered
 //    by the 1 s tier and by the 1 min tier.
 //  - BM_RunsList: what `runs.list` does for 100 and 1000 of 1000 runs spread
@@ -465,9 +465,10 @@ BENCHMARK(BM_RetentionWrites)
 // sweeps' commits included: each minute a chunk (committed 15 at a time,
 // as energyd does with its sweep tail), a retention pass (30-minute
 // batches, 32 chunks a step) and a checkpoint. 180 minutes: six batches
-// and twelve commits. Arg: 1 keeps the pages retention frees for the next
-// chunks (energyd since issue 16's session 21), 0 gives them back after
-// every step (before). wchar, so the kernel's page cache does not matter.
+// and twelve commits. Arg: 0 gives the pages retention frees back after
+// every step (energyd's), 1 keeps them for the next chunks (tried in issue
+// 16's session 21: less here, more in the daemon; docs/PERFORMANCE.md).
+// wchar, so the kernel's page cache does not matter.
 void BM_WeekWrites(benchmark::State& state) {
   WeekOfRaw week;
   week.policy().raw_batch_ns = 30 * WeekOfRaw::kMinute;

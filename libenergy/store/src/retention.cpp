@@ -322,13 +322,9 @@ Status StoreTiers::retention_transaction(const RetentionPolicy& policy, const Re
   if (!free_pages) st = free_pages.take_error();
   auto page_size = st ? db_->query_int("PRAGMA page_size") : Result<int64_t>(int64_t{0});
   if (!page_size) st = page_size.take_error();
-  // Freed pages stay in the file for the chunks written next, which take
-  // them before the file grows, up to the WAL's allowance (budget_bytes_used
-  // counts them); beyond it, or while shrinking for the disk budget, they go
-  // back to the file system. Giving them back after every step moved pages
-  // from the file's end into the holes, and the file then grew again by as
-  // much. With secure_delete off (Store::open), a 30-minute batch writes
-  // 23% less (storage_bench BM_RetentionWrites; issue 16).
+  // Freed pages go back to the file system, unless the policy keeps them
+  // for the chunks written next (keep_free_pages: up to the WAL's allowance,
+  // which budget_bytes_used counts, and not while shrinking for the budget).
   const bool give_back = st && *free_pages > 0 &&
                          (shrinking_ || !policy.keep_free_pages || *free_pages * *page_size > wal_allowance(policy));
   // A pass with nothing to do writes nothing (a commit would still put a

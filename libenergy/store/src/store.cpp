@@ -56,13 +56,10 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, StoreRole ro
   // auto_vacuum takes effect only on a database without tables (a new one;
   // the v2 -> v3 migration converts older files). journal_size_limit: the
   // WAL file shrinks back to this after each checkpoint instead of keeping
-  // its largest size. secure_delete: Debian's and Ubuntu's SQLite are built
-  // to zero what is deleted, so every page retention frees would be written
-  // (through the WAL, then at the checkpoint) only to hold zeros until a
-  // chunk takes it; readings are not secrets (issue 16).
-  for (const char* pragma : {"PRAGMA auto_vacuum=INCREMENTAL", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-                             "PRAGMA foreign_keys=ON", "PRAGMA wal_autocheckpoint=0",
-                             "PRAGMA journal_size_limit=4194304", "PRAGMA secure_delete=OFF"}) {
+  // its largest size.
+  for (const char* pragma :
+       {"PRAGMA auto_vacuum=INCREMENTAL", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+        "PRAGMA foreign_keys=ON", "PRAGMA wal_autocheckpoint=0", "PRAGMA journal_size_limit=4194304"}) {
     auto st = store->db_->exec(pragma);
     if (!st) return st.take_error();
   }

@@ -42,15 +42,16 @@ struct RetentionPolicy {
   // past raw_retention_ns, then every one past it (in steps). Each
   // transaction that downsamples rewrites about 100 kB of pages whatever it
   // holds (its tier rows, the table and freelist pages), so one a minute
-  // wrote 172 MB a day on a week of data; 30 min batches write 35 MB in
-  // steps of 8, 18 MB in steps of 32 with freed pages kept and not zeroed
+  // wrote 172 MB a day on a week of data; 30 min batches write 35 MB
   // (storage_bench BM_RetentionWrites, issue 16). 0: each chunk as it ages.
   int64_t raw_batch_ns = 0;
   int64_t max_context_rows_per_step = 4096;  // board context rows deleted per transaction
-  // Freed pages stay in the file for the next chunks, up to the WAL's
-  // allowance (counted in the budget); false: every step gives them back
-  // to the file system (storage_bench BM_WeekWrites compares the two).
-  bool keep_free_pages = true;
+  // true: freed pages stay in the file for the next chunks, up to the WAL's
+  // allowance (counted in the budget), and go back beyond it or while
+  // shrinking for the budget. false (energyd's): every step gives them back.
+  // storage_bench BM_WeekWrites compares the two; in the daemon keeping
+  // them wrote more (docs/PERFORMANCE.md, session 21), so energyd does not.
+  bool keep_free_pages = false;
 };
 
 // energyd's max_units_per_step for a board of `rails` rails: as many raw
