@@ -320,13 +320,16 @@ Status StoreTiers::retention_transaction(const RetentionPolicy& policy, const Re
   }
   auto free_pages = st ? db_->query_int("PRAGMA freelist_count") : Result<int64_t>(int64_t{0});
   if (!free_pages) st = free_pages.take_error();
-  auto page_size = st ? db_->query_int("PRAGMA page_size") : Result<int64_t>(int64_t{0});
-  if (!page_size) st = page_size.take_error();
   // Freed pages go back to the file system, unless the policy keeps them
   // for the chunks written next (keep_free_pages: up to the WAL's allowance,
   // which budget_bytes_used counts, and not while shrinking for the budget).
-  const bool give_back = st && *free_pages > 0 &&
-                         (shrinking_ || !policy.keep_free_pages || *free_pages * *page_size > wal_allowance(policy));
+  // The page size is read only for that policy.
+  bool give_back = st && *free_pages > 0;
+  if (give_back && policy.keep_free_pages && !shrinking_) {
+    auto page_size = db_->query_int("PRAGMA page_size");
+    if (!page_size) st = page_size.take_error();
+    give_back = st && *free_pages * *page_size > wal_allowance(policy);
+  }
   // A pass with nothing to do writes nothing (a commit would still put a
   // page or two through the WAL every retention_interval: issue 16).
   if (st && !give_back && sqlite3_total_changes(db_->raw()) == changes_before) return db_->exec("ROLLBACK");
