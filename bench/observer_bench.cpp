@@ -13,7 +13,15 @@
 //   - wake-ups per second: voluntary + involuntary context switches summed
 //     over /proc/PID/task/*/status, per second of the window;
 //   - bytes written per day: /proc/PID/io write_bytes over the window,
-//     extrapolated to 86400 s (meaningful at the 100 ms default);
+//     extrapolated to 86400 s (meaningful at the 100 ms default), and
+//     wchar, the bytes energyd passed to write calls, the same way.
+//     write_bytes counts each page-cache folio that a write makes dirty,
+//     whole; ext4 caches files in folios larger than 4 KiB from Linux 6.16
+//     on, where a board's kernel (L4T: 4.9 to 6.8) uses 4 KiB pages. So the
+//     bench measures, where energyd's state goes, what a 4 KiB write into a
+//     cached file counts, and prints it under the table: write_bytes is a
+//     board's figure only where that is 4 KiB (--tmpdir below; wchar does
+//     not depend on it; docs/PERFORMANCE.md "What write_bytes counts");
 //   - pages touched per tick: after the windows, both energyd and a fresh
 //     floor run while the bench clears their pages' referenced bits
 //     (/proc/PID/clear_refs), waits one period and counts the pages that
@@ -86,10 +94,16 @@
 //     0). With --timerfd --rearm --clocks the control does what energyd's
 //     tick must do and nothing else: the floor of energyd's features
 //     (docs/PERFORMANCE.md "Instructions per tick");
+//   --tmpdir DIR: where the bench makes each run's directory: the tree
+//     and energyd's state directory (default /var/tmp). For a board's
+//     write_bytes, a file system that caches in 4 KiB folios, such as an
+//     ext4 image made with `mkfs.ext4 -O verity` and loop-mounted
+//     (bench/write_rate.sh WRITE_RATE_PAGE_FOLIOS=1 makes one for its run);
 //   --short (or OBSBENCH_SHORT=1): a tenth of the ticks (a smoke run);
 //   --out FILE: the rows and ratios as JSON.
 // Prints a Markdown table. Exit status 1 on a measurement failure only (the
 // ratios are reported, not judged); 2 on a usage error.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,7 +141,7 @@ struct Period {
 };
 
 struct Proc {
-  int64_t cpu_ns = 0, ctxsw = 0, write_bytes = 0, rss_kb = 0, hwm_kb = 0;
+  int64_t cpu_ns = 0, ctxsw = 0, write_bytes = 0, wchar = 0, rss_kb = 0, hwm_kb = 0;
   int64_t sample_cpu_ns = 0;  // the `sample` thread's share of cpu_ns
 };
 
@@ -146,8 +160,10 @@ struct Row {
   int64_t ticks = 0, floor_ticks = 0;
   double seconds = 0, floor_seconds = 0;
   double cpu_us = 0, floor_cpu_us = 0, wakeups = 0, floor_wakeups = 0;
-  double sample_cpu_us = 0;  // of cpu_us, the `sample` thread's (the rest: storage, the loop, ...)
-  double written_mb_day = 0;
+  double sample_cpu_us = 0;        // of cpu_us, the `sample` thread's (the rest: storage, the loop, ...)
+  double written_mb_day = 0;       // write_bytes, extrapolated to a day
+  double wchar_mb_day = 0;         // wchar, the same way
+  int64_t folio_probe_bytes = -1;  // what a 4 KiB write counted in write_bytes where the state was; -1: unknown
   int64_t rss_kb = 0, hwm_kb = 0;
   int settle_s = 0;                   // between energyd's start and the first window (--settle)
   std::vector<double> window_ratios;  // CPU per tick energyd / floor, one per window
@@ -188,6 +204,7 @@ Proc snapshot(pid_t pid) {
   int64_t value = 0;
   while (io >> key >> value) {
     if (key == "write_bytes:") p.write_bytes = value;
+    if (key == "wchar:") p.wchar = value;
   }
   std::string st = slurp(proc + "/status");
   p.rss_kb = status_field(st, "VmRSS:");
@@ -291,6 +308,7 @@ void fill_energyd(Row& row, const Proc& a, const Proc& b, int64_t ticks, double 
   if (row.control) row.sample_cpu_us = row.cpu_us;  // the second floor's one thread does all it does
   row.wakeups = static_cast<double>(b.ctxsw - a.ctxsw) / seconds;
   row.written_mb_day = static_cast<double>(b.write_bytes - a.write_bytes) * 86400.0 / seconds / 1e6;
+  row.wchar_mb_day = static_cast<double>(b.wchar - a.wchar) * 86400.0 / seconds / 1e6;
   row.rss_kb = b.rss_kb;
   row.hwm_kb = b.hwm_kb;
 }
@@ -329,7 +347,7 @@ Row combine(const std::vector<Row>& windows) {
   all.ticks = all.floor_ticks = 0;
   all.seconds = all.floor_seconds = all.cpu_us = all.floor_cpu_us = all.wakeups = all.floor_wakeups = 0;
   all.sample_cpu_us = 0;
-  all.written_mb_day = 0;
+  all.written_mb_day = all.wchar_mb_day = 0;
   all.window_ratios.clear();
   for (const auto& w : windows) {
     all.ticks += w.ticks;
@@ -342,6 +360,7 @@ Row combine(const std::vector<Row>& windows) {
     all.wakeups += w.wakeups * w.seconds;
     all.floor_wakeups += w.floor_wakeups * w.floor_seconds;
     all.written_mb_day += w.written_mb_day * w.seconds;
+    all.wchar_mb_day += w.wchar_mb_day * w.seconds;
     all.window_ratios.push_back(w.window_ratios.front());
   }
   all.cpu_us /= static_cast<double>(std::max<int64_t>(all.ticks, 1));
@@ -350,6 +369,7 @@ Row combine(const std::vector<Row>& windows) {
   all.wakeups /= all.seconds;
   all.floor_wakeups /= all.floor_seconds;
   all.written_mb_day /= all.seconds;
+  all.wchar_mb_day /= all.seconds;
   return all;
 }
 
@@ -558,16 +578,53 @@ std::string start_with_database(const std::string& db, const std::string& dir) {
   return ec ? "--db: cannot copy " + db + ": " + ec.message() : std::string();
 }
 
+// This process's /proc/self/io write_bytes; -1 when unreadable.
+int64_t own_write_bytes() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  int64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "write_bytes:") return value;
+  }
+  return -1;
+}
+
+// What write_bytes counts for a 4 KiB write into a file in `dir` that the
+// page cache holds whole (written in one 1 MiB write and synced): 4096
+// where the cache holds it in 4 KiB folios, more where in larger ones; -1
+// when it cannot be measured. The bench runs no other thread meanwhile.
+int64_t folio_probe(const std::string& dir) {
+  const std::string path = dir + "/folio-probe";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  constexpr size_t kFile = size_t{1} << 20, kWrite = 4096;
+  const std::vector<char> bytes(kFile, 1);
+  int64_t counted = -1;
+  if (::write(fd, bytes.data(), kFile) == static_cast<ssize_t>(kFile) && ::fsync(fd) == 0) {
+    const int64_t before = own_write_bytes();
+    if (before >= 0 && ::pwrite(fd, bytes.data(), kWrite, kFile / 2) == static_cast<ssize_t>(kWrite)) {
+      const int64_t after = own_write_bytes();
+      if (after >= 0) counted = after - before;
+    }
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+  return counted;
+}
+
 // `control`: a control row, its floor run with these options. `db`: a
-// database energyd starts with (--db), or empty.
+// database energyd starts with (--db), or empty. `tmpdir`: where the run's
+// directory (the tree, energyd's state) is made (--tmpdir).
 Row measure(const Board& b, const Period& p, const std::string& energyd, const std::string& extra, int windows,
-            int settle_s, const std::string& db, const std::optional<std::vector<std::string>>& control) {
+            int settle_s, const std::string& db, const std::string& tmpdir,
+            const std::optional<std::vector<std::string>>& control) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
-  char tmpl[] = "/var/tmp/energyd-obsbench-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) return row.error = "mkdtemp failed", row;
+  std::string tmpl = tmpdir + "/energyd-obsbench-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return row.error = "mkdtemp in " + tmpdir + " failed", row;
   std::string dir = tmpl;
+  row.folio_probe_bytes = folio_probe(dir);
   char run_tmpl[] = "/dev/shm/energyd-obsbench-XXXXXX";
   if (::mkdtemp(run_tmpl) == nullptr) return row.error = "mkdtemp in /dev/shm failed", row;
   std::string run_dir = run_tmpl;
@@ -615,7 +672,7 @@ void print(const std::vector<Row>& rows) {
   std::printf(
       "| board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | "
       "median of windows (min-max) | `sample` thread / floor | wake-ups/s energyd | floor | energyd/floor | "
-      "written/day | RSS (peak) | pages/tick energyd (exe heap anon other) | floor |\n"
+      "written/day (wchar) | RSS (peak) | pages/tick energyd (exe heap anon other) | floor |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : rows) {
     if (!r.error.empty()) {
@@ -624,7 +681,7 @@ void print(const std::vector<Row>& rows) {
     }
     std::printf(
         "| %s | %zu | %d ms | %lld / %lld | %.1f s | %.1f us | %.1f us | %.2f | %s | %.2f | %.1f | %.1f | %.2f | "
-        "%.0f MB | %.1f (%.1f) MiB | %s | %s |\n",
+        "%.0f MB (%.0f) | %.1f (%.1f) MiB | %s | %s |\n",
         (r.board + (!r.control                ? ""
                     : r.control_flags.empty() ? " (control)"
                                               : " (control: " + r.control_flags + ")"))
@@ -632,9 +689,30 @@ void print(const std::vector<Row>& rows) {
         r.rails, r.period_ms, static_cast<long long>(r.ticks), static_cast<long long>(r.floor_ticks), r.seconds,
         r.cpu_us, r.floor_cpu_us, ratio(r.cpu_us, r.floor_cpu_us), spread(r.window_ratios).c_str(),
         ratio(r.sample_cpu_us, r.floor_cpu_us), r.wakeups, r.floor_wakeups, ratio(r.wakeups, r.floor_wakeups),
-        r.written_mb_day, static_cast<double>(r.rss_kb) / 1024.0, static_cast<double>(r.hwm_kb) / 1024.0,
-        shown_pages(r.pages, true).c_str(), shown_pages(r.floor_pages, false).c_str());
+        r.written_mb_day, r.wchar_mb_day, static_cast<double>(r.rss_kb) / 1024.0,
+        static_cast<double>(r.hwm_kb) / 1024.0, shown_pages(r.pages, true).c_str(),
+        shown_pages(r.floor_pages, false).c_str());
   }
+}
+
+// Under the table: what a 4 KiB write counted in write_bytes where energyd's
+// state was, and whether the written/day column is then a board's figure.
+void print_folios(const std::vector<Row>& rows, const std::string& tmpdir) {
+  int64_t most = -1;
+  for (const auto& r : rows) most = std::max(most, r.folio_probe_bytes);
+  if (most < 0) {
+    std::printf("\nwrite_bytes: what a 4 KiB write counts in %s could not be measured.\n", tmpdir.c_str());
+    return;
+  }
+  std::printf("\nA 4 KiB write into a cached file counted %lld KiB of write_bytes in %s%s\n",
+              static_cast<long long>(most / 1024), tmpdir.c_str(),
+              most == 0    ? ": write_bytes counts nothing there (no writeback, as on a tmpfs), so the written/day "
+                             "column reads 0; wchar still counts what energyd wrote."
+              : most <= 4096 ? ", as on a board's kernel."
+                             : ": its page cache holds files in larger folios than a board's kernel does (4 KiB), and "
+                             "write_bytes counts each dirtied folio whole, so the written/day column overstates what "
+                             "a board would count; wchar does not depend on it (--tmpdir on a file system with 4 KiB "
+                             "folios gives a board's figure).");
 }
 
 nlohmann::json to_json(const Row& r) {
@@ -659,6 +737,8 @@ nlohmann::json to_json(const Row& r) {
           {"floor_wakeups_per_s", r.floor_wakeups},
           {"wakeup_ratio", ratio(r.wakeups, r.floor_wakeups)},
           {"energyd_written_mb_per_day", r.written_mb_day},
+          {"energyd_wchar_mb_per_day", r.wchar_mb_day},
+          {"write_bytes_of_a_4k_write", r.folio_probe_bytes},
           {"energyd_rss_kb", r.rss_kb},
           {"energyd_hwm_kb", r.hwm_kb},
           {"energyd_pages_per_tick",
@@ -678,6 +758,7 @@ struct Options {
   std::string extra;                       // --config: the file's YAML lines, added to energyd's config
   std::string energyd = ENERGYD_BIN;       // --energyd: another build, for a before/after pair
   std::string db;                          // --db: a database energyd starts with
+  std::string tmpdir = "/var/tmp";         // --tmpdir: where each run's directory is made
   int windows = 5;                         // --windows: the floor's ticks split into this many windows
   int settle_s = 2;                        // --settle: seconds from energyd's start to the first window
   bool control = false;                    // --control: a control row after each energyd row
@@ -742,16 +823,23 @@ bool parse(int argc, char** argv, Options& o) {
       o.db = argv[++i];
       if (::access(o.db.c_str(), R_OK) != 0)
         return std::fprintf(stderr, "observer_bench: --db: cannot read '%s'\n", o.db.c_str()), false;
+    } else if (flag == "--tmpdir" && i + 1 < argc) {
+      o.tmpdir = argv[++i];
+      std::error_code ec;
+      if (!fs::is_directory(o.tmpdir, ec) || ::access(o.tmpdir.c_str(), W_OK | X_OK) != 0)
+        return std::fprintf(stderr, "observer_bench: --tmpdir: '%s' is not a writable directory\n", o.tmpdir.c_str()),
+               false;
     } else if (flag == "--windows" && i + 1 < argc)
       o.windows = static_cast<int>(energy::bench::whole_number_or_exit("observer_bench", flag, argv[++i], 1, 50));
     else if (flag == "--settle" && i + 1 < argc)
       o.settle_s = static_cast<int>(energy::bench::whole_number_or_exit("observer_bench", flag, argv[++i], 2, 3600));
     else
-      return std::fprintf(stderr,
-                          "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
-                          "--out FILE, --energyd PATH, --config FILE, --db FILE, --windows N, --settle S, "
-                          "--control, --control-only, --control-floor \"FLAGS\")\n",
-                          argv[i]),
+      return std::fprintf(
+                 stderr,
+                 "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
+                 "--out FILE, --energyd PATH, --config FILE, --db FILE, --tmpdir DIR, --windows N, --settle S, "
+                 "--control, --control-only, --control-floor \"FLAGS\")\n",
+                 argv[i]),
              false;
   }
   return true;
@@ -769,8 +857,10 @@ int run(int argc, char** argv) {
       if (!o.periods.empty() && std::find(o.periods.begin(), o.periods.end(), p.ms) == o.periods.end()) continue;
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
-      if (!o.control_only) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, std::nullopt));
-      if (o.control) rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, o.control_flags));
+      if (!o.control_only)
+        rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, o.tmpdir, std::nullopt));
+      if (o.control)
+        rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, o.tmpdir, o.control_flags));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;
@@ -782,6 +872,7 @@ int run(int argc, char** argv) {
         "In the control rows the \"energyd\" columns are a second floor's, on the same files, started as "
         "energyd is.\n\n");
   print(rows);
+  print_folios(rows, o.tmpdir);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& r : rows) {
     all.push_back(to_json(r));

@@ -11,7 +11,8 @@
 #   observer bench/observer_bench: energyd against a floor poller on the same tree (CPU per
 #            tick, wake-ups per second, bytes written per day, RSS; issue 16); ~5 min;
 #            its options follow (--board, --period, --config FILE, --control for a second
-#            floor in energyd's place beside each row, ~10 min, --short, --out FILE)
+#            floor in energyd's place beside each row, ~10 min, --short, --out FILE,
+#            --tmpdir DIR for energyd's state on a file system of 4 KiB folios)
 #   all      storage, context and daemon (default; accuracy and observer only when asked for)
 # The mark round trip has its own script: bench/run_mark_roundtrip.sh.
 set -euo pipefail
