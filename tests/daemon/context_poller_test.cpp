@@ -208,6 +208,30 @@ TEST_F(ContextPollerTest, InlinePollsRunOnTheSweepingThreadAndThePollersThreadSl
   EXPECT_EQ(p->stats().inline_polls, 5);
 }
 
+// A clock read again at the value its last row holds skips the tracker
+// (issue 16): a value that comes back after a change is still a row, and
+// quiet polls between changes make none.
+TEST_F(ContextPollerTest, AClockThatComesBackToAValueIsARowEachTimeAndQuietPollsMakeNone) {
+  auto p = poller(milliseconds(100), milliseconds(10'000), milliseconds(100), milliseconds(10'000), true);
+  const std::string cur_freq = root_->resolve(gpu_dir_ + "/cur_freq").value();
+  std::ofstream(cur_freq) << "306000000\n";
+  ASSERT_TRUE(p->start());
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls == 1; }));
+  const int64_t values[] = {306'000'000, 306'000'000, 612'000'000, 612'000'000, 306'000'000, 306'000'000, 612'000'000};
+  for (int64_t v : values) {
+    std::this_thread::sleep_for(milliseconds(100));
+    std::ofstream(cur_freq) << v << "\n";
+    const int64_t polls = p->stats().clock_polls;
+    p->on_sweep();
+    ASSERT_EQ(p->stats().clock_polls, polls + 1) << "the sweep did not take the due poll";
+  }
+  std::vector<int64_t> gpu;
+  for (const auto& r : sink_.rows()) {
+    if (r.kind == ContextKind::kClock && r.name == "gpu") gpu.push_back(r.v.number.value_or(-1));
+  }
+  EXPECT_EQ(gpu, (std::vector<int64_t>{306'000'000, 612'000'000, 306'000'000, 612'000'000}));
+}
+
 TEST_F(ContextPollerTest, WithInlineReadsAndNoSweepThePollersThreadStillPolls) {
   auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(10), milliseconds(5), true);
   ASSERT_TRUE(p->start());

@@ -130,5 +130,34 @@ TEST_F(Tracker, ForgettingMakesEveryKnownSourceUnknownOnce) {
   EXPECT_TRUE(out_.empty());
 }
 
+// observe says whether the source's last row holds the value it was given:
+// the poller skips the tracker for a clock read again at that value
+// (issue 16), so true must mean that observing it again makes no row.
+TEST_F(Tracker, ObserveSaysWhetherTheLastRowHoldsTheValue) {
+  tracker_.begin_poll(0, out_);
+  EXPECT_TRUE(tracker_.observe(ContextKind::kClock, "gpu", 0, 10, hz(306), out_));  // a first row
+  tracker_.end_poll(10);
+  tracker_.begin_poll(100 * kMs, out_);
+  EXPECT_TRUE(tracker_.observe(ContextKind::kClock, "gpu", 100 * kMs, 100 * kMs + 10, hz(306), out_));  // no row
+  EXPECT_TRUE(tracker_.observe(ContextKind::kClock, "gpu", 100 * kMs + 20, 100 * kMs + 30, hz(612), out_));
+  tracker_.end_poll(100 * kMs + 30);
+  ASSERT_EQ(out_.size(), 2u);
+  // A read stamped before the last row cannot make one: the value is not held.
+  EXPECT_FALSE(tracker_.observe(ContextKind::kClock, "gpu", 5, 6, hz(204), out_));
+  EXPECT_EQ(out_.size(), 2u);
+  // After a gap the last row is unknown: the same value as before makes a row again.
+  tracker_.begin_poll(2000 * kMs, out_);
+  ASSERT_EQ(out_.size(), 3u);
+  EXPECT_EQ(out_[2].v, ContextValue::unknown());
+  EXPECT_TRUE(tracker_.observe(ContextKind::kClock, "gpu", 2000 * kMs, 2000 * kMs + 10, hz(612), out_));
+  ASSERT_EQ(out_.size(), 4u);
+  EXPECT_EQ(out_[3].v, hz(612));
+  // A stalled read of the held value: unknown over the stall, then the value again.
+  tracker_.end_poll(2000 * kMs + 10);
+  tracker_.begin_poll(2100 * kMs, out_);
+  EXPECT_TRUE(tracker_.observe(ContextKind::kClock, "gpu", 2100 * kMs, 2300 * kMs, hz(612), out_));
+  EXPECT_EQ(out_.size(), 6u);
+}
+
 }  // namespace
 }  // namespace energy::daemon

@@ -47,11 +47,20 @@ ContextTracker::Limits limits_for(const ContextPollerOptions& o, std::chrono::mi
   return {p, std::max(p, kMinStallNs), p * 5 / 2 + wait};
 }
 
-// What one poll produced, handed to the sink and the stats under the lock.
+// What one poll produced, handed to the sink and the stats under the lock
+// (one locked section a poll: deliver).
 struct PollOutcome {
   std::vector<ContextChange> rows;
   int64_t stalls = 0;
   int64_t gaps = 0;
+  bool clock_polled = false;  // with how long it took, whether the governors were read, and the counting
+  bool governors_read = false;
+  int64_t clock_took_ns = 0;
+  int64_t counted_clocks = 0;
+  int64_t counter_fallbacks = 0;
+  bool thermal_polled = false;
+  int64_t thermal_took_ns = 0;
+  bool inline_poll = false;  // on the sweeping thread
 };
 
 // When each schedule's next poll is due.
@@ -77,6 +86,7 @@ class PollWork {
         thermal_stall_ns_(limits_for(o, o.thermal_period).stall_ns) {
     counted_.resize(probe_.domain_count());
     for (size_t i = 0; i < counted_.size(); ++i) counted_[i].on = probe_.has_counters(i);
+    quiet_hz_.resize(probe_.domain_count());
   }
 
   bool clocks_on() const { return options_.clock_period.count() > 0; }
@@ -126,6 +136,12 @@ class PollWork {
   ContextPollerOptions options_;
   const Clock& clock_;
   ContextTracker clocks_;
+  // Per domain that is polled: its value as clocks_'s last row holds it,
+  // when that is known. A read of the same value, neither stalled nor after
+  // a gap, would make no row, so it does not go through the tracker: on
+  // most ticks no clock changes (issue 16). Unknown (nullopt) until the
+  // tracker has observed the domain, and again after forget_all.
+  std::vector<std::optional<ContextValue>> quiet_hz_;
   // The counted domains' clock rows: no gaps and no stalls, as the counters
   // cover the time between two reads however long it is.
   ContextTracker counted_tracker_;
@@ -185,8 +201,15 @@ ENERGY_TICK_PATH void PollWork::poll_domain(size_t i, bool governors, bool gap, 
   } else {
     ContextValue hz = probe_.read_frequency(i);
     end = clock_.boot_ns();
-    out.stalls += end - t > clock_stall_ns_ ? 1 : 0;
-    clocks_.observe(ContextKind::kClock, probe_.domain_name(i), t, end, hz, out.rows);
+    const bool stalled = end - t > clock_stall_ns_;
+    out.stalls += stalled ? 1 : 0;
+    std::optional<ContextValue>& quiet = quiet_hz_[i];
+    if (stalled || gap || !quiet || !(*quiet == hz)) {
+      if (clocks_.observe(ContextKind::kClock, probe_.domain_name(i), t, end, hz, out.rows))
+        quiet = std::move(hz);
+      else
+        quiet.reset();
+    }
   }
   if (governors && probe_.has_governor(i)) {
     const int64_t start = end;
@@ -282,6 +305,7 @@ int64_t PollWork::counted_domains() const {
 void PollWork::forget_all(std::vector<ContextChange>& out) {
   int64_t t = clock_.boot_ns();
   clocks_.forget_all(t, out);
+  std::fill(quiet_hz_.begin(), quiet_hz_.end(), std::nullopt);
   counted_tracker_.forget_all(t, out);
   thermal_.forget_all(t, out);
 }
@@ -325,6 +349,18 @@ ENERGY_TICK_PATH void deliver(Shared& s, PollOutcome& out) {
   s.stats.rows += static_cast<int64_t>(out.rows.size());
   s.stats.stalls += out.stalls;
   s.stats.gaps += out.gaps;
+  if (out.clock_polled) {
+    ++s.stats.clock_polls;
+    s.stats.governor_polls += out.governors_read ? 1 : 0;
+    s.stats.counted_clocks = out.counted_clocks;
+    s.stats.counter_fallbacks = out.counter_fallbacks;
+    s.clock_poll_ns.record(out.clock_took_ns);
+  }
+  if (out.thermal_polled) {
+    ++s.stats.thermal_polls;
+    s.thermal_poll_ns.record(out.thermal_took_ns);
+  }
+  s.stats.inline_polls += out.inline_poll ? 1 : 0;
   if (s.sink != nullptr && !out.rows.empty()) s.sink->push_context(std::move(out.rows));
   out = PollOutcome{};
 }
@@ -412,31 +448,29 @@ ENERGY_TICK_PATH bool poll_clocks_due(Shared& s, PollWork& w, const PollTime& pt
     at.governor_at = next_due(at.governor_at, w.governor_period(), pt.now, pt.nudged, pt.real);
   else if (governors)
     at.governor_at = pt.real + w.governor_period();  // read for a request or after a gap
-  std::lock_guard<std::mutex> lock(s.mu);
-  ++s.stats.clock_polls;
-  s.stats.governor_polls += governors ? 1 : 0;
-  s.stats.counted_clocks = w.counted_domains();
-  s.stats.counter_fallbacks = w.counter_fallbacks();
-  s.clock_poll_ns.record(took);
+  out.clock_polled = true;
+  out.governors_read = governors;
+  out.clock_took_ns = took;
+  out.counted_clocks = w.counted_domains();
+  out.counter_fallbacks = w.counter_fallbacks();
   return true;
 }
 
 // Caller holds work_mu. The polls that are due (or asked for).
 // A poll that rides on a sweep sets its schedule's phase to the sweep's, so
 // the next one is due at a sweep too (the sampler's deadlines are absolute).
-ENERGY_TICK_PATH PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nudged) {
+// `inline_poll`: on the sweeping thread (counted in the stats).
+ENERGY_TICK_PATH PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nudged, bool inline_poll) {
   const auto real = SteadyClock::now();
   const auto now = real + (nudged ? w.sweep_early() : SteadyClock::duration::zero());
   Schedule& at = w.schedule;
   PollOutcome out;
-  int64_t took = 0;
+  out.inline_poll = inline_poll;
   if (!poll_clocks_due(s, w, PollTime{real, now, asked, nudged}, out)) return {false, out.stalls};
   if (w.thermal_on() && (asked || now >= at.thermal_at)) {
-    if (!w.poll_thermal(s.stopping, out, took)) return {false, out.stalls};
+    if (!w.poll_thermal(s.stopping, out, out.thermal_took_ns)) return {false, out.stalls};
     if (now >= at.thermal_at) at.thermal_at = next_due(at.thermal_at, w.thermal_period(), now, nudged, real);
-    std::lock_guard<std::mutex> lock(s.mu);
-    ++s.stats.thermal_polls;
-    s.thermal_poll_ns.record(took);
+    out.thermal_polled = true;
   }
   PollResult result{true, out.stalls};
   std::lock_guard<std::mutex> lock(s.mu);
@@ -481,7 +515,7 @@ void poll_loop(Shared& s) {
     PollResult r;
     {
       std::lock_guard<std::mutex> work(s.work_mu);
-      r = poll_due(s, w, turn.asked, turn.nudged);
+      r = poll_due(s, w, turn.asked, turn.nudged, false);
       if (r.going_on) arm_next(s, w, false);
     }
     for (auto& polled : turn.waiting) polled();
@@ -519,14 +553,10 @@ void run_thread(const std::shared_ptr<Shared>& s) {
 ENERGY_TICK_PATH void poll_inline(Shared& s) {
   std::unique_lock<std::mutex> work(s.work_mu, std::try_to_lock);
   if (!work.owns_lock() || s.stopping) return;
-  PollResult r = poll_due(s, *s.work, false, true);
+  PollResult r = poll_due(s, *s.work, false, true, true);
   if (!r.going_on) return;
   arm_next(s, *s.work, true);
   work.unlock();
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    ++s.stats.inline_polls;
-  }
   if (r.stalls > 0 && s.inline_polls.exchange(false)) {
     spdlog::warn(
         "a clock or thermal read took longer than the stall limit on the sampler's thread; "

@@ -37,16 +37,20 @@ ENERGY_TICK_PATH ContextTracker::Map::iterator ContextTracker::find(ContextKind 
   return it;
 }
 
-ENERGY_TICK_PATH void ContextTracker::observe(ContextKind kind, const std::string& name, int64_t start_ns,
+ENERGY_TICK_PATH bool ContextTracker::observe(ContextKind kind, const std::string& name, int64_t start_ns,
                                               int64_t end_ns, const ContextValue& v, std::vector<ContextChange>& out) {
   auto it = find(kind, name);
-  if (it == last_.end()) return emit(kind, name, end_ns, v, out);
+  if (it == last_.end()) {
+    emit(kind, name, end_ns, v, out);
+    return true;
+  }
   Last& last = it->second;
   bool stalled = end_ns - start_ns > limits_.stall_ns;
   if (stalled && last.v != ContextValue::unknown() && start_ns > last.t_ns) {
     emit(kind, name, start_ns, ContextValue::unknown(), out);
   }
   if (v != last.v && end_ns > last.t_ns) emit(kind, name, end_ns, v, out);
+  return last.v == v;
 }
 
 void ContextTracker::forget_all(int64_t t_ns, std::vector<ContextChange>& out) {

@@ -43,8 +43,11 @@ class ContextTracker {
 
   // A poll starts at t_ns.
   void begin_poll(int64_t t_ns, std::vector<ContextChange>& out);
-  // A source read between start_ns and end_ns gave `v`.
-  void observe(ContextKind kind, const std::string& name, int64_t start_ns, int64_t end_ns, const ContextValue& v,
+  // A source read between start_ns and end_ns gave `v`. True when the
+  // source's last row holds `v` afterwards: until a row of another value,
+  // a gap (begin_poll) or forget_all, observing `v` again unstalled makes no
+  // row (the poller then skips the call; issue 16).
+  bool observe(ContextKind kind, const std::string& name, int64_t start_ns, int64_t end_ns, const ContextValue& v,
                std::vector<ContextChange>& out);
   // The poll ended at t_ns.
   void end_poll(int64_t t_ns) { last_poll_end_ns_ = t_ns; }
