@@ -706,13 +706,13 @@ void print_folios(const std::vector<Row>& rows, const std::string& tmpdir) {
   }
   std::printf("\nA 4 KiB write into a cached file counted %lld KiB of write_bytes in %s%s\n",
               static_cast<long long>(most / 1024), tmpdir.c_str(),
-              most == 0    ? ": write_bytes counts nothing there (no writeback, as on a tmpfs), so the written/day "
-                             "column reads 0; wchar still counts what energyd wrote."
+              most == 0      ? ": write_bytes counts nothing there (no writeback, as on a tmpfs), so the written/day "
+                               "column reads 0; wchar still counts what energyd wrote."
               : most <= 4096 ? ", as on a board's kernel."
                              : ": its page cache holds files in larger folios than a board's kernel does (4 KiB), and "
-                             "write_bytes counts each dirtied folio whole, so the written/day column overstates what "
-                             "a board would count; wchar does not depend on it (--tmpdir on a file system with 4 KiB "
-                             "folios gives a board's figure).");
+                               "write_bytes counts each dirtied folio whole, so the written/day column overstates what "
+                               "a board would count; wchar does not depend on it (--tmpdir on a file system with 4 KiB "
+                               "folios gives a board's figure).");
 }
 
 nlohmann::json to_json(const Row& r) {
