@@ -16,7 +16,8 @@
 #   31  and the rail reads (left: the wait and the ring's put).
 # The clock and thermal polls are off in every run (clock_poll_ms: 0,
 # thermal_poll_ms: 0), as they are a part of their own (observer_bench
-# --config). A measurement build only: the patched energyd records nothing
+# --config); OBS_PARTS_CONTEXT=1 keeps them at energyd's defaults (then bit
+# 1 leaves out the clock and thermal reads with the nudge). A measurement build only: the patched energyd records nothing
 # correctly with bits 2 or 4 set.
 #
 # Usage: bench/observer_parts.sh [BUILD_DIR] [ROUNDS] [SETTINGS]
@@ -42,6 +43,8 @@ for bits in "${setting_list[@]}"; do
   esac
   [ "$bits" -le 31 ] || { echo "observer_parts: setting '$bits' is not a whole number from 0 to 31" >&2; exit 2; }
 done
+context=${OBS_PARTS_CONTEXT:-0}
+case $context in 0 | 1) ;; *) echo "observer_parts: OBS_PARTS_CONTEXT must be 0 or 1, got '$context'" >&2; exit 2 ;; esac
 bench=$build/bench/observer_bench
 [ -x "$bench" ] || { echo "observer_parts: no $bench: build observer_bench first" >&2; exit 1; }
 
@@ -63,13 +66,17 @@ cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENERGY
   -DENERGY_BUILD_BENCH=OFF "${launcher[@]}" >"$work/cmake.log"
 make -C "$work/build" -j"$(nproc)" energyd >"$work/make.log" 2>&1 || { tail -20 "$work/make.log" >&2; exit 1; }
 
-printf 'clock_poll_ms: 0\nthermal_poll_ms: 0\n' >"$work/context-off.yaml"
-echo "| skipped (ENERGYD_BENCH_SKIP) | board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | median of windows (min-max) | \`sample\` thread / floor | wake-ups/s energyd | floor | energyd/floor | written/day | RSS (peak) | pages/tick energyd (exe heap anon other) | floor |"
+config_args=()
+if [ "$context" = 0 ]; then
+  printf 'clock_poll_ms: 0\nthermal_poll_ms: 0\n' >"$work/context-off.yaml"
+  config_args=(--config "$work/context-off.yaml")
+fi
+echo "| skipped (ENERGYD_BENCH_SKIP) | board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | median of windows (min-max) | \`sample\` thread / floor | wake-ups/s energyd | floor | energyd/floor | written/day (wchar) | RSS (peak) | pages/tick energyd (exe heap anon other) | floor |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for ((r = 1; r <= rounds; r++)); do
   for bits in "${setting_list[@]}"; do
     echo "observer_parts: round $r, ENERGYD_BENCH_SKIP=$bits" >&2
-    out=$(ENERGYD_BENCH_SKIP=$bits "$bench" --board orin-nano --period 100 --config "$work/context-off.yaml" \
+    out=$(ENERGYD_BENCH_SKIP=$bits "$bench" --board orin-nano --period 100 "${config_args[@]}" \
       --energyd "$work/build/daemon/energyd") || { echo "$out" >&2; exit 1; }
     row=$(grep '^| orin-nano' <<<"$out")
     echo "| $bits $row"
