@@ -45,6 +45,7 @@
 #include "bench_args.h"
 #include "energy/client.h"
 #include "harness.h"
+#include "proc_io.h"
 
 namespace fs = std::filesystem;
 using energy::testing::ChildProcess;
@@ -92,12 +93,7 @@ ProcSnapshot snapshot(pid_t pid) {
     std::getline(std::ifstream(t.path().string() + "/comm"), comm);
     if (comm == "context") s.context_cpu_ns += ns;
   }
-  std::ifstream io(proc + "/io");
-  std::string key;
-  int64_t value = 0;
-  while (io >> key >> value) {
-    if (key == "write_bytes:") s.write_bytes = value;
-  }
+  s.write_bytes = std::max<int64_t>(0, energy::bench::proc_io_field(std::to_string(pid), "write_bytes"));
   std::stringstream status;
   status << std::ifstream(proc + "/status").rdbuf();
   s.rss_kb = field_kb(status.str(), "VmRSS:");

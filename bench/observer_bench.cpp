@@ -53,7 +53,7 @@
 // are set to 1 ms, which energyd requires of a 1 ms period.
 //
 // Usage: observer_bench [--short] [--board orin-nano|tx2]... [--period 100|10|1]... [--out FILE]
-//                       [--energyd PATH] [--config FILE] [--db FILE] [--windows N] [--settle S]
+//                       [--energyd PATH] [--config FILE] [--db FILE] [--tmpdir DIR] [--windows N] [--settle S]
 //                       [--control | --control-only]
 //                       [--control-floor "FLAGS"]
 //   --period MS: only that period (default: all three);
@@ -124,6 +124,7 @@
 #include "bench_args.h"
 #include "energy/client.h"
 #include "harness.h"
+#include "proc_io.h"
 
 namespace fs = std::filesystem;
 using energy::testing::ChildProcess;
@@ -199,13 +200,8 @@ Proc snapshot(pid_t pid) {
     p.ctxsw += std::max<int64_t>(0, status_field(st, "voluntary_ctxt_switches:")) +
                std::max<int64_t>(0, status_field(st, "nonvoluntary_ctxt_switches:"));
   }
-  std::ifstream io(proc + "/io");
-  std::string key;
-  int64_t value = 0;
-  while (io >> key >> value) {
-    if (key == "write_bytes:") p.write_bytes = value;
-    if (key == "wchar:") p.wchar = value;
-  }
+  p.write_bytes = energy::bench::proc_io_field(std::to_string(pid), "write_bytes");
+  p.wchar = energy::bench::proc_io_field(std::to_string(pid), "wchar");
   std::string st = slurp(proc + "/status");
   p.rss_kb = status_field(st, "VmRSS:");
   p.hwm_kb = status_field(st, "VmHWM:");
@@ -578,17 +574,6 @@ std::string start_with_database(const std::string& db, const std::string& dir) {
   return ec ? "--db: cannot copy " + db + ": " + ec.message() : std::string();
 }
 
-// This process's /proc/self/io write_bytes; -1 when unreadable.
-int64_t own_write_bytes() {
-  std::ifstream io("/proc/self/io");
-  std::string key;
-  int64_t value = 0;
-  while (io >> key >> value) {
-    if (key == "write_bytes:") return value;
-  }
-  return -1;
-}
-
 // What write_bytes counts for a 4 KiB write into a file in `dir` that the
 // page cache holds whole (written in one 1 MiB write and synced): 4096
 // where the cache holds it in 4 KiB folios, more where in larger ones; -1
@@ -601,9 +586,9 @@ int64_t folio_probe(const std::string& dir) {
   const std::vector<char> bytes(kFile, 1);
   int64_t counted = -1;
   if (::write(fd, bytes.data(), kFile) == static_cast<ssize_t>(kFile) && ::fsync(fd) == 0) {
-    const int64_t before = own_write_bytes();
+    const int64_t before = energy::bench::proc_io_field("self", "write_bytes");
     if (before >= 0 && ::pwrite(fd, bytes.data(), kWrite, kFile / 2) == static_cast<ssize_t>(kWrite)) {
-      const int64_t after = own_write_bytes();
+      const int64_t after = energy::bench::proc_io_field("self", "write_bytes");
       if (after >= 0) counted = after - before;
     }
   }

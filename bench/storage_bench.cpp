@@ -57,6 +57,7 @@
 #include "energy/store.h"
 #include "energy/sweep_ring.h"
 #include "energy/sweep_tail.h"
+#include "proc_io.h"
 
 namespace energy {
 namespace {
@@ -410,15 +411,7 @@ BENCHMARK(BM_RetentionPassWeek)->Iterations(20)->Unit(benchmark::kMillisecond);
 
 // Bytes this process has handed to write(2) and pwrite(2) (/proc/self/io
 // wchar): SQLite's WAL frames and, at checkpoints, the database pages.
-int64_t written_bytes() {
-  std::ifstream io("/proc/self/io");
-  std::string key;
-  int64_t value = 0;
-  while (io >> key >> value) {
-    if (key == "wchar:") return value;
-  }
-  return -1;
-}
+int64_t written_bytes() { return energy::bench::proc_io_field("self", "wchar"); }
 
 // What retention writes on a board that has kept a week (issue 16): a
 // pass a minute, as energyd's writer makes them, with raw chunks
