@@ -93,7 +93,7 @@ ProcSnapshot snapshot(pid_t pid) {
     std::getline(std::ifstream(t.path().string() + "/comm"), comm);
     if (comm == "context") s.context_cpu_ns += ns;
   }
-  s.write_bytes = std::max<int64_t>(0, energy::bench::proc_io_field(std::to_string(pid), "write_bytes"));
+  s.write_bytes = std::max<int64_t>(0, energy::bench::proc_io(std::to_string(pid)).write_bytes);
   std::stringstream status;
   status << std::ifstream(proc + "/status").rdbuf();
   s.rss_kb = field_kb(status.str(), "VmRSS:");

@@ -200,8 +200,9 @@ Proc snapshot(pid_t pid) {
     p.ctxsw += std::max<int64_t>(0, status_field(st, "voluntary_ctxt_switches:")) +
                std::max<int64_t>(0, status_field(st, "nonvoluntary_ctxt_switches:"));
   }
-  p.write_bytes = energy::bench::proc_io_field(std::to_string(pid), "write_bytes");
-  p.wchar = energy::bench::proc_io_field(std::to_string(pid), "wchar");
+  const auto io = energy::bench::proc_io(std::to_string(pid));
+  p.write_bytes = io.write_bytes;
+  p.wchar = io.wchar;
   std::string st = slurp(proc + "/status");
   p.rss_kb = status_field(st, "VmRSS:");
   p.hwm_kb = status_field(st, "VmHWM:");
@@ -586,9 +587,9 @@ int64_t folio_probe(const std::string& dir) {
   const std::vector<char> bytes(kFile, 1);
   int64_t counted = -1;
   if (::write(fd, bytes.data(), kFile) == static_cast<ssize_t>(kFile) && ::fsync(fd) == 0) {
-    const int64_t before = energy::bench::proc_io_field("self", "write_bytes");
+    const int64_t before = energy::bench::proc_io("self").write_bytes;
     if (before >= 0 && ::pwrite(fd, bytes.data(), kWrite, kFile / 2) == static_cast<ssize_t>(kWrite)) {
-      const int64_t after = energy::bench::proc_io_field("self", "write_bytes");
+      const int64_t after = energy::bench::proc_io("self").write_bytes;
       if (after >= 0) counted = after - before;
     }
   }

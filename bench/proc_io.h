@@ -1,5 +1,5 @@
-// One field of a process's /proc/PID/io (write_bytes, wchar, ...), for the
-// benchmarks that count what a process writes (issue 16).
+// A process's /proc/PID/io write counters, for the benchmarks that count
+// what a process writes (issue 16).
 //
 // Thread-safety: pure function (reads procfs).
 #pragma once
@@ -10,16 +10,24 @@
 
 namespace energy::bench {
 
-// The field `key` (its name without the colon) of /proc/`pid`/io; `pid`
-// "self" is this process. -1 when the file or the field cannot be read.
-inline int64_t proc_io_field(const std::string& pid, const std::string& key) {
+// write_bytes: page-cache folios made dirty, counted whole; wchar: bytes
+// handed to write calls. -1 where the file or the field cannot be read.
+struct ProcIo {
+  int64_t write_bytes = -1;
+  int64_t wchar = -1;
+};
+
+// /proc/`pid`/io in one read; `pid` "self" is this process.
+inline ProcIo proc_io(const std::string& pid) {
   std::ifstream io("/proc/" + pid + "/io");
+  ProcIo out;
   std::string name;
   int64_t value = 0;
   while (io >> name >> value) {
-    if (name.size() == key.size() + 1 && name.compare(0, key.size(), key) == 0 && name.back() == ':') return value;
+    if (name == "write_bytes:") out.write_bytes = value;
+    if (name == "wchar:") out.wchar = value;
   }
-  return -1;
+  return out;
 }
 
 }  // namespace energy::bench

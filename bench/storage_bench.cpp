@@ -411,7 +411,7 @@ BENCHMARK(BM_RetentionPassWeek)->Iterations(20)->Unit(benchmark::kMillisecond);
 
 // Bytes this process has handed to write(2) and pwrite(2) (/proc/self/io
 // wchar): SQLite's WAL frames and, at checkpoints, the database pages.
-int64_t written_bytes() { return energy::bench::proc_io_field("self", "wchar"); }
+int64_t written_bytes() { return energy::bench::proc_io("self").wchar; }
 
 // What retention writes on a board that has kept a week (issue 16): a
 // pass a minute, as energyd's writer makes them, with raw chunks

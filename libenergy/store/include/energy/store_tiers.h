@@ -42,8 +42,9 @@ struct RetentionPolicy {
   // past raw_retention_ns, then every one past it (in steps). Each
   // transaction that downsamples rewrites about 100 kB of pages whatever it
   // holds (its tier rows, the table and freelist pages), so one a minute
-  // wrote 172 MB a day on a week of data; 30 min batches write 35 MB
-  // (storage_bench BM_RetentionWrites, issue 16). 0: each chunk as it ages.
+  // wrote 172 MB a day on a week of data; 30 min batches write 34 MB in
+  // steps of 8 chunks, 24 MB in steps of 32 (storage_bench
+  // BM_RetentionWrites/30/8 and /30/32, issue 16). 0: each chunk as it ages.
   int64_t raw_batch_ns = 0;
   int64_t max_context_rows_per_step = 4096;  // board context rows deleted per transaction
   // true: freed pages stay in the file for the next chunks, up to the WAL's
