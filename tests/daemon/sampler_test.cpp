@@ -177,6 +177,38 @@ TEST_F(SamplerTest, AFailedRailReadIsAGapWithItsErrnoNotAZeroReading) {
   s->stop();
 }
 
+// The sweeps' figures go into 64 slots and are folded in batches
+// (sampler.h): with nobody asking for them, the sampling thread folds the
+// slots itself when they are all taken, and loses none.
+TEST_F(SamplerTest, TheStatisticsCountEverySweepWhenTheSlotsWrapWithNobodyAsking) {
+  auto s = sampler(milliseconds(60'000), clock_);
+  ASSERT_TRUE(s->start().ok());
+  sink_.wait_for_count(1);
+  Sample last;
+  for (int i = 0; i < 150; ++i) {  // the start's sweep and 150 asked for: the slots wrap twice
+    if (i == 100) {
+      ASSERT_NO_FATAL_FAILURE(overwrite(rails_[0].voltage_file, "garbage\n"));
+    }
+    if (i == 130) {
+      ASSERT_NO_FATAL_FAILURE(overwrite(rails_[0].voltage_file, "5000\n"));
+    }
+    last = request(*s);
+    ASSERT_FALSE(last.values.empty()) << "request " << i;
+  }
+  auto st = s->stats();
+  EXPECT_EQ(st.sweeps, 151);
+  EXPECT_EQ(st.extra_samples, 150);
+  EXPECT_EQ(st.ticks, 0);
+  EXPECT_EQ(st.read_errors[0], 30);
+  EXPECT_EQ(st.read_errors[1], 0);
+  EXPECT_EQ(st.last_errno[0], 0);
+  Sample latest = s->latest();
+  EXPECT_EQ(latest.t_ns, last.t_ns);
+  ASSERT_EQ(latest.values.size(), last.values.size());
+  EXPECT_EQ(latest.values[0].voltage_mv, 5000);
+  s->stop();
+}
+
 TEST_F(SamplerTest, AnOutOfRangeReadingIsAGapToo) {
   auto s = sampler(milliseconds(60'000), clock_);
   ASSERT_TRUE(s->start().ok());

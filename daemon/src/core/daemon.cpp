@@ -607,7 +607,7 @@ void DaemonImpl::dispatch(const VerbCall& call, const Responder& r) {
     case Verb::kMarkStop: return mark_stop(std::get<MarkStopArgs>(a), r);
     case Verb::kClocksPin: return clocks_pin(std::get<PinArgs>(a), r);
     case Verb::kClocksUnpin: return clocks_unpin(std::get<UnpinArgs>(a), r);
-    case Verb::kEnergyCounters: return r.reply(counters_verb_json(counters_->snapshot()));
+    case Verb::kEnergyCounters: return r.reply(counters_verb_json(writer_->counters_now()));
     case Verb::kSweepCreate: return sweep_writes_->create(std::get<SweepCreateArgs>(a), r);
     case Verb::kSweepList: return queries_->sweeps(std::get<SweepFilter>(a), r);
     case Verb::kSweepShow: return queries_->sweep(std::get<SweepRef>(a), r);

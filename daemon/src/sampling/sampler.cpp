@@ -31,6 +31,9 @@ Sampler::Sampler(const SysRoot& root, const std::vector<RailInfo>& rails, std::c
   stats_.last_errno.assign(rails.size(), 0);
   stats_.rail_last_read_ns.assign(rails.size(), 0);
   stats_.rail_max_read_ns.assign(rails.size(), 0);
+  fact_heads_.resize(kFactSlots);
+  rail_facts_.resize(kFactSlots * rails.size());
+  logged_errno_.assign(rails.size(), 0);
 }
 
 Sampler::~Sampler() { stop(); }
@@ -114,11 +117,13 @@ ENERGY_TICK_PATH bool Sampler::resume_grid() {
 
 Sample Sampler::latest() const {
   std::lock_guard<std::mutex> lock(mu_);
+  fold_facts();
   return latest_;
 }
 
 SamplerStats Sampler::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
+  fold_facts();
   SamplerStats st = stats_;
   st.missed_ticks = missed_ticks_.load();
   st.lateness_p50_ns = lateness_.quantile(0.5);
@@ -148,7 +153,7 @@ ENERGY_TICK_PATH void Sampler::loop(uint64_t generation) {
     // sleep: requests and stop() interrupt it (interrupt_wait), and a thread
     // is superseded only inside a rail read, never here.
     uint64_t n = 0;
-    if (::read(timer_fd_.get(), &n, sizeof n) != static_cast<ssize_t>(sizeof n)) {
+    if (tick_read(timer_fd_.get(), &n, sizeof n) != static_cast<ssize_t>(sizeof n)) {
       if (errno == EINTR) continue;
       spdlog::error("sampler: cannot read the tick timer: {}; sampling stops", std::strerror(errno));
       break;
@@ -356,38 +361,63 @@ ENERGY_TICK_PATH const Sample* Sampler::take_sample(uint64_t generation, const T
   return &s;
 }
 
-// One log line per state change of a rail (failing with an errno, or back):
-// a dead sensor must not flood the journal.
+// The sweep's facts into the next slot (fact_heads_), folded into the
+// statistics later (fold_facts). One log line per state change of a rail
+// (failing with an errno, or back): a dead sensor must not flood the journal.
 ENERGY_TICK_PATH void Sampler::record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
                                       const std::vector<std::string>& errors, const TickFacts* tick) {
-  std::vector<std::pair<size_t, int32_t>> changes;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (tick != nullptr) {
+  const uint64_t w = facts_written_.load(std::memory_order_relaxed);
+  if (w - facts_folded_.load(std::memory_order_acquire) >= kFactSlots) {
+    std::lock_guard<std::mutex> lock(mu_);  // every slot taken: this thread folds them
+    fold_facts();
+  }
+  const size_t n = s.values.size();
+  const auto k = static_cast<size_t>(w % kFactSlots);
+  fact_heads_[k] = FactHead{s.t_ns, s.wall_ns, tick != nullptr ? tick->lateness_ns : 0, sweep_ns, tick != nullptr};
+  RailFact* rails = &rail_facts_[k * n];
+  for (size_t i = 0; i < n; ++i) rails[i] = RailFact{s.values[i], read_ns[i]};
+  facts_written_.store(w + 1, std::memory_order_release);
+  for (size_t i = 0; i < n; ++i) {
+    if (logged_errno_[i] == s.values[i].err) continue;
+    logged_errno_[i] = s.values[i].err;
+    log_rail_change(i, s.values[i].err, errors[i]);
+  }
+}
+
+// Caller holds mu_. The slots written since the last fold, oldest first;
+// the newest becomes latest_.
+void Sampler::fold_facts() const {
+  const uint64_t w = facts_written_.load(std::memory_order_acquire);
+  uint64_t f = facts_folded_.load(std::memory_order_relaxed);
+  if (f == w) return;
+  const size_t n = slots_.size();
+  for (; f < w; ++f) {
+    const auto k = static_cast<size_t>(f % kFactSlots);
+    const FactHead& h = fact_heads_[k];
+    const RailFact* rails = &rail_facts_[k * n];
+    if (h.tick) {
       stats_.ticks += 1;
-      stats_.last_lateness_ns = tick->lateness_ns;
-      stats_.max_lateness_ns = std::max(stats_.max_lateness_ns, tick->lateness_ns);
-      lateness_.record(tick->lateness_ns);
+      stats_.last_lateness_ns = h.lateness_ns;
+      stats_.max_lateness_ns = std::max(stats_.max_lateness_ns, h.lateness_ns);
+      lateness_.record(h.lateness_ns);
     }
     stats_.sweeps += 1;
-    stats_.last_read_ns = sweep_ns;
-    stats_.max_read_ns = std::max(stats_.max_read_ns, sweep_ns);
-    sweep_time_.record(sweep_ns);
-    for (size_t i = 0; i < s.values.size(); ++i) {
-      stats_.rail_last_read_ns[i] = read_ns[i];
-      stats_.rail_max_read_ns[i] = std::max(stats_.rail_max_read_ns[i], read_ns[i]);
-      if (stats_.last_errno[i] != s.values[i].err) changes.emplace_back(i, s.values[i].err);
-      stats_.last_errno[i] = s.values[i].err;
-      if (s.values[i].err != 0) stats_.read_errors[i] += 1;
+    stats_.last_read_ns = h.sweep_ns;
+    stats_.max_read_ns = std::max(stats_.max_read_ns, h.sweep_ns);
+    sweep_time_.record(h.sweep_ns);
+    for (size_t i = 0; i < n; ++i) {
+      stats_.rail_last_read_ns[i] = rails[i].read_ns;
+      stats_.rail_max_read_ns[i] = std::max(stats_.rail_max_read_ns[i], rails[i].read_ns);
+      stats_.last_errno[i] = rails[i].value.err;
+      if (rails[i].value.err != 0) stats_.read_errors[i] += 1;
     }
-    latest_.t_ns = s.t_ns;
-    latest_.wall_ns = s.wall_ns;
-    if (latest_.values.size() == s.values.size())
-      std::copy(s.values.begin(), s.values.end(), latest_.values.begin());  // no reallocation, as above
-    else
-      latest_.values = s.values;
   }
-  for (auto [i, err] : changes) log_rail_change(i, err, errors[i]);
+  const auto k = static_cast<size_t>((w - 1) % kFactSlots);
+  latest_.t_ns = fact_heads_[k].t_ns;
+  latest_.wall_ns = fact_heads_[k].wall_ns;
+  latest_.values.resize(n);
+  for (size_t i = 0; i < n; ++i) latest_.values[i] = rail_facts_[k * n + i].value;
+  facts_folded_.store(w, std::memory_order_release);
 }
 
 void Sampler::log_rail_change(size_t i, int32_t err, const std::string& error) {

@@ -117,6 +117,7 @@ class Sampler {
   size_t hand_over(size_t done, size_t from, uint64_t generation, std::vector<RailValue>& values, int64_t& now);
   void record(const Sample& s, int64_t sweep_ns, const std::vector<int64_t>& read_ns,
               const std::vector<std::string>& errors, const TickFacts* tick);
+  void fold_facts() const;  // caller holds mu_
   void log_rail_change(size_t i, int32_t err, const std::string& error);
   void spawn(uint64_t generation);
   bool superseded(uint64_t generation) const;
@@ -145,13 +146,41 @@ class Sampler {
   std::vector<std::thread> abandoned_;  // superseded threads still inside a read
   std::thread watchdog_;
 
+  // A sweep's facts for the statistics and latest(): the sampling thread
+  // writes each sweep's into the next of kFactSlots slots, with no lock,
+  // and they are folded into stats_ and latest_ in batches, under mu_: by
+  // stats() and latest(), and by the sampling thread when every slot is
+  // taken (once every kFactSlots sweeps when nobody asks). A tick touches
+  // one slot's cache lines, not the statistics, the histograms and the
+  // latest sweep (issue 16; docs/PERFORMANCE.md "The sampler's statistics
+  // in batches"). One sampling thread writes slots at a time: a thread is
+  // superseded only inside a rail read, before it records.
+  static constexpr uint64_t kFactSlots = 64;
+  struct FactHead {
+    int64_t t_ns = 0;
+    int64_t wall_ns = 0;
+    int64_t lateness_ns = 0;
+    int64_t sweep_ns = 0;
+    bool tick = false;  // a timer sweep (an extra sample has no lateness)
+  };
+  struct RailFact {
+    RailValue value;
+    int64_t read_ns = 0;
+  };
+  std::vector<FactHead> fact_heads_;               // kFactSlots
+  std::vector<RailFact> rail_facts_;               // kFactSlots x rails, slot by slot
+  std::atomic<uint64_t> facts_written_{0};         // slots written (the sampling thread stores it)
+  mutable std::atomic<uint64_t> facts_folded_{0};  // slots folded (stored under mu_)
+  std::vector<int32_t> logged_errno_;              // the sampling thread's: each rail's errno last logged
+
   mutable std::mutex mu_;  // guards the members below
   std::vector<SampleCallback> requests_;
   std::atomic<bool> requests_pending_{false};  // !requests_.empty(), for a check without the lock
-  Sample latest_;
-  SamplerStats stats_;
-  LatencyHistogram lateness_;
-  LatencyHistogram sweep_time_;
+  // Folded from the slots, also by the const readers:
+  mutable Sample latest_;
+  mutable SamplerStats stats_;
+  mutable LatencyHistogram lateness_;
+  mutable LatencyHistogram sweep_time_;
 };
 
 }  // namespace energy::daemon

@@ -8,7 +8,6 @@
 #include "energy/chunker.h"
 #include "energy/codec.h"
 #include "energy/durable_file.h"
-#include "energy/tick_path.h"
 
 namespace energy::daemon {
 
@@ -49,10 +48,11 @@ void EnergyCounters::restore(const StoredCounters& stored) {
   }
 }
 
-ENERGY_TICK_PATH void EnergyCounters::count(const Sample& s) {
+void EnergyCounters::count(const SweepView& s) {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t t = to_stored_ns(s.t_ns);
-  for (size_t i = 0; i < rails_.size() && i < s.values.size(); ++i) add_value(i, t, s.values[i], cursors_[i]);
+  for (size_t i = 0; i < rails_.size() && i < s.rails; ++i)
+    add_value(rails_[i], t, s.values[i], cursors_[i], energy_uj_[i]);
 }
 
 void EnergyCounters::count_recovered(const std::vector<Sample>& sweeps, const std::vector<RailCursor>& resume) {
@@ -62,15 +62,17 @@ void EnergyCounters::count_recovered(const std::vector<Sample>& sweeps, const st
     from[i] = Cursor{resume[i].has_last, resume[i].last_t_ns, resume[i].last_power_uw};
   for (const auto& s : sweeps) {
     int64_t t = to_stored_ns(s.t_ns);
-    for (size_t i = 0; i < rails_.size() && i < s.values.size(); ++i) add_value(i, t, s.values[i], from[i]);
+    for (size_t i = 0; i < rails_.size() && i < s.values.size(); ++i)
+      add_value(rails_[i], t, s.values[i], from[i], energy_uj_[i]);
   }
 }
 
-ENERGY_TICK_PATH void EnergyCounters::add_value(size_t i, int64_t t_ns, const RailValue& v, Cursor& c) {
+void EnergyCounters::add_value(const CounterRail& rail, int64_t t_ns, const RailValue& v, Cursor& c,
+                               double& energy_uj) {
   if (v.err != 0) return;  // bridged by the next valid reading
   codec::Reading r{v.voltage_mv, v.current_ma, v.power_uw, v.err};
-  int64_t p = codec::stored_power_uw(r, rails_[i].power_unit_uw);
-  if (c.has_last && t_ns > c.last_t_ns) energy_uj_[i] += trapezoid_uj(c.last_t_ns, c.last_power_uw, t_ns, p);
+  int64_t p = codec::stored_power_uw(r, rail.power_unit_uw);
+  if (c.has_last && t_ns > c.last_t_ns) energy_uj += trapezoid_uj(c.last_t_ns, c.last_power_uw, t_ns, p);
   c = Cursor{true, t_ns, p};
 }
 
@@ -81,6 +83,22 @@ CountersSnapshot EnergyCounters::snapshot() const {
   s.counters_id = id_;
   s.created_wall_ns = created_wall_ns_;
   s.energy_uj = energy_uj_;
+  return s;
+}
+
+CountersSnapshot EnergyCounters::snapshot_with(const std::vector<SweepView>& pending) const {
+  CountersSnapshot s;
+  for (const auto& r : rails_) s.labels.push_back(r.label);
+  std::lock_guard<std::mutex> lock(mu_);
+  s.counters_id = id_;
+  s.created_wall_ns = created_wall_ns_;
+  s.energy_uj = energy_uj_;
+  std::vector<Cursor> cursors = cursors_;
+  for (const auto& sweep : pending) {
+    int64_t t = to_stored_ns(sweep.t_ns);
+    for (size_t i = 0; i < rails_.size() && i < sweep.rails; ++i)
+      add_value(rails_[i], t, sweep.values[i], cursors[i], s.energy_uj[i]);
+  }
   return s;
 }
 

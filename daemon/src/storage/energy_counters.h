@@ -9,11 +9,13 @@
 // quantized as the store keeps them (to_stored_ns, stored_power_uw), so the
 // counters agree with the store's energy over any window the daemon ran.
 //
-// Continuity across restarts, kill -9 included: the StorageWriter counts a
-// sweep under the same lock under which it queues it, and takes the
-// counters' snapshot together with the queue it drains; the snapshot is
-// stored in the transaction that stores those sweeps (StoreCounters::put,
-// schema 6). The stored counters therefore always count exactly the stored
+// Continuity across restarts, kill -9 included: the StorageWriter counts
+// the sweeps it drains under the lock under which it drains them, and takes
+// the counters' snapshot there; the snapshot is stored in the transaction
+// that stores those sweeps (StoreCounters::put, schema 6). The
+// `energy.counters` verb adds the sweeps still queued to a copy
+// (StorageWriter::counters_now, snapshot_with), so it counts every sweep
+// taken. The stored counters therefore always count exactly the stored
 // sweeps, and a restarted energyd continues from them (restore). The
 // counters carry a random `counters_id` and their creation time; a new id
 // means the counters started again from zero.
@@ -57,9 +59,17 @@ class EnergyCounters final {
   // Fresh counters (a new id) stamped `now_wall_ns`, at zero.
   EnergyCounters(std::vector<CounterRail> rails, int64_t now_wall_ns);
 
-  // Adds one sweep. StorageWriter::push_sample calls it under the lock
-  // under which it queues the sweep.
-  void count(const Sample& sample);
+  // One sweep's readings (`rails` of them at `values`), taken at `t_ns`.
+  // The StorageWriter counts the sweeps it drains, under the lock under
+  // which it drains them, not on the sampler's thread (issue 16).
+  struct SweepView {
+    int64_t t_ns = 0;
+    const RailValue* values = nullptr;
+    size_t rails = 0;
+  };
+  // Adds one sweep.
+  void count(const SweepView& sweep);
+  void count(const Sample& sample) { count(SweepView{sample.t_ns, sample.values.data(), sample.values.size()}); }
   // Continues stored counters: their id and creation time, and their joules
   // added, by rail label, to what was counted since this process began
   // (nothing, unless the database could not be opened at first). Rails the
@@ -72,6 +82,9 @@ class EnergyCounters final {
   // them. The cursors of this process's own sweeps are left alone.
   void count_recovered(const std::vector<Sample>& sweeps, const std::vector<RailCursor>& resume);
   CountersSnapshot snapshot() const;
+  // The snapshot as it would be with `pending` counted too (sweeps queued
+  // and not yet counted, oldest first); the counters stay as they are.
+  CountersSnapshot snapshot_with(const std::vector<SweepView>& pending) const;
 
  private:
   struct Cursor {
@@ -79,7 +92,7 @@ class EnergyCounters final {
     int64_t last_t_ns = 0;
     int64_t last_power_uw = 0;
   };
-  void add_value(size_t i, int64_t t_ns, const RailValue& v, Cursor& c);
+  static void add_value(const CounterRail& rail, int64_t t_ns, const RailValue& v, Cursor& c, double& energy_uj);
 
   std::vector<CounterRail> rails_;
   mutable std::mutex mu_;  // guards the members below

@@ -39,16 +39,14 @@ void StorageWriter::stop() {
 
 void StorageWriter::count_with(EnergyCounters& counters) { counters_ = &counters; }
 
-// Counted and queued under one lock: the flush's snapshot, taken under it
-// with the drain, counts exactly the sweeps drained.
-// With a ring the sweep goes there first (plain stores, sweep_ring.h); the
-// writer is woken only when wake_sweeps are queued (short periods).
+// Queued under the lock; the drain counts it (drain()). With a ring the
+// sweep goes there first (plain stores, sweep_ring.h); the writer is woken
+// only when wake_sweeps are queued (short periods).
 ENERGY_TICK_PATH void StorageWriter::push_sample(const Sample& sample) {
   if (ring_) ring_->put(sample);
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (counters_) counters_->count(sample);
     staged_.add(sample);
     if (ring_ && ++queued_sweeps_ == wake_sweeps_) wake = mark_waiting_ = true;
   }
@@ -125,6 +123,22 @@ void StorageWriter::push_write(StoreWrite write) {
   cv_.notify_one();
 }
 
+std::vector<EnergyCounters::SweepView> StorageWriter::StagedSweeps::views() const {
+  std::vector<EnergyCounters::SweepView> out;
+  out.reserve(heads.size());
+  const RailValue* v = values.data();
+  for (const Head& h : heads) {
+    out.push_back(EnergyCounters::SweepView{h.t_ns, v, h.rails});
+    v += h.rails;
+  }
+  return out;
+}
+
+CountersSnapshot StorageWriter::counters_now() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_->snapshot_with(staged_.views());
+}
+
 WriterStats StorageWriter::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   WriterStats s = stats_;
@@ -166,13 +180,20 @@ std::chrono::steady_clock::time_point StorageWriter::next_wake(std::chrono::stea
   return std::max(soon, last_checkpoint_ + options_.checkpoint_interval);
 }
 
-// Under mu_: the queue, and the counters as of its last sweep.
+// Under mu_: the queue, and the counters as of its last sweep. The
+// drained sweeps are counted here, on the writer's thread, in one batch
+// (not one by one on the sampler's; issue 16): under the lock, so
+// counters_now() finds every sweep either counted or still staged, and
+// the snapshot the commit stores counts exactly the sweeps drained.
 std::deque<StorageWriter::Item> StorageWriter::drain() {
   std::deque<Item> batch;
   batch.swap(queue_);
   std::swap(drained_, staged_);  // drained_ was emptied by the last absorb: the sampler fills it next
   queued_sweeps_ = 0;
-  if (counters_) counted_ = counters_->snapshot();
+  if (counters_) {
+    for (const auto& sweep : drained_.views()) counters_->count(sweep);
+    counted_ = counters_->snapshot();
+  }
   return batch;
 }
 

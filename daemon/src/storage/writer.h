@@ -225,6 +225,9 @@ class StorageWriter final : public SampleSink, public ContextSink {
   void push_mark(MarkOp op);
   void push_write(StoreWrite write);
   WriterStats stats() const;
+  // The energy counters (count_with) with every sweep pushed so far
+  // counted, those still queued included. Only after count_with.
+  CountersSnapshot counters_now() const;
 
  private:
   // One queued item. Marks and writes (272 and 64 bytes, a few a minute)
@@ -253,7 +256,8 @@ class StorageWriter final : public SampleSink, public ContextSink {
     std::vector<Head> heads;
     std::vector<RailValue> values;  // heads[i].rails each, in order
     void add(const Sample& s);
-    void move_into(std::deque<Sample>& out);  // and empties this, keeping up to kKeepBytes of capacity
+    void move_into(std::deque<Sample>& out);               // and empties this, keeping up to kKeepBytes of capacity
+    std::vector<EnergyCounters::SweepView> views() const;  // valid while this is unchanged
   };
   void loop();
   std::deque<Item> drain();
@@ -316,7 +320,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   bool retention_running_ = false;                                       // a pass has started and has steps left
   std::optional<std::chrono::steady_clock::time_point> next_footprint_;  // none: at the next completed pass
   std::optional<Sample> newest_;             // the newest sweep's times: retention's "now" (values unused)
-  EnergyCounters* counters_ = nullptr;       // set before start; count() under mu_
+  EnergyCounters* counters_ = nullptr;       // set before start; count() under mu_, by drain()
   std::optional<CountersSnapshot> counted_;  // the counters as of the sweeps drained so far
   std::shared_ptr<SweepRing> ring_;          // set before start; put on the sampler's thread
   std::vector<Sample> leftover_;             // writer thread: the killed process's ring sweeps, until the first open

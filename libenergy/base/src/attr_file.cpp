@@ -109,7 +109,7 @@ ENERGY_TICK_PATH Result<size_t> AttrFile::read_into(char* buf, size_t cap) {
     if (!fd) return fd.take_error();
     fd_ = std::move(fd).value();
   }
-  ssize_t n = ::pread(fd_.get(), buf, cap, 0);
+  ssize_t n = tick_pread(fd_.get(), buf, cap, 0);
   if (n >= 0 && static_cast<size_t>(n) == cap) return cut_error(label_, cap);
   if (n >= 0) return static_cast<size_t>(n);
   int err = errno;
