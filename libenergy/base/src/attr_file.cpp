@@ -94,6 +94,18 @@ ENERGY_TICK_PATH bool plain_digits(std::string_view text, int64_t& value) {
   return true;
 }
 
+// The general parse (a sign, a unit, a 19th digit, or an error), out of
+// the tick's way.
+[[gnu::noinline]] bool general_int(std::string_view text, const std::string& label, int64_t& value, Error* error) {
+  auto r = parse_sysfs_int(text, label);
+  if (r) {
+    value = *r;
+    return true;
+  }
+  if (error != nullptr) *error = r.take_error();
+  return false;
+}
+
 }  // namespace
 
 AttrFile::AttrFile(const SysRoot& root, std::string board_path)
@@ -103,32 +115,49 @@ AttrFile::AttrFile(std::string host_path, std::string label) : path_(std::move(h
 
 // Content that fills the whole buffer may have been cut: an error, never a
 // prefix taken for the value.
-ENERGY_TICK_PATH Result<size_t> AttrFile::read_into(char* buf, size_t cap) {
+ENERGY_TICK_PATH ssize_t AttrFile::read_into(char* buf, size_t cap, Error* error) {
   if (!fd_) {
     auto fd = open_attr(root_, path_, label_);
-    if (!fd) return fd.take_error();
+    if (!fd) {
+      if (error != nullptr) *error = fd.take_error();
+      return -1;
+    }
     fd_ = std::move(fd).value();
   }
   ssize_t n = tick_pread(fd_.get(), buf, cap, 0);
-  if (n >= 0 && static_cast<size_t>(n) == cap) return cut_error(label_, cap);
-  if (n >= 0) return static_cast<size_t>(n);
+  if (n >= 0 && static_cast<size_t>(n) < cap) return n;
+  if (n >= 0) {
+    if (error != nullptr) *error = cut_error(label_, cap);
+    return -1;
+  }
   int err = errno;
   if (is_vanished(err)) fd_.reset();
-  return read_error(label_, err);
+  if (error != nullptr) *error = read_error(label_, err);
+  return -1;
 }
 
-ENERGY_TICK_PATH Result<int64_t> AttrFile::read_int() {
+ENERGY_TICK_PATH bool AttrFile::read_int(int64_t& value, Error* error) {
   char buf[64];
-  auto n = read_into(buf, sizeof buf);
-  if (!n) return n.take_error();
-  return parse_sysfs_int(std::string_view(buf, *n), label_);
+  ssize_t n = read_into(buf, sizeof buf, error);
+  if (n < 0) return false;
+  const std::string_view text(buf, static_cast<size_t>(n));
+  if (plain_digits(text, value)) return true;
+  return general_int(text, label_, value, error);
+}
+
+Result<int64_t> AttrFile::read_int() {
+  int64_t value = 0;
+  Error error;
+  if (!read_int(value, &error)) return error;
+  return value;
 }
 
 Result<std::string> AttrFile::read_text() {
   char buf[4096];
-  auto n = read_into(buf, sizeof buf);
-  if (!n) return n.take_error();
-  std::string s(buf, *n);
+  Error error;
+  ssize_t n = read_into(buf, sizeof buf, &error);
+  if (n < 0) return error;
+  std::string s(buf, static_cast<size_t>(n));
   while (!s.empty() && (s.back() == '\n' || s.back() == '\0')) s.pop_back();
   return s;
 }

@@ -61,8 +61,8 @@ ContextProbe::ContextProbe(const SysRoot& root, const ClockInventory& inv) {
 
 ENERGY_TICK_PATH ContextValue ContextProbe::read_frequency(size_t i) {
   Domain& d = domains_[i];
-  auto v = d.cur.read_int();
-  auto hz = v ? frequency_hz(*v, d.hz_per_unit) : std::nullopt;
+  int64_t v = 0;
+  auto hz = d.cur.read_int(v, nullptr) ? frequency_hz(v, d.hz_per_unit) : std::nullopt;  // a failed read: unknown
   return hz ? ContextValue::of_number(*hz) : ContextValue::unknown();
 }
 
@@ -83,10 +83,10 @@ Result<ResidencyCounters> ContextProbe::read_counters(size_t i) {
 }
 
 ContextValue ContextProbe::read_temperature(size_t i) {
-  auto v = zones_[i].temp.read_int();
-  if (!v) return ContextValue::unknown();
-  if (*v == kThermalGatedMilliC) return ContextValue::of_text(kThermalGatedText);
-  return ContextValue::of_number(*v);
+  int64_t v = 0;
+  if (!zones_[i].temp.read_int(v, nullptr)) return ContextValue::unknown();
+  if (v == kThermalGatedMilliC) return ContextValue::of_text(kThermalGatedText);
+  return ContextValue::of_number(v);
 }
 
 }  // namespace energy

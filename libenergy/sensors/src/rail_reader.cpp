@@ -63,15 +63,17 @@ ENERGY_TICK_PATH RailLimits rail_limits(MonitorDriver driver) {
   return RailLimits{};
 }
 
-RailValue RailReader::failed(const Error& e) {
-  last_error_ = e.describe();
-  return RailValue{0, 0, 0, e.sys_errno != 0 ? e.sys_errno : EINVAL};
+[[gnu::cold]] RailValue RailReader::failed() {
+  last_error_ = error_.describe();
+  return RailValue{0, 0, 0, error_.sys_errno != 0 ? error_.sys_errno : EINVAL};
 }
 
-ENERGY_TICK_PATH Result<int64_t> RailReader::read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit) {
-  auto v = file.read_int();
-  if (!v) return v.take_error();
-  return check_range(*v, file.label(), min, max, unit);
+ENERGY_TICK_PATH bool RailReader::read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit,
+                                               int64_t& value) {
+  if (!file.read_int(value, &error_)) return false;
+  if (value >= min && value <= max) return true;
+  error_ = check_range(value, file.label(), min, max, unit).error();
+  return false;
 }
 
 // Drivers with a power file (IIO mW, INA238 uW): the power comes from one
@@ -79,26 +81,23 @@ ENERGY_TICK_PATH Result<int64_t> RailReader::read_checked(AttrFile& file, int64_
 // from a neighbouring conversion.
 ENERGY_TICK_PATH RailValue RailReader::read_with_power_file(int64_t unit_uw) {
   const RailLimits lim = rail_limits(info_.driver);
-  auto p = read_checked(power_, lim.min_power, lim.max_power, lim.power_unit);
-  if (!p) return failed(p.error());
-  auto v = read_checked(voltage_, 0, lim.max_mv, "mV");
-  if (!v) return failed(v.error());
-  auto i = read_checked(current_, -lim.max_abs_ma, lim.max_abs_ma, "mA");
-  if (!i) return failed(i.error());
-  last_error_.clear();
-  return RailValue{*p * unit_uw, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
+  int64_t p = 0, v = 0, i = 0;
+  if (!read_checked(power_, lim.min_power, lim.max_power, lim.power_unit, p)) return failed();
+  if (!read_checked(voltage_, 0, lim.max_mv, "mV", v)) return failed();
+  if (!read_checked(current_, -lim.max_abs_ma, lim.max_abs_ma, "mA", i)) return failed();
+  if (!last_error_.empty()) last_error_.clear();
+  return RailValue{p * unit_uw, static_cast<int32_t>(v), static_cast<int32_t>(i), 0};
 }
 
 // mV x mA = uW exactly; both read back to back, each within rail_limits, so
 // the product fits.
 ENERGY_TICK_PATH RailValue RailReader::read_hwmon() {
   const RailLimits lim = rail_limits(info_.driver);
-  auto v = read_checked(voltage_, 0, lim.max_mv, "mV");
-  if (!v) return failed(v.error());
-  auto i = read_checked(current_, -lim.max_abs_ma, lim.max_abs_ma, "mA");
-  if (!i) return failed(i.error());
-  last_error_.clear();
-  return RailValue{*v * *i, static_cast<int32_t>(*v), static_cast<int32_t>(*i), 0};
+  int64_t v = 0, i = 0;
+  if (!read_checked(voltage_, 0, lim.max_mv, "mV", v)) return failed();
+  if (!read_checked(current_, -lim.max_abs_ma, lim.max_abs_ma, "mA", i)) return failed();
+  if (!last_error_.empty()) last_error_.clear();
+  return RailValue{v * i, static_cast<int32_t>(v), static_cast<int32_t>(i), 0};
 }
 
 }  // namespace energy

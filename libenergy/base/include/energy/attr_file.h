@@ -14,6 +14,8 @@
 // Thread-safety: one thread at a time per object.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,13 +37,17 @@ class AttrFile {
   // Integer value (parse_sysfs_int); errors carry the errno (kIo) or the bad
   // text (kParse). Content longer than 63 bytes is a kParse error.
   Result<int64_t> read_int();
+  // The same without a Result, for the reads of every tick (issue 16): true
+  // with `value` set, or false with `*error` (when given) set as above.
+  bool read_int(int64_t& value, Error* error);
   // Text with trailing newlines and NULs removed; at most 4095 bytes.
   Result<std::string> read_text();
   const std::string& label() const { return label_; }
   bool configured() const { return !path_.empty(); }
 
  private:
-  Result<size_t> read_into(char* buf, size_t cap);
+  // The bytes read, or -1 with `*error` (when given) set.
+  ssize_t read_into(char* buf, size_t cap, Error* error);
 
   SysRoot root_{"/"};
   std::string path_;  // board path under root_

@@ -68,8 +68,10 @@ class RailReader {
   RailValue read_with_power_file(int64_t unit_uw);
   RailValue read_hwmon();
   RailValue read_lost();
-  RailValue failed(const Error& e);
-  Result<int64_t> read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit);
+  // The read that failed: its error is error_.
+  RailValue failed();
+  // True with `value` read and within [min, max]; false with error_ set.
+  bool read_checked(AttrFile& file, int64_t min, int64_t max, const char* unit, int64_t& value);
 
   SysRoot root_;
   RailInfo info_;
@@ -81,6 +83,7 @@ class RailReader {
   int reads_while_lost_ = 0;
   int64_t rediscoveries_ = 0;
   std::string last_error_;
+  Error error_;  // the last failed read's (kept: no Error is made on a good read)
 };
 
 }  // namespace energy
