@@ -152,9 +152,9 @@ class Sampler {
   // stats() and latest(), and by the sampling thread when every slot is
   // taken (once every kFactSlots sweeps when nobody asks). A tick touches
   // one slot's cache lines, not the statistics, the histograms and the
-  // latest sweep (issue 16; docs/PERFORMANCE.md "The sampler's statistics
-  // in batches"). One sampling thread writes slots at a time: a thread is
-  // superseded only inside a rail read, before it records.
+  // latest sweep (issue 16; docs/PERFORMANCE.md "The tick's reads as
+  // plain system calls"). One sampling thread writes slots at a time: a
+  // thread is superseded only inside a rail read, before it records.
   static constexpr uint64_t kFactSlots = 64;
   struct FactHead {
     int64_t t_ns = 0;
