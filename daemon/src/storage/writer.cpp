@@ -135,6 +135,7 @@ std::vector<EnergyCounters::SweepView> StorageWriter::StagedSweeps::views() cons
 }
 
 CountersSnapshot StorageWriter::counters_now() const {
+  if (counters_ == nullptr) return {};  // never counting (no count_with)
   std::lock_guard<std::mutex> lock(mu_);
   return counters_->snapshot_with(staged_.views());
 }

@@ -226,7 +226,7 @@ class StorageWriter final : public SampleSink, public ContextSink {
   void push_write(StoreWrite write);
   WriterStats stats() const;
   // The energy counters (count_with) with every sweep pushed so far
-  // counted, those still queued included. Only after count_with.
+  // counted, those still queued included; empty without count_with.
   CountersSnapshot counters_now() const;
 
  private:
