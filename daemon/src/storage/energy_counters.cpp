@@ -76,15 +76,7 @@ void EnergyCounters::add_value(const CounterRail& rail, int64_t t_ns, const Rail
   c = Cursor{true, t_ns, p};
 }
 
-CountersSnapshot EnergyCounters::snapshot() const {
-  CountersSnapshot s;
-  for (const auto& r : rails_) s.labels.push_back(r.label);
-  std::lock_guard<std::mutex> lock(mu_);
-  s.counters_id = id_;
-  s.created_wall_ns = created_wall_ns_;
-  s.energy_uj = energy_uj_;
-  return s;
-}
+CountersSnapshot EnergyCounters::snapshot() const { return snapshot_with({}); }
 
 CountersSnapshot EnergyCounters::snapshot_with(const std::vector<SweepView>& pending) const {
   CountersSnapshot s;
