@@ -107,7 +107,7 @@ constexpr long kPage = 4096;
 
 // What the loop needs beyond the files: the timers and the buffer of a variant.
 struct Extras {
-  int tick_fd = -1;   // --timerfd: periodic, armed at the first tick
+  int tick_fd = -1;   // --timerfd: periodic, armed anew at the start of each poll()
   int rearm_fd = -1;  // --rearm
   std::vector<unsigned char> buffer;
 };
@@ -132,10 +132,15 @@ bool extra_work(const Variant& v, const Extras& x) {
 bool poll(const std::vector<int>& fds, long period_us, long ticks, const Variant& v, Extras& x) {
   timespec next{};
   clock_gettime(CLOCK_MONOTONIC, &next);
-  if (v.timerfd && x.tick_fd < 0) {
-    x.tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-    advance(next, period_us);
-    itimerspec grid{{period_us / 1000000L, (period_us % 1000000L) * 1000L}, next};
+  if (v.timerfd) {
+    // A grid from now on each call: the counted ticks' first deadline is a
+    // whole period after the window's start, as the sleeping floor's is
+    // (a grid kept from the uncounted tick could fire at once, and the
+    // window then held less than its ticks' periods).
+    if (x.tick_fd < 0) x.tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+    timespec first = next;
+    advance(first, period_us);
+    itimerspec grid{{period_us / 1000000L, (period_us % 1000000L) * 1000L}, first};
     if (x.tick_fd < 0 || timerfd_settime(x.tick_fd, TFD_TIMER_ABSTIME, &grid, nullptr) != 0) return false;
   }
   char buf[64];

@@ -374,7 +374,7 @@ ENERGY_TICK_PATH void Sampler::record(const Sample& s, int64_t sweep_ns, const s
   const size_t n = s.values.size();
   const auto k = static_cast<size_t>(w % kFactSlots);
   fact_heads_[k] = FactHead{s.t_ns, s.wall_ns, tick != nullptr ? tick->lateness_ns : 0, sweep_ns, tick != nullptr};
-  RailFact* rails = &rail_facts_[k * n];
+  RailFact* rails = rail_facts_.data() + k * n;  // data(): no element to index without rails
   for (size_t i = 0; i < n; ++i) rails[i] = RailFact{s.values[i], read_ns[i]};
   facts_written_.store(w + 1, std::memory_order_release);
   for (size_t i = 0; i < n; ++i) {
@@ -394,7 +394,7 @@ void Sampler::fold_facts() const {
   for (; f < w; ++f) {
     const auto k = static_cast<size_t>(f % kFactSlots);
     const FactHead& h = fact_heads_[k];
-    const RailFact* rails = &rail_facts_[k * n];
+    const RailFact* rails = rail_facts_.data() + k * n;  // data(): no element to index without rails
     if (h.tick) {
       stats_.ticks += 1;
       stats_.last_lateness_ns = h.lateness_ns;
