@@ -232,6 +232,36 @@ TEST_F(ContextPollerTest, AClockThatComesBackToAValueIsARowEachTimeAndQuietPolls
   EXPECT_EQ(gpu, (std::vector<int64_t>{306'000'000, 612'000'000, 306'000'000, 612'000'000}));
 }
 
+// Quiet polls (no row, nothing but a count and a duration) are recorded in
+// slots without the stats' lock and folded when asked (issue 16): more of
+// them than there are slots, with nobody asking in between, all count.
+TEST_F(ContextPollerTest, QuietPollsAllCountWhenTheirSlotsWrapWithNobodyAsking) {
+  // Every sweep 3 ms apart takes the 2 ms poll; the poller's own timer is 10 s away.
+  auto p =
+      poller(milliseconds(2), milliseconds(10'000), milliseconds(2), milliseconds(10'000), true, milliseconds(60'000));
+  ASSERT_TRUE(p->start());
+  ASSERT_TRUE(eventually([&] { return p->stats().clock_polls == 1; }));
+  const size_t rows = sink_.rows().size();
+  constexpr int kSweeps = 150;  // more than twice the 64 slots
+  for (int i = 0; i < kSweeps; ++i) {
+    std::this_thread::sleep_for(milliseconds(3));
+    p->on_sweep();
+  }
+  auto st = p->stats();
+  EXPECT_EQ(st.inline_polls, kSweeps);
+  EXPECT_EQ(st.clock_polls, 1 + kSweeps);
+  EXPECT_EQ(st.governor_polls, 1) << "only the first poll's";
+  EXPECT_GT(st.clock_poll_max_ns, 0);
+  EXPECT_LE(st.clock_poll_p50_ns, st.clock_poll_max_ns);
+  EXPECT_EQ(sink_.rows().size(), rows) << "nothing changed on the static tree";
+  std::ofstream(root_->resolve(gpu_dir_ + "/cur_freq").value()) << "624750000\n";
+  std::this_thread::sleep_for(milliseconds(3));
+  p->on_sweep();  // a change: delivered under the lock, after the quiet polls before it
+  st = p->stats();
+  EXPECT_EQ(st.clock_polls, 2 + kSweeps);
+  EXPECT_EQ(sink_.rows().size(), rows + 1);
+}
+
 TEST_F(ContextPollerTest, WithInlineReadsAndNoSweepThePollersThreadStillPolls) {
   auto p = poller(milliseconds(20), milliseconds(10'000), milliseconds(10), milliseconds(5), true);
   ASSERT_TRUE(p->start());

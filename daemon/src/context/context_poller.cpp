@@ -5,6 +5,7 @@
 #include <sys/timerfd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <condition_variable>
@@ -333,6 +334,24 @@ struct ContextPoller::Shared {
   ContextPollerStats stats;
   LatencyHistogram clock_poll_ns;
   LatencyHistogram thermal_poll_ns;
+  // Quiet clock polls (no row, no stall, no gap, no governors, no thermal
+  // poll: most ticks) are not delivered under `mu`: the polling side, which
+  // holds work_mu, writes each one's duration into the next slot with no
+  // lock, and stats() folds the slots into the figures above (fold_quiet).
+  // When nobody asks, the polling side folds them itself once every slot is
+  // taken (under `mu`, once per kQuietSlots polls). Issue 16.
+  static constexpr size_t kQuietSlots = 64;
+  struct QuietPoll {
+    int64_t took_ns = 0;
+    bool inline_poll = false;
+  };
+  std::array<QuietPoll, kQuietSlots> quiet{};
+  std::atomic<uint64_t> quiet_written{0};  // stored by the polling side (release)
+  std::atomic<uint64_t> quiet_folded{0};   // stored under `mu` (release)
+  // The stats' counted_clocks and counter_fallbacks as last delivered:
+  // written under both work_mu and `mu`, read by the polling side.
+  int64_t delivered_counted = 0;
+  int64_t delivered_fallbacks = 0;
 };
 
 namespace {
@@ -363,6 +382,47 @@ ENERGY_TICK_PATH void deliver(Shared& s, PollOutcome& out) {
   s.stats.inline_polls += out.inline_poll ? 1 : 0;
   if (s.sink != nullptr && !out.rows.empty()) s.sink->push_context(std::move(out.rows));
   out = PollOutcome{};
+}
+
+// Under `mu`: the quiet polls recorded since the last fold, into the stats.
+[[gnu::noinline]] void fold_quiet(Shared& s) {
+  const uint64_t w = s.quiet_written.load(std::memory_order_acquire);
+  uint64_t f = s.quiet_folded.load(std::memory_order_relaxed);
+  for (; f < w; ++f) {
+    const Shared::QuietPoll& q = s.quiet[f % Shared::kQuietSlots];
+    ++s.stats.clock_polls;
+    s.stats.inline_polls += q.inline_poll ? 1 : 0;
+    s.clock_poll_ns.record(q.took_ns);
+  }
+  s.quiet_folded.store(w, std::memory_order_release);
+}
+
+// Whether a poll's outcome changes nothing but the counts of clock polls
+// and their durations (the stats' counted_clocks and counter_fallbacks as
+// last delivered).
+ENERGY_TICK_PATH bool quiet_outcome(const Shared& s, const PollOutcome& out) {
+  return out.clock_polled && !out.governors_read && !out.thermal_polled && out.rows.empty() && out.stalls == 0 &&
+         out.gaps == 0 && out.counted_clocks == s.delivered_counted && out.counter_fallbacks == s.delivered_fallbacks;
+}
+
+// The polling side (holding work_mu): a quiet poll into its slot, without
+// `mu` unless every slot is taken; anything else delivered under `mu`.
+ENERGY_TICK_PATH void hand_in(Shared& s, PollOutcome& out) {
+  if (!quiet_outcome(s, out)) {
+    std::lock_guard<std::mutex> lock(s.mu);
+    fold_quiet(s);  // in order: the counts stay those of the polls before this one
+    deliver(s, out);
+    s.delivered_counted = s.stats.counted_clocks;
+    s.delivered_fallbacks = s.stats.counter_fallbacks;
+    return;
+  }
+  const uint64_t w = s.quiet_written.load(std::memory_order_relaxed);
+  if (w - s.quiet_folded.load(std::memory_order_acquire) >= Shared::kQuietSlots) {
+    std::lock_guard<std::mutex> lock(s.mu);
+    fold_quiet(s);
+  }
+  s.quiet[w % Shared::kQuietSlots] = Shared::QuietPoll{out.clock_took_ns, out.inline_poll};
+  s.quiet_written.store(w + 1, std::memory_order_release);
 }
 
 // A schedule's next due time after a poll at `now`: one period on (skipping
@@ -460,8 +520,8 @@ ENERGY_TICK_PATH bool poll_clocks_due(Shared& s, PollWork& w, const PollTime& pt
 // A poll that rides on a sweep sets its schedule's phase to the sweep's, so
 // the next one is due at a sweep too (the sampler's deadlines are absolute).
 // `inline_poll`: on the sweeping thread (counted in the stats).
-ENERGY_TICK_PATH PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nudged, bool inline_poll) {
-  const auto real = SteadyClock::now();
+ENERGY_TICK_PATH PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nudged, bool inline_poll,
+                                     SteadyClock::time_point real) {
   const auto now = real + (nudged ? w.sweep_early() : SteadyClock::duration::zero());
   Schedule& at = w.schedule;
   PollOutcome out;
@@ -473,8 +533,7 @@ ENERGY_TICK_PATH PollResult poll_due(Shared& s, PollWork& w, bool asked, bool nu
     out.thermal_polled = true;
   }
   PollResult result{true, out.stalls};
-  std::lock_guard<std::mutex> lock(s.mu);
-  deliver(s, out);
+  hand_in(s, out);
   return result;
 }
 
@@ -515,7 +574,7 @@ void poll_loop(Shared& s) {
     PollResult r;
     {
       std::lock_guard<std::mutex> work(s.work_mu);
-      r = poll_due(s, w, turn.asked, turn.nudged, false);
+      r = poll_due(s, w, turn.asked, turn.nudged, false, SteadyClock::now());
       if (r.going_on) arm_next(s, w, false);
     }
     for (auto& polled : turn.waiting) polled();
@@ -550,10 +609,10 @@ void run_thread(const std::shared_ptr<Shared>& s) {
 // one (then that poll serves). A read that took longer than the stall limit
 // ends inline polling for good: a board whose files can be that slow must
 // not hold up the sampler again.
-ENERGY_TICK_PATH void poll_inline(Shared& s) {
+ENERGY_TICK_PATH void poll_inline(Shared& s, SteadyClock::time_point now) {
   std::unique_lock<std::mutex> work(s.work_mu, std::try_to_lock);
   if (!work.owns_lock() || s.stopping) return;
-  PollResult r = poll_due(s, *s.work, false, true, true);
+  PollResult r = poll_due(s, *s.work, false, true, true, now);
   if (!r.going_on) return;
   arm_next(s, *s.work, true);
   work.unlock();
@@ -608,8 +667,9 @@ Status ContextPoller::start() {
 
 ENERGY_TICK_PATH void ContextPoller::on_sweep() {
   Shared& s = *shared_;
-  if (steady_ns(SteadyClock::now()) < s.nudge_from_ns.load(std::memory_order_relaxed)) return;
-  if (s.inline_polls) return poll_inline(s);
+  const auto now = SteadyClock::now();
+  if (steady_ns(now) < s.nudge_from_ns.load(std::memory_order_relaxed)) return;
+  if (s.inline_polls) return poll_inline(s, now);
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (s.nudged || s.nudge_from_ns == INT64_MAX) return;
@@ -653,6 +713,7 @@ void ContextPoller::stop(std::chrono::milliseconds grace) {
 
 ContextPollerStats ContextPoller::stats() const {
   std::lock_guard<std::mutex> lock(shared_->mu);
+  fold_quiet(*shared_);
   ContextPollerStats s = shared_->stats;
   s.clock_poll_p50_ns = shared_->clock_poll_ns.quantile(0.5);
   s.clock_poll_p99_ns = shared_->clock_poll_ns.quantile(0.99);

@@ -66,12 +66,15 @@ Result<Reading> decode_valid(const std::string& blob, size_t& pos, uint64_t head
 
 }  // namespace
 
-void put_varint(std::string& out, uint64_t v) {
+void put_varint_long(std::string& out, uint64_t v) {
+  char bytes[10];
+  size_t n = 0;
   while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    bytes[n++] = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  out.push_back(static_cast<char>(v));
+  bytes[n++] = static_cast<char>(v);
+  out.append(bytes, n);
 }
 
 // The tenth byte carries bit 63 only: more would not fit in 64 bits.

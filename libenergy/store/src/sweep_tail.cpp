@@ -160,6 +160,7 @@ Result<std::string> encode_payload(const TailFrame& frame, const StoredCounters*
   auto st = check_frame(frame);
   if (!st) return make_error(ErrorCode::kInvalid, st.error().message);
   std::string out;
+  out.reserve(64 + frame.sweeps.size() * (4 + 3 * frame.rail_ids.size()));  // a steady sweep's deltas: a byte each
   put_varint(out, static_cast<uint64_t>(frame.boot));
   put_varint(out, frame.rail_ids.size());
   for (int64_t id : frame.rail_ids) put_varint(out, static_cast<uint64_t>(id));
@@ -184,10 +185,13 @@ Result<std::string> encode_tail_frame(const TailFrame& frame, const StoredCounte
   if (!payload) return payload.take_error();
   if (payload->size() > kMaxTailPayloadBytes)
     return invalid("more than " + std::to_string(kMaxTailPayloadBytes) + " bytes");
-  std::string out(kMagicV2, 4);
+  std::string out;
+  out.reserve(12 + payload->size());
+  out.append(kMagicV2, 4);
   put_u32(out, static_cast<uint32_t>(payload->size()));
   put_u32(out, crc32_ieee(payload->data(), payload->size()));
-  return out + *payload;
+  out += *payload;
+  return out;
 }
 
 std::vector<Sample> sweeps_to_replay(const std::vector<TailFrame>& frames, int64_t boot, int64_t stored_up_to_ns) {

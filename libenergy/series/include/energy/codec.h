@@ -46,7 +46,16 @@ inline int64_t stored_power_uw(const Reading& r, int64_t power_unit_uw) {
 }
 
 // Varint primitives (LEB128 of zigzag-mapped values), exposed for tests.
-void put_varint(std::string& out, uint64_t v);
+// Values under 128, most of a steady rail's deltas, take the inline path: a
+// checkpoint encodes about ten of them per sweep (issue 16).
+void put_varint_long(std::string& out, uint64_t v);  // two bytes or more, appended at once
+inline void put_varint(std::string& out, uint64_t v) {
+  if (v < 0x80) {
+    out.push_back(static_cast<char>(v));
+    return;
+  }
+  put_varint_long(out, v);
+}
 bool get_varint(const std::string& in, size_t& pos, uint64_t& v);
 inline uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
 inline int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
