@@ -94,6 +94,12 @@
 //     0). With --timerfd --rearm --clocks the control does what energyd's
 //     tick must do and nothing else: the floor of energyd's features
 //     (docs/PERFORMANCE.md "Instructions per tick");
+//   --beside: in each of energyd's windows, the floor of its features
+//     (observer_floor with the --control-floor options, by default
+//     "--timerfd --rearm --clocks") runs beside energyd and the floor, on
+//     the same files, over the same ticks: the table's note gives its CPU
+//     per tick, its ratio to the floor and energyd's ratio to it, measured
+//     under the same load (the control rows run in windows of their own);
 //   --tmpdir DIR: where the bench makes each run's directory: the tree
 //     and energyd's state directory (default /var/tmp). For a board's
 //     write_bytes, a file system that caches in 4 KiB folios, such as an
@@ -169,7 +175,15 @@ struct Row {
   int settle_s = 0;                   // between energyd's start and the first window (--settle)
   std::vector<double> window_ratios;  // CPU per tick energyd / floor, one per window
   PageCounts pages, floor_pages;      // touched per tick (medians; see page_phase)
+  std::string beside_flags;           // --beside: the features' floor's options
+  double beside_cpu_us = 0;           // its CPU per tick, over the floor's ticks
   std::string error;
+};
+
+// A floor's observer_floor options and the files it reads.
+struct FloorSpec {
+  std::vector<std::string> flags;
+  std::vector<std::string> files;
 };
 
 int64_t status_field(const std::string& text, const std::string& key) {
@@ -314,16 +328,37 @@ void fill_energyd(Row& row, const Proc& a, const Proc& b, int64_t ticks, double 
 // (`pid`: energyd, or the control's second floor) from /proc over exactly
 // that run; `ticks_now` gives its ticks so far (energyd's status; the
 // control's elapsed periods), -1 when it cannot.
+// `beside` (--beside): the features' floor's options and files, run at the
+// same time as the floor for as many ticks.
 Row window(const Row& base, pid_t pid, const std::function<int64_t()>& ticks_now, const std::vector<std::string>& files,
-           const Period& p, long ticks) {
+           const Period& p, long ticks, const std::optional<FloorSpec>& beside) {
   Row row = base;
   std::vector<std::string> argv = {OBSERVER_FLOOR_BIN, std::to_string(p.ms * 1000), std::to_string(ticks)};
   argv.insert(argv.end(), files.begin(), files.end());
+  const auto timeout = std::chrono::milliseconds(p.ms * ticks * 3 + 10000);
   int64_t n0 = ticks_now();
   auto p0 = snapshot(pid);
   auto t0 = std::chrono::steady_clock::now();
-  auto floor = run_command(argv, std::chrono::milliseconds(p.ms * ticks * 3 + 10000));
+  energy::testing::CommandResult features;
+  std::thread beside_run;
+  if (beside) {
+    std::vector<std::string> fargv = {OBSERVER_FLOOR_BIN};
+    fargv.insert(fargv.end(), beside->flags.begin(), beside->flags.end());
+    fargv.insert(fargv.end(), {std::to_string(p.ms * 1000), std::to_string(ticks)});
+    fargv.insert(fargv.end(), beside->files.begin(), beside->files.end());
+    beside_run = std::thread([&features, fargv, timeout] { features = run_command(fargv, timeout); });
+  }
+  auto floor = run_command(argv, timeout);
   auto p1 = snapshot(pid);  // before the status call: its reply (~0.4 ms of energyd's CPU) is not the window's
+  if (beside_run.joinable()) beside_run.join();
+  if (beside) {
+    Row f;
+    if (features.exit_code != 0 || !parse_floor(features.out, f))
+      return row.error = "the features' floor (--beside): exit " + std::to_string(features.exit_code) + " " +
+                         features.out + features.err,
+             row;
+    row.beside_cpu_us = f.floor_cpu_us;
+  }
   int64_t n1 = ticks_now();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (floor.exit_code != 0 || !parse_floor(floor.out, row))
@@ -343,7 +378,7 @@ Row combine(const std::vector<Row>& windows) {
   Row all = windows.back();
   all.ticks = all.floor_ticks = 0;
   all.seconds = all.floor_seconds = all.cpu_us = all.floor_cpu_us = all.wakeups = all.floor_wakeups = 0;
-  all.sample_cpu_us = 0;
+  all.sample_cpu_us = all.beside_cpu_us = 0;
   all.written_mb_day = all.wchar_mb_day = 0;
   all.window_ratios.clear();
   for (const auto& w : windows) {
@@ -354,6 +389,7 @@ Row combine(const std::vector<Row>& windows) {
     all.cpu_us += w.cpu_us * static_cast<double>(w.ticks);
     all.sample_cpu_us += w.sample_cpu_us * static_cast<double>(w.ticks);
     all.floor_cpu_us += w.floor_cpu_us * static_cast<double>(w.floor_ticks);
+    all.beside_cpu_us += w.beside_cpu_us * static_cast<double>(w.floor_ticks);  // as many ticks as the floor
     all.wakeups += w.wakeups * w.seconds;
     all.floor_wakeups += w.floor_wakeups * w.floor_seconds;
     all.written_mb_day += w.written_mb_day * w.seconds;
@@ -363,6 +399,7 @@ Row combine(const std::vector<Row>& windows) {
   all.cpu_us /= static_cast<double>(std::max<int64_t>(all.ticks, 1));
   all.sample_cpu_us /= static_cast<double>(std::max<int64_t>(all.ticks, 1));
   all.floor_cpu_us /= static_cast<double>(std::max<int64_t>(all.floor_ticks, 1));
+  all.beside_cpu_us /= static_cast<double>(std::max<int64_t>(all.floor_ticks, 1));
   all.wakeups /= all.seconds;
   all.floor_wakeups /= all.floor_seconds;
   all.written_mb_day /= all.seconds;
@@ -470,6 +507,32 @@ std::string page_phase(Row& row, pid_t measured, const std::vector<std::string>&
   return "";
 }
 
+// A floor run with `flags` (observer_floor's options, and the bench's own
+// --clocks) on the rail files and, with --clocks, each clock domain's
+// current-frequency file; an error message, or empty. With --clocks it
+// waits until energyd reads every domain's frequency every tick (no
+// residency from counters, as on this static tree).
+std::string floor_spec(const std::string& socket, const std::string& dir, const std::vector<std::string>& flags,
+                       const std::vector<std::string>& rails, FloorSpec& out) {
+  out.flags = flags;
+  out.files = rails;  // the reference floor keeps to the rails
+  auto clocks_flag = std::find(out.flags.begin(), out.flags.end(), "--clocks");
+  if (clocks_flag == out.flags.end()) return "";
+  out.flags.erase(clocks_flag);  // the bench's own option: more files, not a floor option
+  // energyd tries each domain's counters first and gives them up after
+  // about a second in which they do not advance.
+  auto counted = [&socket] {
+    const auto status = call(socket, "status");
+    return status_int(status, "context", "counted_clocks");
+  };
+  for (int i = 0; i < 50 && counted() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (counted() != 0)
+    return "--clocks: energyd takes some clock residency from counters here, so it does not read every domain's "
+           "frequency every tick";
+  std::string why = clock_files(call(socket, "clocks"), dir + "/board", out.files);
+  return why.empty() ? "" : "--clocks: " + why;
+}
+
 // Runs energyd on `root` and, over `windows` windows one after the other,
 // the floor on the same files. Before each window the floor's start moves by
 // a different fraction of the period (i * 0.382, modulo 1), so its phase
@@ -480,10 +543,13 @@ std::string page_phase(Row& row, pid_t measured, const std::vector<std::string>&
 // (/dev/shm here, /run/energyd when installed) it keeps its sweep ring there.
 // `extra`: YAML lines added to energyd's config (--config). With `control`
 // energyd stops once it has named the rail files, and a second floor on
-// them, started as energyd was, is measured in its place.
+// them, started as energyd was, is measured in its place. With `beside`
+// (and no `control`) the floor of energyd's features, run with these
+// options, shares each window (window()).
 Row measure_on(const Row& base, const std::string& dir, const std::string& run_dir, const Period& p,
                const std::string& energyd, const std::string& extra, int windows, int settle_s,
-               const std::optional<std::vector<std::string>>& control) {
+               const std::optional<std::vector<std::string>>& control,
+               const std::optional<std::vector<std::string>>& beside) {
   Row row = base;
   row.settle_s = settle_s;
   row.control = control.has_value();
@@ -510,35 +576,25 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   };
   pid_t measured = d.pid();
   std::optional<ChildProcess> second;
+  std::optional<FloorSpec> features;  // --beside
+  if (beside && !control) {
+    features.emplace();
+    std::string why = floor_spec(socket, dir, *beside, files, *features);
+    if (!why.empty()) return row.error = why, row;
+    for (const auto& f : *beside) row.beside_flags += (row.beside_flags.empty() ? "" : " ") + f;
+  }
   if (control) {
-    std::vector<std::string> control_flags = *control;
-    std::vector<std::string> control_files = files;  // the reference floor keeps to the rails
-    auto clocks_flag = std::find(control_flags.begin(), control_flags.end(), "--clocks");
-    if (clocks_flag != control_flags.end()) {  // the bench's own option: more files, not a floor option
-      control_flags.erase(clocks_flag);
-      // energyd tries each domain's counters first and gives them up after
-      // about a second in which they do not advance.
-      auto counted = [&socket] {
-        const auto status = call(socket, "status");
-        return status_int(status, "context", "counted_clocks");
-      };
-      for (int i = 0; i < 50 && counted() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (counted() != 0)
-        return row.error =
-                   "--clocks: energyd takes some clock residency from counters here, so it does not read "
-                   "every domain's frequency every tick",
-               row;
-      std::string why = clock_files(call(socket, "clocks"), dir + "/board", control_files);
-      if (!why.empty()) return row.error = "--clocks: " + why, row;
-    }
+    FloorSpec spec;
+    std::string why = floor_spec(socket, dir, *control, files, spec);
+    if (!why.empty()) return row.error = why, row;
     d.stop(SIGTERM);
     // Ticks enough for every window, the phase shifts and the floors'
     // start-up; stopped with SIGTERM after the last window.
     long total = p.ticks * 2 + static_cast<long>(2000 / p.ms) * (windows + 2) + 1000L * settle_s / p.ms;
     std::vector<std::string> argv = {OBSERVER_FLOOR_BIN};
-    argv.insert(argv.end(), control_flags.begin(), control_flags.end());
+    argv.insert(argv.end(), spec.flags.begin(), spec.flags.end());
     argv.insert(argv.end(), {std::to_string(p.ms * 1000), std::to_string(total)});
-    argv.insert(argv.end(), control_files.begin(), control_files.end());
+    argv.insert(argv.end(), spec.files.begin(), spec.files.end());
     second.emplace(argv, dir + "/floor-b.log");
     measured = second->pid();
     // Its deadlines fall every period from its start: the periods elapsed
@@ -554,7 +610,7 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   for (int i = 0; i < windows; ++i) {
     double shift = static_cast<double>(i) * 0.382 - static_cast<int>(static_cast<double>(i) * 0.382);
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(shift * p.ms * 1000)));
-    done.push_back(window(row, measured, ticks_now, files, p, std::max<long>(1, p.ticks / windows)));
+    done.push_back(window(row, measured, ticks_now, files, p, std::max<long>(1, p.ticks / windows), features));
     if (!done.back().error.empty()) return done.back();
   }
   Row all = combine(done);
@@ -603,7 +659,8 @@ int64_t folio_probe(const std::string& dir) {
 // directory (the tree, energyd's state) is made (--tmpdir).
 Row measure(const Board& b, const Period& p, const std::string& energyd, const std::string& extra, int windows,
             int settle_s, const std::string& db, const std::string& tmpdir,
-            const std::optional<std::vector<std::string>>& control) {
+            const std::optional<std::vector<std::string>>& control,
+            const std::optional<std::vector<std::string>>& beside) {
   Row row;
   row.board = b.key;
   row.period_ms = p.ms;
@@ -619,7 +676,7 @@ Row measure(const Board& b, const Period& p, const std::string& energyd, const s
   if (row.error.empty() && !db.empty()) row.error = start_with_database(db, dir);
   if (row.error.empty()) {
     if (p.ms < 7) set_update_intervals(dir + "/board");
-    row = measure_on(row, dir, run_dir, p, energyd, extra, windows, settle_s, control);
+    row = measure_on(row, dir, run_dir, p, energyd, extra, windows, settle_s, control, beside);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -701,6 +758,19 @@ void print_folios(const std::vector<Row>& rows, const std::string& tmpdir) {
                                "folios gives a board's figure).");
 }
 
+// --beside: the features' floor's figures under the table.
+void print_beside(const std::vector<Row>& rows) {
+  for (const auto& r : rows) {
+    if (r.beside_flags.empty() || !r.error.empty()) continue;
+    std::printf(
+        "\n%s %d ms: beside energyd and the floor, in the same windows, the floor of energyd's features "
+        "(observer_floor %s) took %.1f us a tick: %.2f times the floor; energyd took %.2f times it (its `sample` "
+        "thread %.2f).\n",
+        r.board.c_str(), r.period_ms, r.beside_flags.c_str(), r.beside_cpu_us, ratio(r.beside_cpu_us, r.floor_cpu_us),
+        ratio(r.cpu_us, r.beside_cpu_us), ratio(r.sample_cpu_us, r.beside_cpu_us));
+  }
+}
+
 nlohmann::json to_json(const Row& r) {
   return {{"board", r.board},
           {"control", r.control},
@@ -733,7 +803,11 @@ nlohmann::json to_json(const Row& r) {
             {"heap", r.pages.heap},
             {"anon", r.pages.anon},
             {"other", r.pages.other}}},
-          {"floor_pages_per_tick", r.floor_pages.total}};
+          {"floor_pages_per_tick", r.floor_pages.total},
+          {"beside_floor_flags", r.beside_flags},
+          {"beside_floor_cpu_us_per_tick", r.beside_cpu_us},
+          {"beside_floor_cpu_ratio", ratio(r.beside_cpu_us, r.floor_cpu_us)},
+          {"energyd_to_beside_floor_cpu_ratio", ratio(r.cpu_us, r.beside_cpu_us)}};
 }
 
 struct Options {
@@ -749,6 +823,7 @@ struct Options {
   int settle_s = 2;                        // --settle: seconds from energyd's start to the first window
   bool control = false;                    // --control: a control row after each energyd row
   bool control_only = false;               // --control-only: the control rows alone
+  bool beside = false;                     // --beside: the features' floor in energyd's windows
   std::vector<std::string> control_flags;  // --control-floor: the control floor's options
 };
 
@@ -785,6 +860,8 @@ bool parse(int argc, char** argv, Options& o) {
       o.control = true;
     else if (flag == "--control-only")
       o.control = o.control_only = true;
+    else if (flag == "--beside")
+      o.beside = true;
     else if (flag == "--control-floor" && i + 1 < argc) {
       if (!parse_floor_flags(argv[++i], o.control_flags)) return false;
       o.control = true;
@@ -824,7 +901,7 @@ bool parse(int argc, char** argv, Options& o) {
                  stderr,
                  "observer_bench: unknown option '%s' (--short, --board orin-nano|tx2, --period 100|10|1, "
                  "--out FILE, --energyd PATH, --config FILE, --db FILE, --tmpdir DIR, --windows N, --settle S, "
-                 "--control, --control-only, --control-floor \"FLAGS\")\n",
+                 "--control, --control-only, --control-floor \"FLAGS\", --beside)\n",
                  argv[i]),
              false;
   }
@@ -834,6 +911,14 @@ bool parse(int argc, char** argv, Options& o) {
 int run(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o)) return 2;
+  if (o.beside && o.control_only)
+    return std::fprintf(stderr,
+                        "observer_bench: --beside runs beside energyd's rows, which --control-only leaves out\n"),
+           2;
+  // --beside with --control-floor runs that floor beside energyd; without, the floor of energyd's features.
+  std::optional<std::vector<std::string>> beside;
+  if (o.beside)
+    beside = o.control_flags.empty() ? std::vector<std::string>{"--timerfd", "--rearm", "--clocks"} : o.control_flags;
   const std::vector<Board> boards = {{"orin-nano", "jetson-orin-nano", "36"}, {"tx2", "jetson-tx2", "32"}};
   const std::vector<Period> periods = {{100, 300}, {10, 1500}, {1, 10000}};
   std::vector<Row> rows;
@@ -844,9 +929,10 @@ int run(int argc, char** argv) {
       if (o.shorter) p.ticks /= 10;
       std::fprintf(stderr, "observer_bench: %s %d ms, %ld floor ticks\n", b.key.c_str(), p.ms, p.ticks);
       if (!o.control_only)
-        rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, o.tmpdir, std::nullopt));
+        rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, o.tmpdir, std::nullopt, beside));
       if (o.control)
-        rows.push_back(measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, o.tmpdir, o.control_flags));
+        rows.push_back(
+            measure(b, p, o.energyd, o.extra, o.windows, o.settle_s, o.db, o.tmpdir, o.control_flags, std::nullopt));
     }
   }
   if (rows.empty()) return std::fprintf(stderr, "observer_bench: no board selected (orin-nano, tx2)\n"), 2;
@@ -858,6 +944,7 @@ int run(int argc, char** argv) {
         "In the control rows the \"energyd\" columns are a second floor's, on the same files, started as "
         "energyd is.\n\n");
   print(rows);
+  print_beside(rows);
   print_folios(rows, o.tmpdir);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& r : rows) {
