@@ -324,6 +324,25 @@ struct ContextPoller::Shared {
   SteadyClock::time_point timer_at{};     // when timer_fd fires (epoch: disarmed); guarded by work_mu
   std::mutex work_mu;                     // guards `work` (and its schedule); held for a whole poll
   std::unique_ptr<PollWork> work;
+  // Quiet clock polls (no row, no stall, no gap, no governors, no thermal
+  // poll: most ticks) are not delivered under `mu`: the polling side, which
+  // holds work_mu, writes each one's duration into the next slot with no
+  // lock, and stats() folds the slots into the figures below (fold_quiet).
+  // When nobody asks, the polling side folds them itself once every slot is
+  // taken (under `mu`, once per kQuietSlots polls). Issue 16. Here, beside
+  // the members a tick touches anyway, rather than after the histograms.
+  static constexpr size_t kQuietSlots = 64;
+  std::atomic<uint64_t> quiet_written{0};  // stored by the polling side (release)
+  std::atomic<uint64_t> quiet_folded{0};   // stored under `mu` (release)
+  // The stats' counted_clocks and counter_fallbacks as last delivered:
+  // written under both work_mu and `mu`, read by the polling side.
+  int64_t delivered_counted = 0;
+  int64_t delivered_fallbacks = 0;
+  struct QuietPoll {
+    int64_t took_ns = 0;
+    bool inline_poll = false;
+  };
+  std::array<QuietPoll, kQuietSlots> quiet{};
   mutable std::mutex mu;  // guards the members below
   bool requested = false;
   std::vector<std::function<void()>> waiting;  // poll_now(polled): called once the asked poll is delivered
@@ -334,24 +353,6 @@ struct ContextPoller::Shared {
   ContextPollerStats stats;
   LatencyHistogram clock_poll_ns;
   LatencyHistogram thermal_poll_ns;
-  // Quiet clock polls (no row, no stall, no gap, no governors, no thermal
-  // poll: most ticks) are not delivered under `mu`: the polling side, which
-  // holds work_mu, writes each one's duration into the next slot with no
-  // lock, and stats() folds the slots into the figures above (fold_quiet).
-  // When nobody asks, the polling side folds them itself once every slot is
-  // taken (under `mu`, once per kQuietSlots polls). Issue 16.
-  static constexpr size_t kQuietSlots = 64;
-  struct QuietPoll {
-    int64_t took_ns = 0;
-    bool inline_poll = false;
-  };
-  std::array<QuietPoll, kQuietSlots> quiet{};
-  std::atomic<uint64_t> quiet_written{0};  // stored by the polling side (release)
-  std::atomic<uint64_t> quiet_folded{0};   // stored under `mu` (release)
-  // The stats' counted_clocks and counter_fallbacks as last delivered:
-  // written under both work_mu and `mu`, read by the polling side.
-  int64_t delivered_counted = 0;
-  int64_t delivered_fallbacks = 0;
 };
 
 namespace {
@@ -405,17 +406,20 @@ ENERGY_TICK_PATH bool quiet_outcome(const Shared& s, const PollOutcome& out) {
          out.gaps == 0 && out.counted_clocks == s.delivered_counted && out.counter_fallbacks == s.delivered_fallbacks;
 }
 
+// A poll that is not quiet, under `mu`, after the quiet ones before it.
+// Out of line: most ticks' polls are quiet (hand_in).
+[[gnu::noinline]] void deliver_in_order(Shared& s, PollOutcome& out) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  fold_quiet(s);
+  deliver(s, out);
+  s.delivered_counted = s.stats.counted_clocks;
+  s.delivered_fallbacks = s.stats.counter_fallbacks;
+}
+
 // The polling side (holding work_mu): a quiet poll into its slot, without
 // `mu` unless every slot is taken; anything else delivered under `mu`.
 ENERGY_TICK_PATH void hand_in(Shared& s, PollOutcome& out) {
-  if (!quiet_outcome(s, out)) {
-    std::lock_guard<std::mutex> lock(s.mu);
-    fold_quiet(s);  // in order: the counts stay those of the polls before this one
-    deliver(s, out);
-    s.delivered_counted = s.stats.counted_clocks;
-    s.delivered_fallbacks = s.stats.counter_fallbacks;
-    return;
-  }
+  if (!quiet_outcome(s, out)) return deliver_in_order(s, out);
   const uint64_t w = s.quiet_written.load(std::memory_order_relaxed);
   if (w - s.quiet_folded.load(std::memory_order_acquire) >= Shared::kQuietSlots) {
     std::lock_guard<std::mutex> lock(s.mu);
