@@ -219,6 +219,53 @@ TEST_F(WriterTest, SweepsStagedBeyondTheKeptCapacityComeBackExactlyAndInOrder) {
   }
 }
 
+// Absorbed sweeps take the buffers of sweeps the tail has taken and of
+// chunks that closed (StorageWriter::SpareSamples). In batches, each
+// appended to the tail before the next comes, and with a chunk closing
+// every 4 sweeps, each reading must still be the one pushed: in what a
+// reader sees while the writer runs (the tail's sweeps and the committed
+// chunks) and after the stop.
+TEST_F(WriterTest, SweepsKeepTheirOwnReadingsWhenTheirBuffersAreReused) {
+  WriterOptions o = slow_flush();
+  o.flush_interval = milliseconds(5);
+  o.seal_chunks = 2;
+  auto w = writer(o);
+  w->start();
+  auto varied = [](int64_t i) {
+    return Sample{(5000 + i * 100) * kMs,
+                  (5000 + i * 100) * kMs,
+                  {RailValue{5000 * (200 + i), 5000, 200 + static_cast<int32_t>(i), 0},  // power = V x I, as stored
+                   RailValue{5000 * (600 - i), 5000, 600 - static_cast<int32_t>(i), 0}}};
+  };
+  constexpr int64_t kBatch = 5, kBatches = 9;
+  for (int64_t b = 0; b < kBatches; ++b) {
+    for (int64_t i = b * kBatch; i < (b + 1) * kBatch; ++i) w->push_sample(varied(i));
+    ASSERT_TRUE(eventually([&] { return w->stats().samples_written == (b + 1) * kBatch; })) << "batch " << b;
+  }
+  constexpr int64_t kSweeps = kBatch * kBatches;
+  auto check = [&](const std::string& when) {
+    auto reader = Store::open(path_, StoreRole::kReader, 1000);
+    ASSERT_TRUE(reader.ok()) << reader.error().describe();
+    auto rails = (*reader)->rails();
+    ASSERT_TRUE(rails.ok() && rails->size() == 2);
+    for (size_t r = 0; r < 2; ++r) {
+      auto points =
+          (*reader)->readings().rail_points(1, (*rails)[r].id, EnergyWindow{varied(0).t_ns, varied(kSweeps - 1).t_ns});
+      ASSERT_TRUE(points.ok()) << points.error().describe();
+      ASSERT_EQ(points->size(), static_cast<size_t>(kSweeps)) << when << ", " << (*rails)[r].label;
+      for (int64_t i = 0; i < kSweeps; ++i) {
+        const auto& p = (*points)[static_cast<size_t>(i)];
+        ASSERT_EQ(p.t_ns, varied(i).t_ns) << when << ", " << (*rails)[r].label << " sweep " << i;
+        ASSERT_EQ(p.power_uw, varied(i).values[r].power_uw) << when << ", " << (*rails)[r].label << " sweep " << i;
+      }
+    }
+  };
+  check("running");
+  EXPECT_GE(w->stats().commits, 1);  // chunks closed and were committed: their buffers came back
+  w->stop();
+  check("stopped");
+}
+
 TEST_F(WriterTest, OpenNowOpensOnTheCallersThreadAndReturnsThisBootsOpenRuns) {
   {
     auto w = writer(slow_flush());

@@ -58,12 +58,11 @@ ENERGY_TICK_PATH void StorageWriter::StagedSweeps::add(const Sample& s) {
   values.insert(values.end(), s.values.begin(), s.values.end());
 }
 
-void StorageWriter::StagedSweeps::move_into(std::deque<Sample>& out) {
-  auto v = values.begin();
+void StorageWriter::StagedSweeps::move_into(std::deque<Sample>& out, SpareSamples& spares) {
+  const RailValue* v = values.data();
   for (const Head& h : heads) {
-    const auto n = static_cast<std::ptrdiff_t>(h.rails);
-    out.push_back(Sample{h.t_ns, h.wall_ns, std::vector<RailValue>(v, v + n)});
-    v += n;
+    out.push_back(spares.take(h.t_ns, h.wall_ns, v, h.rails));
+    v += h.rails;
   }
   heads.clear();
   values.clear();
@@ -71,6 +70,27 @@ void StorageWriter::StagedSweeps::move_into(std::deque<Sample>& out) {
     heads.shrink_to_fit();
     values.shrink_to_fit();
   }
+}
+
+Sample StorageWriter::SpareSamples::take(int64_t t_ns, int64_t wall_ns, const RailValue* values, size_t rails) {
+  if (spare_.empty()) return Sample{t_ns, wall_ns, std::vector<RailValue>(values, values + rails)};
+  Sample s = std::move(spare_.back());
+  spare_.pop_back();
+  bytes_ -= sizeof(Sample) + s.values.capacity() * sizeof(RailValue);
+  s.t_ns = t_ns;
+  s.wall_ns = wall_ns;
+  s.values.assign(values, values + rails);
+  return s;
+}
+
+void StorageWriter::SpareSamples::give(std::vector<Sample>& used) {
+  for (auto& s : used) {
+    const size_t bytes = sizeof(Sample) + s.values.capacity() * sizeof(RailValue);
+    if (s.values.capacity() == 0 || bytes_ + bytes > kKeepBytes) continue;
+    bytes_ += bytes;
+    spare_.push_back(std::move(s));
+  }
+  used.clear();
 }
 
 size_t StorageWriter::ring_wake_sweeps(int64_t period_ms, int64_t checkpoint_interval_ms, size_t rails) {
@@ -215,7 +235,7 @@ void StorageWriter::absorb_again() {
 void StorageWriter::absorb(std::deque<Item>& batch) {
   if (!drained_.heads.empty()) {
     newest_ = Sample{drained_.heads.back().t_ns, drained_.heads.back().wall_ns, {}};
-    drained_.move_into(early_);
+    drained_.move_into(early_, spares_);
   }
   for (auto& item : batch) {
     if (auto* m = std::get_if<std::unique_ptr<MarkOp>>(&item)) marks_.push_back(std::move(**m));
@@ -229,9 +249,9 @@ void StorageWriter::absorb(std::deque<Item>& batch) {
 // Into the chunker, and while there is a tail, into what it is owed.
 void StorageWriter::absorb_sweeps() {
   for (auto& s : early_) {
-    if (chunker_->add(s)) open_sweeps_.clear();
+    if (chunker_->add(s)) spares_.give(open_sweeps_);
     if (!tail_) continue;
-    open_sweeps_.push_back(s);
+    open_sweeps_.push_back(spares_.take(s.t_ns, s.wall_ns, s.values.data(), s.values.size()));
     tail_fresh_.push_back(std::move(s));
   }
   uncommitted_sweeps_ += static_cast<int64_t>(early_.size());
@@ -647,7 +667,7 @@ bool StorageWriter::append_tail() {
     open_sweeps_.clear();
     return false;
   }
-  tail_fresh_.clear();
+  spares_.give(tail_fresh_);
   tail_unsynced_ = true;
   std::lock_guard<std::mutex> lock(mu_);
   stats_.samples_written += uncommitted_sweeps_;
