@@ -54,6 +54,17 @@ observed_energyd_args() {
   [[ -z "$CONFIG" ]] || ENERGYD_ARGS+=(--config "$CONFIG")
 }
 
+# observed_start DIR SOCKET: starts ENERGYD on DIR/board (observed_energyd_args)
+# with its log in DIR/log and waits 4 s, past start-up, the first commit and
+# checkpoint. Sets PID; dies when energyd has exited by then.
+observed_start() {
+  observed_energyd_args "$1" "$2"
+  "$ENERGYD" "${ENERGYD_ARGS[@]}" >"$1/log" 2>&1 &
+  PID=$!
+  sleep 4
+  kill -0 "$PID" 2>/dev/null || die "energyd did not start: $(cat "$1/log")"
+}
+
 # The ticks energyd's status reports on SOCKET (empty when it does not answer).
 observed_ticks() {
   "$CTL" --socket "$1" --json status 2>/dev/null | sed -n 's/.*"ticks": *\([0-9]*\).*/\1/p' | head -1

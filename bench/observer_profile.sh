@@ -49,11 +49,7 @@ trap cleanup EXIT
 
 observed_static_tree "$DIR"
 observed_fast_monitors "$DIR"
-observed_energyd_args "$DIR" "$DIR/s.sock"
-"$ENERGYD" "${ENERGYD_ARGS[@]}" >"$DIR/log" 2>&1 &
-PID=$!
-sleep 4 # past start-up, the first commit and checkpoint
-kill -0 "$PID" 2>/dev/null || die "energyd did not start: $(cat "$DIR/log")"
+observed_start "$DIR" "$DIR/s.sock"
 
 # The files a tick reads: the rails' and, on a static tree (whose residency
 # counters do not advance, so energyd polls every domain), each clock

@@ -62,11 +62,7 @@ else
   observed_static_tree "$DIR"
 fi
 observed_fast_monitors "$DIR"
-observed_energyd_args "$DIR" "$DIR/s.sock"
-"$ENERGYD" "${ENERGYD_ARGS[@]}" >"$DIR/log" 2>&1 &
-PID=$!
-sleep 4  # past start-up, the first commit and checkpoint
-kill -0 "$PID" 2>/dev/null || die "energyd did not start: $(cat "$DIR/log")"
+observed_start "$DIR" "$DIR/s.sock"
 TID=""
 for t in /proc/"$PID"/task/*; do [[ "$(cat "$t/comm")" == sample ]] && TID="$(basename "$t")"; done
 [[ -n "$TID" ]] || die "energyd has no 'sample' thread"

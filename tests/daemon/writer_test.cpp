@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -52,6 +53,13 @@ class WriterTest : public ::testing::Test {
     WriterOptions o;
     o.flush_interval = milliseconds(3'600'000);  // never comes in a test: only marks and stop commit
     o.chunk_sweeps = 4;
+    return o;
+  }
+  // Flushes to the tail every 5 ms; commits when two chunks of 4 have closed.
+  static WriterOptions tail_flush() {
+    WriterOptions o = slow_flush();
+    o.flush_interval = milliseconds(5);
+    o.seal_chunks = 2;
     return o;
   }
   Sample sample(int64_t i) const {
@@ -107,6 +115,26 @@ class WriterTest : public ::testing::Test {
     return n ? *n : -1;
   }
 
+  // Every one of the first n sweeps of `sweep` is stored with its own time
+  // and power on both rails (a reader: the tail's sweeps and the chunks).
+  void expect_stored_exactly(const std::function<Sample(int64_t)>& sweep, int64_t n, const std::string& when) {
+    auto reader = Store::open(path_, StoreRole::kReader, 1000);
+    ASSERT_TRUE(reader.ok()) << reader.error().describe();
+    auto rails = (*reader)->rails();
+    ASSERT_TRUE(rails.ok() && rails->size() == 2);
+    for (size_t r = 0; r < 2; ++r) {
+      auto points =
+          (*reader)->readings().rail_points(1, (*rails)[r].id, EnergyWindow{sweep(0).t_ns, sweep(n - 1).t_ns});
+      ASSERT_TRUE(points.ok()) << points.error().describe();
+      ASSERT_EQ(points->size(), static_cast<size_t>(n)) << when << ", " << (*rails)[r].label;
+      for (int64_t i = 0; i < n; ++i) {
+        const auto& p = (*points)[static_cast<size_t>(i)];
+        ASSERT_EQ(p.t_ns, sweep(i).t_ns) << when << ", " << (*rails)[r].label << " sweep " << i;
+        ASSERT_EQ(p.power_uw, sweep(i).values[r].power_uw) << when << ", " << (*rails)[r].label << " sweep " << i;
+      }
+    }
+  }
+
   core_test::TempDir dir_;
   std::string path_;
   std::vector<RailInfo> rails_;
@@ -153,10 +181,7 @@ TEST_F(WriterTest, SamplesWaitForTheNextCommitAndAMarkCommitsEverySampleBeforeIt
 // Every flush interval the sweeps go to the sweep tail, where readers see
 // them; the database gets a commit only once seal_chunks chunks have closed.
 TEST_F(WriterTest, TheFlushIntervalWritesTheTailAndTheDatabaseGetsOnlyClosedChunksTogether) {
-  WriterOptions o = slow_flush();
-  o.flush_interval = milliseconds(5);
-  o.seal_chunks = 2;
-  auto w = writer(o);
+  auto w = writer(tail_flush());
   w->start();
   push(*w, 0, 6);
   ASSERT_TRUE(eventually([&] { return w->stats().samples_written == 6; }));
@@ -202,21 +227,7 @@ TEST_F(WriterTest, SweepsStagedBeyondTheKeptCapacityComeBackExactlyAndInOrder) {
   for (int64_t i = kSweeps / 2; i < kSweeps; ++i) w->push_sample(varied(i));
   w->stop();
   EXPECT_EQ(stored_sweeps(), kSweeps);
-  auto reader = Store::open(path_, StoreRole::kReader, 1000);
-  ASSERT_TRUE(reader.ok()) << reader.error().describe();
-  auto rails = (*reader)->rails();
-  ASSERT_TRUE(rails.ok() && rails->size() == 2);
-  for (size_t r = 0; r < 2; ++r) {
-    auto points =
-        (*reader)->readings().rail_points(1, (*rails)[r].id, EnergyWindow{varied(0).t_ns, varied(kSweeps - 1).t_ns});
-    ASSERT_TRUE(points.ok()) << points.error().describe();
-    ASSERT_EQ(points->size(), static_cast<size_t>(kSweeps)) << (*rails)[r].label;
-    for (int64_t i = 0; i < kSweeps; ++i) {
-      const auto& p = (*points)[static_cast<size_t>(i)];
-      ASSERT_EQ(p.t_ns, varied(i).t_ns) << (*rails)[r].label << " sweep " << i;
-      ASSERT_EQ(p.power_uw, varied(i).values[r].power_uw) << (*rails)[r].label << " sweep " << i;
-    }
-  }
+  expect_stored_exactly(varied, kSweeps, "stopped");
 }
 
 // Absorbed sweeps take the buffers of sweeps the tail has taken and of
@@ -226,10 +237,7 @@ TEST_F(WriterTest, SweepsStagedBeyondTheKeptCapacityComeBackExactlyAndInOrder) {
 // reader sees while the writer runs (the tail's sweeps and the committed
 // chunks) and after the stop.
 TEST_F(WriterTest, SweepsKeepTheirOwnReadingsWhenTheirBuffersAreReused) {
-  WriterOptions o = slow_flush();
-  o.flush_interval = milliseconds(5);
-  o.seal_chunks = 2;
-  auto w = writer(o);
+  auto w = writer(tail_flush());
   w->start();
   auto varied = [](int64_t i) {
     return Sample{(5000 + i * 100) * kMs,
@@ -243,27 +251,10 @@ TEST_F(WriterTest, SweepsKeepTheirOwnReadingsWhenTheirBuffersAreReused) {
     ASSERT_TRUE(eventually([&] { return w->stats().samples_written == (b + 1) * kBatch; })) << "batch " << b;
   }
   constexpr int64_t kSweeps = kBatch * kBatches;
-  auto check = [&](const std::string& when) {
-    auto reader = Store::open(path_, StoreRole::kReader, 1000);
-    ASSERT_TRUE(reader.ok()) << reader.error().describe();
-    auto rails = (*reader)->rails();
-    ASSERT_TRUE(rails.ok() && rails->size() == 2);
-    for (size_t r = 0; r < 2; ++r) {
-      auto points =
-          (*reader)->readings().rail_points(1, (*rails)[r].id, EnergyWindow{varied(0).t_ns, varied(kSweeps - 1).t_ns});
-      ASSERT_TRUE(points.ok()) << points.error().describe();
-      ASSERT_EQ(points->size(), static_cast<size_t>(kSweeps)) << when << ", " << (*rails)[r].label;
-      for (int64_t i = 0; i < kSweeps; ++i) {
-        const auto& p = (*points)[static_cast<size_t>(i)];
-        ASSERT_EQ(p.t_ns, varied(i).t_ns) << when << ", " << (*rails)[r].label << " sweep " << i;
-        ASSERT_EQ(p.power_uw, varied(i).values[r].power_uw) << when << ", " << (*rails)[r].label << " sweep " << i;
-      }
-    }
-  };
-  check("running");
-  EXPECT_GE(w->stats().commits, 1);  // chunks closed and were committed: their buffers came back
+  expect_stored_exactly(varied, kSweeps, "running");
+  EXPECT_GE(w->stats().commits, 1);  // chunks closed (their buffers came back) and were committed
   w->stop();
-  check("stopped");
+  expect_stored_exactly(varied, kSweeps, "stopped");
 }
 
 TEST_F(WriterTest, OpenNowOpensOnTheCallersThreadAndReturnsThisBootsOpenRuns) {
