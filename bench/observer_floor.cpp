@@ -20,7 +20,7 @@
 // tick puts that tick's slice into the count in the same way; its own
 // context switch is left out of ctxsw.
 //
-// Usage: observer_floor [--timerfd] [--rearm] [--touch N] PERIOD_US TICKS FILE...
+// Usage: observer_floor [--timerfd] [--rearm] [--touch N] [--clock-reads N] PERIOD_US TICKS FILE...
 // The options make it a variant that does one more thing energyd's tick does
 // (observer_bench --control-floor; docs/PERFORMANCE.md "What a tick's parts
 // cost"), to price that thing against the plain floor:
@@ -29,7 +29,11 @@
 //   --rearm: arms a second timerfd once a tick (energyd's stall timer);
 //   --touch N: reads one cache line on each of N distinct pages of a 64 MiB
 //     buffer every tick (1-16384): memory a larger program touches per tick,
-//     cold after the sleep.
+//     cold after the sleep;
+//   --clock-reads N: reads CLOCK_MONOTONIC N times a tick (1-256), spread
+//     between the file reads, as energyd's tick reads the clock between
+//     its rails and its clock files (docs/PERFORMANCE.md "Kernel or user
+//     space").
 // Exit status: 0 on success, 2 on a usage error, 1 when a file cannot be
 // opened or read, a timer cannot be made, or the counters cannot be read.
 #include <fcntl.h>
@@ -100,7 +104,10 @@ struct Variant {
   bool timerfd = false;  // --timerfd
   bool rearm = false;    // --rearm
   long touch = 0;        // --touch N
+  long clock_reads = 0;  // --clock-reads N
 };
+
+constexpr long kMaxClockReads = 256;
 
 constexpr long kTouchBytes = 64L << 20;
 constexpr long kPage = 4096;
@@ -126,6 +133,15 @@ bool extra_work(const Variant& v, const Extras& x) {
     touched_sink = x.buffer[static_cast<size_t>(page * kPage + 64 * (k % 64))];
   }
   return true;
+}
+
+// Where --clock-reads' clock reads go, so they are not optimised away.
+volatile long clock_sink = 0;
+
+void clock_read() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_sink = t.tv_nsec;
 }
 
 // The loop itself: returns false when a read or a timer fails.
@@ -155,8 +171,11 @@ bool poll(const std::vector<int>& fds, long period_us, long ticks, const Variant
       while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) != 0) {
       }
     }
-    for (int fd : fds) {
-      if (pread(fd, buf, sizeof buf, 0) <= 0) return false;
+    const auto files = static_cast<long>(fds.size());
+    for (long f = 0; f < files; ++f) {
+      // --clock-reads: spread over the reads, the first files one more when they do not divide evenly
+      for (long c = v.clock_reads / files + (f < v.clock_reads % files ? 1 : 0); c > 0; --c) clock_read();
+      if (pread(fds[static_cast<size_t>(f)], buf, sizeof buf, 0) <= 0) return false;
     }
     if (!extra_work(v, x)) return false;
   }
@@ -171,7 +190,8 @@ double now_s() {
 
 int usage(const char* why) {
   std::fprintf(stderr,
-               "observer_floor: %s\nusage: observer_floor [--timerfd] [--rearm] [--touch N] PERIOD_US TICKS FILE...\n",
+               "observer_floor: %s\nusage: observer_floor [--timerfd] [--rearm] [--touch N] [--clock-reads N] "
+               "PERIOD_US TICKS FILE...\n",
                why);
   return 2;
 }
@@ -192,6 +212,11 @@ int main(int argc, char** argv) {
       v.touch = leading_number(argv[++arg]);
       if (v.touch < 1 || v.touch > kTouchBytes / kPage || std::to_string(v.touch) != argv[arg])
         return usage("--touch takes a whole number of pages from 1 to 16384");
+    } else if (opt == "--clock-reads") {
+      if (arg + 1 >= argc) return usage("--clock-reads needs a number of reads");
+      v.clock_reads = leading_number(argv[++arg]);
+      if (v.clock_reads < 1 || v.clock_reads > kMaxClockReads || std::to_string(v.clock_reads) != argv[arg])
+        return usage("--clock-reads takes a whole number of reads from 1 to 256");
     } else {
       return usage(("unknown option '" + opt + "'").c_str());
     }
