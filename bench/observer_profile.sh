@@ -60,6 +60,7 @@ mapfile -t FILES < <(for fd in /proc/"$PID"/fd/*; do readlink "$fd" || true; don
 
 TICKS=$((SECS * 1000 / PERIOD))
 ((TICKS > 0)) || die "SECONDS x 1000 / PERIOD_MS must be at least one tick"
+# The floor runs about 3 s longer than perf: 1 s before it and some after.
 "$FLOOR" --timerfd --rearm "$((PERIOD * 1000))" "$((TICKS + 3 * 1000 / PERIOD + 2))" "${FILES[@]}" \
   >"$DIR/floor.out" 2>&1 &
 FPID=$!
@@ -97,7 +98,7 @@ awk -v us="$US" -v ticks="$TICKS" '
   END { for (c in t) printf "  energyd %-28s %7.1f %8.1f %6.1f\n", c, e[c " kernel"] * us / ticks,
           e[c " user"] * us / ticks, (e[c " kernel"] + e[c " user"]) * us / ticks }' "$DIR/energyd.split" | sort
 awk -v us="$US" -v ticks="$TICKS" '
-  FILENAME ~ /floor/ { f[$2] += $3; next }
+  FILENAME == ARGV[2] { f[$2] += $3; next }
   { all[$2] += $3 }
   END {
     printf "  %-36s %7.1f %8.1f %6.1f\n", "energyd, all threads", all["kernel"] * us / ticks,
