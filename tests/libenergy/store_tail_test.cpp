@@ -63,7 +63,7 @@ class StoreTail : public TempStoreTest {
   }
   // Energy of rail 0 over [sweep a, sweep b] from one Chunker over every sweep.
   static double truth_uj(int64_t a, int64_t b) {
-    Chunker all({ChunkRail{0}, ChunkRail{0}}, 600, {});
+    Chunker all({ChunkRail{0}, ChunkRail{0}}, b + 1, {});  // one chunk
     for (const auto& s : sweeps(0, b + 1)) all.add(s);
     auto rs = decode_rail_chunk(all.open_chunk().times, all.open_chunk().rails[0], 0);
     return rs.ok() ? (*rs)[static_cast<size_t>(b)].cum_uj - (*rs)[static_cast<size_t>(a)].cum_uj : -1;
@@ -164,6 +164,56 @@ TEST_F(StoreTail, AReaderReadsWhatWasAppendedSinceAndANewFileAfresh) {
   auto last = r->readings().last_sample_ns(boot_);
   ASSERT_TRUE(last.ok() && last->has_value());
   EXPECT_EQ(**last, sweep(719).t_ns);
+}
+
+// The writer commits sealed chunks, then rewrites the tail without their
+// sweeps. A reader that read the tail before that commit, and asks after it
+// (the old tail unchanged, then grown, then replaced), sees each sweep
+// once: from the database when it holds it, else from the tail.
+TEST_F(StoreTail, AReaderListsEachSweepOnceAcrossACommitAndTheTailsRewrite) {
+  store_chunk(10);
+  auto tail = SweepTailFile::open(store_->tail_path());
+  ASSERT_TRUE(tail.ok());
+  for (int64_t i = 10; i < 700; i += 10) append(*tail, i, i + 10, static_cast<double>(i));
+  auto r = reader();
+  ASSERT_TRUE(r);
+  auto expect_each_once = [&](int64_t n, const char* when) {
+    SCOPED_TRACE(when);
+    auto count = r->readings().sample_count();
+    ASSERT_TRUE(count.ok());
+    EXPECT_EQ(*count, n);
+    auto rows = r->readings().export_boot_readings(boot_, {0, INT64_MAX}, "", 100000);
+    ASSERT_TRUE(rows.ok());
+    EXPECT_EQ(rows->size(), static_cast<size_t>(2 * n));
+    auto pts = r->readings().rail_points(boot_, ids_[0], {sweep(0).t_ns, sweep(n - 1).t_ns});
+    ASSERT_TRUE(pts.ok());
+    ASSERT_EQ(pts->size(), static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ((*pts)[static_cast<size_t>(i)].t_ns, sweep(i).t_ns) << i;
+    auto e = r->readings().energy_uj(boot_, ids_[0], {sweep(3).t_ns, sweep(n - 2).t_ns});
+    ASSERT_TRUE(e.ok() && e->has_value());
+    EXPECT_NEAR(**e, truth_uj(3, n - 2), 1e-6);
+  };
+  expect_each_once(700, "before the commit");
+  {  // the writer's commit of the chunk of sweeps [10, 610)
+    auto resume = store_->readings().resume_cursors(boot_, ids_);
+    ASSERT_TRUE(resume.ok());
+    Chunker chunker({ChunkRail{0}, ChunkRail{0}}, 600, *resume);
+    for (const auto& s : sweeps(10, 610)) chunker.add(s);
+    ASSERT_TRUE(store_->begin().ok());
+    ASSERT_TRUE(store_->readings().put_chunk(boot_, ids_, chunker.open_chunk()).ok());
+    ASSERT_TRUE(store_->commit().ok());
+  }
+  expect_each_once(700, "after the commit, the old tail unchanged");
+  append(*tail, 700, 710, 700);
+  expect_each_once(710, "after the commit, the old tail grown");
+  std::string next = store_->tail_path() + ".new";
+  {
+    auto fresh = SweepTailFile::open(next);
+    ASSERT_TRUE(fresh.ok());
+    append(*fresh, 610, 720, 720);
+  }
+  ASSERT_EQ(std::rename(next.c_str(), store_->tail_path().c_str()), 0);
+  expect_each_once(720, "after the tail's rewrite");
 }
 
 TEST_F(StoreTail, ADamagedTailKeepsItsValidFramesAndIsReportedAndKeptAside) {

@@ -62,8 +62,10 @@ Result<std::string> read_frames(int fd, const std::string& path, size_t from, si
 
 }  // namespace
 
+// The newest chunk's last sweep: a boot's chunks do not overlap, so that is
+// the newest stored sweep, found through the (boot, t_first_ns) index.
 Result<std::optional<int64_t>> StoreReadings::stored_last_ns(int64_t boot) {
-  auto st = db_->prepare("SELECT max(t_last_ns) FROM chunks WHERE boot = ?1");
+  auto st = db_->prepare("SELECT t_last_ns FROM chunks WHERE boot = ?1 ORDER BY t_first_ns DESC LIMIT 1");
   if (!st) return st.take_error();
   auto r = st->bind(1, boot).step();
   if (!r) return r.take_error();
@@ -181,44 +183,167 @@ void Store::set_tail_aside(const std::string& why) {
 }
 
 // Reader: the tail as it stands, less what the database already holds.
-// Read before the database is asked what it holds, so a chunk committed in
-// between is found in the database rather than missed by both.
+//
+// The tail file is read first, then the database is asked what it holds,
+// in one snapshot that the query's own statements share. A commit of
+// sealed chunks removes their sweeps from the tail only after it lands
+// (the writer rewrites the file then), so every sweep the file lacked was
+// already in the database when the snapshot was taken: none is missed.
+// Sweeps both hold (a commit between the two reads) are taken from the
+// database only: live_ holds the sweeps after its newest stored one. When
+// that has moved since live_ was chunked, live_ is read afresh, from the
+// whole file and before a new snapshot.
+//
 // A tail unchanged since the last refresh (same inode, size and mtime: the
 // writer writes frames in place, which changes the mtime, grows the
 // preallocated file now and then, or replaces the file after a commit) is
 // not read again; one with frames added is read from where the last
 // refresh stopped (its zeros after the frames are the end of the data).
-Status StoreReadings::refresh_live() {
-  if (!reader_) return ok_status();
-  auto st = refresh_tail();
-  if (!st) return st;
-  return add_ring_sweeps();
+struct StoreReadings::TailRead {
+  enum class Kind {
+    kUnchanged,  // as when live_ was read
+    kAppended,   // frames appended to live_'s file: `scan`, from live_cursor_'s bytes on
+    kWhole,      // the whole file: `scan`
+    kNone,       // no tail file
+  };
+  Kind kind = Kind::kUnchanged;
+  std::string key;  // the file's inode, size and mtime when it was looked at
+  uint64_t ino = 0;
+  TailScan scan;
+};
+
+// Times a query reads the tail again because the database took sweeps
+// while it did (once every seal_chunks chunks: 15 min at the defaults).
+constexpr int kTailReadTries = 4;
+
+Result<StoreReadings::Snapshot> StoreReadings::refresh_live() {
+  if (!reader_ || snapshots_ > 0) return Snapshot();
+  for (int attempt = 0; attempt < kTailReadTries; ++attempt) {
+    auto read = read_tail();
+    if (!read) return read.take_error();
+    auto snapshot = open_snapshot();
+    if (!snapshot) return snapshot.take_error();
+    auto applied = apply_tail(*read);
+    if (!applied) return applied.take_error();
+    if (!*applied) {
+      drop_live();
+      continue;  // the snapshot closes before the file is read again
+    }
+    auto ring = add_ring_sweeps();
+    if (!ring) return ring.take_error();
+    return std::move(snapshot).value();
+  }
+  return make_error(ErrorCode::kState, "the database took new sweeps " + std::to_string(kTailReadTries) +
+                                           " times while its sweep tail " + tail_path() + " was read; ask again");
 }
 
-Status StoreReadings::refresh_tail() {
+Result<StoreReadings::Snapshot> StoreReadings::open_snapshot() {
+  auto st = db_->exec("SAVEPOINT live_read");
+  if (!st) return st.take_error();
+  ++snapshots_;
+  return Snapshot(this);
+}
+
+// A read-only savepoint's release does not fail short of a broken
+// connection; if it does, the rollback still ends the read transaction.
+void StoreReadings::close_snapshot() {
+  --snapshots_;
+  if (db_->exec("RELEASE live_read")) return;
+  (void)db_->exec("ROLLBACK TO live_read");
+  (void)db_->exec("RELEASE live_read");
+}
+
+StoreReadings::Snapshot::~Snapshot() {
+  if (owner_ != nullptr) owner_->close_snapshot();
+}
+
+void StoreReadings::drop_live() {
+  live_.reset();
+  live_cursor_.reset();
+  live_key_.clear();
+}
+
+Result<StoreReadings::TailRead> StoreReadings::read_tail() const {
+  TailRead out;
   struct stat st {};
-  std::string key;
   if (::stat(tail_path().c_str(), &st) == 0) {
-    key = std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + ":" +
-          std::to_string(st.st_mtim.tv_nsec);
+    out.key = std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
+              ":" + std::to_string(st.st_mtim.tv_nsec);
   }
-  if (!key.empty() && key == live_key_) return ok_status();
-  if (!key.empty()) {
-    auto extended = extend_live(static_cast<uint64_t>(st.st_ino));
-    if (!extended) return extended.take_error();
-    if (*extended) {
-      live_key_ = key;
-      return ok_status();
+  if (!out.key.empty() && out.key == live_key_) return out;
+  auto fd = open_regular_file(tail_path(), "the sweep tail " + tail_path(), FileAccess::kRead);
+  if (!fd && fd.error().sys_errno == ENOENT) {
+    out.kind = TailRead::Kind::kNone;
+    return out;
+  }
+  if (!fd) return fd.take_error();
+  if (::fstat(fd->get(), &st) != 0) return errno_error("cannot stat the sweep tail " + tail_path());
+  out.ino = static_cast<uint64_t>(st.st_ino);
+  // Frames appended to the file live_ was read from: only the new bytes.
+  if (live_ && live_cursor_ && live_cursor_->ino == out.ino && static_cast<size_t>(st.st_size) >= live_cursor_->bytes) {
+    const LiveCursor& c = *live_cursor_;
+    auto fresh = read_frames(fd->get(), tail_path(), c.bytes, static_cast<size_t>(st.st_size), c.counters);
+    if (!fresh) return fresh.take_error();
+    out.kind = TailRead::Kind::kAppended;
+    out.scan = decode_tail(*fresh, 0, c.counters);
+    return out;
+  }
+  auto bytes = read_all(fd->get(), "the sweep tail " + tail_path(), kMaxTailFileBytes);
+  if (!bytes) return bytes.take_error();
+  out.kind = TailRead::Kind::kWhole;
+  out.scan = decode_tail(*bytes);
+  return out;
+}
+
+Result<bool> StoreReadings::apply_tail(TailRead& read) {
+  using Kind = TailRead::Kind;
+  if (read.kind == Kind::kNone) {
+    drop_live();
+    return true;
+  }
+  if (live_ && live_cursor_ && read.kind != Kind::kWhole) {
+    auto last = stored_last_ns(live_->boot);
+    if (!last) return last.take_error();
+    if (last->value_or(0) != live_cursor_->stored_last_ns) return false;
+  }
+  if (read.kind == Kind::kUnchanged) return true;
+  if (read.kind == Kind::kAppended) {
+    LiveCursor& c = *live_cursor_;
+    for (const auto& f : read.scan.frames) {
+      if (!same_rails(f, live_->boot, live_->rail_ids)) return false;
     }
+    std::vector<const std::vector<Sample>*> batches;
+    for (const auto& f : read.scan.frames) {
+      batches.push_back(&f.sweeps);
+      if (f.counters) c.counters = f.counters;
+    }
+    chunk_live(batches);
+    c.bytes += read.scan.valid_bytes;
+    live_key_ = read.key;
+    return true;
   }
-  return reload_live(key);
+  drop_live();
+  if (read.scan.frames.empty()) return true;
+  const TailFrame& newest = read.scan.frames.back();
+  std::optional<LiveCursor> cursor;
+  auto live = chunks_from_tail(read.scan.frames, newest.boot, newest.rail_ids, &cursor);
+  if (!live) return live.take_error();
+  auto boot_id = boot_id_of(live->boot);
+  if (!boot_id) return boot_id.take_error();
+  live->boot_id = std::move(boot_id).value();
+  live_ = std::move(live).value();
+  live_cursor_ = std::move(cursor);
+  live_cursor_->ino = read.ino;
+  live_cursor_->bytes = read.scan.valid_bytes;
+  live_key_ = read.key;
+  return true;
 }
 
 // Reader: the sweeps newer than the tail's, from the sweep ring of the
 // writer in this process (sweep_ring.h), when it has one: the writer
 // appends to the tail only when it syncs it (every checkpoint_interval),
 // and a query still sees the newest sweep. They go into the cursor's
-// chunker as the tail's frames would; when those frames come, extend_live
+// chunker as the tail's frames would; when those frames come, chunk_live
 // skips the sweeps it already holds. Without tail frames of the ring's
 // rows (just after a start), live_ starts from the database's newest sweep.
 Status StoreReadings::add_ring_sweeps() {
@@ -236,7 +361,7 @@ Status StoreReadings::add_ring_sweeps() {
     if (!boot_id) return boot_id.take_error();
     live->boot_id = std::move(boot_id).value();
     live_ = std::move(live).value();
-    live_cursor_ = std::move(cursor);  // ino 0: the tail's first frames make reload_live read it afresh
+    live_cursor_ = std::move(cursor);  // ino 0: the tail's first frames are read whole
   }
   if (fresh.sweeps.empty()) return ok_status();
   chunk_live({&fresh.sweeps});
@@ -265,65 +390,6 @@ Result<std::string> StoreReadings::boot_id_of(int64_t boot) {
   auto r = st->bind(1, boot).step();
   if (!r) return r.take_error();
   return *r == sql::StepResult::kRow ? st->text_at(0) : std::string();
-}
-
-Status StoreReadings::reload_live(const std::string& key) {
-  live_.reset();
-  live_cursor_.reset();
-  live_key_.clear();
-  auto fd = open_regular_file(tail_path(), "the sweep tail " + tail_path(), FileAccess::kRead);
-  if (!fd && fd.error().sys_errno == ENOENT) return ok_status();
-  if (!fd) return fd.take_error();
-  struct stat st {};
-  if (::fstat(fd->get(), &st) != 0) return errno_error("cannot stat the sweep tail " + tail_path());
-  auto bytes = read_all(fd->get(), "the sweep tail " + tail_path(), kMaxTailFileBytes);
-  if (!bytes) return bytes.take_error();
-  TailScan scan = decode_tail(*bytes);
-  if (scan.frames.empty()) return ok_status();
-  const TailFrame& newest = scan.frames.back();
-  std::optional<LiveCursor> cursor;
-  auto live = chunks_from_tail(scan.frames, newest.boot, newest.rail_ids, &cursor);
-  if (!live) return live.take_error();
-  auto boot_id = boot_id_of(live->boot);
-  if (!boot_id) return boot_id.take_error();
-  live->boot_id = std::move(boot_id).value();
-  live_ = std::move(live).value();
-  live_cursor_ = std::move(cursor);
-  live_cursor_->ino = static_cast<uint64_t>(st.st_ino);
-  live_cursor_->bytes = scan.valid_bytes;
-  live_key_ = key;
-  return ok_status();
-}
-
-// The frames after the cursor, when the file is the cursor's (the writer
-// replaces it by a new one after each commit), all of live_'s boot and
-// rails, and the database holds no newer sweep than when live_ was read.
-// Only the new bytes are read; live_'s open chunk is rebuilt, its closed
-// ones kept.
-Result<bool> StoreReadings::extend_live(uint64_t ino) {
-  if (!live_ || !live_cursor_ || live_cursor_->ino != ino) return false;
-  LiveCursor& c = *live_cursor_;
-  auto fd = open_regular_file(tail_path(), "the sweep tail " + tail_path(), FileAccess::kRead);
-  struct stat st {};
-  if (!fd || ::fstat(fd->get(), &st) != 0 || static_cast<uint64_t>(st.st_ino) != ino) return false;
-  if (static_cast<size_t>(st.st_size) < c.bytes) return false;
-  auto fresh = read_frames(fd->get(), tail_path(), c.bytes, static_cast<size_t>(st.st_size), c.counters);
-  if (!fresh) return fresh.take_error();
-  TailScan scan = decode_tail(*fresh, 0, c.counters);
-  auto last = stored_last_ns(live_->boot);
-  if (!last) return last.take_error();
-  if (last->value_or(0) != c.stored_last_ns) return false;
-  for (const auto& f : scan.frames) {
-    if (!same_rails(f, live_->boot, live_->rail_ids)) return false;
-  }
-  std::vector<const std::vector<Sample>*> batches;
-  for (const auto& f : scan.frames) {
-    batches.push_back(&f.sweeps);
-    if (f.counters) c.counters = f.counters;
-  }
-  chunk_live(batches);
-  c.bytes += scan.valid_bytes;
-  return true;
 }
 
 int StoreReadings::live_rail(int64_t boot, int64_t rail_id) const {

@@ -144,17 +144,41 @@ class StoreReadings {
   Result<LiveChunks> chunks_from_tail(const std::vector<TailFrame>& frames, int64_t boot,
                                       const std::vector<int64_t>& rail_ids, std::optional<LiveCursor>* keep = nullptr);
   Result<LiveChunks> live_rails(int64_t boot, const std::vector<int64_t>& rail_ids);
-  // Reader: reloads live_ from the tail, then adds the sweep ring's newer
-  // sweeps (before each public query of the raw tier).
-  Status refresh_live();
-  Status refresh_tail();
+  // Reader: the database as of one moment, for every statement of a
+  // query (a savepoint), taken after the sweep tail was read, so that
+  // live_ and the stored chunks the query lists neither overlap nor leave
+  // a gap (store_tail.cpp). Empty for a writer, and inside another.
+  class Snapshot {
+   public:
+    Snapshot() = default;
+    Snapshot(Snapshot&& o) noexcept : owner_(o.owner_) { o.owner_ = nullptr; }
+    Snapshot(const Snapshot&) = delete;
+    Snapshot& operator=(const Snapshot&) = delete;
+    Snapshot& operator=(Snapshot&&) = delete;
+    ~Snapshot();
+
+   private:
+    friend class StoreReadings;
+    explicit Snapshot(StoreReadings* owner) : owner_(owner) {}
+    StoreReadings* owner_ = nullptr;
+  };
+  // What the sweep tail holds beyond live_ (store_tail.cpp).
+  struct TailRead;
+  // Reader: brings live_ up to the tail and the sweep ring, and opens the
+  // snapshot the query runs in (before each public query of the raw tier).
+  Result<Snapshot> refresh_live();
+  Result<Snapshot> open_snapshot();
+  void close_snapshot();
+  // The tail file's frames beyond live_, or all of them (no database access).
+  Result<TailRead> read_tail() const;
+  // Adds what read_tail() found to live_, in the open snapshot; false when
+  // the database took sweeps since live_ was chunked, so live_ must be
+  // read afresh from the whole file, before a new snapshot.
+  Result<bool> apply_tail(TailRead& read);
   Status add_ring_sweeps();
   void chunk_live(const std::vector<const std::vector<Sample>*>& batches);
   Result<std::string> boot_id_of(int64_t boot);
-  Status reload_live(const std::string& key);
-  // Reader: adds to live_ the frames appended since live_cursor_ to the
-  // same file of `ino`; false when live_ must be read afresh instead.
-  Result<bool> extend_live(uint64_t ino);
+  void drop_live();
   // The position of rail_id among live_'s rails for `boot`, or -1.
   int live_rail(int64_t boot, int64_t rail_id) const;
   Status append_live_rows(const std::function<bool(int64_t, int64_t)>& keep, const std::string& rail_label,
@@ -167,6 +191,7 @@ class StoreReadings {
   std::optional<LiveChunks> live_;         // reader only
   std::string live_key_;                   // the tail file live_ was read from (inode, size, mtime)
   std::optional<LiveCursor> live_cursor_;  // reader only, with live_
+  int snapshots_ = 0;                      // open Snapshots (nested ones are empty)
 };
 
 }  // namespace energy
