@@ -83,7 +83,8 @@
 //     the control's range also covers is noise;
 //   --control-only: the control rows alone;
 //   --control-floor "FLAGS": the control's floor runs with these of
-//     observer_floor's options (--timerfd, --rearm, --touch N), each of which
+//     observer_floor's options (--timerfd, --rearm, --touch N,
+//     --clock-reads N), each of which
 //     adds one thing energyd's tick does, to price it against the plain
 //     floor (implies --control; docs/PERFORMANCE.md "What a tick's parts cost");
 //     and --clocks, the bench's own: the control's floor also reads, every
@@ -840,11 +841,14 @@ bool parse_floor_flags(const std::string& text, std::vector<std::string>& out) {
       out.push_back(word);
       continue;
     }
+    // --touch N (pages, 1-16384) and --clock-reads N (1-256), as observer_floor takes them
+    const long most = word == "--touch" ? 16384 : word == "--clock-reads" ? 256 : 0;
     std::string n;
-    if (word != "--touch" || !(in >> n) || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 5 ||
-        std::stol(n) < 1 || std::stol(n) > 16384) {
+    if (most == 0 || !(in >> n) || n.empty() || n.find_first_not_of("0123456789") != std::string::npos ||
+        n.size() > 5 || std::stol(n) < 1 || std::stol(n) > most) {
       std::fprintf(stderr,
-                   "observer_bench: --control-floor: '%s' is not --timerfd, --rearm, --clocks or --touch N (1-16384)\n",
+                   "observer_bench: --control-floor: '%s' is not --timerfd, --rearm, --clocks, --touch N (1-16384) "
+                   "or --clock-reads N (1-256)\n",
                    word.c_str());
       return false;
     }

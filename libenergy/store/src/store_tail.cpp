@@ -238,8 +238,10 @@ Result<StoreReadings::Snapshot> StoreReadings::refresh_live() {
 }
 
 Result<StoreReadings::Snapshot> StoreReadings::open_snapshot() {
-  auto st = db_->exec("SAVEPOINT live_read");
+  auto st = db_->prepare("SAVEPOINT live_read");  // prepared once, as the queries are
   if (!st) return st.take_error();
+  auto done = st->run();
+  if (!done) return done.take_error();
   ++snapshots_;
   return Snapshot(this);
 }
@@ -248,7 +250,8 @@ Result<StoreReadings::Snapshot> StoreReadings::open_snapshot() {
 // connection; if it does, the rollback still ends the read transaction.
 void StoreReadings::close_snapshot() {
   --snapshots_;
-  if (db_->exec("RELEASE live_read")) return;
+  auto st = db_->prepare("RELEASE live_read");
+  if (st && st->run()) return;
   (void)db_->exec("ROLLBACK TO live_read");
   (void)db_->exec("RELEASE live_read");
 }
