@@ -193,27 +193,31 @@ TEST_F(StoreTail, AReaderListsEachSweepOnceAcrossACommitAndTheTailsRewrite) {
     ASSERT_TRUE(e.ok() && e->has_value());
     EXPECT_NEAR(**e, truth_uj(3, n - 2), 1e-6);
   };
-  expect_each_once(700, "before the commit");
-  {  // the writer's commit of the chunk of sweeps [10, 610)
+  expect_each_once(700, "before the commits");
+  auto commit = [&](int64_t from, int64_t to) {  // the writer's commit of a sealed chunk
     auto resume = store_->readings().resume_cursors(boot_, ids_);
     ASSERT_TRUE(resume.ok());
     Chunker chunker({ChunkRail{0}, ChunkRail{0}}, 600, *resume);
-    for (const auto& s : sweeps(10, 610)) chunker.add(s);
+    for (const auto& s : sweeps(from, to)) chunker.add(s);
     ASSERT_TRUE(store_->begin().ok());
     ASSERT_TRUE(store_->readings().put_chunk(boot_, ids_, chunker.open_chunk()).ok());
     ASSERT_TRUE(store_->commit().ok());
-  }
-  expect_each_once(700, "after the commit, the old tail unchanged");
+  };
+  commit(10, 610);
   append(*tail, 700, 710, 700);
-  expect_each_once(710, "after the commit, the old tail grown");
+  expect_each_once(710, "after a commit, the old tail grown");
+  for (int64_t i = 710; i < 1210; i += 10) append(*tail, i, i + 10, static_cast<double>(i));
+  expect_each_once(1210, "the old tail grown again");
+  commit(610, 1210);
+  expect_each_once(1210, "after a commit, the old tail unchanged");
   std::string next = store_->tail_path() + ".new";
   {
     auto fresh = SweepTailFile::open(next);
     ASSERT_TRUE(fresh.ok());
-    append(*fresh, 610, 720, 720);
+    append(*fresh, 1210, 1220, 1220);
   }
   ASSERT_EQ(std::rename(next.c_str(), store_->tail_path().c_str()), 0);
-  expect_each_once(720, "after the tail's rewrite");
+  expect_each_once(1220, "after the tail's rewrite");
 }
 
 TEST_F(StoreTail, ADamagedTailKeepsItsValidFramesAndIsReportedAndKeptAside) {

@@ -212,13 +212,9 @@ struct StoreReadings::TailRead {
   TailScan scan;
 };
 
-// Times a query reads the tail again because the database took sweeps
-// while it did (once every seal_chunks chunks: 15 min at the defaults).
-constexpr int kTailReadTries = 4;
-
 Result<StoreReadings::Snapshot> StoreReadings::refresh_live() {
-  if (!reader_ || snapshots_ > 0) return Snapshot();
-  for (int attempt = 0; attempt < kTailReadTries; ++attempt) {
+  if (!reader_) return Snapshot();
+  for (;;) {
     auto read = read_tail();
     if (!read) return read.take_error();
     auto snapshot = open_snapshot();
@@ -226,6 +222,7 @@ Result<StoreReadings::Snapshot> StoreReadings::refresh_live() {
     auto applied = apply_tail(*read);
     if (!applied) return applied.take_error();
     if (!*applied) {
+      // Once at most: without live_, the file is read whole, which applies.
       drop_live();
       continue;  // the snapshot closes before the file is read again
     }
@@ -233,8 +230,6 @@ Result<StoreReadings::Snapshot> StoreReadings::refresh_live() {
     if (!ring) return ring.take_error();
     return std::move(snapshot).value();
   }
-  return make_error(ErrorCode::kState, "the database took new sweeps " + std::to_string(kTailReadTries) +
-                                           " times while its sweep tail " + tail_path() + " was read; ask again");
 }
 
 Result<StoreReadings::Snapshot> StoreReadings::open_snapshot() {
@@ -242,14 +237,12 @@ Result<StoreReadings::Snapshot> StoreReadings::open_snapshot() {
   if (!st) return st.take_error();
   auto done = st->run();
   if (!done) return done.take_error();
-  ++snapshots_;
   return Snapshot(this);
 }
 
 // A read-only savepoint's release does not fail short of a broken
 // connection; if it does, the rollback still ends the read transaction.
 void StoreReadings::close_snapshot() {
-  --snapshots_;
   auto st = db_->prepare("RELEASE live_read");
   if (st && st->run()) return;
   (void)db_->exec("ROLLBACK TO live_read");

@@ -147,7 +147,8 @@ class StoreReadings {
   // Reader: the database as of one moment, for every statement of a
   // query (a savepoint), taken after the sweep tail was read, so that
   // live_ and the stored chunks the query lists neither overlap nor leave
-  // a gap (store_tail.cpp). Empty for a writer, and inside another.
+  // a gap (store_tail.cpp). Empty for a writer. No public query calls
+  // another, so snapshots do not nest.
   class Snapshot {
    public:
     Snapshot() = default;
@@ -191,7 +192,6 @@ class StoreReadings {
   std::optional<LiveChunks> live_;         // reader only
   std::string live_key_;                   // the tail file live_ was read from (inode, size, mtime)
   std::optional<LiveCursor> live_cursor_;  // reader only, with live_
-  int snapshots_ = 0;                      // open Snapshots (nested ones are empty)
 };
 
 }  // namespace energy
