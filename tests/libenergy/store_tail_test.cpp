@@ -167,8 +167,8 @@ TEST_F(StoreTail, AReaderReadsWhatWasAppendedSinceAndANewFileAfresh) {
 }
 
 // The writer commits sealed chunks, then rewrites the tail without their
-// sweeps. A reader that read the tail before that commit, and asks after it
-// (the old tail unchanged, then grown, then replaced), sees each sweep
+// sweeps. A reader that read the tail before a commit, and asks after it
+// (the old tail grown, then unchanged, then replaced), sees each sweep
 // once: from the database when it holds it, else from the tail.
 TEST_F(StoreTail, AReaderListsEachSweepOnceAcrossACommitAndTheTailsRewrite) {
   store_chunk(10);
