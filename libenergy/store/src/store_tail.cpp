@@ -291,7 +291,7 @@ Result<StoreReadings::TailRead> StoreReadings::read_tail() const {
   return out;
 }
 
-Result<bool> StoreReadings::apply_tail(TailRead& read) {
+Result<bool> StoreReadings::apply_tail(const TailRead& read) {
   using Kind = TailRead::Kind;
   if (read.kind == Kind::kNone) {
     drop_live();

@@ -175,7 +175,7 @@ class StoreReadings {
   // Adds what read_tail() found to live_, in the open snapshot; false when
   // the database took sweeps since live_ was chunked, so live_ must be
   // read afresh from the whole file, before a new snapshot.
-  Result<bool> apply_tail(TailRead& read);
+  Result<bool> apply_tail(const TailRead& read);
   Status add_ring_sweeps();
   void chunk_live(const std::vector<const std::vector<Sample>*>& batches);
   Result<std::string> boot_id_of(int64_t boot);
