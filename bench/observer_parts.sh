@@ -6,8 +6,15 @@
 # of this checkout's HEAD, then runs observer_bench against the floor with
 # parts of every tick left out, by the bits of ENERGYD_BENCH_SKIP (1 the
 # context poller's nudge, 2 the writer's queue and energy counters, 4 the
-# sampler's statistics, 8 the stall timer's re-arm, 16 the rail reads), each
-# setting once per round, the settings alternated. By default:
+# sampler's statistics, 8 the stall timer's re-arm, 16 the rail reads, 32
+# the read path's bookkeeping: the bare sweep, rails read back to back
+# without the hand-over's stall lock, clock reads, read times and error
+# texts, and without the stall timer; 64 the clock poll's own work: the
+# bare clock poll, each clock domain's frequency file read on the sweep
+# and nothing else, no thermal or governor reads, with the context
+# poller's thread then polling on its own timer too, so that only the
+# `sample` thread's column measures it), each setting once per round, the
+# settings alternated. By default:
 #   0   nothing left out;
 #   7   the context poller's nudge, the writer's queue and energy counters,
 #       the sampler's statistics (left: the wait, the stall timer, the
@@ -17,14 +24,17 @@
 # The clock and thermal polls are off in every run (clock_poll_ms: 0,
 # thermal_poll_ms: 0), as they are a part of their own (observer_bench
 # --config); OBS_PARTS_CONTEXT=1 keeps them at energyd's defaults (then bit
-# 1 leaves out the clock and thermal reads with the nudge). A measurement build only: the patched energyd records nothing
-# correctly with bits 2 or 4 set.
+# 1 leaves out the clock and thermal reads with the nudge).
+# OBS_PARTS_BESIDE=1 runs observer_bench with --beside: the floor of
+# energyd's features in the same windows, its line printed under each row.
+# A measurement build only: the patched energyd records nothing correctly
+# with bits 2, 4, 32 or 64 set.
 #
 # Usage: bench/observer_parts.sh [BUILD_DIR] [ROUNDS] [SETTINGS]
 #   BUILD_DIR: a configured build of this tree with observer_bench built
 #   (default: build); ROUNDS: default 2; SETTINGS: the values of
 #   ENERGYD_BENCH_SKIP to run, in one word separated by blanks (default
-#   "0 7 15 31"), each 0-31.
+#   "0 7 15 31"), each 0-127.
 # Prints one Markdown row per run (the observer_bench row, prefixed by the
 # setting). Exit status 1 when the patch does not apply or a build or a run
 # fails.
@@ -39,12 +49,16 @@ read -r -a setting_list <<<"$settings"
 [ ${#setting_list[@]} -gt 0 ] || { echo "observer_parts: SETTINGS is empty" >&2; exit 2; }
 for bits in "${setting_list[@]}"; do
   case $bits in
-    '' | *[!0-9]*) echo "observer_parts: setting '$bits' is not a whole number from 0 to 31" >&2; exit 2 ;;
+    '' | *[!0-9]*) echo "observer_parts: setting '$bits' is not a whole number from 0 to 127" >&2; exit 2 ;;
   esac
-  [ "$bits" -le 31 ] || { echo "observer_parts: setting '$bits' is not a whole number from 0 to 31" >&2; exit 2; }
+  [ "$bits" -le 127 ] || { echo "observer_parts: setting '$bits' is not a whole number from 0 to 127" >&2; exit 2; }
 done
 context=${OBS_PARTS_CONTEXT:-0}
 case $context in 0 | 1) ;; *) echo "observer_parts: OBS_PARTS_CONTEXT must be 0 or 1, got '$context'" >&2; exit 2 ;; esac
+beside=${OBS_PARTS_BESIDE:-0}
+case $beside in 0 | 1) ;; *) echo "observer_parts: OBS_PARTS_BESIDE must be 0 or 1, got '$beside'" >&2; exit 2 ;; esac
+beside_args=()
+[ "$beside" = 0 ] || beside_args=(--beside)
 bench=$build/bench/observer_bench
 [ -x "$bench" ] || { echo "observer_parts: no $bench: build observer_bench first" >&2; exit 1; }
 
@@ -73,12 +87,18 @@ if [ "$context" = 0 ]; then
 fi
 echo "| skipped (ENERGYD_BENCH_SKIP) | board | rails | period | ticks energyd / floor | window | CPU/tick energyd | floor | energyd/floor | median of windows (min-max) | \`sample\` thread / floor | wake-ups/s energyd | floor | energyd/floor | written/day (wchar) | RSS (peak) | pages/tick energyd (exe heap anon other) | floor |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+besides=()
 for ((r = 1; r <= rounds; r++)); do
   for bits in "${setting_list[@]}"; do
     echo "observer_parts: round $r, ENERGYD_BENCH_SKIP=$bits" >&2
     out=$(ENERGYD_BENCH_SKIP=$bits "$bench" --board orin-nano --period 100 "${config_args[@]}" \
-      --energyd "$work/build/daemon/energyd") || { echo "$out" >&2; exit 1; }
+      "${beside_args[@]}" --energyd "$work/build/daemon/energyd") || { echo "$out" >&2; exit 1; }
     row=$(grep '^| orin-nano' <<<"$out")
     echo "| $bits $row"
+    if [ "$beside" = 1 ]; then
+      line=$(grep 'beside energyd and the floor' <<<"$out") || { echo "$out" >&2; exit 1; }
+      besides+=("round $r, setting $bits: $line")
+    fi
   done
 done
+[ ${#besides[@]} -eq 0 ] || { echo; printf '%s\n' "${besides[@]}"; }
