@@ -26,7 +26,7 @@
 # --config); OBS_PARTS_CONTEXT=1 keeps them at energyd's defaults (then bit
 # 1 leaves out the clock and thermal reads with the nudge).
 # OBS_PARTS_BESIDE=1 runs observer_bench with --beside: the floor of
-# energyd's features in the same windows, its line printed under each row.
+# energyd's features in the same windows, one line a run after the table.
 # A measurement build only: the patched energyd records nothing correctly
 # with bits 2, 4, 32 or 64 set.
 #
@@ -36,7 +36,8 @@
 #   ENERGYD_BENCH_SKIP to run, in one word separated by blanks (default
 #   "0 7 15 31"), each 0-127.
 # Prints one Markdown row per run (the observer_bench row, prefixed by the
-# setting). Exit status 1 when the patch does not apply or a build or a run
+# setting), and with OBS_PARTS_BESIDE=1 each run's line on the features'
+# floor after the table. Exit status 1 when the patch does not apply or a build or a run
 # fails.
 set -euo pipefail
 
