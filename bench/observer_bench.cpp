@@ -87,14 +87,16 @@
 //     --clock-reads N), each of which
 //     adds one thing energyd's tick does, to price it against the plain
 //     floor (implies --control; docs/PERFORMANCE.md "What a tick's parts cost");
-//     and --clocks, the bench's own: the control's floor also reads, every
-//     tick, the current-frequency file of each clock domain energyd lists
-//     (cpufreq scaling_cur_freq, devfreq cur_freq, the EMC's rate), which is
-//     what energyd reads every tick where no domain's residency counters
-//     advance, as on this static tree (its status must say counted_clocks
-//     0). With --timerfd --rearm --clocks the control does what energyd's
-//     tick must do and nothing else: the floor of energyd's features
-//     (docs/PERFORMANCE.md "Instructions per tick");
+//     and --clocks, the bench's own: the control's floor also reads the
+//     current-frequency file of each clock domain energyd lists (cpufreq
+//     scaling_cur_freq, devfreq cur_freq, the EMC's rate) as often as
+//     energyd polls them where no domain's residency counters advance, as
+//     on this static tree (its status must say counted_clocks 0): every
+//     tick at periods of clock_poll_ms (100 ms by default) and longer,
+//     every clock_poll_ms at shorter ones (before 2026-12-06 every tick at
+//     every period, which overcharged that floor at 10 ms and 1 ms). With --timerfd --rearm --clocks the control does
+//     what energyd's tick must do and nothing else: the floor of energyd's features (docs/PERFORMANCE.md "Instructions
+//     per tick");
 //   --beside: in each of energyd's windows, the floor of its features
 //     (observer_floor with the --control-floor options, by default
 //     "--timerfd --rearm --clocks") runs beside energyd and the floor, on
@@ -185,6 +187,7 @@ struct Row {
 struct FloorSpec {
   std::vector<std::string> flags;
   std::vector<std::string> files;
+  int64_t clock_every = 1;  // --clocks: the clock files read every this many ticks
 };
 
 int64_t status_field(const std::string& text, const std::string& key) {
@@ -516,10 +519,13 @@ std::string page_phase(Row& row, pid_t measured, const std::vector<std::string>&
 // A floor run with `flags` (observer_floor's options, and the bench's own
 // --clocks) on the rail files and, with --clocks, each clock domain's
 // current-frequency file; an error message, or empty. With --clocks it
-// waits until energyd reads every domain's frequency every tick (no
-// residency from counters, as on this static tree).
+// waits until energyd reads every domain's frequency at every clock poll (no
+// residency from counters, as on this static tree), and reads the clock
+// files as often as energyd polls them: every tick at periods of
+// clock_poll_ms (100 ms by default) and more, every clock_poll_ms at
+// shorter ones (observer_floor --last-every).
 std::string floor_spec(const std::string& socket, const std::string& dir, const std::vector<std::string>& flags,
-                       const std::vector<std::string>& rails, FloorSpec& out) {
+                       const std::vector<std::string>& rails, int period_ms, FloorSpec& out) {
   out.flags = flags;
   out.files = rails;  // the reference floor keeps to the rails
   auto clocks_flag = std::find(out.flags.begin(), out.flags.end(), "--clocks");
@@ -536,7 +542,16 @@ std::string floor_spec(const std::string& socket, const std::string& dir, const 
     return "--clocks: energyd takes some clock residency from counters here, so it does not read every domain's "
            "frequency every tick";
   std::string why = clock_files(call(socket, "clocks"), dir + "/board", out.files);
-  return why.empty() ? "" : "--clocks: " + why;
+  if (!why.empty()) return "--clocks: " + why;
+  const int64_t poll_ms = status_int(call(socket, "status"), "context", "clock_poll_ms");
+  if (poll_ms <= 0) return "--clocks: energyd's status gives no clock_poll_ms, or its clock poll is off";
+  const int64_t period = std::max(period_ms, 1);
+  out.clock_every = (poll_ms + period - 1) / period;  // a poll rides the first sweep at or after it is due
+  if (out.clock_every > 1) {
+    const size_t clocks = out.files.size() - rails.size();
+    out.flags.insert(out.flags.end(), {"--last-every", std::to_string(clocks), std::to_string(out.clock_every)});
+  }
+  return "";
 }
 
 // Runs energyd on `root` and, over `windows` windows one after the other,
@@ -585,13 +600,15 @@ Row measure_on(const Row& base, const std::string& dir, const std::string& run_d
   std::optional<FloorSpec> features;  // --beside
   if (beside && !control) {
     features.emplace();
-    std::string why = floor_spec(socket, dir, *beside, files, *features);
+    std::string why = floor_spec(socket, dir, *beside, files, p.ms, *features);
     if (!why.empty()) return row.error = why, row;
     for (const auto& f : *beside) row.beside_flags += (row.beside_flags.empty() ? "" : " ") + f;
+    if (features->clock_every > 1)
+      row.beside_flags += ", the clock files every " + std::to_string(features->clock_every) + " ticks";
   }
   if (control) {
     FloorSpec spec;
-    std::string why = floor_spec(socket, dir, *control, files, spec);
+    std::string why = floor_spec(socket, dir, *control, files, p.ms, spec);
     if (!why.empty()) return row.error = why, row;
     d.stop(SIGTERM);
     // Ticks enough for every window, the phase shifts and the floors'

@@ -20,7 +20,8 @@
 // tick puts that tick's slice into the count in the same way; its own
 // context switch is left out of ctxsw.
 //
-// Usage: observer_floor [--timerfd] [--rearm] [--touch N] [--clock-reads N] PERIOD_US TICKS FILE...
+// Usage: observer_floor [--timerfd] [--rearm] [--touch N] [--clock-reads N] [--last-every K N]
+//                       PERIOD_US TICKS FILE...
 // The options make it a variant that does one more thing energyd's tick does
 // (observer_bench --control-floor; docs/PERFORMANCE.md "What a tick's parts
 // cost"), to price that thing against the plain floor:
@@ -33,7 +34,12 @@
 //   --clock-reads N: reads CLOCK_MONOTONIC N times a tick (1-256), spread
 //     between the file reads, as energyd's tick reads the clock between
 //     its rails and its clock files (docs/PERFORMANCE.md "Kernel or user
-//     space").
+//     space");
+//   --last-every K N: reads the last K of the files only on every Nth tick
+//     (the Nth, the 2Nth, ...; K 1-256 and at most the files given, N
+//     1-100000), as energyd reads
+//     the clock files every clock_poll_ms rather than every tick
+//     (observer_bench --clocks at periods shorter than that).
 // Exit status: 0 on success, 2 on a usage error, 1 when a file cannot be
 // opened or read, a timer cannot be made, or the counters cannot be read.
 #include <fcntl.h>
@@ -105,9 +111,13 @@ struct Variant {
   bool rearm = false;    // --rearm
   long touch = 0;        // --touch N
   long clock_reads = 0;  // --clock-reads N
+  long last_files = 0;   // --last-every K N: K
+  long last_every = 1;   // --last-every K N: N
 };
 
 constexpr long kMaxClockReads = 256;
+constexpr long kMaxLastFiles = 256;
+constexpr long kMaxLastEvery = 100000;
 
 constexpr long kTouchBytes = 64L << 20;
 constexpr long kPage = 4096;
@@ -172,10 +182,11 @@ bool poll(const std::vector<int>& fds, long period_us, long ticks, const Variant
       }
     }
     const auto files = static_cast<long>(fds.size());
+    const long skip_from = (i + 1) % v.last_every == 0 ? files : files - v.last_files;  // --last-every
     for (long f = 0; f < files; ++f) {
       // --clock-reads: spread over the reads, the first files one more when they do not divide evenly
       for (long c = v.clock_reads / files + (f < v.clock_reads % files ? 1 : 0); c > 0; --c) clock_read();
-      if (pread(fds[static_cast<size_t>(f)], buf, sizeof buf, 0) <= 0) return false;
+      if (f < skip_from && pread(fds[static_cast<size_t>(f)], buf, sizeof buf, 0) <= 0) return false;
     }
     if (!extra_work(v, x)) return false;
   }
@@ -191,7 +202,7 @@ double now_s() {
 int usage(const char* why) {
   std::fprintf(stderr,
                "observer_floor: %s\nusage: observer_floor [--timerfd] [--rearm] [--touch N] [--clock-reads N] "
-               "PERIOD_US TICKS FILE...\n",
+               "[--last-every K N] PERIOD_US TICKS FILE...\n",
                why);
   return 2;
 }
@@ -217,6 +228,14 @@ int main(int argc, char** argv) {
       v.clock_reads = leading_number(argv[++arg]);
       if (v.clock_reads < 1 || v.clock_reads > kMaxClockReads || std::to_string(v.clock_reads) != argv[arg])
         return usage("--clock-reads takes a whole number of reads from 1 to 256");
+    } else if (opt == "--last-every") {
+      if (arg + 2 >= argc) return usage("--last-every needs a number of files and a number of ticks");
+      v.last_files = leading_number(argv[++arg]);
+      if (v.last_files < 1 || v.last_files > kMaxLastFiles || std::to_string(v.last_files) != argv[arg])
+        return usage("--last-every takes a whole number of files from 1 to 256 first");
+      v.last_every = leading_number(argv[++arg]);
+      if (v.last_every < 1 || v.last_every > kMaxLastEvery || std::to_string(v.last_every) != argv[arg])
+        return usage("--last-every takes a whole number of ticks from 1 to 100000 second");
     } else {
       return usage(("unknown option '" + opt + "'").c_str());
     }
@@ -229,6 +248,7 @@ int main(int argc, char** argv) {
   long ticks = std::strtol(argv[arg + 1], &end, 10);
   if (*end != '\0' || ticks <= 0)
     return std::fprintf(stderr, "observer_floor: TICKS '%s' is not a positive integer\n", argv[arg + 1]), 2;
+  if (v.last_files > argc - arg - 2) return usage("--last-every names more files than are given");
   std::vector<int> fds;
   for (int i = arg + 2; i < argc; ++i) {
     int fd = open(argv[i], O_RDONLY | O_CLOEXEC);

@@ -25,6 +25,7 @@
 # thermal_poll_ms: 0), as they are a part of their own (observer_bench
 # --config); OBS_PARTS_CONTEXT=1 keeps them at energyd's defaults (then bit
 # 1 leaves out the clock and thermal reads with the nudge).
+# OBS_PARTS_PERIOD (100, 10 or 1; default 100) is the sampling period in ms.
 # OBS_PARTS_BESIDE=1 runs observer_bench with --beside: the floor of
 # energyd's features in the same windows, one line a run after the table.
 # A measurement build only: the patched energyd records nothing correctly
@@ -56,6 +57,8 @@ for bits in "${setting_list[@]}"; do
 done
 context=${OBS_PARTS_CONTEXT:-0}
 case $context in 0 | 1) ;; *) echo "observer_parts: OBS_PARTS_CONTEXT must be 0 or 1, got '$context'" >&2; exit 2 ;; esac
+period=${OBS_PARTS_PERIOD:-100}
+case $period in 100 | 10 | 1) ;; *) echo "observer_parts: OBS_PARTS_PERIOD must be 100, 10 or 1, got '$period'" >&2; exit 2 ;; esac
 beside=${OBS_PARTS_BESIDE:-0}
 case $beside in 0 | 1) ;; *) echo "observer_parts: OBS_PARTS_BESIDE must be 0 or 1, got '$beside'" >&2; exit 2 ;; esac
 beside_args=()
@@ -92,7 +95,7 @@ besides=()
 for ((r = 1; r <= rounds; r++)); do
   for bits in "${setting_list[@]}"; do
     echo "observer_parts: round $r, ENERGYD_BENCH_SKIP=$bits" >&2
-    out=$(ENERGYD_BENCH_SKIP=$bits "$bench" --board orin-nano --period 100 "${config_args[@]}" \
+    out=$(ENERGYD_BENCH_SKIP=$bits "$bench" --board orin-nano --period "$period" "${config_args[@]}" \
       "${beside_args[@]}" --energyd "$work/build/daemon/energyd") || { echo "$out" >&2; exit 1; }
     row=$(grep '^| orin-nano' <<<"$out")
     echo "| $bits $row"
