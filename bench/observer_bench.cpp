@@ -94,9 +94,10 @@
 //     on this static tree (its status must say counted_clocks 0): every
 //     tick at periods of clock_poll_ms (100 ms by default) and longer,
 //     every clock_poll_ms at shorter ones (before 2026-12-06 every tick at
-//     every period, which overcharged that floor at 10 ms and 1 ms). With --timerfd --rearm --clocks the control does
-//     what energyd's tick must do and nothing else: the floor of energyd's features (docs/PERFORMANCE.md "Instructions
-//     per tick");
+//     every period, which overcharged that floor at 10 ms and 1 ms). With
+//     --timerfd --rearm --clocks the control does what energyd's tick must
+//     do and nothing else: the floor of energyd's features
+//     (docs/PERFORMANCE.md "Instructions per tick");
 //   --beside: in each of energyd's windows, the floor of its features
 //     (observer_floor with the --control-floor options, by default
 //     "--timerfd --rearm --clocks") runs beside energyd and the floor, on
@@ -546,9 +547,9 @@ std::string floor_spec(const std::string& socket, const std::string& dir, const 
   const int64_t poll_ms = status_int(call(socket, "status"), "context", "clock_poll_ms");
   if (poll_ms <= 0) return "--clocks: energyd's status gives no clock_poll_ms, or its clock poll is off";
   const int64_t period = std::max(period_ms, 1);
-  out.clock_every = (poll_ms + period - 1) / period;  // a poll rides the first sweep at or after it is due
+  out.clock_every = (poll_ms + period - 1) / period;      // a poll rides the first sweep at or after it is due
+  const size_t clocks = out.files.size() - rails.size();  // at least one: clock_files found some
   if (out.clock_every > 1) {
-    const size_t clocks = out.files.size() - rails.size();
     out.flags.insert(out.flags.end(), {"--last-every", std::to_string(clocks), std::to_string(out.clock_every)});
   }
   return "";

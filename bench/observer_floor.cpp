@@ -37,9 +37,9 @@
 //     space");
 //   --last-every K N: reads the last K of the files only on every Nth tick
 //     (the Nth, the 2Nth, ...; K 1-256 and at most the files given, N
-//     1-100000), as energyd reads
-//     the clock files every clock_poll_ms rather than every tick
-//     (observer_bench --clocks at periods shorter than that).
+//     1-100000), as energyd reads the clock files every clock_poll_ms
+//     rather than every tick (observer_bench --clocks at periods shorter
+//     than that).
 // Exit status: 0 on success, 2 on a usage error, 1 when a file cannot be
 // opened or read, a timer cannot be made, or the counters cannot be read.
 #include <fcntl.h>
