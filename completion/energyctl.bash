@@ -11,8 +11,8 @@ _energyctl_options() {
     status) echo "--json --help" ;;
     rails) echo "--json --help" ;;
     clocks) echo "--json --help" ;;
-    mark) echo "--tag --items --json --help" ;;
-    run) echo "--name --tag --repeat --items --output --baseline --cpu --gpu --emc --domain --governor --allow-offline-cpus --json --help" ;;
+    mark) echo "--tag --items --min-coverage --max-gap --exclusive --json --help" ;;
+    run) echo "--name --tag --repeat --items --output --baseline --cpu --gpu --emc --domain --governor --allow-offline-cpus --min-coverage --max-gap --exclusive --json --help" ;;
     runs) echo "--name --tag --since --until --state --limit --json --help" ;;
     show) echo "--json --help" ;;
     compare) echo "--by --name --tag --limit --json --help" ;;
@@ -20,7 +20,7 @@ _energyctl_options() {
     plot) echo "--out --json --help" ;;
     baseline) echo "--duration --name --show --json --help" ;;
     sweeps) echo "--state --limit --json --help" ;;
-    sweep) echo "--cpu --gpu --emc --param --dvfs --repeat --ci --max-repeat --search --max-runs --warmup --cooldown --baseline --items --seed --name --resume --progress --csv --json --out --format --help" ;;
+    sweep) echo "--cpu --gpu --emc --param --dvfs --repeat --ci --max-repeat --search --max-runs --warmup --cooldown --baseline --items --seed --name --resume --progress --retries --min-coverage --max-gap --csv --json --out --format --help" ;;
     live) echo "--interval --count --json --help" ;;
     pin) echo "--cpu --gpu --emc --domain --governor --allow-offline-cpus --for --run --hold --json --help" ;;
     unpin) echo "--all --json --help" ;;

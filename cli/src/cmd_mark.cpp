@@ -1,9 +1,10 @@
-// energyctl mark start NAME [--tag k=v]... [--items N] | mark stop NAME|ID [--items N]
+// energyctl mark start NAME [--tag k=v]... [--items N] [gate options] | mark stop NAME|ID [--items N]
 // (options: command_table.cpp). --items: the run's work items, stored with
 // the run (the stop's replaces the start's) for energy per item.
 #include <iostream>
 
 #include "command.h"
+#include "gate_args.h"
 #include "number_arg.h"
 #include "table.h"
 #include "tag_arg.h"
@@ -41,6 +42,10 @@ int mark_start(const Context& ctx, const Args& args) {
   if (!tags) return usage_error(ctx, tags.error().message);
   nlohmann::json start = {{"name", words[1]}, {"tags", *tags}};
   if (auto st = add_items(args, start); !st) return usage_error(ctx, st.error().message);
+  for (const auto& [flag, value] : args.options) {
+    if (!is_gate_option(flag, true)) continue;
+    if (auto st = apply_gate_option(flag, value, start); !st) return usage_error(ctx, st.error().message);
+  }
   auto out = call_daemon(ctx, "mark.start", start);
   if (out.exit_code != kExitOk) return out.exit_code;
   if (ctx.json)
@@ -53,6 +58,8 @@ int mark_start(const Context& ctx, const Args& args) {
 int mark_stop(const Context& ctx, const Args& args) {
   for (const auto& [flag, value] : args.options) {
     if (flag == "--tag") return usage_error(ctx, "mark stop takes no --tag");
+    if (is_gate_option(flag, true))
+      return usage_error(ctx, flag + " goes with mark start: the gate is set as the run opens");
   }
   if (args.words.size() != 2)
     return usage_error(ctx, "mark stop needs exactly one run name or id: energyctl mark stop NAME|ID [--items N]");

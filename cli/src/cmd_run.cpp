@@ -29,6 +29,7 @@
 #include "baseline_measure.h"
 #include "command.h"
 #include "duration_arg.h"
+#include "gate_args.h"
 #include "measured_run.h"
 #include "number_arg.h"
 #include "pin_args.h"
@@ -46,9 +47,10 @@ struct RunArgs {
   int repeat = 1;
   std::optional<double> items;
   bool json = false;
-  std::string output;                     // empty: stderr; "-": stdout
-  nlohmann::json pin = empty_pin_args();  // clocks.pin arguments without the lease
-  std::optional<int64_t> baseline_ms;     // --baseline: measure an idle baseline this long first
+  std::string output;                              // empty: stderr; "-": stdout
+  nlohmann::json pin = empty_pin_args();           // clocks.pin arguments without the lease
+  std::optional<int64_t> baseline_ms;              // --baseline: measure an idle baseline this long first
+  nlohmann::json gate = nlohmann::json::object();  // mark.start's quality gate arguments (gate_args.h)
   std::vector<std::string> command;
 };
 
@@ -62,6 +64,7 @@ Result<int64_t> parse_baseline(const std::string& v) {
 // Applies one option of the table's run entry.
 Status apply_option(const std::string& flag, const std::string& value, RunArgs& out) {
   if (is_pin_option(flag) || is_pin_flag(flag)) return apply_pin_option(flag, value, out.pin);
+  if (is_gate_option(flag, true)) return apply_gate_option(flag, value, out.gate);
   if ((flag == "--name" || flag == "--output") && value.empty())
     return make_error(ErrorCode::kInvalid, flag + " needs a value, got ''");
   if (flag == "--name") {
@@ -131,6 +134,7 @@ nlohmann::json start_args(const RunArgs& a, const std::string& name, const RunDo
   if (doc.baseline_run) args["baseline"] = *doc.baseline_run;
   if (pins_anything(a.pin)) args["pin"] = a.pin;
   if (a.items) args["items"] = *a.items;
+  args.update(a.gate);
   return args;
 }
 

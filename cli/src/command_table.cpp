@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gate_args.h"
+
 namespace energy::cli {
 namespace {
 
@@ -30,7 +32,7 @@ CommandSpec run_spec() {
                 {"--items", "N", "the work items per run: energy per item"},
                 {"--output", "FILE|-", "write the report to FILE, or to stdout after CMD (-)", 'o'},
                 {"--baseline", "D", "measure an idle baseline of D first (at most 1h)"}},
-               clock_options()),
+               with(clock_options(), gate_options(true))),
           cmd_run,
           true,
           {"CMD's stdin, stdout, stderr and signals are passed through; the report goes to stderr",
@@ -113,7 +115,10 @@ std::vector<OptionSpec> sweep_run_options() {
       {"--seed", "S", "the seed of the run order (default random; stored with the sweep)"},
       {"--name", "N", "the sweep's and its runs' name (default: CMD's file name)"},
       {"--resume", "ID", "finish an interrupted sweep without repeating its finished runs"},
-      {"--progress", "text|json", "progress on stderr as text (default) or one JSON object a line, for programs"}};
+      {"--progress", "text|json", "progress on stderr as text (default) or one JSON object a line, for programs"},
+      {"--retries", "N", "re-run a run that fails its quality gate up to N times (default 2, 0-10)"},
+      gate_options(false)[0],
+      gate_options(false)[1]};
 }
 
 // Running a sweep takes its options before CMD (cmd_sweep_run); `sweep
@@ -158,10 +163,12 @@ std::vector<CommandSpec> make_table() {
       {"rails", {""}, "live V, I, P per rail; which rails form the module total", {}, cmd_rails},
       {"clocks", {""}, "CPU/GPU/EMC clock domains, governors, frequencies; temperatures", {}, cmd_clocks},
       {"mark",
-       {"start NAME [--tag K=V]... [--items N]", "stop NAME|ID [--items N]"},
+       {"start NAME [--tag K=V]... [--items N] [--min-coverage PCT] [--max-gap K] [--exclusive]",
+        "stop NAME|ID [--items N]"},
        "open a run (prints its id) or close it (prints its energy per rail and in total)",
-       {{"--tag", "K=V", "a tag for the run (mark start); repeatable"},
-        {"--items", "N", "the run's work items, stored with it: energy per item (stop's replaces start's)"}},
+       with({{"--tag", "K=V", "a tag for the run (mark start); repeatable"},
+             {"--items", "N", "the run's work items, stored with it: energy per item (stop's replaces start's)"}},
+            gate_options(true)),
        cmd_mark},
       run_spec(),
       runs_spec(),

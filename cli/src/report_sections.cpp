@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "table.h"
+#include "terminal_text.h"
 
 namespace energy::cli {
 namespace {
@@ -40,7 +41,22 @@ std::string baseline_table(const nlohmann::json& rep) {
   return t.render();
 }
 
+// A number as short as it is exact enough for a gate: 2, 2.5, 100.
+std::string short_number(const nlohmann::json& j) {
+  if (!j.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", j.get<double>());
+  return buf;
+}
+
 }  // namespace
+
+std::string verdict_word(const std::string& verdict) {
+  if (verdict == "pass") return "PASS";
+  if (verdict == "warn") return "WARN";
+  if (verdict == "fail") return "FAIL";
+  return verdict.empty() ? "-" : verdict;
+}
 
 bool is_baseline_report(const nlohmann::json& rep) {
   const auto& kind = member(member(member(rep, "run"), "tags"), "energyd.kind");
@@ -74,6 +90,28 @@ std::string per_item_text(const nlohmann::json& rep) {
                     fixed(total["energy_per_item_j"].get<double>(), 6) + " J";
   if (total.contains("net_per_item_j")) out += ", net " + fixed(total["net_per_item_j"].get<double>(), 6) + " J";
   return out + "\n";
+}
+
+std::string quality_text(const nlohmann::json& rep) {
+  const auto& q = member(rep, "quality");
+  if (!q.is_object()) return "";
+  const auto& gate = member(q, "gate");
+  std::string out = "\nquality: " + verdict_word(safe_text(q, "verdict"));
+  if (!q.value("final", true)) out += " so far (the run is open)";
+  out += " (gate: coverage >= " + percent(number_of(member(gate, "min_coverage")).value_or(0.0)) + ", no gap over " +
+         short_number(member(gate, "max_gap_periods")) + " periods of " + short_number(member(q, "period_ms")) + " ms" +
+         (gate.value("exclusive", false) ? ", exclusive" : "") + ")\n";
+  for (const auto& c : member(q, "checks")) {
+    std::string outcome = c.value("outcome", "");
+    if (outcome == "pass") continue;
+    out +=
+        "  " + verdict_word(terminal_safe(outcome)) + " " + safe_text(c, "name") + ": " + safe_text(c, "detail") + "\n";
+  }
+  for (const auto& o : member(q, "overlaps")) {
+    out += "  overlapped by run " + std::to_string(o.value("id", 0)) + " (" + safe_text(o, "name") + ") for " +
+           duration_text(o.value("overlap_s", 0.0)) + "\n";
+  }
+  return out;
 }
 
 std::string notes_text(const nlohmann::json& rep) {

@@ -16,6 +16,11 @@ namespace energy::cli {
 std::string baseline_text(const nlohmann::json& report);
 // One "note: ..." line per entry of the report's notes.
 std::string notes_text(const nlohmann::json& report);
+// The report's quality verdict (docs/PROTOCOL.md "Quality"): the verdict with
+// its gate, every check that did not pass, and the runs that overlapped it.
+std::string quality_text(const nlohmann::json& report);
+// "PASS", "WARN", "FAIL" for a verdict; "-" for none.
+std::string verdict_word(const std::string& verdict);
 // "items: 64; energy per item 0.123456 J, net 0.1 J" when the run has items; "" otherwise.
 std::string per_item_text(const nlohmann::json& report);
 // An item count as given (64, 0.5), without padding.

@@ -1,6 +1,7 @@
 #include "run_list.h"
 
 #include "command.h"
+#include "report_sections.h"
 #include "table.h"
 #include "terminal_text.h"
 #include "time_arg.h"
@@ -21,6 +22,20 @@ std::string per_item(const nlohmann::json& run) {
   const auto& energy = member(member(run, "summary"), "energy_j");
   if (!items.is_number() || !energy.is_number() || items.get<double>() <= 0) return "-";
   return fixed(energy.get<double>() / items.get<double>(), 6);
+}
+
+// The stored verdict: PASS, WARN, or FAIL with the checks that failed; "-"
+// while open or not judged.
+std::string quality_cell(const nlohmann::json& run) {
+  const auto& q = member(run, "quality");
+  if (!q.is_object()) return "-";
+  std::string out = verdict_word(q.value("verdict", ""));
+  std::string failed;
+  for (const auto& f : member(q, "failed")) {
+    if (f.is_string()) failed += (failed.empty() ? "" : ",") + f.get<std::string>();
+  }
+  if (!failed.empty()) out += " " + failed;
+  return terminal_safe(out);
 }
 
 }  // namespace
@@ -67,6 +82,7 @@ std::string render_run_list(const nlohmann::json& runs) {
            {"ENERGY J", Align::kRight},
            {"AVG W", Align::kRight},
            {"J/ITEM", Align::kRight},
+           {"QUALITY"},
            {"TAGS"}});
   for (const auto& r : runs) {
     const auto& s = member(r, "summary");
@@ -75,7 +91,7 @@ std::string render_run_list(const nlohmann::json& runs) {
                format_local_ns(r.value("start_wall_ns", int64_t{0})),
                duration.is_number() ? duration_text(duration.get<double>()) : "-",
                number_text(member(s, "energy_j"), 4), number_text(member(s, "avg_power_w"), 3), per_item(r),
-               compact_tags(member(r, "tags"))});
+               quality_cell(r), compact_tags(member(r, "tags"))});
   }
   return t.render();
 }

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "duration_arg.h"
+#include "gate_args.h"
 #include "number_arg.h"
 
 namespace energy::cli {
@@ -175,6 +176,9 @@ Status apply_option(const std::string& flag, const std::string& value, SweepArgs
   if (flag == "--name" || flag == "--resume" || flag == "--seed" || flag == "--progress")
     return apply_text(flag, value, out);
   if (flag == "--cooldown" || flag == "--baseline") return apply_timing(flag, value, out);
+  if (flag == "--retries") return set_whole(flag, value, 0, kMaxGateRetries, out.retries);
+  if (is_gate_option(flag, false)) return apply_gate_option(flag, value, out.gate);
+  if (flag == "--exclusive") return invalid("--exclusive goes with run and mark start; a sweep's runs never overlap");
   return invalid("unknown option '" + flag + "' for sweep");
 }
 
@@ -293,6 +297,8 @@ SweepSpec make_spec(const SweepArgs& args, std::vector<ClockAxis> clocks, uint64
   s.items = args.items;
   s.seed = seed;
   if (args.search) s.search = SearchSpec{args.repeat, args.max_repeat, args.max_runs};
+  s.gate = args.gate;
+  s.retries = args.retries;
   return s;
 }
 

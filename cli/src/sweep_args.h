@@ -62,6 +62,10 @@ struct ItemsRule {
 };
 
 // NOLINTNEXTLINE(bugprone-exception-escape): strings and vectors; their moves do not throw
+// A run that fails its quality gate is re-run this many times by default (--retries).
+constexpr int kDefaultGateRetries = 2;
+constexpr int kMaxGateRetries = 10;
+
 struct SweepArgs {
   std::vector<std::pair<std::string, std::string>> clocks;  // (domain, list) in cpu, gpu, emc order
   std::vector<ParamAxis> params;
@@ -82,6 +86,8 @@ struct SweepArgs {
   // --progress text|json: json for programs (one JSON object a line on stderr;
   // sweep_progress.h); text is redrawn on a terminal, one line a run otherwise.
   bool progress_json = false;
+  nlohmann::json gate = nlohmann::json::object();  // --min-coverage, --max-gap as mark.start arguments
+  int retries = kDefaultGateRetries;               // --retries
   std::vector<std::string> command;
 };
 
@@ -101,6 +107,10 @@ struct SweepSpec {
   ItemsRule items;
   uint64_t seed = 0;
   std::optional<SearchSpec> search;  // a --search sweep: only the points the search measures are run
+  // Each run's quality gate (mark.start's min_coverage, max_gap_periods) and how
+  // often a run that fails it is re-run before its point is left without it.
+  nlohmann::json gate = nlohmann::json::object();
+  int retries = kDefaultGateRetries;
 };
 
 // The clock axes of `args` against the `clocks` reply: a domain kind's table

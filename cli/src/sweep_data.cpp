@@ -25,6 +25,14 @@ std::string left_out_reason(const SweepRunRow& r) {
   const json& tags = r.run.value("tags", json::object());
   if (tags.is_object() && tags.contains("exit_status") && tags["exit_status"] != "0")
     return "the command failed (exit status " + tags["exit_status"].get<std::string>() + ")";
+  const json& q = r.run.value("quality", json());
+  if (q.is_object() && q.value("verdict", "") == "fail") {
+    std::string failed;
+    for (const auto& f : q.value("failed", json::array())) {
+      if (f.is_string()) failed += (failed.empty() ? "" : ", ") + f.get<std::string>();
+    }
+    return "failed its quality gate (" + (failed.empty() ? std::string("see its report") : failed) + ")";
+  }
   const json& s = summary_of(r);
   if (!(number_or(s, "energy_j", 0) > 0)) return "no energy known for the run";
   if (!(number_or(s, "duration_s", 0) > 0)) return "no duration";
@@ -71,10 +79,39 @@ bool every_counted_has_items(const std::vector<SweepRunRow>& rows) {
   });
 }
 
+// Notes on the runs that were run again after failing their gate, and on
+// counted runs that carry no verdict (stopped before energyd judged runs).
+void note_quality(SweepResults& out) {
+  std::string rerun;
+  std::string failed;
+  size_t unjudged = 0;
+  for (const auto& r : out.runs) {
+    if (r.role == "measure" && r.left_out.rfind("failed its quality gate", 0) == 0) {
+      failed += (failed.empty() ? "" : ", ") + std::to_string(r.run_id) + " (point " + std::to_string(r.point) +
+                ", repeat " + std::to_string(r.repeat + 1) + ")";
+    }
+    if (r.role == "rejected") {
+      rerun += (rerun.empty() ? "" : ", ") + std::to_string(r.run_id) + " (point " + std::to_string(r.point) +
+               ", repeat " + std::to_string(r.repeat + 1) + ")";
+    }
+    if (r.role == "measure" && r.left_out.empty() && !r.run.value("quality", json()).is_object()) ++unjudged;
+  }
+  if (!rerun.empty()) out.notes.push_back("re-run after failing their quality gate, not counted: runs " + rerun);
+  if (!failed.empty()) {
+    out.notes.push_back("failed their quality gate on every try, left out of the figures: runs " + failed +
+                        " (energyctl show RUN says why)");
+  }
+  if (unjudged > 0) {
+    out.notes.push_back(std::to_string(unjudged) +
+                        " counted runs have no stored quality verdict (energyctl show RUN judges one)");
+  }
+}
+
 void sample_runs(SweepResults& out) {
   for (auto& r : out.runs) {
     if (r.role == "measure" || r.role == "baseline") r.left_out = left_out_reason(r);
   }
+  note_quality(out);
   if (!every_counted_has_items(out.runs)) {
     out.unit = "run";
     out.notes.push_back("not every counted run has an item count (of at least 1): figures are per run");

@@ -76,6 +76,7 @@ json run_fields(const SweepResults& r, const SweepRunRow& row) {
             {"role", row.role},
             {"counted", row.sample.has_value()},
             {"left_out", row.left_out.empty() ? json() : json(row.left_out)},
+            {"quality", run.value("quality", json()).is_object() ? run["quality"].value("verdict", json()) : json()},
             {"cooldown_ms", row.cooldown_ms},
             {"state", run.value("state", json())},
             {"exit_status", tags.value("exit_status", json())},
@@ -91,7 +92,8 @@ json run_fields(const SweepResults& r, const SweepRunRow& row) {
 }
 
 std::vector<std::string> csv_columns(const SweepResults& r) {
-  std::vector<std::string> cols = {"sweep_id", "run_id", "point", "repeat", "role", "counted", "left_out", "dvfs"};
+  std::vector<std::string> cols = {"sweep_id", "run_id",   "point",   "repeat", "role",
+                                   "counted",  "left_out", "quality", "dvfs"};
   if (r.layout) {
     for (const auto& d : r.layout->domains) cols.push_back(d + "_hz");
     for (const auto& p : r.layout->params) cols.push_back("param_" + p);

@@ -6,6 +6,7 @@
 #include "measured_run.h"
 #include "pin_args.h"
 #include "table.h"
+#include "terminal_text.h"
 
 namespace energy::cli {
 namespace {
@@ -54,16 +55,19 @@ MeasuredRunRequest run_request(const Sweep& s, const ScheduledRun& run) {
   if (!pin.is_null()) req.start_args["pin"] = pin;
   if (auto items = point_items(s.spec, p)) req.start_args["items"] = *items;
   if (s.store.baseline_run) req.start_args["baseline"] = *s.store.baseline_run;
+  req.start_args.update(s.spec.gate);
   return req;
 }
 
 Status add_run(const Context& ctx, const Sweep& s, int64_t run_id, const ScheduledRun& run, int64_t cooldown_ms,
-               int warmup_index) {
+               int warmup_index, bool rejected) {
   json args = {{"sweep", s.id},
                {"run", run_id},
                {"point", run.point},
                {"repeat", run.warmup() ? warmup_index : run.repeat},
-               {"role", run.warmup() ? "warmup" : "measure"},
+               {"role", run.warmup() ? "warmup"
+                        : rejected   ? "rejected"
+                                     : "measure"},
                {"cooldown_ms", cooldown_ms}};
   return call_status(ctx, "sweep.add_run", args);
 }
@@ -84,6 +88,20 @@ std::string result_text(const Repeat& r, std::optional<double> items) {
   return energy + " in " + duration_text(r.report->value("duration_s", 0.0));
 }
 
+// What failed in a report's quality verdict ("coverage 60.1% < 98.0%; ..."),
+// or "" when the run passed its gate (or was not judged).
+std::string gate_failure(const Repeat& r) {
+  if (!r.report || r.exit_status != 0) return "";
+  const json& q = member(*r.report, "quality");
+  if (q.value("verdict", "") != "fail") return "";
+  std::string out;
+  for (const auto& c : member(q, "checks")) {
+    if (c.value("outcome", "") == "fail")
+      out += (out.empty() ? "" : "; ") + c.value("name", "") + " " + c.value("detail", "");
+  }
+  return out;
+}
+
 // A measured run's outcome: the sample, the failure count, the message.
 void account(Sweep& s, const ScheduledRun& run, const Repeat& r, SweepLoop& loop, Progress& progress) {
   auto items = point_items(s.spec, s.points[run.point]);
@@ -97,7 +115,7 @@ void account(Sweep& s, const ScheduledRun& run, const Repeat& r, SweepLoop& loop
     return;
   }
   loop.failures_in_row = 0;
-  if (run.warmup() || !r.report) return;
+  if (run.warmup() || !r.report || !gate_failure(r).empty()) return;  // a failed gate never decides a minimum
   auto e = energy_per_item(member(*r.report, "total").value("energy_j", json()), items ? json(*items) : json());
   if (e) s.store.samples[run.point].push_back(*e);
   const json& total = member(*r.report, "total");
@@ -183,8 +201,20 @@ int interrupted(const Context& ctx, const Sweep& s, int code, const std::string&
 
 // One scheduled run: cooldown, the measured run, sweep.add_run. Returns
 // kExitOk to go on, or the exit code to stop with.
+// A measured run that fails its quality gate is kept as "rejected" and run
+// again, up to the spec's retries; the last attempt is kept as the point's
+// measure run whatever its verdict (sweep show leaves a failed one out).
 int one_run(const Context& ctx, Sweep& s, const ScheduledRun& run, int warmup_index, const SignalBlock& block,
             SweepLoop& loop, Progress& progress, Repeat& r) {
+  for (int attempt = 0;; ++attempt) {
+    r = Repeat{};
+    int code = one_attempt(ctx, s, run, warmup_index, block, loop, progress, r, attempt < s.spec.retries);
+    if (code != kExitRetry) return code;
+  }
+}
+
+int one_attempt(const Context& ctx, Sweep& s, const ScheduledRun& run, int warmup_index, const SignalBlock& block,
+                SweepLoop& loop, Progress& progress, Repeat& r, bool may_retry) {
   auto began = SteadyClock::now();
   CooldownOutcome cool = cool_down(ctx, s.spec.cooldown, s.idle, block);
   if (cool.signal != 0) return interrupted(ctx, s, 128 + cool.signal, "by " + signal_name(cool.signal), progress);
@@ -194,8 +224,21 @@ int one_run(const Context& ctx, Sweep& s, const ScheduledRun& run, int warmup_in
   MeasuredStep step = measure_run(ctx, run_request(s, run), block, r);
   if (step.signal != 0) return interrupted(ctx, s, 128 + step.signal, "by " + signal_name(step.signal), progress);
   if (step.exit_code != kExitOk) return interrupted(ctx, s, step.exit_code, "a request failed", progress);
-  if (auto st = add_run(ctx, s, r.run_id, run, cool.waited_ms, warmup_index); !st)
+  std::string failure = run.warmup() ? "" : gate_failure(r);
+  bool rejected = !failure.empty() && may_retry;
+  if (auto st = add_run(ctx, s, r.run_id, run, cool.waited_ms, warmup_index, rejected); !st)
     return interrupted(ctx, s, report_failure(st.error()), "sweep.add_run failed", progress);
+  if (rejected) {
+    progress.note("run " + std::to_string(r.run_id) + " (" + point_label(s.spec, s.points[run.point]) +
+                  ") failed its quality gate (" + terminal_safe(failure) + "); running it again");
+    ++loop.rejected;
+    return kExitRetry;
+  }
+  if (!failure.empty()) {
+    progress.note("run " + std::to_string(r.run_id) + " (" + point_label(s.spec, s.points[run.point]) +
+                  ") failed its quality gate again (" + terminal_safe(failure) +
+                  "); it is kept, and left out of the point's figures");
+  }
   account(s, run, r, loop, progress);
   loop.machinery_s += seconds_since(began) - step.command_s - static_cast<double>(cool.waited_ms) / 1000.0;
   ++loop.machinery_runs;

@@ -30,6 +30,7 @@ struct SweepLoop {
   bool total_estimated = false;  // `total` is an estimate
   int failures_in_row = 0;
   size_t failed = 0;
+  size_t rejected = 0;  // runs that failed their quality gate and were run again
   SteadyClock::time_point started = SteadyClock::now();
   SteadyClock::time_point last_baseline = SteadyClock::now();
   double machinery_s = 0.0;  // per run: the loop's own time, without the command and the cooldown
@@ -63,5 +64,10 @@ int interrupted(const Context& ctx, const Sweep& s, int code, const std::string&
 // sweep then is interrupted). `warmup_index` numbers warm-up runs.
 int one_run(const Context& ctx, Sweep& s, const ScheduledRun& run, int warmup_index, const SignalBlock& block,
             SweepLoop& loop, Progress& progress, Repeat& r);
+// One attempt of it; kExitRetry when its run failed its quality gate and
+// `may_retry` (the run is then added to the sweep as "rejected").
+constexpr int kExitRetry = -1;
+int one_attempt(const Context& ctx, Sweep& s, const ScheduledRun& run, int warmup_index, const SignalBlock& block,
+                SweepLoop& loop, Progress& progress, Repeat& r, bool may_retry);
 
 }  // namespace energy::cli

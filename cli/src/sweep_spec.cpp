@@ -128,6 +128,22 @@ Status read_search(const json& j, SweepSpec& s) {
   return ok_status();
 }
 
+// "gate" and "retries": absent in specs stored before sweeps had gates (the defaults then).
+Status read_gate(const json& j, SweepSpec& s) {
+  const json& gate = j.value("gate", json::object());
+  if (!gate.is_object()) return bad_spec("\"gate\"");
+  for (const auto& [key, v] : gate.items()) {
+    bool ok = v.is_number() && ((key == "min_coverage" && v.get<double>() > 0 && v.get<double>() <= 1) ||
+                                (key == "max_gap_periods" && v.get<double>() >= 1 && v.get<double>() <= 1000));
+    if (!ok) return bad_spec("\"gate\"");
+  }
+  s.gate = gate;
+  const json& retries = j.value("retries", json(kDefaultGateRetries));
+  if (!is_whole(retries, 0, kMaxGateRetries)) return bad_spec("\"retries\"");
+  s.retries = retries.get<int>();
+  return ok_status();
+}
+
 Status read_command(const json& j, SweepSpec& s) {
   if (!j.value("command", json()).is_array() || j["command"].empty()) return bad_spec("\"command\"");
   for (const auto& w : j["command"]) {
@@ -153,7 +169,9 @@ json spec_to_json(const SweepSpec& s) {
           {"baseline_ms", base},
           {"items", items_json(s.items)},
           {"seed", std::to_string(s.seed)},
-          {"search", search_json(s.search)}};
+          {"search", search_json(s.search)},
+          {"gate", s.gate},
+          {"retries", s.retries}};
 }
 
 Result<SweepSpec> spec_from_json(const json& j) {
@@ -164,7 +182,8 @@ Result<SweepSpec> spec_from_json(const json& j) {
   for (const Status& st :
        {read_command(j, s), read_clocks(axes.value("clocks", json()), s.axes),
         read_params(axes.value("params", json()), s.axes), read_cooldown(j.value("cooldown", json()), s.cooldown),
-        read_items(j.value("items", json()), s.items), read_counts(j, s), read_search(j.value("search", json()), s)}) {
+        read_items(j.value("items", json()), s.items), read_counts(j, s), read_search(j.value("search", json()), s),
+        read_gate(j, s)}) {
     if (!st) return st.error();
   }
   return s;

@@ -114,6 +114,36 @@ TEST(SweepView, FailedAndUnfinishedRunsAreLeftOutWithTheirReason) {
   EXPECT_TRUE(has(render_sweep_results(r, Colour::kOff), "2 measure run(s) not counted"));
 }
 
+// The minimum's runs failed their quality gate: they never decide the
+// minimum, the Pareto front or the saving against DVFS, and show says so.
+TEST(SweepView, RunsThatFailedTheirQualityGateDecideNothing) {
+  json reply = fixture();
+  auto& runs = reply["sweep"]["runs"];
+  json rejected;
+  for (auto& r : runs) {
+    r["run"]["quality"] = {{"verdict", "pass"}, {"failed", json::array()}};
+    if (r["point"] == 1 && r["role"] == "measure") {
+      r["run"]["quality"] = {{"verdict", "fail"}, {"failed", {"coverage", "longest_gap"}}};
+      rejected = r;
+    }
+  }
+  rejected["role"] = "rejected";
+  rejected["run_id"] = 99;
+  runs.push_back(rejected);
+  SweepResults r = results_of(reply);
+  ASSERT_TRUE(r.minimum.has_value());
+  EXPECT_EQ(r.points[r.minimum->best].point, 0u) << "point 1 has no counted run left";
+  for (size_t p : r.pareto) EXPECT_NE(r.points[p].point, 1u);
+  for (const auto& d : r.dvfs) EXPECT_NE(r.points[d.best].point, 1u);
+  std::string text = render_sweep_results(r, Colour::kOff);
+  EXPECT_TRUE(has(text, "re-run after failing their quality gate, not counted: runs 99 (point 1")) << text;
+  EXPECT_TRUE(has(text, "failed their quality gate on every try, left out of the figures")) << text;
+  EXPECT_FALSE(has(text, "no stored quality verdict")) << text;
+  bool named = false;
+  for (const auto& row : r.runs) named |= row.left_out == "failed its quality gate (coverage, longest_gap)";
+  EXPECT_TRUE(named);
+}
+
 TEST(SweepView, WithoutItemCountsFiguresArePerRunAndWithoutABaselineThereIsNoNet) {
   json reply = fixture();
   auto& runs = reply["sweep"]["runs"];
@@ -144,25 +174,25 @@ TEST(SweepExport, CsvHasOneRowPerRunWithItsPointsClocks) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 12u);  // header and 11 runs
   EXPECT_EQ(lines[0],
-            "sweep_id,run_id,point,repeat,role,counted,left_out,dvfs,cpu_hz,gpu_hz,cooldown_ms,state,exit_status,"
-            "start_wall_ns,items,energy_j,duration_s,avg_power_w,energy_per_item_j,net_energy_per_item_j,"
+            "sweep_id,run_id,point,repeat,role,counted,left_out,quality,dvfs,cpu_hz,gpu_hz,cooldown_ms,state,"
+            "exit_status,start_wall_ns,items,energy_j,duration_s,avg_power_w,energy_per_item_j,net_energy_per_item_j,"
             "time_per_item_s");
   auto f = split(lines[3]);  // run 12: point 1, repeat 0
-  ASSERT_EQ(f.size(), 21u) << lines[3];
-  EXPECT_EQ(std::vector<std::string>(f.begin(), f.begin() + 15),
-            (std::vector<std::string>{"7", "12", "1", "0", "measure", "true", "", "false", "1000000000", "600000000",
-                                      "", "stopped", "0", "1012", "10"}));
-  EXPECT_DOUBLE_EQ(std::stod(f[15]), 19.9);
-  EXPECT_DOUBLE_EQ(std::stod(f[18]), 19.9 / 10);
-  EXPECT_NEAR(std::stod(f[19]), (19.9 - 8) / 10, 1e-12);
-  EXPECT_DOUBLE_EQ(std::stod(f[20]), 0.8);
+  ASSERT_EQ(f.size(), 22u) << lines[3];
+  EXPECT_EQ(std::vector<std::string>(f.begin(), f.begin() + 16),
+            (std::vector<std::string>{"7", "12", "1", "0", "measure", "true", "", "", "false", "1000000000",
+                                      "600000000", "", "stopped", "0", "1012", "10"}));
+  EXPECT_DOUBLE_EQ(std::stod(f[16]), 19.9);
+  EXPECT_DOUBLE_EQ(std::stod(f[19]), 19.9 / 10);
+  EXPECT_NEAR(std::stod(f[20]), (19.9 - 8) / 10, 1e-12);
+  EXPECT_DOUBLE_EQ(std::stod(f[21]), 0.8);
   auto baseline = split(lines[1]);
   EXPECT_EQ(baseline[4], "baseline");
   EXPECT_EQ(baseline[5], "false");
-  EXPECT_EQ(baseline[18], "") << "no per-item figure for a run that is not counted";
+  EXPECT_EQ(baseline[19], "") << "no per-item figure for a run that is not counted";
   EXPECT_EQ(split(lines[6])[2], "4");
-  EXPECT_EQ(split(lines[6])[7], "true") << "point 4 is DVFS";
-  EXPECT_EQ(split(lines[6])[8], "") << "DVFS pins no clock";
+  EXPECT_EQ(split(lines[6])[8], "true") << "point 4 is DVFS";
+  EXPECT_EQ(split(lines[6])[9], "") << "DVFS pins no clock";
 }
 
 TEST(SweepExport, JsonCarriesRunsAndPerPointResults) {

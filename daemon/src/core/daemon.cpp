@@ -480,16 +480,16 @@ Status DaemonImpl::start_loop() {
   sigterm_.reset(s);
   sd_event_add_signal(loop_.get(), &s, SIGINT, &DaemonImpl::on_signal, this);
   sigint_.reset(s);
-  int64_t gap_threshold_ns = config_.sample_period_ms * kNsPerMs * 5 / 2;
+  const int64_t period_ns = config_.sample_period_ms * kNsPerMs;
   blocking_reads_ = std::make_unique<TaskRunner>("clocks");
   bulk_reads_ = std::make_unique<TaskRunner>("export");
   runs_ = std::make_unique<RunManager>(
-      *sampler_, *writer_, poster_, [this] { return reader(); }, gap_threshold_ns);
+      *sampler_, *writer_, poster_, [this] { return reader(); }, period_ns);
   runs_->set_open_run_limit(static_cast<size_t>(config_.max_open_runs_per_user));
   auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
   runs_->set_clocks_source(clocks);
   runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
-  queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, *bulk_reads_, gap_threshold_ns, clocks);
+  queries_ = std::make_unique<RunQueries>(database_path(config_), poster_, *bulk_reads_, period_ns, clocks);
   sweep_writes_ = std::make_unique<SweepWrites>(*writer_, poster_, clock_);
   auto options = server_options(config_);
   if (!options) return options.take_error();
@@ -773,6 +773,12 @@ nlohmann::json DaemonImpl::run_clocks(int64_t run_id, int64_t start_ns, int64_t 
 Result<nlohmann::json> DaemonImpl::start_tags(const MarkStartArgs& args, const Responder& r) {
   nlohmann::json tags(args.tags);
   tags[kRunOwnerTag] = std::to_string(r.caller().uid);
+  // What the run is measured with and judged by: its report never depends on later settings.
+  tags[kRunPeriodTag] = std::to_string(config_.sample_period_ms);
+  if (args.min_coverage) tags[kRunMinCoverageTag] = nlohmann::json(*args.min_coverage).dump();
+  if (args.max_gap_periods) tags[kRunMaxGapTag] = nlohmann::json(*args.max_gap_periods).dump();
+  if (args.max_failed_reads) tags[kRunMaxFailedReadsTag] = std::to_string(*args.max_failed_reads);
+  if (args.exclusive) tags[kRunExclusiveTag] = "true";
   if (args.baseline_run && !policy_.permits(r.caller(), Privilege::kClock)) {
     return make_error(ErrorCode::kDenied,
                       "permission denied: a baseline run (\"baseline_run\") changes every later "

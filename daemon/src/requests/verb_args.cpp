@@ -56,7 +56,9 @@ std::vector<VerbSpec> declarations() {
        "mark.start",
        {required(text("name", 1, kMaxNameChars)), of_type("tags", ArgType::kTags, kMaxTags),
         of_type("baseline", ArgType::kRunId), flag("baseline_run"), of_type("pin", ArgType::kPin),
-        of_type("items", ArgType::kPositive, kMaxItems), flag("end_with_connection")}},
+        of_type("items", ArgType::kPositive, kMaxItems), flag("end_with_connection"),
+        of_type("min_coverage", ArgType::kPositive, 1), of_type("max_gap_periods", ArgType::kPositive, 1000),
+        integer("max_failed_reads", 0, kMaxGateFailedReads), flag("exclusive")}},
       {"mark.stop",
        Verb::kMarkStop,
        "mark.stop",
@@ -95,7 +97,8 @@ std::vector<VerbSpec> sweep_declarations() {
        "sweep.add_run",
        {required(integer("sweep", 1, kMaxInt)), required(of_type("run", ArgType::kRunId)),
         required(integer("point", 0, kMaxSweepPoint)), required(integer("repeat", 0, kMaxSweepPoint)),
-        required(choice("role", {"measure", "warmup", "baseline"})), integer("cooldown_ms", 0, kMaxCooldownMs)}},
+        required(choice("role", {"measure", "warmup", "baseline", "rejected"})),
+        integer("cooldown_ms", 0, kMaxCooldownMs)}},
       {"sweep.set_state",
        Verb::kSweepSetState,
        "sweep.set_state",
@@ -504,6 +507,14 @@ Result<VerbArgs> mark_start_args(const VerbSpec& spec, const Values& v) {
   out.pin = get<PinOrder>(v, "pin");
   out.items = get<double>(v, "items");
   out.end_with_connection = get<bool>(v, "end_with_connection").value_or(false);
+  out.min_coverage = get<double>(v, "min_coverage");
+  out.max_gap_periods = get<double>(v, "max_gap_periods");
+  if (out.max_gap_periods && *out.max_gap_periods < kMinGateGapPeriods) {
+    return invalid(spec, "argument \"max_gap_periods\" (" + json(*out.max_gap_periods).dump() +
+                             ") is below 1: a gap of one period is every reading's spacing");
+  }
+  out.max_failed_reads = get<int64_t>(v, "max_failed_reads");
+  out.exclusive = get<bool>(v, "exclusive").value_or(false);
   return VerbArgs(out);
 }
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "energy/protocol.h"
+#include "energy/quality.h"
 #include "energy/result.h"
 #include "energy/store.h"
 #include "pin_engine.h"
@@ -119,6 +120,11 @@ struct MarkStartArgs {
   std::optional<PinOrder> pin;       // clocks pinned (and read back) before the run opens; kind unset
   std::optional<double> items;       // work items of the run (energy per item)
   bool end_with_connection = false;  // stopped by energyd if its connection closes first (connection_runs.h)
+  // The run's quality gate (quality.h), stored as energyd.gate.* tags; absent: the defaults.
+  std::optional<double> min_coverage;       // (0, 1]
+  std::optional<double> max_gap_periods;    // [1, 1000]
+  std::optional<int64_t> max_failed_reads;  // [0, 1e6]
+  bool exclusive = false;                   // refused while another run is open; any overlap fails it
 };
 
 struct MarkStopArgs {

@@ -9,6 +9,7 @@
 
 #include "energy/attr_file.h"
 #include "energy/chunker.h"
+#include "energy/quality.h"
 
 namespace energy::daemon {
 namespace {
@@ -54,13 +55,8 @@ Result<std::string> merge_run_tags(const std::string& tags_json, const nlohmann:
   return tags.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-RunManager::RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, ReaderFn reader,
-                       int64_t gap_threshold_ns)
-    : sampler_(sampler),
-      writer_(writer),
-      poster_(poster),
-      reader_(std::move(reader)),
-      gap_threshold_ns_(gap_threshold_ns) {}
+RunManager::RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, ReaderFn reader, int64_t period_ns)
+    : sampler_(sampler), writer_(writer), poster_(poster), reader_(std::move(reader)), period_ns_(period_ns) {}
 
 void RunManager::adopt(std::vector<RunRecord> open_runs) {
   for (auto& r : open_runs) open_[r.id] = std::move(r);
@@ -76,7 +72,20 @@ size_t RunManager::open_runs_of(const std::string& owner) const {
   return n + (pending != starting_.end() ? pending->second : 0);
 }
 
+// An exclusive run opens only while no other run is open or opening.
+Status RunManager::check_exclusive(const nlohmann::json& tags) const {
+  const auto it = tags.find(kRunExclusiveTag);
+  if (it == tags.end() || *it != "true") return ok_status();
+  if (open_.empty() && starting_.empty()) return ok_status();
+  std::string ids;
+  for (const auto& [id, run] : open_) ids += (ids.empty() ? "" : ", ") + std::to_string(id) + " (" + run.name + ")";
+  if (ids.empty()) ids = "one being opened";
+  return make_error(ErrorCode::kState, "mark.start: an exclusive run opens only when no other run is open; open: " +
+                                           ids + ". Stop them, or start without \"exclusive\"");
+}
+
 void RunManager::start(const std::string& name, const nlohmann::json& tags, std::optional<double> items, RunDone done) {
+  if (auto st = check_exclusive(tags); !st) return done(st.take_error());
   const std::string owner = owner_key(tags);
   const size_t held = open_runs_of(owner);
   if (held >= open_run_limit_) {
@@ -231,7 +240,26 @@ void RunManager::finish_stop(Result<RunRecord> rec, const ReportDone& done) {
   if (stopped_hook_) stopped_hook_(rec->id);
   auto reader = reader_();
   if (!reader) return done(reader.take_error());
-  done(run_report_json(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), gap_threshold_ns_, stored_clocks(*rec)));
+  auto report = run_report_json(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), period_ns_, stored_clocks(*rec));
+  if (report) store_verdict(rec->id, *report);
+  done(std::move(report));
+}
+
+// The stopped run's verdict, as tags for listings and sweeps (quality.h).
+// Derived data: a crash before it is stored leaves a run that runs.show
+// still judges; the write is not waited for.
+void RunManager::store_verdict(int64_t run_id, const nlohmann::json& report) {
+  const auto& q = report.value("quality", nlohmann::json::object());
+  std::string verdict = q.value("verdict", "");
+  if (verdict.empty()) return;
+  std::string failed;
+  for (const auto& c : q.value("checks", nlohmann::json::array())) {
+    if (c.value("outcome", "") == "fail") failed += (failed.empty() ? "" : ",") + c.value("name", "");
+  }
+  StoreWrite w;
+  w.apply = [run_id, verdict, failed](Store& store) { return store.runs().set_quality(run_id, verdict, failed); };
+  w.done = [](const Status&) {};
+  writer_.push_write(std::move(w));
 }
 
 std::vector<RunRecord> RunManager::open_runs() const {

@@ -55,7 +55,7 @@ class RunManager {
   // Opens (or returns) the query connection; loop thread only.
   using ReaderFn = std::function<Result<Store*>()>;
 
-  RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, ReaderFn reader, int64_t gap_threshold_ns);
+  RunManager(Sampler& sampler, StorageWriter& writer, Poster& poster, ReaderFn reader, int64_t period_ns);
 
   // Runs left open by a previous daemon of this boot continue (the downtime
   // is a gap in their data); the caller closes other boots' runs before.
@@ -65,7 +65,9 @@ class RunManager {
   // limit. Runs without an owner count together. Default 64.
   void set_open_run_limit(size_t per_owner) { open_run_limit_ = per_owner; }
   // `tags` carries the owner (energyd.uid) the caller set; `items` (the
-  // run's work items, for energy per item) is stored with the run.
+  // run's work items, for energy per item) is stored with the run. A run
+  // tagged energyd.exclusive=true is refused (kState, naming the open runs)
+  // while another run is open or opening.
   void start(const std::string& name, const nlohmann::json& tags, std::optional<double> items, RunDone done);
   // Moves open run `run_id`'s start to a sample taken now: called once the
   // run is durably open and everything mark.start does is done, right before
@@ -103,15 +105,17 @@ class RunManager {
 
  private:
   Result<int64_t> resolve(const std::string& name_or_id) const;
+  Status check_exclusive(const nlohmann::json& tags) const;
   size_t open_runs_of(const std::string& owner) const;
   Status stop_fields(const StopRequest& request, MarkOp& op) const;
   void finish_stop(Result<RunRecord> rec, const ReportDone& done);
+  void store_verdict(int64_t run_id, const nlohmann::json& report);
 
   Sampler& sampler_;
   StorageWriter& writer_;
   Poster& poster_;
   ReaderFn reader_;
-  int64_t gap_threshold_ns_;
+  int64_t period_ns_;
   RunClocksFn clocks_;
   std::map<int64_t, RunRecord> open_;
   std::set<int64_t> stopping_;

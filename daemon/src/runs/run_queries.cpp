@@ -1,9 +1,12 @@
 #include "run_queries.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <thread>
 
+#include "energy/baseline.h"
+#include "energy/quality.h"
 #include "energy/report.h"
 #include "energy/run_summary.h"
 #include "export_rows.h"
@@ -97,6 +100,20 @@ Result<nlohmann::json> list_entry(Store& store, const RunRecord& run, const std:
   if (!summary) return summary.take_error();
   nlohmann::json j = run_to_json(run);
   j["summary"] = run_summary_json(*summary);
+  // The verdict stored after the stop (quality.h); null while open or not yet judged.
+  auto verdict = run_tag(run, kRunQualityTag);
+  if (verdict) {
+    nlohmann::json failed = nlohmann::json::array();
+    std::string list = run_tag(run, kRunQualityFailedTag).value_or("");
+    for (size_t from = 0; from < list.size();) {
+      size_t comma = std::min(list.find(',', from), list.size());
+      if (comma > from) failed.push_back(list.substr(from, comma - from));
+      from = comma + 1;
+    }
+    j["quality"] = {{"verdict", *verdict}, {"failed", std::move(failed)}};
+  } else {
+    j["quality"] = nullptr;
+  }
   return j;
 }
 
@@ -138,13 +155,12 @@ Result<RunRecord> resolve_run(Store& store, const RunRef& ref) {
   return make_error(ErrorCode::kNotFound, "no run named or numbered '" + ref.name + "'");
 }
 
-Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t gap_threshold_ns,
-                                const RunClocksFn& live_clocks) {
+Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t period_ns, const RunClocksFn& live_clocks) {
   auto end = run_end_ns(store, run);
   if (!end) return end.take_error();
   nlohmann::json clocks = stored_clocks(run);
   if (run.state == RunState::kOpen && live_clocks) clocks = live_clocks(run.id, run.start_ns, *end);
-  return run_report_json(store, run, *end, gap_threshold_ns, clocks);
+  return run_report_json(store, run, *end, period_ns, clocks);
 }
 
 void post_work(TaskRunner& worker, Poster& poster, const Responder& r, std::function<Result<nlohmann::json>()> work) {
@@ -178,11 +194,11 @@ Result<std::string> run_export_page(Store& store, const RunExportArgs& args, siz
   return export_page_text(*rows, fields, cancelled);
 }
 
-RunQueries::RunQueries(std::string db_path, Poster& poster, TaskRunner& bulk, int64_t gap_threshold_ns,
+RunQueries::RunQueries(std::string db_path, Poster& poster, TaskRunner& bulk, int64_t period_ns,
                        RunClocksFn live_clocks)
     : poster_(poster),
       bulk_(bulk),
-      shared_(std::make_shared<Shared>(Shared{std::move(db_path), gap_threshold_ns, std::move(live_clocks)})) {}
+      shared_(std::make_shared<Shared>(Shared{std::move(db_path), period_ns, std::move(live_clocks)})) {}
 
 // Each query opens its own reader connection (on the worker, so a slow
 // open never touches the loop).
@@ -203,7 +219,7 @@ void RunQueries::show(const RunRef& ref, const Responder& r) {
       [ref](Store& store, const Shared& s) -> Result<nlohmann::json> {
         auto run = resolve_run(store, ref);
         if (!run) return run.take_error();
-        return show_run(store, *run, s.gap_threshold_ns, s.live_clocks);
+        return show_run(store, *run, s.period_ns, s.live_clocks);
       },
       r, worker_);
 }

@@ -41,8 +41,7 @@ Result<nlohmann::json> list_runs(Store& store, const RunFilter& filter);
 Result<nlohmann::json> run_list_entries(Store& store, const std::vector<RunRecord>& runs);
 Result<RunRecord> resolve_run(Store& store, const RunRef& ref);
 // `live_clocks` may be empty: an open run's report then has no clocks.
-Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t gap_threshold_ns,
-                                const RunClocksFn& live_clocks);
+Result<nlohmann::json> show_run(Store& store, const RunRecord& run, int64_t period_ns, const RunClocksFn& live_clocks);
 // Called now and then while building a page; true stops it (a `state` error).
 using CancelFn = std::function<bool()>;
 
@@ -66,7 +65,7 @@ void post_text_work(TaskRunner& worker, Poster& poster, const Responder& r, std:
 class RunQueries {
  public:
   // `bulk` (exports) must outlive this object. Arguments as read by verb_args.h.
-  RunQueries(std::string db_path, Poster& poster, TaskRunner& bulk, int64_t gap_threshold_ns, RunClocksFn live_clocks);
+  RunQueries(std::string db_path, Poster& poster, TaskRunner& bulk, int64_t period_ns, RunClocksFn live_clocks);
   void list(const RunFilter& filter, const Responder& r);
   void show(const RunRef& ref, const Responder& r);
   void export_run(const RunExportArgs& args, const Responder& r);
@@ -79,7 +78,7 @@ class RunQueries {
  private:
   struct Shared {
     std::string db_path;
-    int64_t gap_threshold_ns = 0;
+    int64_t period_ns = 0;  // energyd's sampling period: judges runs that recorded none
     RunClocksFn live_clocks;
   };
   using Query = std::function<Result<nlohmann::json>(Store&, const Shared&)>;

@@ -1,8 +1,10 @@
 #include "run_reports.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "energy/baseline.h"
+#include "energy/quality.h"
 #include "energy/report.h"
 
 namespace energy::daemon {
@@ -29,9 +31,83 @@ void add_state_notes(const RunReport& rep, nlohmann::json& out) {
   }
   if (rep.total.gap_ns > 0) {
     add_report_note(out, seconds_text(rep.total.gap_ns) + " of the run had no readings (largest gap " +
-                             seconds_text(rep.total.largest_gap_ns) +
-                             ", e.g. while energyd was stopped); energy there is bridged linearly");
+                             seconds_text(rep.total.largest_gap_ns) + "); energy there is bridged linearly");
   }
+}
+
+std::string gap_cause_text(const RunGap& g) {
+  switch (g.cause) {
+    case GapCause::kReadErrors: {
+      std::string rails;
+      for (const auto& r : g.rails) rails += (rails.empty() ? "" : ", ") + r;
+      return std::to_string(g.failed_reads) + " failed read" + (g.failed_reads == 1 ? "" : "s") + " on " + rails;
+    }
+    case GapCause::kEnergydStopped: return "energyd was not running";
+    case GapCause::kSamplerStalled: return "the sampler stalled (energyd ran but took no reading)";
+  }
+  return "";
+}
+
+// One note per listed gap: where it is in the run, how long, and why.
+void add_gap_notes(const RunReport& rep, const Quality& q, nlohmann::json& out) {
+  for (const auto& g : q.gaps) {
+    add_report_note(out, "gap of " + seconds_text(g.end_ns - g.begin_ns) + " at +" +
+                             seconds_text(g.begin_ns - rep.window.begin_ns) + ": " + gap_cause_text(g));
+  }
+  if (q.gaps_not_listed > 0) {
+    add_report_note(out, std::to_string(q.gaps_not_listed) + " more gaps are not listed");
+  }
+}
+
+std::vector<RunOverlap> overlaps_of(Store& store, const RunReport& rep) {
+  std::vector<RunOverlap> out;
+  auto others = store.runs().overlapping(rep.run.boot, rep.window, rep.run.id);
+  if (!others) return out;
+  for (const auto& o : *others) {
+    int64_t end = std::min(rep.window.end_ns, o.stop_ns.value_or(rep.window.end_ns));
+    int64_t begin = std::max(rep.window.begin_ns, o.start_ns);
+    if (end <= begin) continue;
+    out.push_back(RunOverlap{o.id, o.name, end - begin, o.state == RunState::kOpen});
+  }
+  return out;
+}
+
+int64_t external_clock_changes(const nlohmann::json& clocks, EnergyWindow w) {
+  if (!clocks.is_object()) return 0;
+  auto it = clocks.find("clock_events");
+  if (it == clocks.end() || !it->is_array()) return 0;
+  int64_t n = 0;
+  for (const auto& e : *it) {
+    if (!e.is_object() || e.value("kind", "") != "external_change") continue;
+    auto t = e.value("boot_ns", int64_t{0});
+    if (t >= w.begin_ns && t <= w.end_ns) ++n;
+  }
+  return n;
+}
+
+// The verdict on the report's figures (quality.h), from the run's own
+// period and gate where it recorded them.
+Quality judge(Store& store, const RunReport& rep, int64_t period_ns, bool period_recorded, const nlohmann::json& clocks,
+              nlohmann::json& out) {
+  QualityInputs in;
+  in.period_ns = period_ns;
+  in.period_recorded = period_recorded;
+  auto gate = gate_from_tags(rep.run);
+  if (gate) {
+    in.gate = *gate;
+  } else {
+    add_report_note(out, gate.error().message + "; the default gate judged it");
+  }
+  in.overlaps = overlaps_of(store, rep);
+  in.external_clock_changes = external_clock_changes(clocks, rep.window);
+  Quality q = judge_run(rep, in);
+  if (!period_recorded) {
+    add_report_note(out,
+                    "the run has no recorded sampling period (tag energyd.period_ms: it was started by an "
+                    "older energyd): today's period, " +
+                        seconds_text(period_ns) + ", judged its gaps");
+  }
+  return q;
 }
 
 // A run with items: the total's energy (and net energy, with a baseline) per item.
@@ -50,12 +126,18 @@ nlohmann::json stored_clocks(const RunRecord& run) {
   return j.is_object() ? j : nlohmann::json();
 }
 
-Result<nlohmann::json> run_report_json(Store& store, const RunRecord& run, int64_t end_ns, int64_t gap_threshold_ns,
+Result<nlohmann::json> run_report_json(Store& store, const RunRecord& run, int64_t end_ns, int64_t daemon_period_ns,
                                        const nlohmann::json& clocks) {
+  auto recorded = recorded_period_ns(run);
+  const int64_t period_ns = recorded.value_or(daemon_period_ns);
+  const int64_t gap_threshold_ns = gap_threshold_for(period_ns);
   auto report = build_run_report(store, run, end_ns, gap_threshold_ns);
   if (!report) return report.take_error();
   nlohmann::json out = report_to_json(*report);
   add_state_notes(*report, out);
+  Quality q = judge(store, *report, period_ns, recorded.has_value(), clocks, out);
+  add_gap_notes(*report, q, out);
+  out["quality"] = quality_to_json(q);
   auto st = apply_baseline(store, *report, gap_threshold_ns, out);
   if (!st) return st.take_error();
   add_per_item(run, out);

@@ -22,10 +22,12 @@ namespace energy::daemon {
 // [start_ns, end_ns] (CLOCK_BOOTTIME).
 using RunClocksFn = std::function<nlohmann::json(int64_t run_id, int64_t start_ns, int64_t end_ns)>;
 
-// The report of `run` over [start_ns, end_ns]. `clocks`: the run's clock
-// pins and events (stored with the stop, or live for an open run); null
-// leaves them out.
-Result<nlohmann::json> run_report_json(Store& store, const RunRecord& run, int64_t end_ns, int64_t gap_threshold_ns,
+// The report of `run` over [start_ns, end_ns], with its quality verdict
+// (quality.h). `clocks`: the run's clock pins and events (stored with the
+// stop, or live for an open run); null leaves them out. The run's own
+// sampling period (energyd.period_ms) sets its gap threshold; a run without
+// one is judged with `daemon_period_ns`, and its report says so.
+Result<nlohmann::json> run_report_json(Store& store, const RunRecord& run, int64_t end_ns, int64_t daemon_period_ns,
                                        const nlohmann::json& clocks);
 
 // The clocks stored with a stopped run, or null.

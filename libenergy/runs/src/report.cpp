@@ -191,6 +191,59 @@ void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t ga
   rep.total_error_bound_uj += rep.total.raw_error_bound_uj();
 }
 
+// Failed reads of `rails` strictly inside (a, b), and which rails they were on.
+void failed_reads_in(const std::vector<const RailSeries*>& rails, int64_t a, int64_t b, RunGap& gap) {
+  for (const RailSeries* s : rails) {
+    int64_t n = 0;
+    for (const auto& p : s->points) {
+      if (!p.valid && p.t_ns > a && p.t_ns < b) ++n;
+    }
+    if (n == 0) continue;
+    gap.failed_reads += n;
+    gap.rails.push_back(s->rail.label);
+  }
+}
+
+// The total's stretches without a valid reading longer than the threshold,
+// each with its cause: failed reads in it, else energyd's restart (its board
+// context closed there), else a sampler that took no sweep.
+Status find_gaps(Store& store, RunReport& rep, const std::vector<RailSeries>& series, int64_t gap_threshold_ns) {
+  if (rep.total_resolution != Tier::kRaw || rep.total_rails.empty()) return ok_status();
+  std::vector<const RailSeries*> rails;
+  std::vector<std::vector<PowerPoint>> parts;
+  for (const auto& label : rep.total_rails) {
+    for (const auto& s : series) {
+      if (s.rail.label != label) continue;
+      rails.push_back(&s);
+      parts.push_back(s.points);
+    }
+  }
+  const EnergyWindow w = rep.window;
+  std::vector<int64_t> valid = {w.begin_ns};
+  for (const auto& p : sum_series(parts)) {
+    if (p.valid && p.t_ns > w.begin_ns && p.t_ns < w.end_ns) valid.push_back(p.t_ns);
+  }
+  valid.push_back(w.end_ns);
+  for (size_t i = 1; i < valid.size(); ++i) {
+    if (valid[i] - valid[i - 1] <= gap_threshold_ns) continue;
+    if (rep.gaps.size() >= kMaxListedGaps) {
+      ++rep.gaps_not_listed;
+      continue;
+    }
+    RunGap gap{valid[i - 1], valid[i], GapCause::kSamplerStalled, {}, 0};
+    failed_reads_in(rails, gap.begin_ns, gap.end_ns, gap);
+    if (gap.failed_reads > 0) {
+      gap.cause = GapCause::kReadErrors;
+    } else {
+      auto restarted = store.context().restart_between(rep.run.boot, gap.begin_ns, gap.end_ns);
+      if (!restarted) return restarted.take_error();
+      if (*restarted) gap.cause = GapCause::kEnergydStopped;
+    }
+    rep.gaps.push_back(std::move(gap));
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t end_ns, int64_t gap_threshold_ns) {
@@ -210,6 +263,7 @@ Result<RunReport> build_run_report(Store& store, const RunRecord& run, int64_t e
                                                 ") has no power readings: no energy can be reported");
   }
   add_total(rep, *series, gap_threshold_ns);
+  if (auto st = find_gaps(store, rep, *series, gap_threshold_ns); !st) return st.take_error();
   ContextSummary context(rep.window);
   auto scanned = store.context().scan(run.boot, rep.window, context);
   if (!scanned) return scanned.take_error();

@@ -167,6 +167,28 @@ Result<int64_t> StoreContext::close(int64_t boot, int64_t stopped_ns) {
   return added;
 }
 
+Result<bool> StoreContext::restart_between(int64_t boot, int64_t from_ns, int64_t to_ns) {
+  auto sources = all_sources(*db_);
+  if (!sources) return sources.take_error();
+  auto unknown = db_->prepare(
+      "SELECT 1 FROM context WHERE boot = ?1 AND source = ?2 AND t_ns BETWEEN ?3 AND ?4 "
+      "AND value IS NULL AND text IS NULL LIMIT 1");
+  if (!unknown) return unknown.take_error();
+  size_t held = 0;
+  for (const auto& s : *sources) {
+    auto before = row_at_or_before(*db_, boot, s.id, from_ns);
+    if (!before) return before.take_error();
+    if (!before->has_value() || (*before)->v == ContextValue::unknown()) continue;
+    ++held;
+    unknown->reset();
+    unknown->bind(1, boot).bind(2, s.id).bind(3, from_ns).bind(4, to_ns);
+    auto r = unknown->step();
+    if (!r) return r.take_error();
+    if (*r != sql::StepResult::kRow) return false;
+  }
+  return held > 0;
+}
+
 Result<StoreContext::Trimmed> StoreContext::trim(const std::function<Result<int64_t>(int64_t boot)>& cut,
                                                  int64_t max_rows) {
   auto boots = boot_ids(*db_);

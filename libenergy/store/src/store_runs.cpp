@@ -112,6 +112,14 @@ Status StoreRuns::set_tags(int64_t id, const std::string& tags_json) {
   return st->bind(1, id).bind(2, tags_json).run();
 }
 
+Status StoreRuns::set_quality(int64_t id, const std::string& verdict, const std::string& failed) {
+  auto st = db_->prepare(
+      "UPDATE runs SET tags = json_set(CASE WHEN json_valid(tags) THEN tags ELSE '{}' END, "
+      "'$.\"energyd.quality\"', ?2, '$.\"energyd.quality_failed\"', ?3) WHERE id = ?1");
+  if (!st) return st.take_error();
+  return st->bind(1, id).bind(2, std::string_view(verdict)).bind(3, std::string_view(failed)).run();
+}
+
 Result<std::vector<RunRecord>> StoreRuns::find(const RunFilter& filter) {
   Where w = where_of(filter);
   std::string limit = w.add(filter.limit);

@@ -58,12 +58,13 @@ const char* sweep_role_name(SweepRole r) {
     case SweepRole::kMeasure: return "measure";
     case SweepRole::kWarmup: return "warmup";
     case SweepRole::kBaseline: return "baseline";
+    case SweepRole::kRejected: return "rejected";
   }
   return "unknown";
 }
 
 std::optional<SweepRole> sweep_role_from_name(const std::string& name) {
-  for (SweepRole r : {SweepRole::kMeasure, SweepRole::kWarmup, SweepRole::kBaseline}) {
+  for (SweepRole r : {SweepRole::kMeasure, SweepRole::kWarmup, SweepRole::kBaseline, SweepRole::kRejected}) {
     if (name == sweep_role_name(r)) return r;
   }
   return std::nullopt;

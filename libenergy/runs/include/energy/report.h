@@ -22,11 +22,15 @@
 #include <nlohmann/json.hpp>
 
 #include "energy/integrate.h"
+#include "energy/quality.h"
 #include "energy/residency.h"
 #include "energy/result.h"
 #include "energy/store.h"
 
 namespace energy {
+
+// A report lists at most this many gaps with their causes; the rest are counted.
+constexpr size_t kMaxListedGaps = 100;
 
 struct RailEnergyReport {
   std::string label;
@@ -48,6 +52,10 @@ struct RunReport {
   std::vector<std::string> total_rails;
   std::string total_rule;
   RunContext context;  // clock residency, governors, temperatures (residency.h)
+  // Stretches of the total without a valid reading longer than the gap
+  // threshold, with their causes (quality.h); from the raw readings only.
+  std::vector<RunGap> gaps;  // the first kMaxListedGaps of them
+  int64_t gaps_not_listed = 0;
 };
 
 // end_ns: the run's stop time, or "now" for an open run.

@@ -42,6 +42,10 @@ class StoreContext {
   // every source whose last row in the boot holds a value gets an unknown
   // row at max(stopped_ns, that row + 1 ns). Returns how many were added.
   Result<int64_t> close(int64_t boot, int64_t stopped_ns);
+  // Whether an earlier daemon's polling was closed (close() above) at some
+  // instant in [from_ns, to_ns]: every source that held a value then turned
+  // unknown at once (a single failed read turns one source unknown).
+  Result<bool> restart_between(int64_t boot, int64_t from_ns, int64_t to_ns);
   // Retention (StoreTiers): in every boot, deletes each source's rows before
   // cut(boot) except its newest row at or before the cut (so the state there
   // stays known), at most max_rows in all; `more` when rows remain.

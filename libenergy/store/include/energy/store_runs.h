@@ -71,6 +71,9 @@ class StoreRuns {
   Status set_items(int64_t id, double items);
   // Replaces the run's tags (JSON object of strings).
   Status set_tags(int64_t id, const std::string& tags_json);
+  // Sets the tags energyd.quality (the verdict) and energyd.quality_failed
+  // (the checks that failed) of a stopped run, keeping its other tags.
+  Status set_quality(int64_t id, const std::string& verdict, const std::string& failed);
 
   Result<std::vector<RunRecord>> in_state(RunState state);
   Result<std::optional<RunRecord>> by_id(int64_t id);

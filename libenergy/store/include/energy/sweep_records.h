@@ -24,7 +24,8 @@ bool sweep_transition_allowed(SweepState from, SweepState to);
 
 // measure: counted in the results; warmup: run before, not counted;
 // baseline: an idle run for net energy.
-enum class SweepRole { kMeasure, kWarmup, kBaseline };
+// kRejected: a measure run that failed its quality gate and was run again (quality.h).
+enum class SweepRole { kMeasure, kWarmup, kBaseline, kRejected };
 const char* sweep_role_name(SweepRole r);
 std::optional<SweepRole> sweep_role_from_name(const std::string& name);
 
