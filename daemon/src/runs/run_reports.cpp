@@ -59,10 +59,10 @@ void add_gap_notes(const RunReport& rep, const Quality& q, nlohmann::json& out) 
   }
 }
 
-std::vector<RunOverlap> overlaps_of(Store& store, const RunReport& rep) {
+Result<std::vector<RunOverlap>> overlaps_of(Store& store, const RunReport& rep) {
   std::vector<RunOverlap> out;
   auto others = store.runs().overlapping(rep.run.boot, rep.window, rep.run.id);
-  if (!others) return out;
+  if (!others) return others.take_error();
   for (const auto& o : *others) {
     int64_t end = std::min(rep.window.end_ns, o.stop_ns.value_or(rep.window.end_ns));
     int64_t begin = std::max(rep.window.begin_ns, o.start_ns);
@@ -87,8 +87,8 @@ int64_t external_clock_changes(const nlohmann::json& clocks, EnergyWindow w) {
 
 // The verdict on the report's figures (quality.h), from the run's own
 // period and gate where it recorded them.
-Quality judge(Store& store, const RunReport& rep, int64_t period_ns, bool period_recorded, const nlohmann::json& clocks,
-              nlohmann::json& out) {
+Result<Quality> judge(Store& store, const RunReport& rep, int64_t period_ns, bool period_recorded,
+                      const nlohmann::json& clocks, nlohmann::json& out) {
   QualityInputs in;
   in.period_ns = period_ns;
   in.period_recorded = period_recorded;
@@ -98,7 +98,9 @@ Quality judge(Store& store, const RunReport& rep, int64_t period_ns, bool period
   } else {
     add_report_note(out, gate.error().message + "; the default gate judged it");
   }
-  in.overlaps = overlaps_of(store, rep);
+  auto overlaps = overlaps_of(store, rep);
+  if (!overlaps) return overlaps.take_error();
+  in.overlaps = std::move(overlaps).value();
   in.external_clock_changes = external_clock_changes(clocks, rep.window);
   Quality q = judge_run(rep, in);
   if (!period_recorded) {
@@ -135,9 +137,10 @@ Result<nlohmann::json> run_report_json(Store& store, const RunRecord& run, int64
   if (!report) return report.take_error();
   nlohmann::json out = report_to_json(*report);
   add_state_notes(*report, out);
-  Quality q = judge(store, *report, period_ns, recorded.has_value(), clocks, out);
-  add_gap_notes(*report, q, out);
-  out["quality"] = quality_to_json(q);
+  auto q = judge(store, *report, period_ns, recorded.has_value(), clocks, out);
+  if (!q) return q.take_error();
+  add_gap_notes(*report, *q, out);
+  out["quality"] = quality_to_json(*q);
   auto st = apply_baseline(store, *report, gap_threshold_ns, out);
   if (!st) return st.take_error();
   add_per_item(run, out);
