@@ -100,14 +100,16 @@ std::string quality_text(const nlohmann::json& rep) {
   if (!q.value("final", true)) out += " so far (the run is open)";
   out += " (gate: coverage >= " + percent(number_of(member(gate, "min_coverage")).value_or(0.0)) + ", no gap over " +
          short_number(member(gate, "max_gap_periods")) + " periods of " + short_number(member(q, "period_ms")) + " ms" +
-         (gate.value("exclusive", false) ? ", exclusive" : "") + ")\n";
+         (member(gate, "exclusive") == true ? ", exclusive" : "") + ")\n";
   for (const auto& c : member(q, "checks")) {
+    if (!c.is_object()) continue;
     std::string outcome = c.value("outcome", "");
     if (outcome == "pass") continue;
     out +=
         "  " + verdict_word(terminal_safe(outcome)) + " " + safe_text(c, "name") + ": " + safe_text(c, "detail") + "\n";
   }
   for (const auto& o : member(q, "overlaps")) {
+    if (!o.is_object()) continue;
     out += "  overlapped by run " + std::to_string(o.value("id", 0)) + " (" + safe_text(o, "name") + ") for " +
            duration_text(o.value("overlap_s", 0.0)) + "\n";
   }

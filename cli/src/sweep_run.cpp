@@ -58,6 +58,8 @@ SweepProgressStore progress_from_show(const json& sweep) {
     size_t point = r.value("point", size_t{0});
     out.finished.insert({point, r.value("repeat", 0)});
     if (member(run, "tags").value("exit_status", "") != "0") continue;
+    const json& quality = member(run, "quality");
+    if (quality.is_object() && quality.value("verdict", "") == "fail") continue;  // never decides a search
     auto e = energy_per_item(member(member(run, "summary"), "energy_j"), member(run, "items"));
     if (e) out.samples[point].push_back(*e);
     const json& summary = member(run, "summary");

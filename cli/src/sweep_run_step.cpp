@@ -93,10 +93,10 @@ std::string result_text(const Repeat& r, std::optional<double> items) {
 std::string gate_failure(const Repeat& r) {
   if (!r.report || r.exit_status != 0) return "";
   const json& q = member(*r.report, "quality");
-  if (q.value("verdict", "") != "fail") return "";
+  if (!q.is_object() || q.value("verdict", "") != "fail") return "";  // an energyd without quality: not judged
   std::string out;
   for (const auto& c : member(q, "checks")) {
-    if (c.value("outcome", "") == "fail")
+    if (c.is_object() && c.value("outcome", "") == "fail")
       out += (out.empty() ? "" : "; ") + c.value("name", "") + " " + c.value("detail", "");
   }
   return out;
