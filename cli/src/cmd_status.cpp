@@ -107,6 +107,11 @@ void print_health(const nlohmann::json& st) {
             << ms(s, "lateness_p99_ns") << " max " << ms(s, "max_lateness_ns") << " ms; sweep p50 "
             << ms(s, "read_p50_ns") << " max " << ms(s, "max_read_ns") << " ms; " << s.value("stalls", 0)
             << " stalled reads\n";
+  const auto& p = member(st, "period");
+  if (p.is_object()) {
+    std::cout << "period:  " << p.value("period_ms", 0) << " ms, " << safe_text(p, "source") << "; "
+              << safe_text(p, "reason") << "; recommended " << p.value("recommended_ms", 0) << " ms\n";
+  }
   std::cout << "storage: " << d.value("samples_written", 0) << " sweeps written, " << d.value("queued_samples", 0)
             << " queued, " << d.value("dropped_samples", 0) << " dropped"
             << (d.value("healthy", true) ? "" : ", FAILING: " + safe_text(d, "last_error")) << " ("

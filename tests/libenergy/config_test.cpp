@@ -27,6 +27,17 @@ TEST(Config, KeysOverrideDefaults) {
   EXPECT_EQ(c->socket_path, "/tmp/s");
 }
 
+// Unset, energyd derives the period from the monitors at start (daemon period_check.h).
+TEST(Config, ThePeriodIsMarkedGivenOnlyWhenTheFileSetsIt) {
+  auto unset = apply_config_yaml("log_level: debug\n", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(unset.ok());
+  EXPECT_FALSE(unset->sample_period_given);
+  auto set = apply_config_yaml("sample_period_ms: 100\n", "t.yaml", DaemonConfig{});
+  ASSERT_TRUE(set.ok());
+  EXPECT_TRUE(set->sample_period_given);
+  EXPECT_EQ(set->sample_period_ms, 100);
+}
+
 TEST(Config, UnknownKeyIsNamed) {
   auto c = apply_config_yaml("sample_perod_ms: 50\n", "t.yaml", DaemonConfig{});
   ASSERT_FALSE(c.ok());

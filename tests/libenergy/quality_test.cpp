@@ -103,6 +103,19 @@ TEST(Quality, AnOverlapWarnsAndFailsAnExclusiveRun) {
   EXPECT_DOUBLE_EQ(j["overlaps"][0]["overlap_s"].get<double>(), 2.0);
 }
 
+TEST(Quality, APeriodLongerThanTheMonitorsAveragingWindowWarns) {
+  QualityInputs in = inputs(100 * kMs);
+  in.averaging_window_ns = 54 * kMs;
+  Quality q = judge_run(report(1.0, 100 * kMs), in);
+  EXPECT_EQ(q.verdict, Verdict::kWarn);
+  EXPECT_EQ(check(q, "period").detail,
+            "sampled every 100 ms while the monitors average over 54 ms: part of every "
+            "period went unseen");
+  in = inputs(50 * kMs);
+  in.averaging_window_ns = 54 * kMs;
+  EXPECT_EQ(judge_run(report(1.0, 50 * kMs), in).verdict, Verdict::kPass);
+}
+
 TEST(Quality, APinnedClockChangedBehindEnergydsBackFails) {
   QualityInputs in = inputs();
   in.external_clock_changes = 2;

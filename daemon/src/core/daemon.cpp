@@ -309,10 +309,12 @@ void DaemonImpl::discover() {
   auto reads = std::make_shared<ReadWatch>();
   DiscoveryWatch watch(reads, kDiscoveryReadLimit);
   const SysRoot root = root_.watched_by(reads);
-  status_.config = config_;
   status_.board = identify_board(root);
   status_.inventory = discover_rails(root);
   apply_device_tree_averaging(status_.board, status_.inventory);
+  status_.period = advise_period(status_.inventory, config_.sensor_averaging);
+  if (!config_.sample_period_given) config_.sample_period_ms = status_.period.recommended_ms;
+  status_.config = config_;
   status_.clocks = discover_clocks(root);
   status_.started_boot_ns = clock_.boot_ns();
 }
@@ -326,6 +328,10 @@ void DaemonImpl::set_sensor_averaging() {
   auto notice = update_interval_notice(config_.sample_period_ms, status_.inventory.max_update_interval_ms,
                                        config_.sensor_averaging);
   if (!notice.empty()) spdlog::info("{}", notice);
+  auto warning = period_warning(config_.sample_period_ms, status_.period);
+  if (!warning.empty()) spdlog::warn("{}", warning);
+  spdlog::info("sampling every {} ms ({}; {})", config_.sample_period_ms,
+               config_.sample_period_given ? "configured" : "derived", status_.period.reason);
 }
 
 Status DaemonImpl::open_storage() {
@@ -775,6 +781,7 @@ Result<nlohmann::json> DaemonImpl::start_tags(const MarkStartArgs& args, const R
   tags[kRunOwnerTag] = std::to_string(r.caller().uid);
   // What the run is measured with and judged by: its report never depends on later settings.
   tags[kRunPeriodTag] = std::to_string(config_.sample_period_ms);
+  if (status_.period.window_ms > 0) tags[kRunAveragingWindowTag] = std::to_string(status_.period.window_ms);
   if (args.min_coverage) tags[kRunMinCoverageTag] = nlohmann::json(*args.min_coverage).dump();
   if (args.max_gap_periods) tags[kRunMaxGapTag] = nlohmann::json(*args.max_gap_periods).dump();
   if (args.max_failed_reads) tags[kRunMaxFailedReadsTag] = std::to_string(*args.max_failed_reads);

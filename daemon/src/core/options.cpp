@@ -43,7 +43,10 @@ const std::map<std::string, Apply>& flag_table() {
          return ok_status();
        }},
       {"--sample-period-ms",
-       [](const std::string& v, DaemonConfig& c) { return parse_ms("--sample-period-ms", v, c.sample_period_ms); }},
+       [](const std::string& v, DaemonConfig& c) {
+         c.sample_period_given = true;
+         return parse_ms("--sample-period-ms", v, c.sample_period_ms);
+       }},
       {"--flush-interval-ms",
        [](const std::string& v, DaemonConfig& c) { return parse_ms("--flush-interval-ms", v, c.flush_interval_ms); }},
       {"--checkpoint-interval-ms",
@@ -138,7 +141,8 @@ std::string usage_text() {
          "  --root DIR               board file system root (default /); a simulator tree for testing\n"
          "  --state-dir DIR          where the database lives (default /var/lib/energyd)\n"
          "  --socket PATH            Unix socket to serve (default /run/energyd/energyd.sock)\n"
-         "  --sample-period-ms N     sampling period (default 100)\n"
+         "  --sample-period-ms N     sampling period (default: 100, or less where the monitors average\n"
+         "                           over a shorter fixed window: 50 on the Nano with L4T 32)\n"
          "  --flush-interval-ms N    batched commit period (default 1000)\n"
          "  --checkpoint-interval-ms N  WAL sync period, the power-loss window for samples (default 10000)\n"
          "  --log-level LEVEL        trace, debug, info, warn or error (default info)\n"

@@ -204,11 +204,25 @@ nlohmann::json storage_json(const WriterStats& w, const DaemonConfig& c) {
 // The sensors' notes, then what the database lost (energyctl status prints notes).
 nlohmann::json notes_json(const StatusSources& src, const WriterStats& w) {
   nlohmann::json notes = src.inventory.notes;
+  auto warning = period_warning(src.config.sample_period_ms, src.period);
+  if (!warning.empty()) notes.push_back(warning);
   for (const auto& l : w.losses) notes.push_back("storage: " + l.message);
   return notes;
 }
 
 nlohmann::json optional_json(const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+// The sampling period, where it comes from, and what the monitors' averaging asks of it.
+nlohmann::json period_json(const StatusSources& src) {
+  const PeriodAdvice& a = src.period;
+  auto warning = period_warning(src.config.sample_period_ms, a);
+  return {{"period_ms", src.config.sample_period_ms},
+          {"source", src.config.sample_period_given ? "configured" : "derived"},
+          {"averaging_window_ms", a.window_ms > 0 ? nlohmann::json(a.window_ms) : nlohmann::json()},
+          {"recommended_ms", a.recommended_ms},
+          {"reason", a.reason},
+          {"warning", warning.empty() ? nlohmann::json() : nlohmann::json(warning)}};
+}
 
 nlohmann::json domain_json(const ClockDomain& d, const DomainState& s) {
   nlohmann::json j = {{"kind", domain_kind_name(d.kind)},
@@ -282,6 +296,7 @@ nlohmann::json status_json(const StatusSources& src, const Sampler& sampler, con
           {"monitors", monitors_json(src.inventory, src.averaging)},
           {"notes", notes_json(src, stored)},
           {"sampler", sampler_json(st, src.config.sample_period_ms)},
+          {"period", period_json(src)},
           {"storage", storage_json(stored, src.config)},
           {"open_runs", std::move(runs)}};
 }

@@ -18,6 +18,7 @@
 #include "energy/rails.h"
 #include "energy/store.h"
 #include "energy/time_source.h"
+#include "period_check.h"
 #include "sampler.h"
 #include "writer.h"
 
@@ -29,6 +30,7 @@ struct StatusSources {
   SensorInventory inventory;
   ClockInventory clocks;
   std::vector<ChipAveraging> averaging;  // what energyd did to the hwmon chips' samples at start
+  PeriodAdvice period;                   // what the monitors' averaging asks of the period (period_check.h)
   int64_t started_boot_ns = 0;
 };
 

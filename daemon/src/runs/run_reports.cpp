@@ -102,6 +102,7 @@ Result<Quality> judge(Store& store, const RunReport& rep, int64_t period_ns, boo
   if (!overlaps) return overlaps.take_error();
   in.overlaps = std::move(overlaps).value();
   in.external_clock_changes = external_clock_changes(clocks, rep.window);
+  in.averaging_window_ns = recorded_averaging_window_ns(rep.run);
   Quality q = judge_run(rep, in);
   if (!period_recorded) {
     add_report_note(out,

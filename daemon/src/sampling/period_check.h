@@ -12,6 +12,16 @@
 //  - the time one sweep of every rail takes: a sweep must fit in half the
 //    period, so lateness and marks' extra sweeps still fit. Refused at start
 //    with a message naming the key and the smallest period that would work.
+//  - the averaging a chip does that energyd does not set (an L4T 32
+//    ina3221x chip averages as its device tree configures it; a hwmon chip
+//    under `keep` as it was found): each reading is then the mean over a
+//    fixed window, and a period longer than that window leaves part of
+//    every period unseen (the simulated Nano on L4T 32, whose chips average
+//    over 53.8 ms: run-to-run spread 1.37% at 100 ms, 0.15% at 50 ms).
+//    energyd's default period is the longest multiple of 10 ms within the
+//    shortest such window, at most 100 ms; a configured period longer than
+//    the window is warned about at start and in `status`. Windows under
+//    10 ms are snapshots (the notice above), not a reason to sample faster.
 // Pure functions; the daemon calls them and logs.
 #pragma once
 
@@ -19,6 +29,7 @@
 #include <string>
 
 #include "energy/config.h"
+#include "energy/rails.h"
 #include "energy/result.h"
 
 namespace energy::daemon {
@@ -35,6 +46,21 @@ std::string ms_text(int64_t ns);
 // inside a much longer period with `keep`; empty otherwise (also for 0: no
 // hwmon update_interval, as on L4T 32).
 std::string update_interval_notice(int64_t period_ms, int64_t update_interval_ms, SensorAveraging mode);
+constexpr int64_t kDefaultPeriodMs = 100;
+// Fixed averaging windows shorter than this are snapshots, not a period to follow.
+constexpr int64_t kMinAveragingWindowMs = 10;
+
+// The period the monitors' averaging asks for.
+struct PeriodAdvice {
+  int64_t window_ms = 0;  // the shortest fixed averaging window of a chip measuring a rail; 0: none
+  std::string window_chip;
+  int64_t recommended_ms = kDefaultPeriodMs;
+  std::string reason;  // why recommended_ms, one sentence
+};
+PeriodAdvice advise_period(const SensorInventory& inv, SensorAveraging mode);
+// The warning for a configured `period_ms` longer than the advice's window; empty when it is not.
+std::string period_warning(int64_t period_ms, const PeriodAdvice& advice);
+
 // median_sweep_ns over `sweeps` sweeps of `rails` rails.
 Status check_period_against_sweep(int64_t period_ms, int64_t median_sweep_ns, int64_t sweeps, size_t rails);
 

@@ -131,6 +131,7 @@ Result<DaemonConfig> apply_map(const YAML::Node& doc, const std::string& source,
     where += '\'';
     auto st = it->second(kv.second, where, out);
     if (!st) return st.take_error();
+    if (key == "sample_period_ms") out.sample_period_given = true;
   }
   return out;
 }

@@ -106,6 +106,13 @@ void check_overlap(Quality& q) {
   add_check(q, "overlap", Verdict::kWarn, detail + ": each run's energy is the whole board's");
 }
 
+void check_period(Quality& q, int64_t window_ns) {
+  if (window_ns <= 0 || q.period_ns <= window_ns) return;
+  add_check(q, "period", Verdict::kWarn,
+            "sampled every " + ms_text(q.period_ns) + " while the monitors average over " + ms_text(window_ns) +
+                ": part of every period went unseen");
+}
+
 void check_clocks(Quality& q, int64_t external_changes) {
   if (external_changes == 0) return add_check(q, "clocks", Verdict::kPass, "no pinned clock changed");
   add_check(q, "clocks", Verdict::kFail,
@@ -178,6 +185,12 @@ std::optional<int64_t> recorded_period_ns(const RunRecord& run) {
   return static_cast<int64_t>(std::llround(*ms * 1e6));
 }
 
+int64_t recorded_averaging_window_ns(const RunRecord& run) {
+  auto ms = tag_number(run, kRunAveragingWindowTag);
+  if (!ms || *ms <= 0 || *ms > 3'600'000) return 0;
+  return static_cast<int64_t>(std::llround(*ms * 1e6));
+}
+
 Quality judge_run(const RunReport& rep, const QualityInputs& in) {
   Quality q;
   q.gate = in.gate;
@@ -192,6 +205,7 @@ Quality judge_run(const RunReport& rep, const QualityInputs& in) {
   check_reads(q, rep);
   check_missing(q, rep);
   check_overlap(q);
+  check_period(q, in.averaging_window_ns);
   check_clocks(q, in.external_clock_changes);
   return q;
 }

@@ -31,7 +31,10 @@ struct DaemonConfig {
   std::string root = "/";                      // board file system root
   std::string state_dir = "/var/lib/energyd";  // database directory
   std::string socket_path = "/run/energyd/energyd.sock";
-  int64_t sample_period_ms = 100;                               // rail sampling period
+  int64_t sample_period_ms = 100;  // rail sampling period
+  // Whether the file or --sample-period-ms set it; if not, energyd derives
+  // it from the monitors' averaging at start (daemon period_check.h).
+  bool sample_period_given = false;
   SensorAveraging sensor_averaging = SensorAveraging::kPeriod;  // each reading a running mean over about 4 periods
   int64_t flush_interval_ms = 1000;                             // batched commit period
   int64_t checkpoint_interval_ms = 10000;                       // WAL sync period: the power-loss window for samples

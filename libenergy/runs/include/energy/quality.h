@@ -13,6 +13,9 @@
 //                  the total may be taken over other rails)
 //   overlap        other runs open during the run (warn: each run's energy is
 //                  the whole board's); fail when the run was exclusive
+//   period         the run was sampled less often than its monitors average
+//                  over (a fixed window energyd cannot set, e.g. the Nano's
+//                  54 ms on L4T 32): warn, part of every period went unseen
 //   clocks         a clock pinned for the run changed behind energyd's back
 //                  (fail: the run was not measured at the clocks it names)
 //   state          an interrupted run (fail: it ends at the board's reboot);
@@ -44,7 +47,9 @@
 namespace energy {
 
 // Tags energyd sets at mark.start (clients cannot set energyd.* tags).
-constexpr const char* kRunPeriodTag = "energyd.period_ms";               // the sampling period, ms
+constexpr const char* kRunPeriodTag = "energyd.period_ms";  // the sampling period, ms
+// The fixed averaging window of the monitors energyd cannot set, ms (absent: none).
+constexpr const char* kRunAveragingWindowTag = "energyd.averaging_window_ms";
 constexpr const char* kRunMinCoverageTag = "energyd.gate.min_coverage";  // 0..1
 constexpr const char* kRunMaxGapTag = "energyd.gate.max_gap_periods";    // >= 1
 constexpr const char* kRunMaxFailedReadsTag = "energyd.gate.max_failed_reads";
@@ -123,7 +128,11 @@ struct QualityInputs {
   QualityGate gate;
   std::vector<RunOverlap> overlaps;
   int64_t external_clock_changes = 0;  // clock_events of kind external_change during the run
+  int64_t averaging_window_ns = 0;     // the monitors' fixed averaging window (0: none)
 };
+
+// The run's recorded fixed averaging window (energyd.averaging_window_ms), or 0.
+int64_t recorded_averaging_window_ns(const RunRecord& run);
 
 struct RunReport;  // report.h
 Quality judge_run(const RunReport& report, const QualityInputs& in);
