@@ -18,6 +18,14 @@ two acceptance checks:
 
 --emc LIST adds the memory clock as a third axis.
 
+--stall MS stalls energyd's sampler while the sweeps run: every 2-6 s (a
+seeded random draw) energyd is stopped (SIGSTOP) for MS/2..MS ms, then
+continued, as a loaded machine does to it. Runs caught by a stall fail their
+quality gate and are run again; the minimum must still be the true one.
+--sweeps N runs N sweeps in a row on the same board (seeds S, S+1, ...),
+checks each, and closes with how many met the minimum check. Each sweep's
+report names the runs it re-ran and the runs it left out.
+
 With --search it runs `energyctl sweep --search --cpu all --gpu all`
 instead and compares the true energy per item of the point the search
 reports (the simulator's exact energy over that point's runs) with the true
@@ -29,8 +37,8 @@ the search measured it), and prints the runs used against the grid's:
            grid's runs.
 
 Usage: bench/sweep_truth.py BUILD_DIR [--board ID --l4t GEN --preset P
-       --batch B --items N --cpu LIST --gpu LIST --emc LIST --repeat K --seed S]
-       [--search]
+       --batch B --items N --cpu LIST --gpu LIST --emc LIST --repeat K --seed S
+       --period MS --stall MS --sweeps N] [--search]
 Exits 1 when a measurement fails (energyd, the sweep or a truth query);
 prints "meets" or "misses" per check and exits 0 otherwise, so that a
 figure is never lost to a judgement.
@@ -39,12 +47,15 @@ figure is never lost to a judgement.
 import argparse
 import json
 import os
+import random
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 
@@ -132,6 +143,32 @@ class Board:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class Staller:
+    """Stops and continues energyd at seeded random moments until stopped."""
+
+    def __init__(self, pid, stall_ms, seed):
+        self.pid = pid
+        self.stall_ms = stall_ms
+        self.rng = random.Random(seed)
+        self.done = threading.Event()
+        self.stalls = 0
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while not self.done.wait(self.rng.uniform(2.0, 6.0)):
+            os.kill(self.pid, signal.SIGSTOP)
+            try:
+                time.sleep(self.rng.uniform(self.stall_ms / 2000.0, self.stall_ms / 1000.0))
+            finally:
+                os.kill(self.pid, signal.SIGCONT)
+            self.stalls += 1
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+
 def run_sweep(board, a):
     sim = os.path.join(a.build, "sim", "energyd-sim")
     workload = [sim, "workload", "--control", board.ctl, "--preset", a.preset, "--batch", str(a.batch), "--items",
@@ -140,8 +177,14 @@ def run_sweep(board, a):
     cmd = board.ctl_cmd("sweep", *axes, "--dvfs", "--repeat", str(a.repeat), "--cooldown", "off", "--seed",
                         str(a.seed), "--items", str(a.items), "--name", "truth", "--") + workload
     started = time.monotonic()
+    staller = Staller(board.daemon.pid, a.stall, a.seed) if a.stall else None
     # stdout: the workload's own lines and the results table; the sweep's id is on stderr.
-    out = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        out = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    finally:
+        if staller:
+            staller.stop()
+            print("stalls: energyd stopped %d times for %d-%d ms" % (staller.stalls, a.stall // 2, a.stall))
     if out.returncode != 0:
         fail("energyctl sweep failed (%d): %s" % (out.returncode, out.stderr.strip()[-2000:]))
     found = re.search(r"energyctl: sweep (\d+) complete", out.stderr)
@@ -227,6 +270,20 @@ def mean(values):
     return sum(values) / len(values)
 
 
+def report_quality(export):
+    """Names the runs re-run after failing their quality gate and the runs left out."""
+    rerun = [r for r in export["runs"] if r.get("role") == "rejected"]
+    left = [r for r in export["runs"] if r.get("role") == "measure" and not r.get("counted")]
+    print("re-run after failing the quality gate: %s" %
+          (", ".join("%d (point %d)" % (r["run_id"], r["point"]) for r in rerun) or "none"))
+    print("left out: %s" % (", ".join("%d (point %d: %s)" % (r["run_id"], r["point"], r.get("left_out"))
+                                      for r in left) or "none"))
+    notes = [n for n in export["results"].get("notes", []) if "quality gate" in n]
+    named = all(str(r["run_id"]) in " ".join(notes) for r in rerun)
+    print("sweep show names the re-run runs: %s" % ("meets" if named else "misses"))
+    return named
+
+
 def report(results, truth, a, seconds):
     points = {p["point"]: p for p in results["points"]}
     true_mean = {p: mean(v) for p, v in truth.items()}
@@ -252,16 +309,17 @@ def report(results, truth, a, seconds):
     if points[reported]["dvfs"]:
         print("saving against DVFS: none, the reported minimum is DVFS itself: %s" %
               ("meets" if true_min == dvfs else "misses"))
-        return
+        return ok_min
     saving = [s for s in results["dvfs"] if s["point"] == reported]
     true_saving = (true_mean[dvfs] - true_mean[true_min]) / true_mean[dvfs]
     if not saving:
         print("saving: the results give no saving for the reported minimum: misses")
-        return
+        return ok_min
     gap_pp = 100 * (saving[0]["saving_relative"] - true_saving)
     print("saving against DVFS: reported %.2f %% (CI +-%.2f), true %.2f %%, %+.2f pp: %s" %
           (100 * saving[0]["saving_relative"], 100 * saving[0]["saving_relative_ci95_half"], 100 * true_saving,
            gap_pp, "meets" if abs(gap_pp) <= 1.0 else "misses"))
+    return ok_min
 
 
 def main():
@@ -279,10 +337,18 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--search", action="store_true", help="energyctl sweep --search over all x all")
     ap.add_argument("--period", type=int, default=None, help="energyd's sampling period in ms (default: its own)")
+    ap.add_argument("--stall", type=int, default=0, help="stall energyd for up to MS ms every 2-6 s (default: none)")
+    ap.add_argument("--sweeps", type=int, default=1, help="sweeps to run and check, seeds S, S+1, ... (default 1)")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
     if a.period is not None and not 1 <= a.period <= 60000:
         fail("--period must be 1..60000 ms, got %d" % a.period)
+    if not 0 <= a.stall <= 10000:
+        fail("--stall must be 0..10000 ms, got %d" % a.stall)
+    if not 1 <= a.sweeps <= 100:
+        fail("--sweeps must be 1..100, got %d" % a.sweeps)
+    if a.search and (a.stall or a.sweeps != 1):
+        fail("--stall and --sweeps go with a grid sweep, not with --search")
     board = Board(a.build, a.board, a.l4t, a.period)
     try:
         if a.search:
@@ -290,9 +356,21 @@ def main():
             export = board.energyctl_json("sweep", "export", str(sweep_id), "--json")
             report_search(export["results"], true_per_item(board, export), a, (runs, grid_runs), seconds)
             return
-        sweep_id, seconds = run_sweep(board, a)
-        export = board.energyctl_json("sweep", "export", str(sweep_id), "--json")
-        report(export["results"], true_per_item(board, export), a, seconds)
+        met = named = 0
+        first_seed = a.seed
+        for k in range(a.sweeps):
+            a.seed = first_seed + k
+            if a.sweeps > 1:
+                print("\n== sweep %d of %d (seed %d)" % (k + 1, a.sweeps, a.seed))
+            sweep_id, seconds = run_sweep(board, a)
+            export = board.energyctl_json("sweep", "export", str(sweep_id), "--json")
+            met += 1 if report(export["results"], true_per_item(board, export), a, seconds) else 0
+            named += 1 if report_quality(export) else 0
+        if a.sweeps > 1:
+            print("\nminimum: %d of %d sweeps report the true minimum: %s" %
+                  (met, a.sweeps, "meets" if met == a.sweeps else "misses"))
+            print("re-run runs named in %d of %d sweeps: %s" %
+                  (named, a.sweeps, "meets" if named == a.sweeps else "misses"))
     finally:
         board.close()
 
