@@ -11,7 +11,7 @@ _energyctl_options() {
     status) echo "--json --help" ;;
     rails) echo "--json --help" ;;
     clocks) echo "--json --help" ;;
-    mark) echo "--tag --items --min-coverage --max-gap --exclusive --json --help" ;;
+    mark) echo "--tag --items --pid --min-coverage --max-gap --exclusive --json --help" ;;
     run) echo "--name --tag --repeat --items --output --baseline --cpu --gpu --emc --domain --governor --allow-offline-cpus --min-coverage --max-gap --exclusive --json --help" ;;
     runs) echo "--name --tag --since --until --state --limit --json --help" ;;
     show) echo "--json --help" ;;

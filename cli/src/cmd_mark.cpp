@@ -43,6 +43,11 @@ int mark_start(const Context& ctx, const Args& args) {
   nlohmann::json start = {{"name", words[1]}, {"tags", *tags}};
   if (auto st = add_items(args, start); !st) return usage_error(ctx, st.error().message);
   for (const auto& [flag, value] : args.options) {
+    if (flag == "--pid") {
+      auto pid = parse_whole_option("--pid", value, 1, int64_t{1} << 22);
+      if (!pid) return usage_error(ctx, pid.error().message);
+      start["pid"] = *pid;
+    }
     if (!is_gate_option(flag, true)) continue;
     if (auto st = apply_gate_option(flag, value, start); !st) return usage_error(ctx, st.error().message);
   }
@@ -58,8 +63,8 @@ int mark_start(const Context& ctx, const Args& args) {
 int mark_stop(const Context& ctx, const Args& args) {
   for (const auto& [flag, value] : args.options) {
     if (flag == "--tag") return usage_error(ctx, "mark stop takes no --tag");
-    if (is_gate_option(flag, true))
-      return usage_error(ctx, flag + " goes with mark start: the gate is set as the run opens");
+    if (is_gate_option(flag, true) || flag == "--pid")
+      return usage_error(ctx, flag + " goes with mark start: it is set as the run opens");
   }
   if (args.words.size() != 2)
     return usage_error(ctx, "mark stop needs exactly one run name or id: energyctl mark stop NAME|ID [--items N]");

@@ -22,6 +22,8 @@
 // to stdout after CMD has finished. Exit status: CMD's (128+N for a signal,
 // 127 not found, 126 not executable). Documented in README.md and
 // `energyctl --help`.
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -135,6 +137,8 @@ nlohmann::json start_args(const RunArgs& a, const std::string& name, const RunDo
   if (pins_anything(a.pin)) args["pin"] = a.pin;
   if (a.items) args["items"] = *a.items;
   args.update(a.gate);
+  // energyctl is CMD's parent: the run's processes are its own tree (CPU attribution).
+  args["pid"] = static_cast<int64_t>(::getpid());
   return args;
 }
 

@@ -70,7 +70,7 @@ std::string render_report(const nlohmann::json& rep) {
     out << "missing: " << terminal_safe(m.get<std::string>()) << " has no readings in this run\n";
   out << render_run_context(rep);
   out << clock_pins_text(member(rep, "clock_pins"));
-  out << baseline_text(rep) << per_item_text(rep) << quality_text(rep) << notes_text(rep);
+  out << baseline_text(rep) << per_item_text(rep) << quality_text(rep) << attribution_text(rep) << notes_text(rep);
   return out.str();
 }
 

@@ -116,6 +116,25 @@ std::string quality_text(const nlohmann::json& rep) {
   return out;
 }
 
+std::string attribution_text(const nlohmann::json& rep) {
+  const auto& a = member(rep, "attribution");
+  if (!a.is_object()) return "";
+  std::string pid = std::to_string(a.value("pid", int64_t{0}));
+  if (member(a, "available") != true) {
+    return "\nCPU attribution (processes of pid " + pid + "): not available: " + safe_text(a, "reason") + "\n";
+  }
+  std::string rails;
+  for (const auto& r : member(a, "cpu_rails")) {
+    if (r.is_string()) rails += (rails.empty() ? "" : ", ") + terminal_safe(r.get<std::string>());
+  }
+  return "\nCPU attribution (processes of pid " + pid + "): " + number_text(member(a, "attributed_j"), 4) + " J of " +
+         rails + "'s " + number_text(member(a, "cpu_rails_j"), 4) + " J, by CPU time (" +
+         number_text(member(a, "cpu_time_s"), 3) + " s of the board's " +
+         number_text(member(a, "board_cpu_time_s"), 3) +
+         " s busy); shared with whatever else ran: " + number_text(member(a, "shared_j"), 4) +
+         " J (GPU, memory and module energy are never split: Jetson has no per-process GPU time)\n";
+}
+
 std::string notes_text(const nlohmann::json& rep) {
   std::string out;
   for (const auto& n : member(rep, "notes")) {

@@ -19,6 +19,8 @@ std::string notes_text(const nlohmann::json& report);
 // The report's quality verdict (docs/PROTOCOL.md "Quality"): the verdict with
 // its gate, every check that did not pass, and the runs that overlapped it.
 std::string quality_text(const nlohmann::json& report);
+// The run's share of the CPU rails' energy (docs/PROTOCOL.md "Attribution"), or why there is none.
+std::string attribution_text(const nlohmann::json& report);
 // "PASS", "WARN", "FAIL" for a verdict; "-" for none.
 std::string verdict_word(const std::string& verdict);
 // "items: 64; energy per item 0.123456 J, net 0.1 J" when the run has items; "" otherwise.

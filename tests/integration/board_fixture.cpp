@@ -4,6 +4,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -114,6 +115,13 @@ bool SimulatedDaemon::restart(int sig) {
   stop(sig);
   start_daemon();
   return started_;
+}
+
+bool SimulatedDaemon::restart_with_period(int sig, int period_ms) {
+  auto it = std::find(daemon_argv_.begin(), daemon_argv_.end(), "--sample-period-ms");
+  if (it == daemon_argv_.end() || it + 1 == daemon_argv_.end()) return false;
+  *(it + 1) = std::to_string(period_ms);
+  return restart(sig);
 }
 
 SimulatedDaemon::~SimulatedDaemon() {

@@ -63,6 +63,8 @@ class SimulatedDaemon {
   // Stops energyd with `sig` and starts it again on the same board, state
   // and socket; true once it serves.
   bool restart(int sig);
+  // As restart, with another --sample-period-ms.
+  bool restart_with_period(int sig, int period_ms);
 
  private:
   void start_daemon();

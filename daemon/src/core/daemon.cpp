@@ -45,6 +45,10 @@
 
 namespace energy::daemon {
 
+// The kernel's process accounting: the host's, also when the board's files
+// come from a simulated root (the processes that run are the host's).
+constexpr const char* kProcDir = "/proc";
+
 namespace {
 
 // energyd.kind of a baseline cut short (mark.stop's baseline_interrupted): never used as a baseline.
@@ -202,6 +206,7 @@ class DaemonImpl {
   std::unique_ptr<SweepRelay> sweep_relay_;   // sweeps to the writer, then a nudge to the context poller
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<RunManager> runs_;
+  std::unique_ptr<CpuLedger> cpu_ledger_;  // CPU accounting of runs that name their processes
   std::unique_ptr<Server> server_;
   std::unique_ptr<PinManager> pins_;
   ConnectionRuns connection_runs_;              // runs that end with their connection (loop thread)
@@ -492,6 +497,8 @@ Status DaemonImpl::start_loop() {
   runs_ = std::make_unique<RunManager>(
       *sampler_, *writer_, poster_, [this] { return reader(); }, period_ns);
   runs_->set_open_run_limit(static_cast<size_t>(config_.max_open_runs_per_user));
+  cpu_ledger_ = std::make_unique<CpuLedger>(kProcDir, clock_);
+  runs_->set_cpu_ledger(cpu_ledger_.get());
   auto clocks = [this](int64_t run, int64_t from, int64_t to) { return run_clocks(run, from, to); };
   runs_->set_clocks_source(clocks);
   runs_->set_stopped_hook([this](int64_t run_id) { pins_->run_stopped(run_id); });  // run leases end with their run
@@ -786,6 +793,11 @@ Result<nlohmann::json> DaemonImpl::start_tags(const MarkStartArgs& args, const R
   if (args.max_gap_periods) tags[kRunMaxGapTag] = nlohmann::json(*args.max_gap_periods).dump();
   if (args.max_failed_reads) tags[kRunMaxFailedReadsTag] = std::to_string(*args.max_failed_reads);
   if (args.exclusive) tags[kRunExclusiveTag] = "true";
+  if (args.pid) {
+    auto owner = caller(r).admin ? std::nullopt : std::optional<uid_t>(r.caller().uid);
+    if (auto st = check_process_owner(kProcDir, *args.pid, owner); !st) return st.take_error();
+    tags[kRunPidTag] = std::to_string(*args.pid);
+  }
   if (args.baseline_run && !policy_.permits(r.caller(), Privilege::kClock)) {
     return make_error(ErrorCode::kDenied,
                       "permission denied: a baseline run (\"baseline_run\") changes every later "

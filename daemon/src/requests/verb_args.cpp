@@ -58,7 +58,7 @@ std::vector<VerbSpec> declarations() {
         of_type("baseline", ArgType::kRunId), flag("baseline_run"), of_type("pin", ArgType::kPin),
         of_type("items", ArgType::kPositive, kMaxItems), flag("end_with_connection"),
         of_type("min_coverage", ArgType::kPositive, 1), of_type("max_gap_periods", ArgType::kPositive, 1000),
-        integer("max_failed_reads", 0, kMaxGateFailedReads), flag("exclusive")}},
+        integer("max_failed_reads", 0, kMaxGateFailedReads), flag("exclusive"), integer("pid", 1, kMaxPid)}},
       {"mark.stop",
        Verb::kMarkStop,
        "mark.stop",
@@ -515,6 +515,7 @@ Result<VerbArgs> mark_start_args(const VerbSpec& spec, const Values& v) {
   }
   out.max_failed_reads = get<int64_t>(v, "max_failed_reads");
   out.exclusive = get<bool>(v, "exclusive").value_or(false);
+  out.pid = get<int64_t>(v, "pid");
   return VerbArgs(out);
 }
 

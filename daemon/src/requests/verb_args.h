@@ -42,6 +42,7 @@ constexpr int64_t kMaxLeaseIds = 256;                               // lease ids
 constexpr int64_t kMaxDomains = 32;                                 // domains in one clocks.pin
 constexpr int64_t kMaxShortText = 64;                               // rail labels, domain names, frequencies, governors
 constexpr int64_t kMaxItems = int64_t{1} << 53;                     // items of a run: exact in a double
+constexpr int64_t kMaxPid = int64_t{1} << 22;                       // Linux's PID_MAX_LIMIT
 constexpr int64_t kMaxDurationMs = int64_t{30} * 24 * 3600 * 1000;  // a month: longer is a forgotten pin
 // Tag keys starting so belong to energyd: clients may filter on them but not set them.
 constexpr const char* kReservedTagPrefix = "energyd.";
@@ -125,6 +126,7 @@ struct MarkStartArgs {
   std::optional<double> max_gap_periods;    // [1, 1000]
   std::optional<int64_t> max_failed_reads;  // [0, 1e6]
   bool exclusive = false;                   // refused while another run is open; any overlap fails it
+  std::optional<int64_t> pid;               // the root of the run's processes, for CPU attribution (attribution.h)
 };
 
 struct MarkStopArgs {

@@ -4,10 +4,13 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
 #include "energy/attr_file.h"
+#include "energy/attribution.h"
+#include "energy/baseline.h"
 #include "energy/chunker.h"
 #include "energy/quality.h"
 
@@ -105,6 +108,8 @@ void RunManager::start(const std::string& name, const nlohmann::json& tags, std:
     poster_.post([this, done, rec = std::move(rec), owner]() {
       if (--starting_[owner] == 0) starting_.erase(owner);
       if (rec) open_[rec->id] = *rec;
+      auto pid = rec ? run_tag(*rec, kRunPidTag) : std::nullopt;
+      if (pid && ledger_ != nullptr) ledger_->opened(rec->id, std::strtoll(pid->c_str(), nullptr, 10));
       done(rec);
     });
   };
@@ -240,24 +245,51 @@ void RunManager::finish_stop(Result<RunRecord> rec, const ReportDone& done) {
   if (stopped_hook_) stopped_hook_(rec->id);
   auto reader = reader_();
   if (!reader) return done(reader.take_error());
+  if (run_tag(*rec, kRunPidTag)) attribute(*rec);
   auto report = run_report_json(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), period_ns_, stored_clocks(*rec));
-  if (report) store_verdict(rec->id, *report);
+  if (report) store_verdict(rec->id, *rec, *report);
   done(std::move(report));
 }
 
-// The stopped run's verdict, as tags for listings and sweeps (quality.h).
+// A stopped run that named its processes: its share of the CPU rails'
+// energy (attribution.h), into its tags (stored with the verdict).
+void RunManager::attribute(RunRecord& run) {
+  auto pid = std::strtoll(run_tag(run, kRunPidTag).value_or("0").c_str(), nullptr, 10);
+  auto snapshots = ledger_ != nullptr ? ledger_->closed(run.id) : std::nullopt;
+  auto reader = reader_();
+  CpuAttribution a;
+  if (!snapshots) {
+    a.reason = "the kernel's accounting was not read when the run opened (energyd restarted while it was open)";
+  } else if (reader) {
+    a = cpu_attribution(**reader, run, *snapshots);
+  } else {
+    a.reason = reader.error().describe();
+  }
+  a.pid = pid;
+  auto merged = merge_run_tags(run.tags_json, {{kRunCpuAttributionTag, attribution_to_json(a, 0).dump()}});
+  if (merged) run.tags_json = std::move(merged).value();
+}
+
+// The stopped run's verdict (quality.h) and CPU attribution, as tags for
+// listings, sweeps and later reports.
 // Derived data: a crash before it is stored leaves a run that runs.show
 // still judges; the write is not waited for.
-void RunManager::store_verdict(int64_t run_id, const nlohmann::json& report) {
+void RunManager::store_verdict(int64_t run_id, const RunRecord& run, const nlohmann::json& report) {
+  std::vector<std::pair<std::string, std::string>> tags;
   const auto& q = report.value("quality", nlohmann::json::object());
   std::string verdict = q.value("verdict", "");
-  if (verdict.empty()) return;
-  std::string failed;
-  for (const auto& c : q.value("checks", nlohmann::json::array())) {
-    if (c.value("outcome", "") == "fail") failed += (failed.empty() ? "" : ",") + c.value("name", "");
+  if (!verdict.empty()) {
+    std::string failed;
+    for (const auto& c : q.value("checks", nlohmann::json::array())) {
+      if (c.value("outcome", "") == "fail") failed += (failed.empty() ? "" : ",") + c.value("name", "");
+    }
+    tags.emplace_back(kRunQualityTag, verdict);
+    tags.emplace_back(kRunQualityFailedTag, failed);
   }
+  if (auto a = run_tag(run, kRunCpuAttributionTag)) tags.emplace_back(kRunCpuAttributionTag, *a);
+  if (tags.empty()) return;
   StoreWrite w;
-  w.apply = [run_id, verdict, failed](Store& store) { return store.runs().set_quality(run_id, verdict, failed); };
+  w.apply = [run_id, tags](Store& store) { return store.runs().set_tag_values(run_id, tags); };
   w.done = [](const Status&) {};
   writer_.push_write(std::move(w));
 }

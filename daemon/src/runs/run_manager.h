@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpu_ledger.h"
 #include "energy/store.h"
 #include "energy/time_source.h"
 #include "event_loop.h"
@@ -84,6 +85,9 @@ class RunManager {
   // writer thread, inside the stop's transaction).
   void set_clocks_source(RunClocksFn clocks) { clocks_ = std::move(clocks); }
   std::vector<RunRecord> open_runs() const;
+  // Where runs that name their processes (tag energyd.pid) are accounted
+  // (cpu_ledger.h); unset: their reports say attribution is not available.
+  void set_cpu_ledger(CpuLedger* ledger) { ledger_ = ledger; }
   // Called at every mark.start before its sample is requested (the board
   // context poller's poll_now); must not block.
   void set_start_hook(std::function<void()> hook) { start_hook_ = std::move(hook); }
@@ -109,7 +113,8 @@ class RunManager {
   size_t open_runs_of(const std::string& owner) const;
   Status stop_fields(const StopRequest& request, MarkOp& op) const;
   void finish_stop(Result<RunRecord> rec, const ReportDone& done);
-  void store_verdict(int64_t run_id, const nlohmann::json& report);
+  void store_verdict(int64_t run_id, const RunRecord& run, const nlohmann::json& report);
+  void attribute(RunRecord& run);
 
   Sampler& sampler_;
   StorageWriter& writer_;
@@ -125,6 +130,7 @@ class RunManager {
   std::function<void()> start_hook_;
   StopHook stop_hook_;
   std::function<void(int64_t)> stopped_hook_;
+  CpuLedger* ledger_ = nullptr;
 };
 
 }  // namespace energy::daemon

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "energy/baseline.h"
 #include "energy/quality.h"
@@ -113,6 +114,21 @@ Result<Quality> judge(Store& store, const RunReport& rep, int64_t period_ns, boo
   return q;
 }
 
+// A run that names its processes: its CPU attribution as stored at its stop.
+void add_attribution(const RunRecord& run, nlohmann::json& out) {
+  auto pid = run_tag(run, kRunPidTag);
+  if (!pid) return;
+  auto stored = run_tag(run, kRunCpuAttributionTag);
+  std::optional<CpuAttribution> a;
+  if (stored) a = attribution_from_json(nlohmann::json::parse(*stored, nullptr, false));
+  if (!a) {
+    a = CpuAttribution{};
+    a->reason = run.state == RunState::kOpen ? "computed when the run stops" : "not recorded with the run";
+  }
+  a->pid = std::strtoll(pid->c_str(), nullptr, 10);
+  out["attribution"] = attribution_to_json(*a, out.value("total", nlohmann::json::object()).value("energy_j", 0.0));
+}
+
 // A run with items: the total's energy (and net energy, with a baseline) per item.
 void add_per_item(const RunRecord& run, nlohmann::json& out) {
   if (!run.items) return;
@@ -122,6 +138,44 @@ void add_per_item(const RunRecord& run, nlohmann::json& out) {
 }
 
 }  // namespace
+
+CpuAttribution cpu_attribution(Store& store, const RunRecord& run, const std::vector<CpuSnapshot>& snapshots) {
+  CpuAttribution a;
+  auto rails = store.rails();
+  if (!rails) {
+    a.reason = rails.error().describe();
+    return a;
+  }
+  std::vector<std::string> labels;
+  for (const auto& r : *rails) labels.push_back(r.label);
+  auto cpu = cpu_rail_labels(labels);
+  if (cpu.empty()) {
+    auto shared = shared_cpu_rail_labels(labels);
+    a.reason = shared.empty() ? "the board has no CPU rail"
+                              : "the CPU shares its rail (" + shared.front() +
+                                    ") with the GPU or the vision accelerators: its energy cannot be split by CPU time";
+    return a;
+  }
+  auto energy = [&](EnergyWindow w) -> Result<double> {
+    double j = 0;
+    for (const auto& r : *rails) {
+      if (std::find(cpu.begin(), cpu.end(), r.label) == cpu.end()) continue;
+      auto e = store.readings().energy(run.boot, r.id, w);
+      if (!e) return e.take_error();
+      if (!e->has_value()) return make_error(ErrorCode::kNotFound, "no stored energy of " + r.label);
+      j += (*e)->energy_uj / 1e6;
+    }
+    return j;
+  };
+  auto got = attribute_cpu(snapshots, run.id, EnergyWindow{run.start_ns, run.stop_ns.value_or(run.start_ns)}, energy);
+  if (!got) {
+    a.reason = got.error().describe();
+    return a;
+  }
+  a = *got;
+  a.cpu_rails = cpu;
+  return a;
+}
 
 nlohmann::json stored_clocks(const RunRecord& run) {
   if (!run.clocks_json) return nullptr;
@@ -142,6 +196,7 @@ Result<nlohmann::json> run_report_json(Store& store, const RunRecord& run, int64
   if (!q) return q.take_error();
   add_gap_notes(*report, *q, out);
   out["quality"] = quality_to_json(*q);
+  add_attribution(run, out);
   auto st = apply_baseline(store, *report, gap_threshold_ns, out);
   if (!st) return st.take_error();
   add_per_item(run, out);

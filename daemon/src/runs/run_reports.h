@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "energy/attribution.h"
 #include "energy/result.h"
 #include "energy/store.h"
 
@@ -29,6 +30,11 @@ using RunClocksFn = std::function<nlohmann::json(int64_t run_id, int64_t start_n
 // one is judged with `daemon_period_ns`, and its report says so.
 Result<nlohmann::json> run_report_json(Store& store, const RunRecord& run, int64_t end_ns, int64_t daemon_period_ns,
                                        const nlohmann::json& clocks);
+
+// The run's share of the CPU rails' energy from its CPU snapshots
+// (attribution.h); not available, with the reason, where the board's CPU
+// has no rail of its own or the store cannot give the energy.
+CpuAttribution cpu_attribution(Store& store, const RunRecord& run, const std::vector<CpuSnapshot>& snapshots);
 
 // The clocks stored with a stopped run, or null.
 nlohmann::json stored_clocks(const RunRecord& run);

@@ -112,12 +112,24 @@ Status StoreRuns::set_tags(int64_t id, const std::string& tags_json) {
   return st->bind(1, id).bind(2, tags_json).run();
 }
 
-Status StoreRuns::set_quality(int64_t id, const std::string& verdict, const std::string& failed) {
-  auto st = db_->prepare(
-      "UPDATE runs SET tags = json_set(CASE WHEN json_valid(tags) THEN tags ELSE '{}' END, "
-      "'$.\"energyd.quality\"', ?2, '$.\"energyd.quality_failed\"', ?3) WHERE id = ?1");
+Status StoreRuns::set_tag_values(int64_t id, const std::vector<std::pair<std::string, std::string>>& tags) {
+  if (tags.empty()) return ok_status();
+  std::string sql = "UPDATE runs SET tags = json_set(CASE WHEN json_valid(tags) THEN tags ELSE '{}' END";
+  for (size_t i = 0; i < tags.size(); ++i) {
+    sql += ", ?" + std::to_string(2 + 2 * i) + ", ?" + std::to_string(3 + 2 * i);
+  }
+  sql += ") WHERE id = ?1";
+  auto st = db_->prepare(sql);
   if (!st) return st.take_error();
-  return st->bind(1, id).bind(2, std::string_view(verdict)).bind(3, std::string_view(failed)).run();
+  st->bind(1, id);
+  std::vector<std::string> paths;
+  paths.reserve(tags.size());
+  for (size_t i = 0; i < tags.size(); ++i) {
+    paths.push_back("$.\"" + tags[i].first + "\"");
+    st->bind(static_cast<int>(2 + 2 * i), std::string_view(paths.back()));
+    st->bind(static_cast<int>(3 + 2 * i), std::string_view(tags[i].second));
+  }
+  return st->run();
 }
 
 Result<std::vector<RunRecord>> StoreRuns::find(const RunFilter& filter) {

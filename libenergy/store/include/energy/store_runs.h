@@ -71,9 +71,10 @@ class StoreRuns {
   Status set_items(int64_t id, double items);
   // Replaces the run's tags (JSON object of strings).
   Status set_tags(int64_t id, const std::string& tags_json);
-  // Sets the tags energyd.quality (the verdict) and energyd.quality_failed
-  // (the checks that failed) of a stopped run, keeping its other tags.
-  Status set_quality(int64_t id, const std::string& verdict, const std::string& failed);
+  // Sets these tags of a run (energyd's own, derived after its stop: the
+  // quality verdict, the CPU attribution), keeping its other tags. Keys must
+  // not hold a double quote.
+  Status set_tag_values(int64_t id, const std::vector<std::pair<std::string, std::string>>& tags);
 
   Result<std::vector<RunRecord>> in_state(RunState state);
   Result<std::optional<RunRecord>> by_id(int64_t id);
