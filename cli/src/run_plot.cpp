@@ -1,5 +1,6 @@
 #include "run_plot.h"
 
+#include <cctype>
 #include <map>
 
 #include "command.h"
@@ -48,8 +49,18 @@ std::string event_lines(const json& report, int64_t start_ns) {
 
 std::string run_title(const json& report) {
   const json& run = member(report, "run");
-  return "run " + std::to_string(run.value("id", int64_t{0})) + " (" + run.value("name", std::string()) +
-         "): power per rail";
+  std::string title = "run " + std::to_string(run.value("id", int64_t{0})) + " (" + run.value("name", std::string()) +
+                      "): power per rail";
+  // What the figures are worth, as the report says (docs/PROTOCOL.md "Quality").
+  const json& q = member(report, "quality");
+  if (!q.is_object() || !q.contains("verdict") || !q["verdict"].is_string()) return title;
+  std::string failed;
+  for (const auto& c : member(q, "checks")) {
+    if (c.is_object() && c.value("outcome", "") != "pass") failed += (failed.empty() ? "" : ", ") + c.value("name", "");
+  }
+  std::string verdict = q["verdict"].get<std::string>();
+  for (auto& ch : verdict) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return title + "; quality " + verdict + (failed.empty() ? "" : " (" + failed + ")");
 }
 
 }  // namespace

@@ -17,9 +17,17 @@ std::string gp_str(const std::string& text) { return gnuplot_string(text); }
 constexpr const char* kOutline = "front fillstyle empty border lc 'black' lw 4\n";
 constexpr const char* kMargins = "set offsets graph 0.05, graph 0.05, graph 0.08, graph 0.08\n";
 
+// The sweep, and how many of its measured runs failed their quality gate
+// (re-run, or left out): the figures rest on the others only.
 std::string sweep_title(const SweepResults& r) {
   std::string name = r.sweep.value("name", "");
-  return "sweep " + std::to_string(r.sweep.value("id", int64_t{0})) + (name.empty() ? "" : " (" + name + ")");
+  size_t failed = 0;
+  for (const auto& row : r.runs) {
+    if (row.role == "rejected" || (row.role == "measure" && row.left_out.rfind("failed its quality gate", 0) == 0))
+      ++failed;
+  }
+  return "sweep " + std::to_string(r.sweep.value("id", int64_t{0})) + (name.empty() ? "" : " (" + name + ")") +
+         (failed == 0 ? "" : " [" + std::to_string(failed) + " runs failed their quality gate, not counted]");
 }
 
 std::string file_path(const SweepResults& r, const PlotOptions& o, const std::string& plot) {

@@ -45,6 +45,19 @@ TEST(RunPlot, RailsInWattsFromTheStartWithGapsForFailedReads) {
   EXPECT_TRUE(has(p->script, "set title 'run 12 (it''s): power per rail'\n"));
 }
 
+TEST(RunPlot, TheTitleCarriesTheRunsQualityVerdict) {
+  json rep = report();
+  rep["quality"] = {{"verdict", "fail"},
+                    {"checks",
+                     {{{"name", "coverage"}, {"outcome", "fail"}},
+                      {{"name", "overlap"}, {"outcome", "warn"}},
+                      {{"name", "state"}, {"outcome", "pass"}}}}};
+  auto p = run_power_plot(rep, rows(), PlotOptions{}, "/out/r.png");
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(has(p->script, "set title 'run 12 (it''s): power per rail; quality FAIL (coverage, overlap)'\n"))
+      << p->script;
+}
+
 TEST(RunPlot, ClockEventsAreVerticalLinesAtTheirTime) {
   auto p = run_power_plot(report(), rows(), PlotOptions{}, "/out/r.png");
   ASSERT_TRUE(p.ok());
