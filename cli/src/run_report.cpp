@@ -38,7 +38,15 @@ std::optional<double> metric_of(const Repeat& r, const ReportMetric& m, std::opt
   return *energy / *items;
 }
 
-bool counts_in_summary(const Repeat& r) { return r.exit_status == 0 && r.report.has_value(); }
+// A run whose report failed its quality gate (docs/PROTOCOL.md "Quality").
+bool failed_gate(const Repeat& r) {
+  if (!r.report) return false;
+  const auto& q = member(*r.report, "quality");
+  return q.is_object() && q.value("verdict", "") == "fail";
+}
+
+// The summary rests on runs whose command succeeded and whose data passed its gate.
+bool counts_in_summary(const Repeat& r) { return r.exit_status == 0 && r.report.has_value() && !failed_gate(r); }
 
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
@@ -160,7 +168,12 @@ void render_several(const RunDocument& doc, std::ostringstream& out) {
     return;
   }
   out << summary_table(doc) << "\nsummary over " << counted["runs"].get<int>()
-      << " runs whose command exited 0; 95% CI: Student t interval of the mean\n";
+      << " runs whose command exited 0 and whose data passed its quality gate; 95% CI: Student t interval of the "
+         "mean\n";
+  for (const auto& r : doc.repeats) {
+    if (r.exit_status == 0 && failed_gate(r))
+      out << "run " << r.run_id << " failed its quality gate and is left out (energyctl show " << r.run_id << ")\n";
+  }
   const Repeat& last = doc.repeats.back();
   if (last.exit_status != 0) out << "stopped after run " << last.index << ": command " << outcome_text(last) << "\n";
 }

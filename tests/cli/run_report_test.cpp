@@ -42,6 +42,22 @@ TEST(RunSummary, LeavesOutFailedCommandsAndUnmeasuredRuns) {
   EXPECT_FALSE(j.contains("energy_per_item_j"));
 }
 
+TEST(RunSummary, LeavesOutRunsThatFailedTheirQualityGate) {
+  Repeat stalled = measured(2, 60.0, 2.0);
+  (*stalled.report)["quality"] = {{"verdict", "fail"}};
+  Repeat overlapped = measured(3, 14.0, 2.0);
+  (*overlapped.report)["quality"] = {{"verdict", "warn"}};
+  auto j = summary_json({measured(1, 10.0, 2.0), stalled, overlapped}, std::nullopt);
+  EXPECT_EQ(j["runs"], 2) << "a warning counts, a failure does not";
+  EXPECT_DOUBLE_EQ(j["energy_j"]["mean"].get<double>(), 12.0);
+  RunDocument doc;
+  doc.name = "w";
+  doc.repeat = 3;
+  doc.repeats = {measured(1, 10.0, 2.0), stalled, overlapped};
+  std::string text = render_run_text(doc);
+  EXPECT_NE(text.find("run 12 failed its quality gate and is left out"), std::string::npos) << text;
+}
+
 // With a baseline applied (the report's total has net_j): net energy and net
 // energy per item, over the same runs.
 TEST(RunSummary, HasNetEnergyWhenTheRunsHaveABaseline) {
