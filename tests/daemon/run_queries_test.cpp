@@ -14,7 +14,8 @@
 namespace energy::daemon {
 namespace {
 
-constexpr int64_t kGapThreshold = 250 * kMs;
+// energyd's sampling period (gaps: over 2.5 periods, 250 ms); the runs record it as energyd does.
+constexpr int64_t kPeriod = 100 * kMs;
 
 class RunQueriesOnStore : public ::testing::Test {
  protected:
@@ -52,6 +53,7 @@ class RunQueriesOnStore : public ::testing::Test {
     r.boot = boot_;
     r.start_ns = start_ms * kMs;
     r.start_wall_ns = r.start_ns;
+    r.tags_json = R"({"energyd.period_ms":"100"})";
     r.id = *store_->runs().insert(r);
     if (stop_ms) {
       EXPECT_TRUE(store_->runs().finish(r.id, *stop_ms * kMs, *stop_ms * kMs, state).ok());
@@ -71,7 +73,7 @@ class RunQueriesOnStore : public ::testing::Test {
 TEST_F(RunQueriesOnStore, AnInterruptedRunIsShownAsSuch) {
   fill(0, 2000);
   RunRecord r = run("cut", 500, 2000, RunState::kInterrupted);
-  auto rep = show_run(*store_, r, kGapThreshold, nullptr);
+  auto rep = show_run(*store_, r, kPeriod, nullptr);
   ASSERT_TRUE(rep.ok()) << rep.error().describe();
   EXPECT_EQ((*rep)["run"]["state"], "interrupted");
   EXPECT_TRUE(has_note(*rep, "was interrupted: the board rebooted")) << rep->dump(2);
@@ -96,7 +98,7 @@ TEST_F(RunQueriesOnStore, AnOpenRunIsShownUpToTheNewestStoredReading) {
     return nlohmann::json{{"clock_pins", nlohmann::json::array({{{"lease", 4}}})},
                           {"clock_events", nlohmann::json::array()}};
   };
-  auto rep = show_run(*store_, r, kGapThreshold, clocks);
+  auto rep = show_run(*store_, r, kPeriod, clocks);
   ASSERT_TRUE(rep.ok()) << rep.error().describe();
   EXPECT_EQ(calls, 1);
   EXPECT_EQ((*rep)["until_ns"], 1500 * kMs);
@@ -108,14 +110,27 @@ TEST_F(RunQueriesOnStore, AnOpenRunIsShownUpToTheNewestStoredReading) {
 TEST_F(RunQueriesOnStore, TimeWithoutReadingsIsNotedWithItsLength) {
   fill(0, 3000, 1000, 2000);  // energyd down for a second
   RunRecord r = run("gappy", 500, 2500, RunState::kStopped);
-  auto rep = show_run(*store_, r, kGapThreshold, nullptr);
+  auto rep = show_run(*store_, r, kPeriod, nullptr);
   ASSERT_TRUE(rep.ok());
   EXPECT_EQ((*rep)["total"]["largest_gap_ns"], 1100 * kMs);
   EXPECT_TRUE(has_note(*rep, "1.100 s of the run had no readings")) << rep->dump(2);
   RunRecord clean = run("clean", 2000, 3000, RunState::kStopped);
-  auto ok = show_run(*store_, clean, kGapThreshold, nullptr);
+  auto ok = show_run(*store_, clean, kPeriod, nullptr);
   ASSERT_TRUE(ok.ok());
   EXPECT_FALSE(ok->contains("notes")) << ok->dump(2);
+}
+
+// A run stored by an energyd that did not record its period.
+TEST_F(RunQueriesOnStore, ARunWithoutARecordedPeriodIsJudgedByTodaysAndSaysSo) {
+  fill(0, 3000);
+  RunRecord r = run("older", 500, 2500, RunState::kStopped);
+  ASSERT_TRUE(store_->runs().set_tags(r.id, "{}").ok());
+  r = **store_->runs().by_id(r.id);
+  auto rep = show_run(*store_, r, kPeriod, nullptr);
+  ASSERT_TRUE(rep.ok());
+  EXPECT_FALSE((*rep)["quality"]["period_recorded"].get<bool>());
+  EXPECT_DOUBLE_EQ((*rep)["quality"]["period_ms"].get<double>(), 100.0);
+  EXPECT_TRUE(has_note(*rep, "no recorded sampling period")) << rep->dump(2);
 }
 
 TEST_F(RunQueriesOnStore, StoredClocksComeBackAndARunWithoutReadingsIsAnError) {
@@ -123,11 +138,11 @@ TEST_F(RunQueriesOnStore, StoredClocksComeBackAndARunWithoutReadingsIsAnError) {
   RunRecord r = run("clocked", 1000, 2000, RunState::kStopped);
   ASSERT_TRUE(store_->runs().set_clocks(r.id, R"({"clock_pins":[{"lease":7}],"clock_events":[]})").ok());
   r = **store_->runs().by_id(r.id);
-  auto rep = show_run(*store_, r, kGapThreshold, nullptr);
+  auto rep = show_run(*store_, r, kPeriod, nullptr);
   ASSERT_TRUE(rep.ok());
   EXPECT_EQ((*rep)["clock_pins"][0]["lease"], 7);
   RunRecord early = run("before-data", 0, 500, RunState::kStopped);
-  auto none = show_run(*store_, early, kGapThreshold, nullptr);
+  auto none = show_run(*store_, early, kPeriod, nullptr);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().code, ErrorCode::kNotFound);
   EXPECT_NE(none.error().message.find("no power readings"), std::string::npos);

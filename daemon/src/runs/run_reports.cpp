@@ -44,7 +44,8 @@ std::string gap_cause_text(const RunGap& g) {
       return std::to_string(g.failed_reads) + " failed read" + (g.failed_reads == 1 ? "" : "s") + " on " + rails;
     }
     case GapCause::kEnergydStopped: return "energyd was not running";
-    case GapCause::kSamplerStalled: return "the sampler stalled (energyd ran but took no reading)";
+    case GapCause::kSamplerStalled:
+      return "the sampler stalled (energyd was running but took no reading: its process stopped or starved of CPU)";
   }
   return "";
 }
