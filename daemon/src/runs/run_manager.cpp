@@ -247,7 +247,7 @@ void RunManager::finish_stop(Result<RunRecord> rec, const ReportDone& done) {
   if (!reader) return done(reader.take_error());
   if (run_tag(*rec, kRunPidTag)) attribute(*rec);
   auto report = run_report_json(**reader, *rec, rec->stop_ns.value_or(rec->start_ns), period_ns_, stored_clocks(*rec));
-  if (report) store_verdict(rec->id, *rec, *report);
+  if (report) store_verdict(rec->id, *rec, *report);  // and into the reply's run.tags, as stored
   done(std::move(report));
 }
 
@@ -274,7 +274,7 @@ void RunManager::attribute(RunRecord& run) {
 // listings, sweeps and later reports.
 // Derived data: a crash before it is stored leaves a run that runs.show
 // still judges; the write is not waited for.
-void RunManager::store_verdict(int64_t run_id, const RunRecord& run, const nlohmann::json& report) {
+void RunManager::store_verdict(int64_t run_id, const RunRecord& run, nlohmann::json& report) {
   std::vector<std::pair<std::string, std::string>> tags;
   const auto& q = report.value("quality", nlohmann::json::object());
   std::string verdict = q.value("verdict", "");
@@ -288,6 +288,10 @@ void RunManager::store_verdict(int64_t run_id, const RunRecord& run, const nlohm
   }
   if (auto a = run_tag(run, kRunCpuAttributionTag)) tags.emplace_back(kRunCpuAttributionTag, *a);
   if (tags.empty()) return;
+  auto& shown = report["run"]["tags"];
+  if (shown.is_object()) {
+    for (const auto& [key, value] : tags) shown[key] = value;
+  }
   StoreWrite w;
   w.apply = [run_id, tags](Store& store) { return store.runs().set_tag_values(run_id, tags); };
   w.done = [](const Status&) {};

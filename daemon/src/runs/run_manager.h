@@ -113,7 +113,7 @@ class RunManager {
   size_t open_runs_of(const std::string& owner) const;
   Status stop_fields(const StopRequest& request, MarkOp& op) const;
   void finish_stop(Result<RunRecord> rec, const ReportDone& done);
-  void store_verdict(int64_t run_id, const RunRecord& run, const nlohmann::json& report);
+  void store_verdict(int64_t run_id, const RunRecord& run, nlohmann::json& report);
   void attribute(RunRecord& run);
 
   Sampler& sampler_;
