@@ -97,32 +97,117 @@ std::optional<double> second_difference(const std::vector<const PowerPoint*>& v,
   return std::abs(s1 - s0) * (h0 + h1) / 2.0;
 }
 
-// A stretch of running means: kCurvatureFactor x h x the larger second
-// difference at its ends. The factor: a step gives the running mean (time
-// constant k) a kink; over the step's place in the stretch, the trapezoid's
-// error / (h x the larger second difference) has a root-mean-square of 0.16
-// (h = 0.23 k, the Orin Nano's 100 ms against 430 ms), 0.19 (h = k, the
-// Nano's 50 ms against 54 ms), 0.21 (h = 2 k), and a maximum of 0.28, 0.35,
-// 0.40: 0.2 is a standard deviation, and kFluctuationSigmas of it covers
-// the worst place. Without a second difference (a window of one or two
-// stretches) or across a stretch longer than the averaging can smooth
-// (a gap), the snapshot worst case.
-double averaged_part_uj(const std::vector<const PowerPoint*>& v, size_t i, EnergyWindow w, int64_t h,
-                        Averaging averaging) {
-  int64_t full = v[i + 1]->t_ns - v[i]->t_ns;
-  auto at_start = second_difference(v, i, INT64_MAX);
-  auto at_end = second_difference(v, i + 1, w.end_ns);
-  if (full > 2 * averaging.k_ns || (!at_start && !at_end)) return snapshot_part_uj(v, i, w, h);
-  double d2 = std::max(at_start.value_or(0.0), at_end.value_or(0.0));
-  return kCurvatureFactor * static_cast<double>(h) / 1e9 * d2;
+// Running means (time constant k): between load steps the readings follow a
+// smooth curve, and the trapezoids' errors over a window telescope
+// (Euler-Maclaurin): -h^2/12 x (slope at the end - slope at the start), the
+// edge term. A load step of size D puts a kink in the curve, a jump J = D / k
+// of its slope, a fraction theta of a stretch after a reading; the
+// trapezoids then miss J h^2 (theta (1 - theta) / 2 - 1/12) beyond the edge
+// term: zero on average over theta, a standard deviation of J h^2 /
+// sqrt(720) (0.0373 J h^2). The kink shows in the second differences at the
+// stretch's two ends as J h (1 - theta) and J h theta, whose squares average
+// 2/3 (J h)^2; so the kinks' part has a standard deviation of
+// kKinkSd x h x sqrt(sum of squared second differences), kKinkSd =
+// 0.0373 x sqrt(3/2). Curvature that is not a kink adds to the sum and
+// only makes it larger. Kinks fall independently of the sampling (the
+// assumption of integrate.h).
+constexpr double kKinkSd = 0.0457;
+
+struct SamplingParts {
+  double kink_sq = 0;      // sum of (h x second difference)^2, uW s
+  double snapshot_sq = 0;  // sum of squared worst cases of stretches the averaging cannot smooth
+};
+
+// Stretch i can be judged by its curvature: both readings close enough for the averaging to have smoothed.
+bool smoothed(const std::vector<const PowerPoint*>& v, size_t i, Averaging averaging) {
+  return v[i + 1]->t_ns - v[i]->t_ns <= 2 * averaging.k_ns;
+}
+
+SamplingParts averaged_parts(const std::vector<const PowerPoint*>& v, EnergyWindow w, Averaging averaging) {
+  SamplingParts parts;
+  for (size_t i = 0; i + 1 < v.size(); ++i) {
+    int64_t h = overlap(v[i]->t_ns, v[i + 1]->t_ns, w);
+    if (h <= 0) continue;
+    if (!smoothed(v, i, averaging)) {
+      double worst = snapshot_part_uj(v, i, w, h);
+      parts.snapshot_sq += worst * worst;
+      continue;
+    }
+    // The second difference at the stretch's start; the one at its end is the next stretch's start, or the
+    // last reading's (not beyond the window's end, so a stopped run's bound does not change).
+    // Without a reading before, the stretch's whole change stands in for the second difference.
+    double step = static_cast<double>(std::abs(v[i + 1]->power_uw - v[i]->power_uw));
+    double hd =
+        static_cast<double>(v[i + 1]->t_ns - v[i]->t_ns) / 1e9 * second_difference(v, i, INT64_MAX).value_or(step);
+    parts.kink_sq += hd * hd;
+    bool last = i + 2 >= v.size() || overlap(v[i + 1]->t_ns, v[i + 2]->t_ns, w) <= 0;
+    if (last) {
+      double e =
+          static_cast<double>(v[i + 1]->t_ns - v[i]->t_ns) / 1e9 * second_difference(v, i + 1, w.end_ns).value_or(step);
+      parts.kink_sq += e * e;
+    }
+  }
+  return parts;
+}
+
+// The largest |slope| (uW/s) of the stretch holding t and its neighbours
+// (`after` of them after it: none at a window's end, so a stopped run's bound
+// does not change).
+double slope_near(const std::vector<const PowerPoint*>& v, int64_t t, size_t after) {
+  if (v.size() < 2) return 0;
+  size_t m = 0;
+  while (m + 2 < v.size() && v[m + 1]->t_ns < t) ++m;
+  double most = 0;
+  for (size_t i = m > 0 ? m - 1 : 0; i <= m + after && i + 1 < v.size(); ++i) {
+    double h = static_cast<double>(v[i + 1]->t_ns - v[i]->t_ns) / 1e9;
+    if (h > 0) most = std::max(most, std::abs(static_cast<double>(v[i + 1]->power_uw - v[i]->power_uw)) / h);
+  }
+  return most;
+}
+
+// The Euler-Maclaurin edge term, at most: h^2 / 12 x (|slope| near the start + near the end).
+double edge_term_uj(const std::vector<const PowerPoint*>& v, EnergyWindow w) {
+  double h_max = 0;
+  for (size_t i = 0; i + 1 < v.size(); ++i) {
+    if (overlap(v[i]->t_ns, v[i + 1]->t_ns, w) > 0)
+      h_max = std::max(h_max, static_cast<double>(v[i + 1]->t_ns - v[i]->t_ns) / 1e9);
+  }
+  return h_max * h_max / 12.0 * (slope_near(v, w.begin_ns, 1) + slope_near(v, w.end_ns, 0));
+}
+
+// A window edge between two readings takes its power by linear
+// interpolation, and the averaging correction multiplies that power by k.
+// Between readings the running mean can bend away from the line by up to
+// half the larger second difference at the stretch's ends (a kink: J h / 4
+// at most, while the larger second difference is at least J h / 2), else by
+// half the spread around the stretch. 0 at an edge that is a reading.
+double edge_value_error_uw(const std::vector<const PowerPoint*>& v, int64_t t, EnergyWindow w) {
+  size_t m = 0;
+  while (m + 1 < v.size() && v[m + 1]->t_ns <= t) ++m;
+  if (v.empty() || v[m]->t_ns == t || m + 1 >= v.size()) return 0;
+  auto a = second_difference(v, m, INT64_MAX);
+  auto b = second_difference(v, m + 1, w.end_ns);
+  if (!a && !b) return spread_around(v, m, w.end_ns) / 2.0;
+  return std::max(a.value_or(0.0), b.value_or(0.0)) / 2.0;
+}
+
+double edge_values_uj(const std::vector<const PowerPoint*>& v, EnergyWindow w, Averaging averaging) {
+  double k_s = static_cast<double>(averaging.k_ns) / 1e9;
+  return k_s * (edge_value_error_uw(v, w.begin_ns, w) + edge_value_error_uw(v, w.end_ns, w));
 }
 
 double fluctuation_bound(const std::vector<const PowerPoint*>& v, EnergyWindow w, Averaging averaging) {
+  if (averaging.k_ns > 0) {
+    SamplingParts p = averaged_parts(v, w, averaging);
+    double kink_sd = kKinkSd * std::sqrt(p.kink_sq);
+    return kFluctuationSigmas * std::sqrt(kink_sd * kink_sd + p.snapshot_sq) + edge_term_uj(v, w) +
+           edge_values_uj(v, w, averaging);
+  }
   double sum_sq = 0;
   for (size_t i = 0; i + 1 < v.size(); ++i) {
     int64_t h = overlap(v[i]->t_ns, v[i + 1]->t_ns, w);
     if (h <= 0) continue;
-    double part_uj = averaging.k_ns > 0 ? averaged_part_uj(v, i, w, h, averaging) : snapshot_part_uj(v, i, w, h);
+    double part_uj = snapshot_part_uj(v, i, w, h);
     sum_sq += part_uj * part_uj;
   }
   return kFluctuationSigmas * std::sqrt(sum_sq);

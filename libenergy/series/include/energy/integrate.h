@@ -23,17 +23,22 @@
 //      A stretch of length h can be off by up to h s / 2 (the worst place
 //      for a step).
 //    - running means (k_ns > 0, the monitor averages over about k_ns): the
-//      readings are a smooth signal, and the averaging correction makes
-//      trapezoid + correction exact for it but for the trapezoids' own error,
-//      which comes from the signal's curvature inside each stretch. A
-//      stretch's part (a standard deviation) is kCurvatureFactor x h x the
-//      larger |second difference| of the readings at its two ends (the same
-//      readings as above). kCurvatureFactor is 0.2, not the smooth-signal
-//      1/12: a load step puts a kink in the running mean, and over where in
-//      a stretch it falls the trapezoid's error is 0.19 x h x that second
-//      difference in root-mean-square, 0.35 at most (h = k; integrate.cpp).
-//    Stretches count as independent: this part is kFluctuationSigmas x
-//    sqrt(sum over stretches of (stretch part)^2).
+//      readings are a smooth curve but for a kink at each load step, and
+//      the averaging correction makes trapezoid + correction exact for it
+//      but for the trapezoids' own error. Over a window that error
+//      telescopes to an edge term, h^2 / 12 x the change of slope between
+//      the window's edges (bounded from the readings' slopes there, added
+//      linearly), plus, per kink, a zero-mean part that depends on where
+//      the kink falls in its stretch: a standard deviation of kKinkSd x h
+//      x the second differences it leaves in the readings (integrate.cpp
+//      derives kKinkSd = 0.0457). The kinks' part is kFluctuationSigmas x
+//      that, root-sum-square over the readings' second differences.
+//      A stretch longer than twice k (a gap) is judged as snapshots. And a
+//      window edge between two readings is interpolated, which the
+//      averaging correction multiplies by k: k x half the larger second
+//      difference around each such edge, added linearly.
+//    Stretches and kinks count as independent: the parts are
+//    kFluctuationSigmas x the root-sum-square of theirs.
 //  * resolution: a reading can be off by half a step of the sensor's
 //    resolution, and the same way for a whole run (a signal that spans few
 //    steps rounds the same way again and again), so this part adds up
@@ -87,8 +92,6 @@ struct EnergyWindow {
 // bench/accuracy_bench, docs/PERFORMANCE.md).
 constexpr double kFluctuationSigmas = 3.0;
 constexpr int64_t kCoarsestCurrentStepMa = 40;
-// Running means: a stretch's sampling part per |second difference| x length.
-constexpr double kCurvatureFactor = 0.2;
 // Share of each stretch's product-of-averages term that may be wrong beyond
 // what the unknown place of a joint step inside a stretch explains
 // (integrate.cpp; tests/libenergy/integrate_test.cpp).
