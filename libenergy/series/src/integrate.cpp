@@ -175,25 +175,33 @@ double edge_term_uj(const std::vector<const PowerPoint*>& v, EnergyWindow w) {
   return h_max * h_max / 12.0 * (slope_near(v, w.begin_ns, 1) + slope_near(v, w.end_ns, 0));
 }
 
-// A window edge between two readings takes its power by linear
-// interpolation, and the averaging correction multiplies that power by k.
-// Between readings the running mean can bend away from the line by up to
-// half the larger second difference at the stretch's ends (a kink: J h / 4
-// at most, while the larger second difference is at least J h / 2), else by
-// half the spread around the stretch. 0 at an edge that is a reading.
+// The averaging correction multiplies the power at each window edge by k.
+// An edge between two readings takes it by linear interpolation, and the
+// running mean can bend away from the line by up to half the larger second
+// difference at the stretch's ends (a kink: J h / 4 at most, while the larger
+// second difference is at least J h / 2). An edge at a reading takes that
+// reading, which is off the running mean of the load by the chip's own
+// noise: it converts the current during one short window of each cycle, so
+// what the load does between conversions reaches the register as noise,
+// which the second difference at the reading (or, at a run's end, at the one
+// before) shows too. Half the larger second difference around the edge,
+// else half the spread around its stretch. The two edges count as
+// independent.
 double edge_value_error_uw(const std::vector<const PowerPoint*>& v, int64_t t, EnergyWindow w) {
+  if (v.size() < 2) return 0;
   size_t m = 0;
-  while (m + 1 < v.size() && v[m + 1]->t_ns <= t) ++m;
-  if (v.empty() || v[m]->t_ns == t || m + 1 >= v.size()) return 0;
-  auto a = second_difference(v, m, INT64_MAX);
-  auto b = second_difference(v, m + 1, w.end_ns);
-  if (!a && !b) return spread_around(v, m, w.end_ns) / 2.0;
-  return std::max(a.value_or(0.0), b.value_or(0.0)) / 2.0;
+  while (m + 2 < v.size() && v[m + 1]->t_ns <= t) ++m;
+  double most = 0;
+  bool known = false;
+  for (size_t j = m > 0 ? m - 1 : 0; j <= m + 1; ++j) {
+    if (auto d2 = second_difference(v, j, w.end_ns)) most = std::max(most, *d2), known = true;
+  }
+  return known ? most / 2.0 : spread_around(v, m, w.end_ns) / 2.0;
 }
 
 double edge_values_uj(const std::vector<const PowerPoint*>& v, EnergyWindow w, Averaging averaging) {
   double k_s = static_cast<double>(averaging.k_ns) / 1e9;
-  return k_s * (edge_value_error_uw(v, w.begin_ns, w) + edge_value_error_uw(v, w.end_ns, w));
+  return k_s * std::hypot(edge_value_error_uw(v, w.begin_ns, w), edge_value_error_uw(v, w.end_ns, w));
 }
 
 double fluctuation_bound(const std::vector<const PowerPoint*>& v, EnergyWindow w, Averaging averaging) {

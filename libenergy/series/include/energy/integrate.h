@@ -33,10 +33,12 @@
 //      x the second differences it leaves in the readings (integrate.cpp
 //      derives kKinkSd = 0.0457). The kinks' part is kFluctuationSigmas x
 //      that, root-sum-square over the readings' second differences.
-//      A stretch longer than twice k (a gap) is judged as snapshots. And a
-//      window edge between two readings is interpolated, which the
-//      averaging correction multiplies by k: k x half the larger second
-//      difference around each such edge, added linearly.
+//      A stretch longer than twice k (a gap) is judged as snapshots. And the
+//      averaging correction multiplies the power at each window edge by k:
+//      an interpolated edge can be off the running mean's curve, and a
+//      reading carries the chip's own noise (it converts the current during
+//      one short window of each cycle): k x half the larger second
+//      difference around each edge, the two edges root-sum-squared.
 //    Stretches and kinks count as independent: the parts are
 //    kFluctuationSigmas x the root-sum-square of theirs.
 //  * resolution: a reading can be off by half a step of the sensor's
