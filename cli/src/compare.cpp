@@ -32,6 +32,40 @@ std::optional<double> metric_value(const nlohmann::json& rep, const Metric& m, c
   return std::nullopt;
 }
 
+// A figure's precision: precision_j, else (an older energyd) error_bound_j.
+std::optional<double> precision_of(const nlohmann::json& rep, const std::string& rail) {
+  static const nlohmann::json kNone;
+  const nlohmann::json* stats = &member(rep, "total");
+  if (!rail.empty()) {
+    stats = &kNone;
+    for (const auto& r : member(rep, "rails")) {
+      if (r.value("label", "") == rail) stats = &r;
+    }
+  }
+  if (auto p = number_of(member(*stats, "precision_j"))) return p;
+  return number_of(member(*stats, "error_bound_j"));
+}
+
+// precision_j, combined_precision_j and exceeds_precision of an energy row (compare.h).
+void add_precision(nlohmann::json& row, const std::vector<nlohmann::json>& reports, const std::string& rail) {
+  nlohmann::json precisions = nlohmann::json::array(), combined = nlohmann::json::array(),
+                 exceeds = nlohmann::json::array();
+  std::optional<double> first = metric_value(reports.front(), kEnergy, rail);
+  std::optional<double> first_p = precision_of(reports.front(), rail);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    auto v = metric_value(reports[i], kEnergy, rail);
+    auto p = precision_of(reports[i], rail);
+    precisions.push_back(json_or_null(p));
+    bool known = i > 0 && first_p && p;
+    combined.push_back(known ? nlohmann::json(std::hypot(*first_p, *p)) : nlohmann::json());
+    auto e = i > 0 ? exceeds_precision(first, first_p, v, p) : std::nullopt;
+    exceeds.push_back(e ? nlohmann::json(*e) : nlohmann::json());
+  }
+  row["precision_j"] = precisions;
+  row["combined_precision_j"] = combined;
+  row["exceeds_precision"] = exceeds;
+}
+
 nlohmann::json metric_row(const std::vector<nlohmann::json>& reports, const Metric& m, const std::string& rail) {
   nlohmann::json values = nlohmann::json::array(), diffs = nlohmann::json::array();
   std::optional<double> first = metric_value(reports.front(), m, rail);
@@ -42,6 +76,7 @@ nlohmann::json metric_row(const std::vector<nlohmann::json>& reports, const Metr
   }
   nlohmann::json row = {{"metric", m.key}, {"unit", m.unit}, {"values", values}, {"diff_pct", diffs}};
   if (!rail.empty()) row["rail"] = rail;
+  if (std::string(m.key) == kEnergy.key) add_precision(row, reports, rail);
   return row;
 }
 
@@ -73,11 +108,19 @@ const Metric& metric_named(const std::string& key) {
   return kEnergy;
 }
 
-std::string cell(const nlohmann::json& value, const nlohmann::json& diff, int decimals) {
+// '*': the difference exceeds the combined precision; '~': within it; nothing: not known.
+std::string precision_mark(const nlohmann::json& exceeds) {
+  if (!exceeds.is_boolean()) return "";
+  return exceeds.get<bool>() ? "*" : "~";
+}
+
+std::string cell(const nlohmann::json& value, const nlohmann::json& diff, const nlohmann::json& exceeds, int decimals) {
   if (!value.is_number()) return "-";
   std::string text = fixed(value.get<double>(), decimals);
-  if (diff.is_number())
-    text += " (" + std::string(diff.get<double>() >= 0 ? "+" : "") + fixed(diff.get<double>(), 1) + "%)";
+  if (diff.is_number()) {
+    text += " (" + std::string(diff.get<double>() >= 0 ? "+" : "") + fixed(diff.get<double>(), 1) + "%" +
+            precision_mark(exceeds) + ")";
+  }
   return text;
 }
 
@@ -86,6 +129,12 @@ std::string cell(const nlohmann::json& value, const nlohmann::json& diff, int de
 std::optional<double> percent_difference(std::optional<double> first, std::optional<double> value) {
   if (!first || !value || *first == 0.0) return std::nullopt;
   return (*value - *first) / std::fabs(*first) * 100.0;
+}
+
+std::optional<bool> exceeds_precision(std::optional<double> first, std::optional<double> first_precision,
+                                      std::optional<double> value, std::optional<double> precision) {
+  if (!first || !first_precision || !value || !precision) return std::nullopt;
+  return std::fabs(*value - *first) > std::hypot(*first_precision, *precision);
 }
 
 nlohmann::json compare_json(const std::vector<nlohmann::json>& reports) {
@@ -119,12 +168,15 @@ std::string render_compare(const nlohmann::json& c) {
     std::vector<std::string> row = {m.contains("rail") ? m.value("rail", "") + " J" : metric.title};
     const auto& values = member(m, "values");
     const auto& diffs = member(m, "diff_pct");
+    const auto& exceeds = member(m, "exceeds_precision");
     static const nlohmann::json kNoDiff;  // null: no difference to show
-    for (size_t i = 0; i < values.size(); ++i)
-      row.push_back(cell(values[i], i < diffs.size() ? diffs[i] : kNoDiff, metric.decimals));
+    for (size_t i = 0; i < values.size(); ++i) {
+      const nlohmann::json& e = exceeds.is_array() && i < exceeds.size() ? exceeds[i] : kNoDiff;
+      row.push_back(cell(values[i], i < diffs.size() ? diffs[i] : kNoDiff, e, metric.decimals));
+    }
     t.add_row(row);
   }
-  return t.render() + "(%: difference to the first run)\n";
+  return t.render() + "(%: difference to the first run; *: more than the two runs' combined precision, ~: within it)\n";
 }
 
 }  // namespace energy::cli

@@ -78,5 +78,48 @@ TEST(Compare, TextHasARowPerMetricAndSignedPercentages) {
   }
 }
 
+// Reports with precisions: total and VDD_IN `total_p`, VDD_SOC `soc_p`.
+nlohmann::json with_precision(nlohmann::json rep, double total_p, double soc_p) {
+  rep["total"]["precision_j"] = total_p;
+  rep["rails"][0]["precision_j"] = total_p;
+  rep["rails"][1]["precision_j"] = soc_p;
+  return rep;
+}
+
+TEST(ExceedsPrecision, ComparesTheDifferenceWithTheRootSumSquareOfThePrecisions) {
+  EXPECT_TRUE(*exceeds_precision(100.0, 0.3, 100.51, 0.4)) << "0.51 J > 0.5 J";
+  EXPECT_FALSE(*exceeds_precision(100.0, 0.3, 100.49, 0.4)) << "0.49 J < 0.5 J";
+  EXPECT_FALSE(*exceeds_precision(100.0, 0.3, 99.51, 0.4)) << "either sign";
+  EXPECT_TRUE(*exceeds_precision(100.0, 0.3, 99.49, 0.4));
+  EXPECT_FALSE(exceeds_precision(100.0, std::nullopt, 101.0, 0.4).has_value());
+  EXPECT_FALSE(exceeds_precision(std::nullopt, 0.3, 101.0, 0.4).has_value());
+}
+
+TEST(Compare, SaysWhichEnergyDifferencesExceedTheCombinedPrecision) {
+  // Total: 10 J (0.03) vs 10.2 J (0.04): 2 % apart, 0.2 J > 0.05 J. VDD_SOC: 4 J (0.3) vs 3.8 J (0.4): 0.2 J < 0.5 J.
+  auto c = compare_json(
+      {with_precision(report(1, 2.0, 10.0, 4.0), 0.03, 0.3), with_precision(report(2, 2.0, 10.2, 3.8), 0.04, 0.4)});
+  const auto& total = row(c, "energy_j");
+  EXPECT_EQ(total["precision_j"], nlohmann::json({0.03, 0.04}));
+  EXPECT_TRUE(total["combined_precision_j"][0].is_null());
+  EXPECT_NEAR(total["combined_precision_j"][1].get<double>(), 0.05, 1e-12);
+  EXPECT_TRUE(total["exceeds_precision"][0].is_null()) << "the first run is the reference";
+  EXPECT_EQ(total["exceeds_precision"][1], true);
+  EXPECT_EQ(row(c, "energy_j", "VDD_SOC")["exceeds_precision"][1], false);
+  std::string text = render_compare(c);
+  EXPECT_NE(text.find("10.2000 (+2.0%*)"), std::string::npos) << text;
+  EXPECT_NE(text.find("3.8000 (-5.0%~)"), std::string::npos) << text;
+}
+
+TEST(Compare, AnOlderReportsErrorBoundStandsInForItsPrecision) {
+  auto a = report(1, 2.0, 10.0, 4.0), b = report(2, 2.0, 10.2, 3.8);
+  a["total"]["error_bound_j"] = 0.3;
+  b["total"]["error_bound_j"] = 0.4;
+  auto c = compare_json({a, b});
+  EXPECT_EQ(row(c, "energy_j")["exceeds_precision"][1], false) << "0.2 J < 0.5 J";
+  EXPECT_TRUE(row(c, "energy_j", "VDD_SOC")["exceeds_precision"][1].is_null()) << "no figure at all";
+  EXPECT_TRUE(row(c, "avg_power_w").find("exceeds_precision") == row(c, "avg_power_w").end()) << "energy rows only";
+}
+
 }  // namespace
 }  // namespace energy::cli

@@ -5,18 +5,36 @@
 
 #include "energy/averaging_correction.h"
 #include "energy/rail_total.h"
+#include "energy/uncertainty.h"
 
 namespace energy {
 namespace {
 
-nlohmann::json stats_to_json(const EnergyStats& s, Tier resolution, double error_bound_uj) {
+struct Bounds {
+  double precision_uj = 0;
+  double calibration_uj = 0;
+  double accuracy_uj() const { return precision_uj + calibration_uj; }
+};
+
+// error_bound_j is accuracy_j (docs/PROTOCOL.md, "Error bound").
+nlohmann::json stats_to_json(const EnergyStats& s, Tier resolution, Bounds b) {
   return {{"energy_j", s.energy_uj / 1e6},
           {"resolution", tier_name(resolution)},
-          {"error_bound_j", error_bound_uj / 1e6},
+          {"error_bound_j", b.accuracy_uj() / 1e6},
+          {"precision_j", b.precision_uj / 1e6},
+          {"calibration_j", b.calibration_uj / 1e6},
+          {"accuracy_j", b.accuracy_uj() / 1e6},
+          {"precision_parts_j",
+           {{"sampling", s.fluctuation_bound_uj / 1e6},
+            {"resolution", s.resolution_bound_uj / 1e6},
+            {"averaging", s.filter_bound_uj / 1e6},
+            {"product", s.product_bound_uj / 1e6},
+            {"tiers", (b.precision_uj - s.raw_error_bound_uj()) / 1e6}}},
           {"avg_power_w", s.average_power_uw() / 1e6},
           {"peak_power_w", static_cast<double>(s.peak_power_uw) / 1e6},
           {"min_power_w", static_cast<double>(s.min_power_uw) / 1e6},
           {"filter_correction_j", s.filter_correction_uj / 1e6},
+          {"product_correction_j", s.product_correction_uj / 1e6},
           {"samples", s.samples},
           {"failed_samples", s.failed_samples},
           {"coverage", s.coverage()},
@@ -52,6 +70,8 @@ EnergyStats join(const EnergyStats& a, const EnergyStats& b, int64_t window_ns) 
   s.resolution_bound_uj = a.resolution_bound_uj + b.resolution_bound_uj;
   s.filter_correction_uj = a.filter_correction_uj + b.filter_correction_uj;
   s.filter_bound_uj = a.filter_bound_uj + b.filter_bound_uj;
+  s.product_correction_uj = a.product_correction_uj + b.product_correction_uj;
+  s.product_bound_uj = a.product_bound_uj + b.product_bound_uj;
   s.peak_power_uw = !b.has_data   ? a.peak_power_uw
                     : !a.has_data ? b.peak_power_uw
                                   : std::max(a.peak_power_uw, b.peak_power_uw);
@@ -71,11 +91,30 @@ void add_filter(EnergyStats& s, const StoredRail& rail, int64_t boot, EnergyWind
   s.filter_bound_uj += c.unknown_k_ns / 1e9 * static_cast<double>(s.peak_power_uw - s.min_power_uw);
 }
 
+// The product-of-averages term (integrate.h). From the raw readings only: a tier keeps no voltage.
+void add_product_term(EnergyStats& s, const std::vector<PowerPoint>& points, EnergyWindow w, int64_t gap_threshold_ns,
+                      Averaging averaging) {
+  ProductTerm p = product_correction(points, w, gap_threshold_ns, averaging);
+  s.energy_uj += p.energy_uj;
+  s.product_correction_uj += p.energy_uj;
+  s.product_bound_uj += p.bound_uj;
+}
+
+// precision + calibration (uncertainty.h) = the error bound.
+void set_bounds(RailEnergyReport& r, const RailSeries& s, EnergyWindow w) {
+  r.precision_uj = r.tier_bound_uj + r.stats.raw_error_bound_uj();
+  r.calibration_uj = calibration_bound_uj(calibration_for_driver(s.rail.driver), r.stats.energy_uj,
+                                          mean_bus_mv(s.points, w), r.stats.integrated_ns);
+  r.error_bound_uj = r.precision_uj + r.calibration_uj;
+}
+
 RailEnergyReport raw_rail(const RailSeries& s, int64_t boot, EnergyWindow w, int64_t gap_threshold_ns) {
-  EnergyStats stats = integrate_power(s.points, w, gap_threshold_ns);
+  Averaging averaging{s.rail.filter_at(boot, w.end_ns)};
+  EnergyStats stats = integrate_power(s.points, w, gap_threshold_ns, averaging);
   add_filter(stats, s.rail, boot, w, [&s](int64_t t) { return power_at(s.points, t); });
+  add_product_term(stats, s.points, w, gap_threshold_ns, averaging);
   RailEnergyReport r{s.rail.label, false, stats};
-  r.error_bound_uj = stats.raw_error_bound_uj();
+  set_bounds(r, s, w);
   return r;
 }
 
@@ -91,7 +130,9 @@ Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, con
   }
   int64_t split = std::min(w.end_ns, h->raw_from_ns);
   EnergyStats tiers = summarize_buckets(h->buckets, {w.begin_ns, split}, gap_threshold_ns);
-  EnergyStats raw = split < w.end_ns ? integrate_power(s.points, {split, w.end_ns}, gap_threshold_ns) : EnergyStats{};
+  Averaging averaging{s.rail.filter_at(run.boot, w.end_ns)};
+  EnergyStats raw =
+      split < w.end_ns ? integrate_power(s.points, {split, w.end_ns}, gap_threshold_ns, averaging) : EnergyStats{};
   RailEnergyReport r{s.rail.label, false, join(tiers, raw, w.end_ns - w.begin_ns), h->coarsest};
   auto e = store.readings().energy(run.boot, s.rail.id, w);
   if (!e) return e.take_error();
@@ -111,7 +152,7 @@ Result<RailEnergyReport> rail_from_tiers(Store& store, const RunRecord& run, con
     int64_t k = std::max(s.rail.filter_ns, s.rail.filter_before_ns);
     r.stats.filter_bound_uj += static_cast<double>(k) / 1e9 * a.edge_spread_uw;
   }
-  r.error_bound_uj = r.tier_bound_uj + r.stats.raw_error_bound_uj();
+  set_bounds(r, s, w);
   return r;
 }
 
@@ -153,8 +194,22 @@ EnergyStats summed(const std::vector<const RailEnergyReport*>& rails) {
     s.resolution_bound_uj += o.resolution_bound_uj;
     s.filter_correction_uj += o.filter_correction_uj;
     s.filter_bound_uj += o.filter_bound_uj;
+    s.product_correction_uj += o.product_correction_uj;
+    s.product_bound_uj += o.product_bound_uj;
   }
   return s;
+}
+
+// The longest averaging of the total's rails (the summed readings are as smooth as the least smoothed one
+// and lag as the most: the curvature model holds for the shortest, the check of gaps for the longest).
+Averaging total_averaging(const RunReport& rep, const std::vector<RailSeries>& series) {
+  Averaging a;
+  for (const auto& label : rep.total_rails) {
+    for (const auto& s : series) {
+      if (s.rail.label == label) a.k_ns = std::max(a.k_ns, s.rail.filter_at(rep.run.boot, rep.window.end_ns));
+    }
+  }
+  return a;
 }
 
 void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t gap_threshold_ns) {
@@ -169,7 +224,8 @@ void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t ga
     rep.total_rails.push_back(rep.rails[i].label);
     in_total.push_back(&rep.rails[i]);
     rep.total_resolution = std::max(rep.total_resolution, rep.rails[i].resolution);
-    rep.total_error_bound_uj += rep.rails[i].tier_bound_uj;
+    rep.total_precision_uj += rep.rails[i].tier_bound_uj;
+    rep.total_calibration_uj += rep.rails[i].calibration_uj;
     for (const auto& s : series) {
       if (s.rail.label == rep.rails[i].label) parts.push_back(s.points);
     }
@@ -177,7 +233,7 @@ void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t ga
   if (rep.total_resolution != Tier::kRaw && !in_total.empty()) {
     rep.total = summed(in_total);
   } else {
-    rep.total = integrate_power(sum_series(parts), rep.window, gap_threshold_ns);
+    rep.total = integrate_power(sum_series(parts), rep.window, gap_threshold_ns, total_averaging(rep, series));
     // Each rail's readings carry their own rounding; the sum's smallest step says nothing about it.
     // Each rail has its own averaging correction.
     rep.total.resolution_bound_uj = 0;
@@ -186,9 +242,13 @@ void add_total(RunReport& rep, const std::vector<RailSeries>& series, int64_t ga
       rep.total.energy_uj += r->stats.filter_correction_uj;
       rep.total.filter_correction_uj += r->stats.filter_correction_uj;
       rep.total.filter_bound_uj += r->stats.filter_bound_uj;
+      rep.total.energy_uj += r->stats.product_correction_uj;
+      rep.total.product_correction_uj += r->stats.product_correction_uj;
+      rep.total.product_bound_uj += r->stats.product_bound_uj;
     }
   }
-  rep.total_error_bound_uj += rep.total.raw_error_bound_uj();
+  rep.total_precision_uj += rep.total.raw_error_bound_uj();
+  rep.total_error_bound_uj = rep.total_precision_uj + rep.total_calibration_uj;
 }
 
 // Failed reads of `rails` strictly inside (a, b), and which rails they were on.
@@ -288,7 +348,7 @@ nlohmann::json run_to_json(const RunRecord& run) {
 nlohmann::json report_to_json(const RunReport& rep) {
   nlohmann::json rails = nlohmann::json::array();
   for (const auto& r : rep.rails) {
-    nlohmann::json j = stats_to_json(r.stats, r.resolution, r.error_bound_uj);
+    nlohmann::json j = stats_to_json(r.stats, r.resolution, Bounds{r.precision_uj, r.calibration_uj});
     j["label"] = r.label;
     j["in_total"] = r.in_total;
     rails.push_back(std::move(j));
@@ -297,7 +357,8 @@ nlohmann::json report_to_json(const RunReport& rep) {
                       {"duration_s", static_cast<double>(rep.window.end_ns - rep.window.begin_ns) / 1e9},
                       {"rails", std::move(rails)},
                       {"missing_rails", rep.missing_rails},
-                      {"total", stats_to_json(rep.total, rep.total_resolution, rep.total_error_bound_uj)},
+                      {"total", stats_to_json(rep.total, rep.total_resolution,
+                                              Bounds{rep.total_precision_uj, rep.total_calibration_uj})},
                       {"total_rails", rep.total_rails},
                       {"total_rule", rep.total_rule}};
   j["clocks"] = clocks_to_json(rep.context);

@@ -9,9 +9,12 @@
 // energy within its error bound, counts and extremes at bucket resolution.
 // The board context stored for the run's boot (context.h) gives its clock
 // residency, governors and temperature ranges (`clocks`, `thermal`).
-// Every energy comes with a bound on its distance from the true energy
-// (integrate.h: what the readings cannot show, and the sensor's resolution;
-// plus, from a tier, how far the tier can be from the raw readings).
+// Every energy comes with two bounds on its distance from the true energy:
+// its precision (integrate.h: what the readings cannot show, the sensor's
+// resolution and the averaging corrections; plus, from a tier, how far the
+// tier can be from the raw readings), which is what matters between runs on
+// one board, and its accuracy: the precision plus the monitor's calibration
+// (uncertainty.h: gain and offset errors, shunt tolerance).
 //
 // Thread-safety: reentrant; the Store belongs to the calling thread.
 #pragma once
@@ -38,7 +41,9 @@ struct RailEnergyReport {
   EnergyStats stats;
   Tier resolution = Tier::kRaw;  // the coarsest tier the figures come from
   double tier_bound_uj = 0;      // |energy from the raw readings - stats.energy_uj| <= this (0 from raw)
-  double error_bound_uj = 0;     // |true energy - stats.energy_uj| <= this: tier_bound_uj + the readings' own bound
+  double precision_uj = 0;       // |the monitor's energy - stats.energy_uj| <= this: tier_bound_uj + the readings' own
+  double calibration_uj = 0;     // |true energy - the monitor's energy| <= this (uncertainty.h)
+  double error_bound_uj = 0;     // |true energy - stats.energy_uj| <= this: precision_uj + calibration_uj (accuracy)
 };
 
 struct RunReport {
@@ -48,7 +53,9 @@ struct RunReport {
   std::vector<std::string> missing_rails;
   EnergyStats total;
   Tier total_resolution = Tier::kRaw;
-  double total_error_bound_uj = 0;  // as RailEnergyReport::error_bound_uj, for the total
+  double total_precision_uj = 0;    // as RailEnergyReport's, for the total
+  double total_calibration_uj = 0;  // the sum of the total's rails' (their monitors' errors may add up)
+  double total_error_bound_uj = 0;  // total_precision_uj + total_calibration_uj
   std::vector<std::string> total_rails;
   std::string total_rule;
   RunContext context;  // clock residency, governors, temperatures (residency.h)
