@@ -4,6 +4,7 @@
 #include <set>
 
 #include "command.h"
+#include "report_sections.h"
 #include "table.h"
 
 namespace energy::cli {
@@ -142,8 +143,12 @@ nlohmann::json compare_json(const std::vector<nlohmann::json>& reports) {
   if (reports.empty()) return {{"runs", runs}, {"metrics", metrics}};
   for (const auto& rep : reports) {
     const auto& run = member(rep, "run");
-    runs.push_back(
-        {{"id", run.value("id", int64_t{0})}, {"name", run.value("name", "")}, {"state", run.value("state", "")}});
+    const auto& q = member(rep, "quality");
+    nlohmann::json verdict = q.is_object() && q.contains("verdict") ? q["verdict"] : nlohmann::json();
+    runs.push_back({{"id", run.value("id", int64_t{0})},
+                    {"name", run.value("name", "")},
+                    {"state", run.value("state", "")},
+                    {"quality", verdict}});
   }
   std::vector<Metric> totals = {kDuration, kEnergy};
   if (any_total_has(reports, kNet.key)) totals.push_back(kNet);
@@ -163,6 +168,14 @@ std::string render_compare(const nlohmann::json& c) {
     cols.push_back({std::to_string(r.value("id", int64_t{0})) + " " + r.value("name", ""), Align::kRight});
   }
   Table t(cols);
+  std::vector<std::string> quality = {"quality"};
+  bool failed = false;
+  for (const auto& r : member(c, "runs")) {
+    const auto& v = member(r, "quality");
+    quality.push_back(verdict_word(v.is_string() ? v.get<std::string>() : ""));
+    failed |= v == "fail";
+  }
+  t.add_row(quality);
   for (const auto& m : member(c, "metrics")) {
     const Metric& metric = metric_named(m.value("metric", ""));
     std::vector<std::string> row = {m.contains("rail") ? m.value("rail", "") + " J" : metric.title};
@@ -176,7 +189,10 @@ std::string render_compare(const nlohmann::json& c) {
     }
     t.add_row(row);
   }
-  return t.render() + "(%: difference to the first run; *: more than the two runs' combined precision, ~: within it)\n";
+  return t.render() +
+         "(%: difference to the first run; *: more than the two runs' combined precision, ~: within it)\n" +
+         (failed ? "a run that FAILed its quality gate does not measure what it names: energyctl show RUN says why\n"
+                 : "");
 }
 
 }  // namespace energy::cli

@@ -4,7 +4,7 @@
 // average and peak power, energy and net energy per item (when a run has
 // items stored), and energy per rail (every rail of any run).
 //
-// JSON: {"runs": [{id, name, state}], "metrics": [{metric, rail?, unit,
+// JSON: {"runs": [{id, name, state, quality}], "metrics": [{metric, rail?, unit,
 // values: [...], diff_pct: [...]}]}; a value a run lacks is null, and so is
 // its difference (and every difference when the first run's value is 0 or
 // missing). diff_pct of the first run is null: it is the reference.
@@ -19,7 +19,9 @@
 // missing). The precision leaves out the monitors' calibration, which is the
 // same for runs on one board: across boards, compare accuracy_j instead.
 // The table marks such a difference with '*', one within the precision
-// with '~'.
+// with '~'. Each run's quality verdict (docs/PROTOCOL.md "Quality") is
+// `quality` in JSON (null from an energyd without it) and the table's
+// first row.
 //
 // Thread-safety: pure functions.
 #pragma once

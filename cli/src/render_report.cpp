@@ -10,10 +10,17 @@
 namespace energy::cli {
 namespace {
 
+// "+-X" for a bound; "-" when the report has none (an older energyd has no precision_j).
+std::string bound_cell(const nlohmann::json& s, const char* key) {
+  const auto& v = member(s, key);
+  return v.is_number() ? "+-" + fixed(v.get<double>(), 4) : "-";
+}
+
 std::vector<std::string> stats_row(const std::string& name, const nlohmann::json& s) {
   return {name,
           fixed(s.value("energy_j", 0.0), 4),
-          "+-" + fixed(s.value("error_bound_j", 0.0), 4),
+          bound_cell(s, "precision_j"),
+          bound_cell(s, "error_bound_j"),
           fixed(s.value("avg_power_w", 0.0), 3),
           fixed(s.value("peak_power_w", 0.0), 3),
           std::to_string(s.value("samples", 0)),
@@ -53,7 +60,8 @@ std::string render_report(const nlohmann::json& rep) {
       << duration_text(rep.value("duration_s", 0.0)) << "\n\n";
   Table t({{"RAIL"},
            {"ENERGY J", Align::kRight},
-           {"BOUND J", Align::kRight},
+           {"PRECISION J", Align::kRight},
+           {"ACCURACY J", Align::kRight},
            {"AVG W", Align::kRight},
            {"PEAK W", Align::kRight},
            {"SAMPLES", Align::kRight},
@@ -64,8 +72,10 @@ std::string render_report(const nlohmann::json& rep) {
   }
   t.add_row(stats_row("TOTAL", member(rep, "total")));
   out << t.render() << "\n* = in total: " << safe_text(rep, "total_rule") << "\n"
-      << "BOUND J: how far the energy can be from the true energy, from the readings' own variation and\n"
-         "resolution (docs/PROTOCOL.md, \"Error bound\")\n";
+      << "PRECISION J: how far the energy can be from what the monitors' readings stand for (sampling,\n"
+         "integration, resolution): compare runs on one board with it. ACCURACY J adds the monitors' gain and\n"
+         "offset errors and the shunts' tolerance: the bound on the distance from the true energy\n"
+         "(docs/PROTOCOL.md, \"Error bound\")\n";
   for (const auto& m : member(rep, "missing_rails"))
     out << "missing: " << terminal_safe(m.get<std::string>()) << " has no readings in this run\n";
   out << render_run_context(rep);

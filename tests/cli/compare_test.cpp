@@ -33,6 +33,23 @@ TEST(PercentDifference, IsRelativeToTheFirstAndUnknownWithoutIt) {
   EXPECT_FALSE(percent_difference(3.0, std::nullopt).has_value());
 }
 
+TEST(Compare, EachRunsQualityVerdictIsShownAndAFailureIsPointedOut) {
+  auto passed = report(1, 2.0, 10.0, 4.0);
+  passed["quality"] = {{"verdict", "pass"}};
+  auto stalled = report(2, 2.0, 8.0, 3.0);
+  stalled["quality"] = {{"verdict", "fail"}};
+  auto older = report(3, 2.0, 10.0, 4.0);  // an energyd without quality
+  auto c = compare_json({passed, stalled, older});
+  EXPECT_EQ(c["runs"][0]["quality"], "pass");
+  EXPECT_EQ(c["runs"][1]["quality"], "fail");
+  EXPECT_TRUE(c["runs"][2]["quality"].is_null());
+  std::string text = render_compare(c);
+  EXPECT_NE(text.find("quality"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAIL"), std::string::npos) << text;
+  EXPECT_NE(text.find("does not measure what it names"), std::string::npos) << text;
+  EXPECT_EQ(render_compare(compare_json({passed, older})).find("does not measure"), std::string::npos);
+}
+
 TEST(Compare, EveryMetricHasEachRunsValueAndItsDifference) {
   auto c = compare_json({report(1, 2.0, 10.0, 4.0), report(2, 2.0, 12.0, 3.0), report(3, 4.0, 20.0, 8.0)});
   ASSERT_EQ(c["runs"].size(), 3u);
