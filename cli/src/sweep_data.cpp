@@ -126,18 +126,34 @@ void sample_runs(SweepResults& out) {
     if (idle) net = net_energy(energy, *idle * duration);
     r.sample = RunSample{energy / items, net ? std::optional<double>(*net / items) : std::nullopt, duration / items,
                          energy / duration};
+    const json& p = r.run.value("tags", json::object()).value("energyd.precision_j", json());
+    if (p.is_string()) {
+      char* end = nullptr;
+      double v = std::strtod(p.get<std::string>().c_str(), &end);
+      if (end != nullptr && *end == '\0' && std::isfinite(v) && v >= 0) r.precision = v / items;
+    }
   }
 }
 
 Status group_points(SweepResults& out) {
   std::map<int64_t, std::vector<RunSample>> by_point;
+  std::map<int64_t, std::vector<std::optional<double>>> precision;
   for (const auto& r : out.runs) {
-    if (r.sample) by_point[r.point].push_back(*r.sample);
+    if (!r.sample) continue;
+    by_point[r.point].push_back(*r.sample);
+    precision[r.point].push_back(r.precision);
   }
   for (const auto& [point, samples] : by_point) {
     auto stats = point_stats(samples);
     if (!stats) return stats.take_error();
-    out.points.push_back(PointResult{static_cast<size_t>(point), std::move(stats).value()});
+    PointResult p{static_cast<size_t>(point), std::move(stats).value(), std::nullopt};
+    const auto& ps = precision[point];
+    if (std::all_of(ps.begin(), ps.end(), [](const std::optional<double>& v) { return v.has_value(); })) {
+      double sum = 0;
+      for (const auto& v : ps) sum += *v;
+      p.precision = sum / static_cast<double>(ps.size());
+    }
+    out.points.push_back(std::move(p));
   }
   return ok_status();
 }
@@ -166,7 +182,12 @@ void compare_with_dvfs(SweepResults& r) {
       if (is_dvfs(r, i) || params_of(r, i) != params_of(r, d)) continue;
       if (!best || r.points[i].stats.energy.mean < r.points[*best].stats.energy.mean) best = i;
     }
-    if (best) r.dvfs.push_back({d, *best, saving_against(r.points[*best].stats, r.points[d].stats)});
+    if (!best) continue;
+    DvfsComparison c{d, *best, saving_against(r.points[*best].stats, r.points[d].stats), std::nullopt};
+    const auto& a = r.points[*best].precision;
+    const auto& b = r.points[d].precision;
+    if (a && b) c.combined_precision = std::hypot(*a, *b);
+    r.dvfs.push_back(c);
   }
 }
 

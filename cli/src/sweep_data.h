@@ -37,12 +37,16 @@ struct SweepRunRow {
   nlohmann::json cooldown_ms;       // integer or null
   nlohmann::json run;               // runs.list's object for the run
   std::optional<RunSample> sample;  // counted runs only
+  std::optional<double> precision;  // the total's precision_j per item (tag energyd.precision_j), counted runs
   std::string left_out;             // measure runs not counted: why
 };
 
 struct PointResult {
   size_t point = 0;  // index in the sweep's layout
   PointStats stats;
+  // The mean of its runs' precision per item, when every counted run has one:
+  // what sampling and integration can leave in a run's figure (precision_j).
+  std::optional<double> precision;
 };
 
 // Against the DVFS point of the same parameter values: the best clock point's saving.
@@ -50,6 +54,9 @@ struct DvfsComparison {
   size_t dvfs = 0;  // indices into SweepResults::points
   size_t best = 0;
   Saving saving;
+  // Root-sum-square of the two points' precision (J per item); the saving
+  // exceeds it or is within what the measurements themselves can leave.
+  std::optional<double> combined_precision;
 };
 
 struct SweepResults {

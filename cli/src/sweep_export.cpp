@@ -1,5 +1,7 @@
 #include "sweep_export.h"
 
+#include <cmath>
+
 #include "command.h"
 #include "terminal_text.h"
 
@@ -53,15 +55,18 @@ json minimum_json(const SweepResults& r, const std::optional<MinimumSet>& m) {
 
 json dvfs_json(const SweepResults& r, const DvfsComparison& c) {
   const Saving& s = c.saving;
-  return {{"dvfs_point", r.points[c.dvfs].point},
-          {"point", r.points[c.best].point},
-          {"saving_j", s.energy_j.mean},
-          {"saving_ci95_half_j", s.energy_j.ci95_half ? json(*s.energy_j.ci95_half) : json()},
-          {"saving_relative", s.relative},
-          {"saving_relative_ci95_half", s.relative_ci95_half ? json(*s.relative_ci95_half) : json()},
-          {"significant", significant(s.energy_j)},
-          {"time_cost_s", s.time_s.mean},
-          {"time_cost_relative", s.time_relative}};
+  return {
+      {"dvfs_point", r.points[c.dvfs].point},
+      {"point", r.points[c.best].point},
+      {"saving_j", s.energy_j.mean},
+      {"saving_ci95_half_j", s.energy_j.ci95_half ? json(*s.energy_j.ci95_half) : json()},
+      {"saving_relative", s.relative},
+      {"saving_relative_ci95_half", s.relative_ci95_half ? json(*s.relative_ci95_half) : json()},
+      {"significant", significant(s.energy_j)},
+      {"combined_precision_j", c.combined_precision ? json(*c.combined_precision) : json()},
+      {"exceeds_precision", c.combined_precision ? json(std::fabs(s.energy_j.mean) > *c.combined_precision) : json()},
+      {"time_cost_s", s.time_s.mean},
+      {"time_cost_relative", s.time_relative}};
 }
 
 json run_fields(const SweepResults& r, const SweepRunRow& row) {

@@ -114,6 +114,11 @@ std::string dvfs_lines(const SweepResults& r) {
              num(s.energy_j.mean + *s.energy_j.ci95_half) + " J";
       out += significant(s.energy_j) ? "" : ", not significant";
     }
+    if (c.combined_precision) {
+      bool beyond = std::fabs(s.energy_j.mean) > *c.combined_precision;
+      out += std::string(beyond ? ", beyond" : ", within") + " the runs' combined precision (+-" +
+             num(*c.combined_precision) + " J)";
+    }
     out += ") and " + time_cost(s, r.unit) + "\n";
   }
   return out;

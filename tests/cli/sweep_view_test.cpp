@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "sweep_data.h"
@@ -142,6 +143,29 @@ TEST(SweepView, RunsThatFailedTheirQualityGateDecideNothing) {
   bool named = false;
   for (const auto& row : r.runs) named |= row.left_out == "failed its quality gate (coverage, longest_gap)";
   EXPECT_TRUE(named);
+}
+
+// Runs that carry their precision (tag energyd.precision_j, J per run): the
+// saving against DVFS is judged against the two points' combined precision.
+TEST(SweepView, TheSavingAgainstDvfsSaysWhetherItExceedsTheCombinedPrecision) {
+  json reply = fixture();
+  for (auto& r : reply["sweep"]["runs"]) r["run"]["tags"]["energyd.precision_j"] = "0.3";  // 0.03 J/item
+  SweepResults r = results_of(reply);
+  ASSERT_EQ(r.dvfs.size(), 1u);
+  ASSERT_TRUE(r.dvfs[0].combined_precision.has_value());
+  EXPECT_NEAR(*r.dvfs[0].combined_precision, std::hypot(0.03, 0.03), 1e-12);
+  std::string text = render_sweep_results(r, Colour::kOff);
+  EXPECT_TRUE(has(text, "beyond the runs' combined precision")) << text;
+  for (auto& run : reply["sweep"]["runs"]) run["run"]["tags"]["energyd.precision_j"] = "8";  // 0.8 J/item
+  std::string within = render_sweep_results(results_of(reply), Colour::kOff);
+  EXPECT_TRUE(has(within, "within the runs' combined precision")) << within;
+  for (auto& run : reply["sweep"]["runs"]) {
+    if (run["point"] == 1 && run["repeat"] == 0) run["run"]["tags"].erase("energyd.precision_j");
+  }
+  SweepResults partial = results_of(reply);
+  EXPECT_FALSE(partial.points[1].precision.has_value()) << "a point one of whose runs has no precision has none";
+  ASSERT_EQ(partial.dvfs[0].best, 1u);
+  EXPECT_FALSE(partial.dvfs[0].combined_precision.has_value());
 }
 
 TEST(SweepView, WithoutItemCountsFiguresArePerRunAndWithoutABaselineThereIsNoNet) {

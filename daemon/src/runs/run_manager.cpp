@@ -287,6 +287,8 @@ void RunManager::store_verdict(int64_t run_id, const RunRecord& run, nlohmann::j
     tags.emplace_back(kRunQualityFailedTag, failed);
   }
   if (auto a = run_tag(run, kRunCpuAttributionTag)) tags.emplace_back(kRunCpuAttributionTag, *a);
+  const auto& precision = report.value("total", nlohmann::json::object()).value("precision_j", nlohmann::json());
+  if (precision.is_number()) tags.emplace_back(kRunPrecisionTag, precision.dump());
   if (tags.empty()) return;
   auto& shown = report["run"]["tags"];
   if (shown.is_object()) {

@@ -55,8 +55,10 @@ constexpr const char* kRunMaxGapTag = "energyd.gate.max_gap_periods";    // >= 1
 constexpr const char* kRunMaxFailedReadsTag = "energyd.gate.max_failed_reads";
 constexpr const char* kRunExclusiveTag = "energyd.exclusive";  // "true": overlap fails
 // Set after the stop from the stopped run's report: runs.list and sweeps read them.
-constexpr const char* kRunQualityTag = "energyd.quality";               // pass, warn or fail
-constexpr const char* kRunQualityFailedTag = "energyd.quality_failed";  // the checks that failed, comma-separated
+constexpr const char* kRunQualityTag = "energyd.quality";  // pass, warn or fail
+constexpr const char* kRunQualityFailedTag = "energyd.quality_failed";
+// The total's precision_j (J), for listings and sweeps: whether differences exceed it.
+constexpr const char* kRunPrecisionTag = "energyd.precision_j";  // the checks that failed, comma-separated
 
 // Stretches without a valid reading longer than 2.5 sampling periods are gaps.
 constexpr int64_t gap_threshold_for(int64_t period_ns) { return period_ns * 5 / 2; }
