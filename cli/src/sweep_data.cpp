@@ -153,7 +153,7 @@ Status group_points(SweepResults& out) {
       for (const auto& v : ps) sum += *v;
       p.precision = sum / static_cast<double>(ps.size());
     }
-    out.points.push_back(std::move(p));
+    out.points.push_back(p);
   }
   return ok_status();
 }

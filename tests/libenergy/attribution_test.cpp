@@ -49,9 +49,9 @@ TEST(Attribution, ATreeIsItsRootAndEveryDescendant) {
 // runs 1..3 s), run 3 claims 1 s a second over 1..2 s, more than the board
 // reports busy: shares are then of what the runs claim.
 TEST(Attribution, SharesOfOverlappingRunsNeverAddUpToMoreThanTheRailMeasured) {
-  auto snap = [](int64_t t_s, int64_t busy_ms, std::map<int64_t, int64_t> runs_ms) {
+  auto snap = [](int64_t t_s, int64_t busy_ms, const std::map<int64_t, int64_t>& runs_ms) {
     CpuSnapshot s{t_s * kSec, busy_ms * kMs, {}};
-    for (auto& [id, ms] : runs_ms) s.runs[id] = ms * kMs;
+    for (const auto& [id, ms] : runs_ms) s.runs[id] = ms * kMs;
     return s;
   };
   std::vector<CpuSnapshot> snaps = {snap(0, 0, {{1, 0}}), snap(1, 1000, {{1, 500}, {2, 0}, {3, 0}}),

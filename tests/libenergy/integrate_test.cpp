@@ -409,7 +409,8 @@ TEST(AveragedReadings, PrecisionContainsBurstsAndIsTighterThanTheSnapshotsWorstC
     for (uint32_t seed = 1; seed <= 12; ++seed) {
       int64_t phase = (seed * 13 % 50) * kMs;
       AveragedRun run = read_averaged(bursty(seed), 12.5, timing.k_ns, timing.period_ns, phase);
-      EnergyWindow w{1000 * kMs + seed * 7 * kMs, 11'000 * kMs + seed * 3 * kMs};
+      const auto s = static_cast<int64_t>(seed);
+      EnergyWindow w{1000 * kMs + s * 7 * kMs, 11'000 * kMs + s * 3 * kMs};
       AveragedCheck c = check_averaged(run, w, timing.k_ns);
       EXPECT_LE(c.error_uj, c.precision_uj) << timing.k_ns << " ns, seed " << seed;
       // Bursts of 4 <-> 9.8 W at random are about the hardest load for this model; the worst case
