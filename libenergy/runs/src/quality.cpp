@@ -1,9 +1,10 @@
 #include "energy/quality.h"
 
 #include <algorithm>
-#include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "energy/baseline.h"
 #include "energy/report.h"
@@ -32,10 +33,11 @@ std::string number_text(double v) {
 std::optional<double> tag_number(const RunRecord& run, const char* key) {
   auto text = run_tag(run, key);
   if (!text) return std::nullopt;
-  double v = 0;
-  const char* end = text->data() + text->size();
-  auto r = std::from_chars(text->data(), end, v);
-  if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v)) return std::nullopt;
+  // strtod, not from_chars: g++ 10's library has no floating-point from_chars.
+  if (text->empty() || std::isspace(static_cast<unsigned char>(text->front())) != 0) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(text->c_str(), &end);
+  if (end != text->c_str() + text->size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
