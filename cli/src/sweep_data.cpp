@@ -126,11 +126,13 @@ void sample_runs(SweepResults& out) {
     if (idle) net = net_energy(energy, *idle * duration);
     r.sample = RunSample{energy / items, net ? std::optional<double>(*net / items) : std::nullopt, duration / items,
                          energy / duration};
-    const json& p = r.run.value("tags", json::object()).value("energyd.precision_j", json());
+    const json tags = r.run.value("tags", json::object());
+    const json p = tags.is_object() ? tags.value("energyd.precision_j", json()) : json();
     if (p.is_string()) {
+      const std::string text = p.get<std::string>();
       char* end = nullptr;
-      double v = std::strtod(p.get<std::string>().c_str(), &end);
-      if (end != nullptr && *end == '\0' && std::isfinite(v) && v >= 0) r.precision = v / items;
+      double v = std::strtod(text.c_str(), &end);
+      if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(v) && v >= 0) r.precision = v / items;
     }
   }
 }
